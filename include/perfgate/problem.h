@@ -1,0 +1,162 @@
+/*
+ * perfgate/problem.h - the ABI that a perfgate problem implements.
+ *
+ * A problem describes one kind of function: its input cases, how to call a
+ * solution, how to check a solution's output against a reference, and how
+ * much work one call does.  It is a single C file that perfgate compiles into
+ * a plugin and loads into the measuring process.
+ *
+ * A problem never allocates the memory that a solution reads or writes
+ * itself: it asks perfgate for it with pg_alloc() and moves data in and out
+ * with pg_upload() and pg_download().  That keeps problems backend-neutral:
+ * the same problem serves a C solution (host memory) and a CUDA solution
+ * (device memory).
+ *
+ * A minimal problem:
+ *
+ *     #include <perfgate/problem.h>
+ *
+ *     typedef void (*scale_fn)(float *x, size_t n);
+ *     struct state { float *x, *host; size_t n; };
+ *
+ *     static void *setup(pg_case *c)
+ *     {
+ *         struct state *s = pg_host_alloc(c, sizeof(*s));
+ *         s->n = (size_t)pg_param(c, "n", 1024);
+ *         ...fill s->host with pg_random_float(), pg_upload() it to s->x...
+ *         return s;
+ *     }
+ *
+ *     static void run(void *state, pg_fn fn)
+ *     {
+ *         struct state *s = state;
+ *         ((scale_fn)fn)(s->x, s->n);
+ *     }
+ *
+ *     static int verify(void *state, pg_case *c) { ... return 0; }
+ *
+ *     static const pg_problem problem = {
+ *         .abi = PG_PROBLEM_ABI, .name = "scale",
+ *         .signature = "void solution(float *x, size_t n)",
+ *         .default_cases = "n=1024; n=1048576",
+ *         .setup = setup, .run = run, .verify = verify,
+ *     };
+ *     PG_EXPORT_PROBLEM(problem)
+ */
+#ifndef PERFGATE_PROBLEM_H
+#define PERFGATE_PROBLEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped whenever pg_problem or the functions below change incompatibly. */
+#define PG_PROBLEM_ABI 1
+
+/* One input case: its parameters, its random stream and its memory. */
+typedef struct pg_case pg_case;
+
+/* A solution, as loaded from the user's library; run() casts it. */
+typedef void (*pg_fn)(void);
+
+typedef struct pg_problem {
+    /* PG_PROBLEM_ABI, so that perfgate refuses a plugin built for another. */
+    int abi;
+
+    /* Short identifier: letters, digits and underscores. */
+    const char *name;
+
+    /* The C prototype a solution must have, shown to users. */
+    const char *signature;
+
+    /*
+     * The cases used when perfgate.yml gives none: "key=value,key=value"
+     * per case, cases separated by ';', e.g. "m=64,n=64,k=64; m=256,n=256,k=256".
+     * Every key a problem reads with pg_param() must appear here: perfgate
+     * uses these keys to check the cases in perfgate.yml.
+     */
+    const char *default_cases;
+
+    /*
+     * Allocates and fills the inputs of case `c` and returns the problem's
+     * state for it, or NULL after pg_fail() when that is impossible.  Called
+     * once per case and side, with the same random stream on both sides.
+     */
+    void *(*setup)(pg_case *c);
+
+    /*
+     * Calls the solution once.  This is what perfgate times, so it must not
+     * allocate, copy or print: only the call.
+     */
+    void (*run)(void *state, pg_fn fn);
+
+    /*
+     * Checks the output of the last run() against the reference.  Returns 0
+     * when it is right, or pg_fail(c, "why") when it is not.
+     */
+    int (*verify)(void *state, pg_case *c);
+
+    /* Optional: floating-point operations and bytes moved by one call. */
+    double (*flops)(const pg_case *c);
+    double (*bytes)(const pg_case *c);
+
+    /* Optional: releases what setup() took outside pg_alloc/pg_host_alloc. */
+    void (*teardown)(void *state);
+} pg_problem;
+
+/* The value of parameter `key` of case `c`, or `fallback` when it has none. */
+long long pg_param(const pg_case *c, const char *key, long long fallback);
+
+/*
+ * Memory for `bytes` bytes that the solution reads or writes: host memory
+ * for a C solution, device memory for a CUDA one.  Owned by perfgate, freed
+ * with the case.  Returns NULL (after recording why) when it cannot be had;
+ * setup() then returns NULL.
+ */
+void *pg_alloc(pg_case *c, size_t bytes);
+
+/* Zeroed host memory for the problem's own use, freed with the case. */
+void *pg_host_alloc(pg_case *c, size_t bytes);
+
+/* Copies host memory into memory from pg_alloc(), and back. */
+void pg_upload(pg_case *c, void *dst, const void *host_src, size_t bytes);
+void pg_download(pg_case *c, void *host_dst, const void *src, size_t bytes);
+
+/*
+ * A deterministic random stream, seeded from the problem and the case's
+ * parameters: both sides of a comparison see identical inputs, on every run.
+ */
+uint64_t pg_random(pg_case *c);
+
+/* A uniform float in [lo, hi), drawn from pg_random(). */
+float pg_random_float(pg_case *c, float lo, float hi);
+
+/* A uniform integer in [lo, hi], drawn from pg_random(). */
+long long pg_random_int(pg_case *c, long long lo, long long hi);
+
+/*
+ * Records why a setup or verification failed (printf format) and returns
+ * -1, so that verify() can end with `return pg_fail(c, "...", ...)`.
+ */
+int pg_fail(pg_case *c, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Declares the problem that this plugin provides. */
+#define PG_EXPORT_PROBLEM(p)                                                   \
+    const pg_problem *perfgate_problem(void);                                  \
+    const pg_problem *perfgate_problem(void)                                   \
+    {                                                                          \
+        return &(p);                                                           \
+    }
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,254 @@
+/*
+ * build.c - running the compiler.
+ */
+#define _GNU_SOURCE
+#include "build.h"
+#include "error.h"
+#include "fs.h"
+#include "proc.h"
+#include "str.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef PG_SOURCE_DIR
+#define PG_SOURCE_DIR "."
+#endif
+
+#define BUILD_TIMEOUT 600.0
+#define LOG_LINES 20
+
+const char *pg_compiler(void)
+{
+    const char *cc = getenv("CC");
+    return cc && *cc ? cc : "cc";
+}
+
+static int is_data_dir(const char *dir)
+{
+    char *h = pg_path_join(dir, "include/perfgate/problem.h");
+    int ok = pg_path_is_file(h);
+    free(h);
+    return ok;
+}
+
+const char *pg_data_dir(void)
+{
+    static char *dir;
+    char exe[PATH_MAX];
+    ssize_t n;
+
+    if (dir)
+        return dir;
+    if (getenv("PERFGATE_DATA_DIR") && *getenv("PERFGATE_DATA_DIR"))
+        return dir = pg_strdup(getenv("PERFGATE_DATA_DIR"));
+    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n > 0) {
+        char *bin, *share;
+        exe[n] = '\0';
+        bin = pg_path_dirname(exe);
+        share = pg_strdupf("%s/../share/perfgate", bin);
+        free(bin);
+        if (is_data_dir(share))
+            return dir = share;
+        free(share);
+    }
+    return dir = pg_strdup(PG_SOURCE_DIR);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+const char *const *pg_builtin_problems(void)
+{
+    static char **names;
+    char *pdir;
+    DIR *d;
+    struct dirent *e;
+    size_t n = 0;
+
+    if (names)
+        return (const char *const *)names;
+    names = pg_calloc(1, sizeof(char *));
+    pdir = pg_path_join(pg_data_dir(), "problems");
+    if ((d = opendir(pdir))) {
+        while ((e = readdir(d))) {
+            size_t len = strlen(e->d_name);
+            if (len < 3 || strcmp(e->d_name + len - 2, ".c"))
+                continue;
+            names = pg_realloc(names, (n + 2) * sizeof(char *));
+            names[n] = pg_strdup(e->d_name);
+            names[n][len - 2] = '\0';
+            names[++n] = NULL;
+        }
+        closedir(d);
+    }
+    free(pdir);
+    qsort(names, n, sizeof(char *), name_cmp);
+    return (const char *const *)names;
+}
+
+char *pg_problem_source(const pg_bench_config *b)
+{
+    if (b->problem_path)
+        return pg_strdup(b->problem_path);
+    return pg_strdupf("%s/problems/%s.c", pg_data_dir(), b->problem);
+}
+
+typedef struct argv_list {
+    char **v;
+    size_t n;
+} argv_list;
+
+static void arg(argv_list *a, char *s)
+{
+    a->v = pg_realloc(a->v, (a->n + 2) * sizeof(char *));
+    a->v[a->n++] = s;
+    a->v[a->n] = NULL;
+}
+
+static void argv_free(argv_list *a)
+{
+    size_t i;
+
+    for (i = 0; i < a->n; i++)
+        free(a->v[i]);
+    free(a->v);
+}
+
+/* The command as a user could paste it into a shell, for the log. */
+static void describe(pg_str *out, const argv_list *a)
+{
+    size_t i;
+
+    for (i = 0; i < a->n; i++)
+        pg_str_printf(out, "%s%s", i ? " " : "", a->v[i]);
+}
+
+/* Runs the compiler; fills ok/message/log/seconds of `out`. */
+static int compile(pg_build *out, argv_list *a, const char *cwd,
+                   const char *what)
+{
+    pg_proc_opts opts;
+    pg_proc_result res;
+    pg_str log = PG_STR_INIT;
+    int err;
+
+    memset(&opts, 0, sizeof(opts));
+    opts.cwd = cwd;
+    opts.timeout = BUILD_TIMEOUT;
+    if ((err = pg_proc_run_argv(&res, a->v, &opts)) < 0) {
+        pg_proc_result_free(&res);
+        return err;
+    }
+    out->seconds = res.seconds;
+    out->ok = res.exited && res.exit_code == 0;
+    if (!out->ok) {
+        pg_str_puts(&log, "$ ");
+        describe(&log, a);
+        pg_str_putc(&log, '\n');
+        pg_str_put_tail_lines(&log, pg_str_cstr(&res.output), LOG_LINES);
+        out->log = pg_str_detach(&log);
+        if (res.exited && res.exit_code == 127 &&
+            strstr(pg_str_cstr(&res.output), "cannot run"))
+            out->message = pg_strdupf(
+                "cannot run the compiler '%s'; install it or set CC", a->v[0]);
+        else if (res.timed_out)
+            out->message = pg_strdupf("the compiler did not finish %s within "
+                                      "%.0f s",
+                                      what, BUILD_TIMEOUT);
+        else
+            out->message = pg_strdupf("%s does not compile", what);
+    }
+    pg_proc_result_free(&res);
+    return 0;
+}
+
+int pg_build_solution(pg_build *out, const pg_bench_config *b,
+                      const char *side_dir, const char *out_dir,
+                      const char *tag)
+{
+    argv_list a = {NULL, 0};
+    pg_str what = PG_STR_INIT;
+    size_t i;
+    int err = 0;
+
+    memset(out, 0, sizeof(*out));
+    for (i = 0; i < b->nsources; i++) {
+        char *p = pg_path_join(side_dir, b->sources[i]);
+        int there = pg_path_is_file(p);
+        free(p);
+        if (!there) {
+            out->missing = 1;
+            out->message = pg_strdupf("%s: no such file", b->sources[i]);
+            return 0;
+        }
+    }
+    out->lib = pg_strdupf("%s/%s.%s.so", out_dir, b->name, tag);
+    arg(&a, pg_strdup(pg_compiler()));
+    arg(&a, pg_strdup("-shared"));
+    arg(&a, pg_strdup("-fPIC"));
+    for (i = 0; i < b->ncflags; i++)
+        arg(&a, pg_strdup(b->cflags[i]));
+    for (i = 0; i < b->ninclude; i++)
+        arg(&a, pg_strdupf("-I%s", b->include[i]));
+    arg(&a, pg_strdup("-o"));
+    arg(&a, pg_strdup(out->lib));
+    for (i = 0; i < b->nsources; i++)
+        arg(&a, pg_strdup(b->sources[i]));
+    arg(&a, pg_strdup("-lm"));
+    pg_str_printf(&what, "%s", b->sources[0]);
+    if (b->nsources > 1)
+        pg_str_printf(&what, " (and %zu more)", b->nsources - 1);
+    err = compile(out, &a, side_dir, pg_str_cstr(&what));
+    pg_str_free(&what);
+    argv_free(&a);
+    return err;
+}
+
+int pg_build_problem(char **out_lib, const pg_bench_config *b,
+                     const char *out_dir)
+{
+    argv_list a = {NULL, 0};
+    pg_build build;
+    char *src = pg_problem_source(b);
+    int err;
+
+    memset(&build, 0, sizeof(build));
+    *out_lib = pg_strdupf("%s/%s.problem.so", out_dir, b->name);
+    arg(&a, pg_strdup(pg_compiler()));
+    arg(&a, pg_strdup("-shared"));
+    arg(&a, pg_strdup("-fPIC"));
+    arg(&a, pg_strdup("-O2"));
+    arg(&a, pg_strdup("-std=c11"));
+    arg(&a, pg_strdupf("-I%s/include", pg_data_dir()));
+    arg(&a, pg_strdup("-o"));
+    arg(&a, pg_strdup(*out_lib));
+    arg(&a, pg_strdup(src));
+    arg(&a, pg_strdup("-lm"));
+    err = compile(&build, &a, NULL, src);
+    if (!err && !build.ok)
+        err = pg_error_set(PG_ERR_USAGE, "problem '%s' (%s): %s\n%s",
+                           b->problem, src, build.message, build.log);
+    if (err < 0) {
+        free(*out_lib);
+        *out_lib = NULL;
+    }
+    pg_build_clear(&build);
+    argv_free(&a);
+    free(src);
+    return err;
+}
+
+void pg_build_clear(pg_build *build)
+{
+    free(build->lib);
+    free(build->message);
+    free(build->log);
+    memset(build, 0, sizeof(*build));
+}

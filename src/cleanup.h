@@ -1,0 +1,39 @@
+/*
+ * cleanup.h - temporaries that never outlive perfgate, and interruption.
+ *
+ * Every temporary directory perfgate makes is registered here and removed
+ * on exit, on error, and on SIGINT, SIGTERM or SIGHUP.  A signal does not
+ * remove anything itself (that is not async-signal-safe): it records the
+ * signal, stops the child process that is running, and the code waiting on
+ * that child sees pg_interrupted() and unwinds through its normal cleanup.
+ */
+#ifndef PG_CLEANUP_H
+#define PG_CLEANUP_H
+
+#include <sys/types.h>
+
+/* Installs the signal handlers and the exit-time cleanup; call once. */
+void pg_cleanup_init(void);
+
+/*
+ * Creates a private directory (mode 0700) under $TMPDIR or /tmp, named
+ * "perfgate-XXXXXX", registered for removal.  *out is owned by the caller.
+ */
+int pg_tempdir_create(char **out);
+
+/* Removes every registered directory now. */
+void pg_tempdir_remove_all(void);
+
+/* The signal that interrupted perfgate, or 0. */
+int pg_interrupted(void);
+
+/*
+ * Names the process group that a signal must stop (0: none).  Children run
+ * in their own group so that a signal reaches their descendants too.
+ */
+void pg_cleanup_set_child(pid_t pgid);
+
+/* After cleanup, ends the process the way the signal would have. */
+void pg_cleanup_reraise(void);
+
+#endif

@@ -1,0 +1,23 @@
+/*
+ * cmd.h - the subcommands, dispatched from main.c's table.  Each returns
+ * the process exit code (error.h).
+ */
+#ifndef PG_CMD_H
+#define PG_CMD_H
+
+#include <stddef.h>
+
+int pg_cmd_compare(int argc, char **argv);
+int pg_cmd_report(int argc, char **argv);
+int pg_cmd_problems(int argc, char **argv);
+
+/* Prints "perfgate: MESSAGE" for the last error; returns its exit code. */
+int pg_cmd_fail(int err);
+
+/* 1 when color should be used on `fd` (a terminal, NO_COLOR unset). */
+int pg_cmd_use_color(int fd, const char *when);
+
+/* Writes `data` to `path`; 0, or a set error. */
+int pg_cmd_write(const char *path, const char *data, size_t len);
+
+#endif

@@ -1,0 +1,217 @@
+/*
+ * cmd_compare.c - `perfgate compare [options] [BASE [HEAD]]`.
+ */
+#define _GNU_SOURCE
+#include "cmd.h"
+#include "compare.h"
+#include "error.h"
+#include "report.h"
+#include "stats.h"
+#include "str.h"
+#include "util.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+    "usage: perfgate compare [options] [BASE [HEAD]]\n"
+    "\n"
+    "Builds every benchmark in perfgate.yml at BASE and at HEAD, checks both\n"
+    "against the problem's reference, times them interleaved (the sum of\n"
+    "each case's minimum time) and fails when HEAD is slower than BASE by\n"
+    "more than the noise floor, or when HEAD is wrong, crashes, hangs or\n"
+    "does not build.\n"
+    "\n"
+    "  BASE   a revision as git understands it: HEAD~1, main, origin/main,\n"
+    "         a tag, a SHA.  Default: HEAD.\n"
+    "  HEAD   another revision.  Default: the working tree, uncommitted\n"
+    "         changes included (as 'git diff BASE').\n"
+    "\n"
+    "Your repository is never modified: each revision is written to a\n"
+    "private temporary directory, removed on exit and on Ctrl-C.\n"
+    "\n"
+    "options:\n"
+    "  -c, --config FILE        the config (default: perfgate.yml at the\n"
+    "                           repository root, from the working tree)\n"
+    "  -b, --bench NAME         run only this benchmark (repeatable)\n"
+    "      --json FILE          write the full result as JSON\n"
+    "      --markdown FILE      write the pull-request comment\n"
+    "      --noise-floor PCT    changes within it are noise (5%, 0.05);\n"
+    "                           default 5%, 10% when GITHUB_ACTIONS=true\n"
+    "      --max-time DURATION  measuring budget per benchmark (10s)\n"
+    "      --min-rounds N       rounds at least (5)\n"
+    "      --timeout DURATION   per benchmark and side (60s)\n"
+    "  -q, --quiet              no progress on stderr\n"
+    "      --color WHEN         auto, always or never\n"
+    "  -h, --help               show this help\n"
+    "\n"
+    "exit status: 0 pass; 1 the gate failed (a regression, or HEAD is\n"
+    "incorrect, crashed, timed out or failed to build); 2 usage, config or\n"
+    "revision error; 3 internal error; 130 interrupted.\n"
+    "\n"
+    "examples:\n"
+    "  perfgate compare                  the working tree against HEAD\n"
+    "  perfgate compare HEAD~1           ... against the previous commit\n"
+    "  perfgate compare main HEAD --json result.json --markdown comment.md\n";
+
+enum {
+    OPT_JSON = 256,
+    OPT_MARKDOWN,
+    OPT_FLOOR,
+    OPT_MAX_TIME,
+    OPT_MIN_ROUNDS,
+    OPT_TIMEOUT,
+    OPT_COLOR
+};
+
+static const struct option long_opts[] = {
+    {"config", required_argument, NULL, 'c'},
+    {"bench", required_argument, NULL, 'b'},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"markdown", required_argument, NULL, OPT_MARKDOWN},
+    {"noise-floor", required_argument, NULL, OPT_FLOOR},
+    {"max-time", required_argument, NULL, OPT_MAX_TIME},
+    {"min-rounds", required_argument, NULL, OPT_MIN_ROUNDS},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"quiet", no_argument, NULL, 'q'},
+    {"color", required_argument, NULL, OPT_COLOR},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
+
+/* The progress line on a terminal, rewritten in place. */
+static void show_progress(void *payload, const char *line)
+{
+    (void)payload;
+    fprintf(stderr, "\r\033[K%s", line);
+    fflush(stderr);
+}
+
+static int bad_value(const char *opt, const char *value, const char *want)
+{
+    fprintf(stderr, "perfgate: %s '%s': %s\n", opt, value, want);
+    return PG_EXIT_USAGE;
+}
+
+int pg_cmd_compare(int argc, char **argv)
+{
+    pg_compare_opts opts;
+    pg_result result;
+    const char *json_path = NULL, *md_path = NULL, *color_when = NULL;
+    const char **only = NULL;
+    size_t nonly = 0;
+    int quiet = 0, c, err, code;
+    long long n;
+    pg_str out = PG_STR_INIT;
+
+    pg_compare_opts_init(&opts);
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+c:b:qh", long_opts, NULL)) != -1) {
+        switch (c) {
+        case 'c':
+            opts.config_path = optarg;
+            break;
+        case 'b':
+            only = pg_realloc(only, (nonly + 2) * sizeof(*only));
+            only[nonly++] = optarg;
+            only[nonly] = NULL;
+            break;
+        case OPT_JSON:
+            json_path = optarg;
+            break;
+        case OPT_MARKDOWN:
+            md_path = optarg;
+            break;
+        case OPT_FLOOR:
+            if (pg_parse_fraction(&opts.noise_floor, optarg) < 0 ||
+                opts.noise_floor >= 1)
+                return bad_value("--noise-floor", optarg,
+                                 "want a percentage such as 5% or a fraction "
+                                 "such as 0.05");
+            break;
+        case OPT_MAX_TIME:
+            if (pg_parse_duration(&opts.max_time, optarg) < 0 ||
+                opts.max_time <= 0)
+                return bad_value("--max-time", optarg,
+                                 "want a duration such as 10s or 500ms");
+            break;
+        case OPT_TIMEOUT:
+            if (pg_parse_duration(&opts.timeout, optarg) < 0 ||
+                opts.timeout <= 0)
+                return bad_value("--timeout", optarg,
+                                 "want a duration such as 60s or 2m");
+            break;
+        case OPT_MIN_ROUNDS:
+            if (pg_parse_ll(&n, optarg) < 0 || n < 1 || n > 1000000000)
+                return bad_value("--min-rounds", optarg,
+                                 "want a whole number of at least 1");
+            opts.min_rounds = (int)n;
+            break;
+        case OPT_COLOR:
+            if (strcmp(optarg, "auto") && strcmp(optarg, "always") &&
+                strcmp(optarg, "never"))
+                return bad_value("--color", optarg,
+                                 "want auto, always or never");
+            color_when = optarg;
+            break;
+        case 'q':
+            quiet = 1;
+            break;
+        case 'h':
+            fputs(usage_text, stdout);
+            return PG_EXIT_PASS;
+        default:
+            fprintf(stderr, "perfgate compare: unknown or incomplete option "
+                            "'%s'\n\n%s",
+                    argv[optind - 1], usage_text);
+            return PG_EXIT_USAGE;
+        }
+    }
+    if (argc - optind > 2) {
+        fprintf(stderr, "perfgate compare: at most two revisions, BASE and "
+                        "HEAD\n\n%s",
+                usage_text);
+        return PG_EXIT_USAGE;
+    }
+    if (optind < argc)
+        opts.base = argv[optind];
+    if (optind + 1 < argc)
+        opts.head = argv[optind + 1];
+    opts.only = only;
+    if (!quiet && isatty(2))
+        opts.on_progress = show_progress;
+
+    err = pg_compare(&result, &opts);
+    if (opts.on_progress)
+        fputs("\r\033[K", stderr);
+    free(only);
+    if (err < 0) {
+        pg_result_free(&result);
+        code = pg_cmd_fail(err);
+        return code;
+    }
+
+    pg_report_terminal(&out, &result, pg_cmd_use_color(1, color_when));
+    fputs(pg_str_cstr(&out), stdout);
+    fflush(stdout);
+    err = 0;
+    if (json_path) {
+        char *json = pg_result_to_json(&result);
+        err = pg_cmd_write(json_path, json, strlen(json));
+        free(json);
+    }
+    if (!err && md_path) {
+        pg_str_clear(&out);
+        pg_report_markdown(&out, &result);
+        err = pg_cmd_write(md_path, out.ptr, out.size);
+    }
+    code = err < 0 ? pg_cmd_fail(err)
+           : pg_result_passed(&result) ? PG_EXIT_PASS
+                                        : PG_EXIT_FAIL;
+    pg_str_free(&out);
+    pg_result_free(&result);
+    return code;
+}

@@ -1,0 +1,43 @@
+/*
+ * cmd_util.c - what the subcommands share: error printing, color, files.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cmd.h"
+#include "error.h"
+#include "fs.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int pg_cmd_fail(int err)
+{
+    const char *msg = pg_error_last();
+
+    if (err == PG_ERR_INTERRUPTED)
+        fputs("\nperfgate: interrupted; temporary files removed\n", stderr);
+    else
+        fprintf(stderr, "perfgate: %s\n", msg ? msg : "unknown error");
+    return pg_error_exit_code(err);
+}
+
+int pg_cmd_use_color(int fd, const char *when)
+{
+    if (when && !strcmp(when, "always"))
+        return 1;
+    if (when && !strcmp(when, "never"))
+        return 0;
+    if (getenv("NO_COLOR") && *getenv("NO_COLOR"))
+        return 0;
+    return isatty(fd) && getenv("TERM") && strcmp(getenv("TERM"), "dumb");
+}
+
+int pg_cmd_write(const char *path, const char *data, size_t len)
+{
+    if (pg_write_file(path, data, len, 0) < 0)
+        return pg_error_set(PG_ERR_USAGE, "cannot write %s: %s", path,
+                            strerror(errno));
+    return 0;
+}

@@ -1,0 +1,434 @@
+/*
+ * compare.c - the pipeline of `perfgate compare`.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "compare.h"
+#include "build.h"
+#include "cleanup.h"
+#include "error.h"
+#include "fs.h"
+#include "problem.h"
+#include "proc.h"
+#include "revision.h"
+#include "run.h"
+#include "stats.h"
+#include "str.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef PG_VERSION
+#define PG_VERSION "0.0.0"
+#endif
+
+typedef struct compare_ctx {
+    const pg_compare_opts *opts;
+    pg_config cfg;
+    pg_repo *repo;
+    pg_rev rev[2];
+    char *tmp;
+    char *build_dir;
+    size_t index, count; /* for progress: benchmark i of n */
+    const char *bench;
+} compare_ctx;
+
+void pg_compare_opts_init(pg_compare_opts *opts)
+{
+    memset(opts, 0, sizeof(*opts));
+    opts->noise_floor = -1;
+    opts->max_time = -1;
+    opts->min_rounds = -1;
+    opts->timeout = -1;
+}
+
+static void progress(compare_ctx *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void progress(compare_ctx *ctx, const char *fmt, ...)
+{
+    pg_str line = PG_STR_INIT;
+    va_list ap;
+
+    if (!ctx->opts->on_progress)
+        return;
+    if (ctx->bench)
+        pg_str_printf(&line, "[%zu/%zu] %s: ", ctx->index + 1, ctx->count,
+                      ctx->bench);
+    va_start(ap, fmt);
+    pg_str_vprintf(&line, fmt, ap);
+    va_end(ap);
+    ctx->opts->on_progress(ctx->opts->payload, pg_str_cstr(&line));
+    pg_str_free(&line);
+}
+
+static void on_run_progress(void *payload, const char *stage, int round,
+                            double elapsed)
+{
+    compare_ctx *ctx = payload;
+
+    if (!strcmp(stage, "measuring"))
+        progress(ctx, "measuring, round %d, %.1f s", round, elapsed);
+    else
+        progress(ctx, "%s", stage);
+}
+
+static int load_config(compare_ctx *ctx)
+{
+    const pg_compare_opts *o = ctx->opts;
+    char *path, *display;
+    int err;
+
+    if (o->config_path) {
+        path = pg_strdup(o->config_path);
+        display = pg_strdup(o->config_path);
+    } else {
+        path = pg_path_join(pg_repo_workdir(ctx->repo), "perfgate.yml");
+        display = pg_strdup("perfgate.yml");
+    }
+    err = pg_config_load(&ctx->cfg, path, display, pg_builtin_problems());
+    free(path);
+    free(display);
+    if (err < 0)
+        return err;
+
+    if (o->noise_floor >= 0) {
+        ctx->cfg.settings.noise_floor = o->noise_floor;
+        ctx->cfg.settings.floor_source = PG_FLOOR_FLAG;
+    }
+    if (o->max_time > 0)
+        ctx->cfg.settings.max_time = o->max_time;
+    if (o->min_rounds > 0)
+        ctx->cfg.settings.min_rounds = o->min_rounds;
+    if (o->timeout > 0)
+        ctx->cfg.settings.timeout = o->timeout;
+    return 0;
+}
+
+static int selected(const compare_ctx *ctx, const char *name)
+{
+    const char *const *p;
+
+    if (!ctx->opts->only)
+        return 1;
+    for (p = ctx->opts->only; *p; p++)
+        if (!strcmp(*p, name))
+            return 1;
+    return 0;
+}
+
+static int check_only(compare_ctx *ctx)
+{
+    const char *const *p;
+    size_t i;
+
+    for (p = ctx->opts->only; p && *p; p++) {
+        const char **names = pg_calloc(ctx->cfg.nbenchmarks + 1,
+                                       sizeof(char *));
+        const char *hint;
+        int found = 0;
+        for (i = 0; i < ctx->cfg.nbenchmarks; i++) {
+            names[i] = ctx->cfg.benchmarks[i].name;
+            found |= !strcmp(names[i], *p);
+        }
+        hint = found ? NULL : pg_suggest(*p, names);
+        free(names);
+        if (!found)
+            return pg_error_set(PG_ERR_USAGE,
+                                "no benchmark '%s' in %s%s%s%s", *p,
+                                ctx->cfg.path, hint ? " (did you mean '" : "",
+                                hint ? hint : "", hint ? "'?)" : "");
+    }
+    return 0;
+}
+
+static int prepare_sides(compare_ctx *ctx)
+{
+    const pg_compare_opts *o = ctx->opts;
+    int err, s;
+
+    if ((err = pg_repo_resolve(&ctx->rev[0], ctx->repo,
+                               o->base ? o->base : "HEAD")) < 0)
+        return err;
+    if (o->head)
+        err = pg_repo_resolve(&ctx->rev[1], ctx->repo, o->head);
+    else
+        err = pg_repo_worktree(&ctx->rev[1], ctx->repo);
+    if (err < 0)
+        return err;
+
+    if ((err = pg_tempdir_create(&ctx->tmp)) < 0)
+        return err;
+    ctx->build_dir = pg_path_join(ctx->tmp, "build");
+    if (pg_mkdir_p(ctx->build_dir) < 0)
+        return pg_error_set(PG_ERR_GENERIC, "cannot create %s",
+                            ctx->build_dir);
+    for (s = 0; s < 2; s++) {
+        char *dir;
+        if (ctx->rev[s].worktree)
+            continue;
+        dir = pg_path_join(ctx->tmp, s == 0 ? "base" : "head");
+        progress(ctx, "checking out %s (%.10s)", ctx->rev[s].spec,
+                 ctx->rev[s].commit);
+        if (pg_mkdir_p(dir) < 0)
+            err = pg_error_set(PG_ERR_GENERIC, "cannot create %s", dir);
+        else
+            err = pg_repo_materialize(ctx->repo, &ctx->rev[s], dir);
+        free(dir);
+        if (err < 0)
+            return err;
+    }
+    return 0;
+}
+
+/* ---- checking the cases against the problem, in a child ---- */
+
+typedef struct describe_ctx {
+    const char *lib, *name;
+    char *default_cases;
+} describe_ctx;
+
+static int describe_child(void *arg, int fd)
+{
+    describe_ctx *d = arg;
+    pg_plugin plugin;
+    pg_str line = PG_STR_INIT;
+
+    if (pg_plugin_load(&plugin, d->lib, d->name) < 0)
+        pg_str_printf(&line, "error %s\n", pg_error_last());
+    else
+        pg_str_printf(&line, "cases %s\n", plugin.problem->default_cases);
+    if (write(fd, line.ptr, line.size) < 0)
+        return 1;
+    return 0;
+}
+
+static void describe_line(void *payload, const char *line)
+{
+    describe_ctx *d = payload;
+
+    if (!strncmp(line, "cases ", 6)) {
+        free(d->default_cases);
+        d->default_cases = pg_strdup(line + 6);
+    } else if (!strncmp(line, "error ", 6)) {
+        pg_error_set(PG_ERR_USAGE, "%s", line + 6);
+    }
+}
+
+/*
+ * Loads the problem in a throwaway process (its code is not trusted to
+ * leave perfgate standing) to learn its default cases, then checks the
+ * benchmark's cases against them.  Fills *cases with what to run.
+ */
+static int resolve_cases(compare_ctx *ctx, const pg_bench_config *b,
+                         const char *problem_lib, pg_case_spec **cases,
+                         size_t *ncases, int *owned)
+{
+    describe_ctx d = {problem_lib, b->problem, NULL};
+    pg_proc_opts opts;
+    pg_proc_result res;
+    pg_case_spec *defaults = NULL;
+    size_t ndefaults = 0, i;
+    int err;
+
+    memset(&opts, 0, sizeof(opts));
+    opts.timeout = 30;
+    opts.on_line = describe_line;
+    opts.payload = &d;
+    pg_error_clear();
+    err = pg_proc_run_fn(&res, describe_child, &d, &opts);
+    pg_proc_result_free(&res);
+    if (err < 0)
+        goto done;
+    if (!d.default_cases) {
+        err = pg_error_last()
+                  ? PG_ERR_USAGE
+                  : pg_error_set(PG_ERR_USAGE,
+                                 "problem '%s' crashed while loading",
+                                 b->problem);
+        goto done;
+    }
+    if (pg_case_specs_parse(&defaults, &ndefaults, d.default_cases) < 0) {
+        err = pg_error_set(PG_ERR_USAGE,
+                           "problem '%s': malformed default_cases \"%s\" "
+                           "(want \"key=value,key=value; ...\")",
+                           b->problem, d.default_cases);
+        goto done;
+    }
+    if (b->ncases) {
+        pg_problem p;
+        memset(&p, 0, sizeof(p));
+        p.name = b->problem;
+        p.default_cases = d.default_cases;
+        for (i = 0; i < b->ncases; i++) {
+            pg_str why = PG_STR_INIT;
+            if (pg_problem_check_case(&p, &b->cases[i], &why) < 0) {
+                err = pg_error_set(PG_ERR_USAGE, "%s:%d:%d: %s", ctx->cfg.path,
+                                   b->cases[i].mark.line, b->cases[i].mark.col,
+                                   pg_str_cstr(&why));
+                pg_str_free(&why);
+                goto done;
+            }
+        }
+        *cases = b->cases;
+        *ncases = b->ncases;
+        *owned = 0;
+    } else {
+        *cases = defaults;
+        *ncases = ndefaults;
+        *owned = 1;
+        defaults = NULL;
+        ndefaults = 0;
+    }
+done:
+    for (i = 0; i < ndefaults; i++)
+        pg_case_spec_free(&defaults[i]);
+    free(defaults);
+    free(d.default_cases);
+    return err;
+}
+
+static void set_build_failure(pg_bench_result *out, pg_build *build,
+                              pg_side side)
+{
+    out->status = PG_STATUS_BUILD_FAILED;
+    out->side = side;
+    out->message = pg_strdupf("%s side: %s", pg_side_name(side),
+                              build->message ? build->message : "build failed");
+    out->log = build->log;
+    build->log = NULL;
+}
+
+static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
+                         pg_bench_result *out)
+{
+    pg_build build[2];
+    pg_case_spec *cases = NULL;
+    size_t ncases = 0, i;
+    int owned = 0, err, s;
+    char *problem_lib = NULL;
+    pg_run_spec spec;
+
+    memset(build, 0, sizeof(build));
+    progress(ctx, "building problem %s", b->problem);
+    if ((err = pg_build_problem(&problem_lib, b, ctx->build_dir)) < 0)
+        return err;
+    if ((err = resolve_cases(ctx, b, problem_lib, &cases, &ncases, &owned)) <
+        0)
+        goto done;
+
+    for (s = 1; s >= 0; s--) {
+        progress(ctx, "building %s", s ? "head" : "base");
+        if ((err = pg_build_solution(&build[s], b, ctx->rev[s].dir,
+                                     ctx->build_dir,
+                                     s ? "head" : "base")) < 0)
+            goto done;
+    }
+    if (build[1].missing || !build[1].ok) {
+        set_build_failure(out, &build[1], PG_SIDE_HEAD);
+        goto done;
+    }
+    if (!build[0].missing && !build[0].ok) {
+        set_build_failure(out, &build[0], PG_SIDE_BASE);
+        goto done;
+    }
+    if (build[0].missing) {
+        out->status = PG_STATUS_NEW;
+        out->message = pg_strdupf("no baseline: %s in %s", build[0].message,
+                                  ctx->rev[0].spec);
+    }
+
+    memset(&spec, 0, sizeof(spec));
+    spec.problem_lib = problem_lib;
+    spec.problem_name = b->problem;
+    spec.lib[0] = build[0].missing ? NULL : build[0].lib;
+    spec.lib[1] = build[1].lib;
+    spec.symbol = b->symbol;
+    spec.cases = cases;
+    spec.ncases = ncases;
+    spec.settings = &ctx->cfg.settings;
+    spec.on_progress = on_run_progress;
+    spec.payload = ctx;
+    progress(ctx, "verifying");
+    if ((err = pg_run_bench(out, &spec)) < 0)
+        goto done;
+    if (out->status == PG_STATUS_UNCHANGED || out->status == PG_STATUS_NEW)
+        if (out->rounds > 0)
+            pg_decide(out, ctx->cfg.settings.noise_floor);
+
+done:
+    for (s = 0; s < 2; s++)
+        pg_build_clear(&build[s]);
+    if (owned) {
+        for (i = 0; i < ncases; i++)
+            pg_case_spec_free(&cases[i]);
+        free(cases);
+    }
+    free(problem_lib);
+    return err;
+}
+
+static void fill_side(pg_side_info *out, const pg_rev *rev)
+{
+    out->rev = pg_strdup(rev->spec);
+    out->commit = pg_strdup(rev->commit);
+    out->subject = pg_strdup(rev->subject);
+    out->worktree = rev->worktree;
+    out->dirty = rev->dirty;
+}
+
+int pg_compare(pg_result *out, const pg_compare_opts *opts)
+{
+    compare_ctx ctx;
+    int64_t start = pg_now_ns();
+    size_t i;
+    int err;
+
+    memset(out, 0, sizeof(*out));
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.opts = opts;
+    out->version = pg_strdup(PG_VERSION);
+
+    if ((err = pg_repo_open(&ctx.repo, opts->repo_path ? opts->repo_path
+                                                       : ".")) < 0 ||
+        (err = load_config(&ctx)) < 0 || (err = check_only(&ctx)) < 0 ||
+        (err = prepare_sides(&ctx)) < 0)
+        goto done;
+
+    out->noise_floor = ctx.cfg.settings.noise_floor;
+    out->floor_source = ctx.cfg.settings.floor_source;
+    fill_side(&out->base, &ctx.rev[0]);
+    fill_side(&out->head, &ctx.rev[1]);
+
+    for (i = 0; i < ctx.cfg.nbenchmarks; i++)
+        ctx.count += selected(&ctx, ctx.cfg.benchmarks[i].name);
+    for (i = 0; i < ctx.cfg.nbenchmarks; i++) {
+        const pg_bench_config *b = &ctx.cfg.benchmarks[i];
+        pg_bench_result *r;
+
+        if (!selected(&ctx, b->name))
+            continue;
+        ctx.bench = b->name;
+        r = pg_result_add(out, b->name, b->problem);
+        if ((err = run_benchmark(&ctx, b, r)) < 0)
+            goto done;
+        ctx.index++;
+    }
+    ctx.bench = NULL;
+
+done:
+    out->seconds = (double)(pg_now_ns() - start) / 1e9;
+    for (i = 0; i < 2; i++)
+        pg_rev_clear(&ctx.rev[i]);
+    if (ctx.tmp) {
+        pg_tempdir_remove_all();
+        free(ctx.tmp);
+    }
+    free(ctx.build_dir);
+    pg_config_free(&ctx.cfg);
+    pg_repo_free(ctx.repo);
+    return err;
+}

@@ -1,0 +1,36 @@
+/*
+ * compare.h - the whole gate: config -> revisions -> builds -> runs ->
+ * result.  The command line (cmd_compare.c) is a thin layer over this.
+ */
+#ifndef PG_COMPARE_H
+#define PG_COMPARE_H
+
+#include "config.h"
+#include "result.h"
+
+typedef struct pg_compare_opts {
+    const char *repo_path;   /* where to look for the repository */
+    const char *config_path; /* NULL: perfgate.yml at the repository root */
+    const char *base;        /* NULL: HEAD */
+    const char *head;        /* NULL: the working tree */
+    const char *const *only; /* NULL, or the benchmarks to run (NULL-ended) */
+    /* Overrides from flags; negative when not given. */
+    double noise_floor;
+    double max_time;
+    int min_rounds;
+    double timeout;
+    /* Progress lines for a terminal; may be NULL. */
+    void (*on_progress)(void *payload, const char *line);
+    void *payload;
+} pg_compare_opts;
+
+void pg_compare_opts_init(pg_compare_opts *opts);
+
+/*
+ * Runs the comparison and fills `out` (decided, ready to render).  Returns
+ * PG_ERR_USAGE for a bad config or revision, PG_ERR_INTERRUPTED on a
+ * signal, another negative value when perfgate itself failed.
+ */
+int pg_compare(pg_result *out, const pg_compare_opts *opts);
+
+#endif

@@ -1,0 +1,108 @@
+/*
+ * config.h - perfgate.yml, schema version 1.
+ *
+ * The config is read from the working tree (never from the revisions being
+ * compared), so one config applies to both sides.  Every error names the
+ * file, line and column of the offending key or value.
+ */
+#ifndef PG_CONFIG_H
+#define PG_CONFIG_H
+
+#include <stddef.h>
+
+/* Where the noise floor in effect came from; shown in every report. */
+typedef enum {
+    PG_FLOOR_DEFAULT,
+    PG_FLOOR_GITHUB_ACTIONS,
+    PG_FLOOR_CONFIG,
+    PG_FLOOR_FLAG
+} pg_floor_source;
+
+typedef struct pg_settings {
+    double noise_floor; /* a fraction: 0.05 is 5% */
+    pg_floor_source floor_source;
+    double max_time; /* seconds of measuring per benchmark, both sides */
+    int min_rounds;
+    double timeout; /* seconds per benchmark and side */
+} pg_settings;
+
+/* A position in perfgate.yml, 1-based; line 0 when not from the file. */
+typedef struct pg_mark {
+    int line, col;
+} pg_mark;
+
+/* One input case: parameters as key=value pairs. */
+typedef struct pg_case_spec {
+    char *name; /* canonical: "m=64,n=64,k=64" */
+    size_t nparams;
+    char **keys;
+    long long *values;
+    pg_mark mark;
+} pg_case_spec;
+
+typedef struct pg_bench_config {
+    char *name;
+    pg_mark mark;
+    char *problem;      /* as written */
+    char *problem_path; /* resolved path of a file problem; NULL: built-in */
+    pg_mark problem_mark;
+    char **sources; /* relative to the repository root */
+    size_t nsources;
+    char *symbol;
+    char *language;
+    char **cflags;
+    size_t ncflags;
+    char **include;
+    size_t ninclude;
+    pg_case_spec *cases; /* ncases == 0: the problem's default cases */
+    size_t ncases;
+} pg_bench_config;
+
+typedef struct pg_config {
+    char *path; /* as shown in messages */
+    pg_settings settings;
+    pg_bench_config *benchmarks;
+    size_t nbenchmarks;
+} pg_config;
+
+/*
+ * Fills `out` with the defaults: a 5% floor, or 10% when the environment
+ * variable GITHUB_ACTIONS is "true"; 10 s; 5 rounds; 60 s.
+ */
+void pg_settings_defaults(pg_settings *out);
+
+/*
+ * Parses the config in `text`.  `display` names the file in messages;
+ * `dir` is the directory that file problems are relative to; `builtins`
+ * (NULL-terminated) lists the built-in problems.  On error returns
+ * PG_ERR_USAGE with a "FILE:LINE:COL: message" error set.
+ */
+int pg_config_parse(pg_config *out, const char *text, size_t len,
+                    const char *display, const char *dir,
+                    const char *const *builtins);
+
+/* Reads and parses the file at `path`; as pg_config_parse(). */
+int pg_config_load(pg_config *out, const char *path, const char *display,
+                   const char *const *builtins);
+
+/*
+ * Parses one "key=value,key=value" case (as in a problem's default_cases)
+ * into `out`.  0, or -1 when malformed.
+ */
+int pg_case_spec_parse(pg_case_spec *out, const char *text);
+
+/*
+ * Parses a problem's default_cases ("...; ...") into a new array; 0 or -1.
+ */
+int pg_case_specs_parse(pg_case_spec **out, size_t *count, const char *text);
+
+/* Sets out->name to the canonical "key=value,..." form of its params. */
+void pg_case_spec_name(pg_case_spec *spec);
+
+void pg_case_spec_free(pg_case_spec *spec);
+void pg_config_free(pg_config *cfg);
+
+/* The language for a source file's extension ("c"), or NULL if unknown. */
+const char *pg_language_for(const char *source);
+
+#endif

@@ -1,0 +1,37 @@
+/*
+ * fs.h - file system helpers: paths, directories, whole-file I/O.
+ */
+#ifndef PG_FS_H
+#define PG_FS_H
+
+#include <stddef.h>
+
+/* `dir`/`name` as a new string (free() it); `name` absolute wins. */
+char *pg_path_join(const char *dir, const char *name);
+
+/* The directory part of `path` as a new string ("." when none). */
+char *pg_path_dirname(const char *path);
+
+/* 1 when `path` exists (any type), else 0. */
+int pg_path_exists(const char *path);
+
+/* 1 when `path` is a regular file (following symlinks). */
+int pg_path_is_file(const char *path);
+
+/* Creates `path` and its missing parents (mode 0755); 0 or -1 (errno). */
+int pg_mkdir_p(const char *path);
+
+/* Removes `path` and everything below it; missing is fine.  0 or -1. */
+int pg_rm_rf(const char *path);
+
+/* Writes `len` bytes to `path` (created, mode 0644 or 0755); 0 or -1. */
+int pg_write_file(const char *path, const void *data, size_t len,
+                  int executable);
+
+/*
+ * Reads all of `path` into a new NUL-terminated buffer (free() it), at most
+ * `max` bytes; 0, or -1 with errno (EFBIG when larger than `max`).
+ */
+int pg_read_file(char **out, size_t *len, const char *path, size_t max);
+
+#endif

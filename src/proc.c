@@ -1,0 +1,260 @@
+/*
+ * proc.c - child processes under supervision.
+ */
+#define _GNU_SOURCE
+#include "proc.h"
+#include "cleanup.h"
+#include "error.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define TICK_MS 20
+#define MSG_LINE_MAX (64 * 1024)
+
+const char *pg_signal_describe(int sig)
+{
+    static char buf[64];
+    const char *name;
+
+    switch (sig) {
+    case SIGSEGV: name = "SIGSEGV (segmentation fault)"; break;
+    case SIGBUS: name = "SIGBUS (bus error)"; break;
+    case SIGFPE: name = "SIGFPE (arithmetic error)"; break;
+    case SIGILL: name = "SIGILL (illegal instruction)"; break;
+    case SIGABRT: name = "SIGABRT (aborted)"; break;
+    case SIGKILL: name = "SIGKILL (killed, perhaps out of memory)"; break;
+    case SIGTERM: name = "SIGTERM (terminated)"; break;
+    case SIGXCPU: name = "SIGXCPU (CPU time limit)"; break;
+    case SIGTRAP: name = "SIGTRAP (trap)"; break;
+    default:
+        snprintf(buf, sizeof(buf), "signal %d (%s)", sig, strsignal(sig));
+        return buf;
+    }
+    return name;
+}
+
+static void child_reset_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+    size_t i;
+
+    for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+        signal(sigs[i], SIG_DFL);
+}
+
+/* Reads what is there on `fd`; returns 0 at EOF, 1 when open, -1 error. */
+static int drain(int fd, pg_str *into)
+{
+    char buf[4096];
+    ssize_t n = read(fd, buf, sizeof(buf));
+
+    if (n > 0) {
+        pg_str_put(into, buf, (size_t)n);
+        return 1;
+    }
+    if (n == 0)
+        return 0;
+    return (errno == EINTR || errno == EAGAIN) ? 1 : -1;
+}
+
+static void feed_lines(pg_str *pending, const pg_proc_opts *opts, int final)
+{
+    char *start, *nl;
+
+    if (!pending->size)
+        return;
+    start = pending->ptr;
+    while ((nl = memchr(start, '\n', pending->size - (size_t)(start -
+                                                              pending->ptr)))) {
+        *nl = '\0';
+        if (opts->on_line)
+            opts->on_line(opts->payload, start);
+        start = nl + 1;
+    }
+    if (final && (size_t)(start - pending->ptr) < pending->size) {
+        if (opts->on_line)
+            opts->on_line(opts->payload, start);
+        start = pending->ptr + pending->size;
+    }
+    /* Keep the unfinished line; refuse to let one grow without bound. */
+    {
+        size_t rest = pending->size - (size_t)(start - pending->ptr);
+        memmove(pending->ptr, start, rest);
+        pending->size = rest > MSG_LINE_MAX ? 0 : rest;
+        pending->ptr[pending->size] = '\0';
+    }
+}
+
+static int supervise(pg_proc_result *out, pid_t pid, int out_fd, int msg_fd,
+                     const pg_proc_opts *opts, int64_t start)
+{
+    pg_str pending = PG_STR_INIT;
+    int out_open = 1, msg_open = msg_fd >= 0, status = 0, err = 0;
+    int killed = 0;
+
+    fcntl(out_fd, F_SETFL, O_NONBLOCK);
+    if (msg_fd >= 0)
+        fcntl(msg_fd, F_SETFL, O_NONBLOCK);
+
+    for (;;) {
+        struct pollfd fds[2];
+        nfds_t n = 0;
+        siginfo_t info;
+        double elapsed;
+
+        if (out_open) {
+            fds[n].fd = out_fd;
+            fds[n++].events = POLLIN;
+        }
+        if (msg_open) {
+            fds[n].fd = msg_fd;
+            fds[n++].events = POLLIN;
+        }
+        if (n)
+            poll(fds, n, TICK_MS);
+        else
+            usleep(TICK_MS * 1000);
+        if (out_open && drain(out_fd, &out->output) <= 0)
+            out_open = 0;
+        if (msg_open) {
+            int r;
+            while ((r = drain(msg_fd, &pending)) == 1 && pending.size < 65536)
+                ;
+            feed_lines(&pending, opts, 0);
+            if (r <= 0)
+                msg_open = 0;
+        }
+
+        memset(&info, 0, sizeof(info));
+        if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+            info.si_pid == pid)
+            break;
+
+        if (killed)
+            continue;
+        elapsed = (double)(pg_now_ns() - start) / 1e9;
+        if (pg_interrupted()) {
+            err = pg_error_set(PG_ERR_INTERRUPTED, "interrupted");
+        } else if (opts->timeout > 0 && elapsed > opts->timeout) {
+            out->timed_out = 1;
+        } else if (opts->watchdog) {
+            out->watchdog = opts->watchdog(opts->payload);
+        }
+        if (err || out->timed_out || out->watchdog) {
+            kill(-pid, SIGKILL);
+            killed = 1;
+        }
+    }
+
+    /* Stop whatever the child left behind in its group, then drain. */
+    kill(-pid, SIGKILL);
+    while (out_open && drain(out_fd, &out->output) > 0)
+        ;
+    while (msg_open && drain(msg_fd, &pending) > 0)
+        ;
+    feed_lines(&pending, opts, 1);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    pg_cleanup_set_child(0);
+    pg_str_free(&pending);
+
+    out->seconds = (double)(pg_now_ns() - start) / 1e9;
+    if (WIFEXITED(status)) {
+        out->exited = 1;
+        out->exit_code = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status) && !killed) {
+        out->signal = WTERMSIG(status);
+    }
+    if (!err && pg_interrupted())
+        err = pg_error_set(PG_ERR_INTERRUPTED, "interrupted");
+    return err;
+}
+
+static int spawn(pg_proc_result *out, char *const argv[],
+                 int (*fn)(void *, int), void *arg, const pg_proc_opts *opts)
+{
+    int outp[2], msgp[2] = {-1, -1}, err;
+    int64_t start;
+    pid_t pid;
+
+    memset(out, 0, sizeof(*out));
+    pg_str_init(&out->output, opts->output_cap ? opts->output_cap : 65536);
+    if (pg_interrupted())
+        return pg_error_set(PG_ERR_INTERRUPTED, "interrupted");
+    if (pipe2(outp, O_CLOEXEC) < 0 || (fn && pipe2(msgp, O_CLOEXEC) < 0))
+        return pg_error_set(PG_ERR_GENERIC, "cannot create a pipe: %s",
+                            strerror(errno));
+    fflush(stdout);
+    fflush(stderr);
+    start = pg_now_ns();
+    pid = fork();
+    if (pid < 0) {
+        err = errno;
+        close(outp[0]);
+        close(outp[1]);
+        if (msgp[0] >= 0) {
+            close(msgp[0]);
+            close(msgp[1]);
+        }
+        return pg_error_set(PG_ERR_GENERIC, "cannot fork: %s", strerror(err));
+    }
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_RDONLY);
+
+        setpgid(0, 0);
+        child_reset_signals();
+        if (devnull >= 0)
+            dup2(devnull, 0);
+        dup2(outp[1], 1);
+        dup2(outp[1], 2);
+        if (opts->cwd && chdir(opts->cwd) < 0) {
+            fprintf(stderr, "cannot enter %s: %s\n", opts->cwd,
+                    strerror(errno));
+            _exit(127);
+        }
+        if (argv) {
+            execvp(argv[0], argv);
+            fprintf(stderr, "cannot run '%s': %s\n", argv[0],
+                    strerror(errno));
+            _exit(127);
+        }
+        close(msgp[0]);
+        _exit(fn(arg, msgp[1]));
+    }
+    setpgid(pid, pid);
+    pg_cleanup_set_child(pid);
+    close(outp[1]);
+    if (msgp[1] >= 0)
+        close(msgp[1]);
+    err = supervise(out, pid, outp[0], msgp[0], opts, start);
+    close(outp[0]);
+    if (msgp[0] >= 0)
+        close(msgp[0]);
+    return err;
+}
+
+int pg_proc_run_argv(pg_proc_result *out, char *const argv[],
+                     const pg_proc_opts *opts)
+{
+    return spawn(out, argv, NULL, NULL, opts);
+}
+
+int pg_proc_run_fn(pg_proc_result *out, int (*fn)(void *arg, int msg_fd),
+                   void *arg, const pg_proc_opts *opts)
+{
+    return spawn(out, NULL, fn, arg, opts);
+}
+
+void pg_proc_result_free(pg_proc_result *res)
+{
+    pg_str_free(&res->output);
+}

@@ -1,0 +1,61 @@
+/*
+ * proc.h - running and supervising child processes.
+ *
+ * Everything perfgate runs that it does not trust (a compiler, the user's
+ * code) runs in a child process in its own process group, with its output
+ * captured into a capped buffer, a time limit, and a watchdog callback.  A
+ * crash, a hang or a flood of output never takes perfgate down.
+ */
+#ifndef PG_PROC_H
+#define PG_PROC_H
+
+#include <sys/types.h>
+
+#include "str.h"
+
+typedef struct pg_proc_opts {
+    const char *cwd;   /* NULL: the current directory */
+    double timeout;    /* seconds; 0: none */
+    size_t output_cap; /* most bytes of output kept (newest); 0: 64 KiB */
+    /*
+     * Called about every 20 ms while the child runs; returning non-zero
+     * kills the child and is stored in pg_proc_result.watchdog.
+     */
+    int (*watchdog)(void *payload);
+    void *payload;
+    /* Receives the lines the child writes to its message pipe (fn only). */
+    void (*on_line)(void *payload, const char *line);
+} pg_proc_opts;
+
+typedef struct pg_proc_result {
+    int exited;      /* 1: exited normally with exit_code */
+    int exit_code;
+    int signal;      /* the signal that ended it, or 0 */
+    int timed_out;   /* killed at opts.timeout */
+    int watchdog;    /* the watchdog's non-zero verdict, or 0 */
+    double seconds;  /* wall time */
+    pg_str output;   /* stdout and stderr, interleaved, capped */
+} pg_proc_result;
+
+/*
+ * Runs argv[0] (looked up in PATH) with `argv`, stdin from /dev/null.
+ * Returns 0 once the child is gone (whatever its fate, see `out`), or a
+ * negative error when it could not be started or perfgate was interrupted.
+ */
+int pg_proc_run_argv(pg_proc_result *out, char *const argv[],
+                     const pg_proc_opts *opts);
+
+/*
+ * Forks and runs fn(arg, msg_fd) in the child, which exits with fn's return
+ * value.  Lines the child writes to msg_fd go to opts->on_line.  Returns as
+ * pg_proc_run_argv().
+ */
+int pg_proc_run_fn(pg_proc_result *out, int (*fn)(void *arg, int msg_fd),
+                   void *arg, const pg_proc_opts *opts);
+
+void pg_proc_result_free(pg_proc_result *res);
+
+/* "SIGSEGV (segmentation fault)" for a signal number; static storage. */
+const char *pg_signal_describe(int sig);
+
+#endif

@@ -1,0 +1,410 @@
+/*
+ * report.c - the terminal table and the markdown comment.
+ */
+#include "report.h"
+#include "stats.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SHORT_SHA 10
+#define DETAIL_LOG_MAX 3000
+
+static int is_failure(pg_status st)
+{
+    return st == PG_STATUS_INCORRECT || st == PG_STATUS_CRASHED ||
+           st == PG_STATUS_TIMEOUT || st == PG_STATUS_BUILD_FAILED;
+}
+
+void pg_report_summary(pg_str *out, const pg_result *r)
+{
+    static const pg_status order[] = {
+        PG_STATUS_REGRESSION, PG_STATUS_INCORRECT,   PG_STATUS_CRASHED,
+        PG_STATUS_TIMEOUT,    PG_STATUS_BUILD_FAILED, PG_STATUS_IMPROVEMENT,
+        PG_STATUS_UNCHANGED,  PG_STATUS_NEW,          PG_STATUS_SKIPPED};
+    size_t i, n, parts = 0;
+
+    for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+        if (!(n = pg_result_count(r, order[i])))
+            continue;
+        pg_str_printf(out, "%s%zu %s", parts++ ? ", " : "", n,
+                      order[i] == PG_STATUS_REGRESSION
+                          ? (n == 1 ? "regression" : "regressions")
+                      : order[i] == PG_STATUS_IMPROVEMENT
+                          ? (n == 1 ? "improvement" : "improvements")
+                          : pg_status_name(order[i]));
+    }
+    if (!parts)
+        pg_str_puts(out, "no benchmarks");
+}
+
+static void md_text(pg_str *out, const char *s, size_t max);
+
+/* "1a2b3c4d5e (HEAD~1)", "working tree (uncommitted changes)"; `md`
+ * escapes what came from outside for markdown. */
+static void describe_side(pg_str *out, const pg_side_info *s, int md)
+{
+    const char *q = md ? "`" : "";
+
+    if (s->worktree) {
+        pg_str_puts(out, "working tree");
+        if (s->dirty)
+            pg_str_puts(out, " (uncommitted changes)");
+        else if (s->commit && *s->commit)
+            pg_str_printf(out, " (clean, at %s%.*s%s)", q, SHORT_SHA, s->commit,
+                          q);
+        return;
+    }
+    pg_str_printf(out, "%s%.*s%s", q, SHORT_SHA, s->commit ? s->commit : "?",
+                  q);
+    if (s->rev && s->commit && strncmp(s->rev, s->commit, strlen(s->rev))) {
+        pg_str_puts(out, " (");
+        if (md)
+            md_text(out, s->rev, 200);
+        else
+            pg_str_puts(out, s->rev);
+        pg_str_putc(out, ')');
+    }
+}
+
+static void floor_line(pg_str *out, const pg_result *r)
+{
+    pg_str_printf(out, "%.3g%% (", r->noise_floor * 100);
+    switch (r->floor_source) {
+    case PG_FLOOR_DEFAULT:
+        pg_str_puts(out, "default");
+        break;
+    case PG_FLOOR_GITHUB_ACTIONS:
+        pg_str_puts(out, "GITHUB_ACTIONS is set: shared runners are noisier");
+        break;
+    case PG_FLOOR_CONFIG:
+        pg_str_puts(out, "perfgate.yml");
+        break;
+    case PG_FLOOR_FLAG:
+        pg_str_puts(out, "--noise-floor");
+        break;
+    }
+    pg_str_putc(out, ')');
+}
+
+/* ---- terminal ---- */
+
+#define RED "\033[31m"
+#define GREEN "\033[32m"
+#define YELLOW "\033[33m"
+#define DIM "\033[2m"
+#define BOLD "\033[1m"
+#define RESET "\033[0m"
+
+static const char *status_color(const pg_bench_result *b)
+{
+    if (pg_bench_fails_gate(b))
+        return RED;
+    if (b->status == PG_STATUS_IMPROVEMENT)
+        return GREEN;
+    if (is_failure(b->status))
+        return YELLOW;
+    return DIM;
+}
+
+/* Display width of UTF-8 text: one column per code point. */
+static size_t width(const char *s)
+{
+    size_t w = 0;
+    for (; *s; s++)
+        w += ((unsigned char)*s & 0xC0) != 0x80;
+    return w;
+}
+
+static void pad(pg_str *out, const char *text, size_t w)
+{
+    size_t n = width(text);
+
+    pg_str_puts(out, text);
+    while (n++ < w)
+        pg_str_putc(out, ' ');
+}
+
+static void cell_status(pg_str *out, const pg_bench_result *b)
+{
+    pg_str_puts(out, pg_status_name(b->status));
+    if (b->side != PG_SIDE_NONE && is_failure(b->status))
+        pg_str_printf(out, " (%s)", pg_side_name(b->side));
+}
+
+void pg_report_terminal(pg_str *out, const pg_result *r, int color)
+{
+    enum { NCOL = 5 };
+    static const char *const heads[NCOL] = {"benchmark", "base", "head",
+                                            "change", "status"};
+    size_t w[NCOL], i, k;
+    pg_str(*cells)[NCOL];
+    int passed = pg_result_passed(r);
+
+    cells = pg_calloc(r->nbenchmarks ? r->nbenchmarks : 1, sizeof(*cells));
+    for (k = 0; k < NCOL; k++)
+        w[k] = strlen(heads[k]);
+    for (i = 0; i < r->nbenchmarks; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        pg_str_puts(&cells[i][0], b->name);
+        pg_format_ns(&cells[i][1], b->base_ns);
+        pg_format_ns(&cells[i][2], b->head_ns);
+        pg_format_change(&cells[i][3], b->change);
+        cell_status(&cells[i][4], b);
+        for (k = 0; k < NCOL; k++)
+            if (width(pg_str_cstr(&cells[i][k])) > w[k])
+                w[k] = width(pg_str_cstr(&cells[i][k]));
+    }
+
+    pg_str_puts(out, "base  ");
+    describe_side(out, &r->base, 0);
+    pg_str_puts(out, "\nhead  ");
+    describe_side(out, &r->head, 0);
+    pg_str_puts(out, "\n\n");
+    pg_str_puts(out, color ? BOLD : "");
+    for (k = 0; k < NCOL; k++) {
+        pg_str_puts(out, k ? "  " : "");
+        pad(out, heads[k], k + 1 < NCOL ? w[k] : 0);
+    }
+    pg_str_printf(out, "%s\n", color ? RESET : "");
+    for (i = 0; i < r->nbenchmarks; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        for (k = 0; k < NCOL; k++) {
+            pg_str_puts(out, k ? "  " : "");
+            if (k == NCOL - 1 && color)
+                pg_str_puts(out, status_color(b));
+            pad(out, pg_str_cstr(&cells[i][k]), k + 1 < NCOL ? w[k] : 0);
+            pg_str_free(&cells[i][k]);
+        }
+        pg_str_printf(out, "%s\n", color ? RESET : "");
+    }
+    free(cells);
+
+    /* Why, for everything that is not a plain verdict. */
+    for (i = 0; i < r->nbenchmarks; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        if (!b->message)
+            continue;
+        pg_str_printf(out, "\n%s%s%s: %s\n", color ? BOLD : "", b->name,
+                      color ? RESET : "", b->message);
+        if (b->log && *b->log) {
+            const char *p = b->log;
+            while (*p) {
+                const char *nl = strchr(p, '\n');
+                size_t len = nl ? (size_t)(nl - p) : strlen(p);
+                pg_str_puts(out, "    ");
+                pg_str_put(out, p, len);
+                pg_str_putc(out, '\n');
+                p += len + (nl != NULL);
+            }
+        }
+    }
+
+    pg_str_puts(out, "\nnoise floor ");
+    floor_line(out, r);
+    pg_str_printf(out, "\n%s%s%s: ", color ? (passed ? GREEN : RED) : "",
+                  passed ? "PASS" : "FAIL", color ? RESET : "");
+    pg_report_summary(out, r);
+    pg_str_putc(out, '\n');
+}
+
+/* ---- markdown ---- */
+
+/* Text safe inside a table cell: no markup, no line breaks, no pipes. */
+static void md_text(pg_str *out, const char *s, size_t max)
+{
+    size_t n = 0;
+
+    for (; s && *s && n < max; s++, n++) {
+        switch (*s) {
+        case '|': pg_str_puts(out, "\\|"); break;
+        case '<': pg_str_puts(out, "&lt;"); break;
+        case '>': pg_str_puts(out, "&gt;"); break;
+        case '&': pg_str_puts(out, "&amp;"); break;
+        case '`': pg_str_puts(out, "&#96;"); break;
+        case '*': case '_': case '[': case ']': case '\\': case '#':
+        case '~': case '!':
+            pg_str_putc(out, '\\');
+            pg_str_putc(out, *s);
+            break;
+        case '\n': case '\r': case '\t': pg_str_putc(out, ' '); break;
+        default: pg_str_putc(out, *s);
+        }
+    }
+    if (s && *s)
+        pg_str_puts(out, "…");
+}
+
+/* Text inside <pre>: HTML-escaped, line breaks kept. */
+static void html_text(pg_str *out, const char *s, size_t max)
+{
+    size_t n = 0;
+
+    for (; s && *s && n < max; s++, n++) {
+        switch (*s) {
+        case '<': pg_str_puts(out, "&lt;"); break;
+        case '>': pg_str_puts(out, "&gt;"); break;
+        case '&': pg_str_puts(out, "&amp;"); break;
+        default: pg_str_putc(out, *s);
+        }
+    }
+    if (s && *s)
+        pg_str_puts(out, "\n…");
+}
+
+static const char *status_icon(const pg_bench_result *b)
+{
+    if (pg_bench_fails_gate(b))
+        return "❌";
+    switch (b->status) {
+    case PG_STATUS_IMPROVEMENT: return "🚀";
+    case PG_STATUS_UNCHANGED: return "✅";
+    case PG_STATUS_NEW: return "🆕";
+    case PG_STATUS_SKIPPED: return "⏭️";
+    default: return "⚠️";
+    }
+}
+
+static void md_bench_row(pg_str *out, const pg_bench_result *b)
+{
+    pg_str_puts(out, "| **");
+    md_text(out, b->name, 200);
+    pg_str_puts(out, "** | ");
+    if (isfinite(b->base_ns) && isfinite(b->head_ns)) {
+        pg_format_ns(out, b->base_ns);
+        pg_str_puts(out, " → ");
+        pg_format_ns(out, b->head_ns);
+    } else if (isfinite(b->head_ns)) {
+        pg_format_ns(out, b->head_ns);
+        pg_str_puts(out, " (no baseline)");
+    } else {
+        pg_str_puts(out, "–");
+    }
+    if (b->rounds > 0)
+        pg_str_printf(out, ", best of %d runs", b->rounds);
+    pg_str_puts(out, " | ");
+    pg_format_change(out, b->change);
+    pg_str_printf(out, " | %s %s", status_icon(b), pg_status_name(b->status));
+    if (b->side != PG_SIDE_NONE && is_failure(b->status))
+        pg_str_printf(out, " (%s)", pg_side_name(b->side));
+    pg_str_puts(out, " |\n");
+}
+
+static void md_rate(pg_str *out, double amount, double ns, double unit)
+{
+    if (amount > 0 && isfinite(ns) && ns > 0)
+        pg_str_printf(out, "%.2f", amount / ns * 1e9 / unit);
+    else
+        pg_str_puts(out, "–");
+}
+
+static void md_case_rows(pg_str *out, const pg_bench_result *b)
+{
+    size_t i;
+
+    for (i = 0; i < b->ncases; i++) {
+        const pg_case_result *c = &b->cases[i];
+        pg_str_puts(out, "| ");
+        md_text(out, b->name, 200);
+        pg_str_puts(out, " | ");
+        md_text(out, c->name, 200);
+        pg_str_puts(out, " | ");
+        pg_format_ns(out, c->base_ns);
+        pg_str_puts(out, " | ");
+        pg_format_ns(out, c->head_ns);
+        pg_str_puts(out, " | ");
+        pg_format_change(out, c->change);
+        pg_str_puts(out, " | ");
+        md_rate(out, c->flops, c->head_ns, 1e9);
+        pg_str_puts(out, " | ");
+        md_rate(out, c->bytes, c->head_ns, 1e9);
+        pg_str_puts(out, " |\n");
+    }
+}
+
+static void md_failure(pg_str *out, const pg_bench_result *b)
+{
+    pg_str_puts(out, "<details><summary><code>");
+    html_text(out, b->name, 200);
+    pg_str_printf(out, "</code>: %s", pg_status_name(b->status));
+    if (b->side != PG_SIDE_NONE)
+        pg_str_printf(out, " (%s)", pg_side_name(b->side));
+    pg_str_puts(out, "</summary>\n\n<pre>");
+    html_text(out, b->message, 1000);
+    if (b->log && *b->log) {
+        pg_str_puts(out, "\n\n");
+        html_text(out, b->log, DETAIL_LOG_MAX);
+    }
+    pg_str_puts(out, "</pre>\n</details>\n\n");
+}
+
+void pg_report_markdown(pg_str *out, const pg_result *r)
+{
+    /* Room kept for the closing lines and the "and N more" notes. */
+    const size_t limit = PG_COMMENT_MAX - 2048;
+    pg_str footer = PG_STR_INIT, section = PG_STR_INIT;
+    size_t start = out->size, i, shown;
+    int passed = pg_result_passed(r);
+
+    pg_str_puts(&footer, "Base ");
+    describe_side(&footer, &r->base, 1);
+    pg_str_puts(&footer, " → head ");
+    describe_side(&footer, &r->head, 1);
+    pg_str_puts(&footer, ". Noise floor ");
+    floor_line(&footer, r);
+    pg_str_puts(&footer, ": a change within it counts as unchanged. "
+                         "Times are the sum over the cases of each case's "
+                         "minimum time per call.\n");
+
+    pg_str_puts(out, PG_COMMENT_MARKER "\n");
+    pg_str_printf(out, "### %s perfgate: %s — ", passed ? "✅" : "❌",
+                  passed ? "no regression" : "this change fails the gate");
+    pg_report_summary(out, r);
+    pg_str_puts(out, "\n\n| Benchmark | Runtime (base → head) | Change | "
+                     "Status |\n|---|---|---|---|\n");
+    for (shown = 0; shown < r->nbenchmarks; shown++) {
+        pg_str_clear(&section);
+        md_bench_row(&section, &r->benchmarks[shown]);
+        if (out->size - start + section.size + footer.size > limit / 2)
+            break;
+        pg_str_put(out, section.ptr, section.size);
+    }
+    if (shown < r->nbenchmarks)
+        pg_str_printf(out, "\n…and %zu more benchmarks: see the JSON report.\n",
+                      r->nbenchmarks - shown);
+    pg_str_putc(out, '\n');
+
+    /* Per-case figures, collapsed; dropped whole when they do not fit. */
+    pg_str_clear(&section);
+    pg_str_puts(&section,
+                "<details><summary>Per-case results</summary>\n\n"
+                "| Benchmark | Case | Base | Head | Change | GFLOPS (head) | "
+                "GB/s (head) |\n|---|---|---|---|---|---|---|\n");
+    for (i = 0; i < shown; i++)
+        md_case_rows(&section, &r->benchmarks[i]);
+    pg_str_puts(&section, "\n</details>\n\n");
+    if (out->size - start + section.size + footer.size < limit)
+        pg_str_put(out, section.ptr, section.size);
+    else
+        pg_str_puts(out, "Per-case results do not fit in a comment: see the "
+                         "JSON report.\n\n");
+
+    for (i = 0; i < shown; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        if (!b->message)
+            continue;
+        pg_str_clear(&section);
+        md_failure(&section, b);
+        if (out->size - start + section.size + footer.size >= limit) {
+            pg_str_puts(out, "More messages: see the JSON report.\n\n");
+            break;
+        }
+        pg_str_put(out, section.ptr, section.size);
+    }
+
+    pg_str_put(out, footer.ptr, footer.size);
+    pg_str_free(&footer);
+    pg_str_free(&section);
+}

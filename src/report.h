@@ -1,0 +1,33 @@
+/*
+ * report.h - rendering a result for people: the terminal table and the
+ * markdown PR comment.  (The JSON report is the result's own form, see
+ * result.h.)  Renderers take a finished pg_result and append to a buffer;
+ * they decide nothing.
+ */
+#ifndef PG_REPORT_H
+#define PG_REPORT_H
+
+#include "result.h"
+#include "str.h"
+
+/* The marker that lets a later run find and update the same PR comment. */
+#define PG_COMMENT_MARKER "<!-- perfgate -->"
+
+/* GitHub refuses comments of 65,536 characters or more. */
+#define PG_COMMENT_MAX 65536
+
+/* The terminal table, with ANSI colors when `color` is set. */
+void pg_report_terminal(pg_str *out, const pg_result *r, int color);
+
+/*
+ * The PR comment: the marker, a one-line verdict, a table of benchmarks, the
+ * per-case figures in a collapsed <details>, failures' messages, the
+ * commits and the noise floor.  Always under PG_COMMENT_MAX characters:
+ * what does not fit is summarized, with a pointer to the JSON report.
+ */
+void pg_report_markdown(pg_str *out, const pg_result *r);
+
+/* "1 regression, 2 unchanged" etc.; the one-line verdict's detail. */
+void pg_report_summary(pg_str *out, const pg_result *r);
+
+#endif

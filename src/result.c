@@ -1,0 +1,313 @@
+/*
+ * result.c - the result's names, lifetime and JSON form.
+ */
+#include "result.h"
+#include "error.h"
+#include "stats.h"
+#include "str.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const status_names[] = {
+    "unchanged", "regression",   "improvement", "incorrect", "crashed",
+    "timeout",   "build_failed", "new",         "skipped"};
+
+const char *pg_status_name(pg_status status)
+{
+    return status_names[status];
+}
+
+int pg_status_parse(const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(status_names) / sizeof(status_names[0]); i++)
+        if (!strcmp(status_names[i], name))
+            return (int)i;
+    return -1;
+}
+
+const char *pg_side_name(pg_side side)
+{
+    return side == PG_SIDE_BASE ? "base" : side == PG_SIDE_HEAD ? "head" : NULL;
+}
+
+static const char *const floor_names[] = {"default", "GITHUB_ACTIONS",
+                                          "config", "flag"};
+
+const char *pg_floor_source_name(pg_floor_source src)
+{
+    return floor_names[src];
+}
+
+pg_bench_result *pg_result_add(pg_result *r, const char *name,
+                               const char *problem)
+{
+    pg_bench_result *b;
+
+    r->benchmarks = pg_realloc(r->benchmarks,
+                               (r->nbenchmarks + 1) * sizeof(*r->benchmarks));
+    b = &r->benchmarks[r->nbenchmarks++];
+    memset(b, 0, sizeof(*b));
+    b->name = pg_strdup(name);
+    b->problem = pg_strdup(problem);
+    b->side = PG_SIDE_NONE;
+    b->change = b->base_ns = b->head_ns = NAN;
+    return b;
+}
+
+/* ---- writing ---- */
+
+static void add_number(cJSON *obj, const char *key, double v)
+{
+    if (isfinite(v))
+        cJSON_AddNumberToObject(obj, key, v);
+    else
+        cJSON_AddNullToObject(obj, key);
+}
+
+static void add_string(cJSON *obj, const char *key, const char *v)
+{
+    if (v)
+        cJSON_AddStringToObject(obj, key, v);
+    else
+        cJSON_AddNullToObject(obj, key);
+}
+
+static cJSON *side_json(const pg_side_info *s)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    add_string(o, "rev", s->rev);
+    add_string(o, "commit", s->commit);
+    add_string(o, "subject", s->subject);
+    cJSON_AddBoolToObject(o, "worktree", s->worktree);
+    if (s->worktree)
+        cJSON_AddBoolToObject(o, "dirty", s->dirty);
+    return o;
+}
+
+static cJSON *bench_json(const pg_bench_result *b)
+{
+    cJSON *o = cJSON_CreateObject(), *cases, *calls;
+    size_t i;
+
+    add_string(o, "name", b->name);
+    add_string(o, "problem", b->problem);
+    add_string(o, "status", pg_status_name(b->status));
+    add_string(o, "side", pg_side_name(b->side));
+    add_number(o, "change", b->change);
+    add_number(o, "base_ns", b->base_ns);
+    add_number(o, "head_ns", b->head_ns);
+    cJSON_AddNumberToObject(o, "rounds", b->rounds);
+    calls = cJSON_AddObjectToObject(o, "calls");
+    cJSON_AddNumberToObject(calls, "base", (double)b->calls[0]);
+    cJSON_AddNumberToObject(calls, "head", (double)b->calls[1]);
+    add_number(o, "seconds", b->seconds);
+    add_string(o, "message", b->message);
+    add_string(o, "log", b->log);
+    cases = cJSON_AddArrayToObject(o, "cases");
+    for (i = 0; i < b->ncases; i++) {
+        const pg_case_result *c = &b->cases[i];
+        cJSON *co = cJSON_CreateObject();
+        add_string(co, "name", c->name);
+        add_number(co, "base_ns", c->base_ns);
+        add_number(co, "head_ns", c->head_ns);
+        add_number(co, "change", c->change);
+        add_number(co, "flops", c->flops);
+        add_number(co, "bytes", c->bytes);
+        cJSON_AddNumberToObject(co, "inner", (double)c->inner);
+        add_number(co, "overhead_ns", c->overhead_ns);
+        cJSON_AddItemToArray(cases, co);
+    }
+    return o;
+}
+
+char *pg_result_to_json(const pg_result *r)
+{
+    cJSON *root = cJSON_CreateObject(), *arr, *counts;
+    char *text;
+    size_t i;
+    pg_status st;
+
+    cJSON_AddStringToObject(root, "verdict",
+                            pg_result_passed(r) ? "pass" : "fail");
+    add_string(root, "version", r->version);
+    cJSON_AddNumberToObject(root, "noise_floor", r->noise_floor);
+    cJSON_AddStringToObject(root, "noise_floor_source",
+                            pg_floor_source_name(r->floor_source));
+    cJSON_AddItemToObject(root, "base", side_json(&r->base));
+    cJSON_AddItemToObject(root, "head", side_json(&r->head));
+    add_number(root, "seconds", r->seconds);
+    counts = cJSON_AddObjectToObject(root, "counts");
+    for (st = PG_STATUS_UNCHANGED; st <= PG_STATUS_SKIPPED; st++)
+        cJSON_AddNumberToObject(counts, pg_status_name(st),
+                                (double)pg_result_count(r, st));
+    arr = cJSON_AddArrayToObject(root, "benchmarks");
+    for (i = 0; i < r->nbenchmarks; i++)
+        cJSON_AddItemToArray(arr, bench_json(&r->benchmarks[i]));
+    text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text)
+        abort();
+    return text;
+}
+
+/* ---- reading ---- */
+
+static double get_number(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static char *get_string(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? pg_strdup(v->valuestring) : NULL;
+}
+
+static void read_side(pg_side_info *s, const cJSON *o)
+{
+    s->rev = get_string(o, "rev");
+    s->commit = get_string(o, "commit");
+    s->subject = get_string(o, "subject");
+    s->worktree = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "worktree"));
+    s->dirty = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "dirty"));
+}
+
+static int read_bench(pg_result *r, const cJSON *o, const char *display)
+{
+    const cJSON *status = cJSON_GetObjectItemCaseSensitive(o, "status");
+    const cJSON *cases = cJSON_GetObjectItemCaseSensitive(o, "cases");
+    const cJSON *calls = cJSON_GetObjectItemCaseSensitive(o, "calls");
+    const cJSON *c;
+    char *name = get_string(o, "name"), *problem = get_string(o, "problem"),
+         *side = get_string(o, "side");
+    pg_bench_result *b;
+    int st = cJSON_IsString(status) ? pg_status_parse(status->valuestring) : -1;
+
+    if (!name || st < 0) {
+        free(name);
+        free(problem);
+        free(side);
+        return pg_error_set(PG_ERR_USAGE,
+                            "%s: a benchmark lacks a name or a valid status",
+                            display);
+    }
+    b = pg_result_add(r, name, problem ? problem : "");
+    free(name);
+    free(problem);
+    b->status = (pg_status)st;
+    b->side = side && !strcmp(side, "base")   ? PG_SIDE_BASE
+              : side && !strcmp(side, "head") ? PG_SIDE_HEAD
+                                              : PG_SIDE_NONE;
+    free(side);
+    b->change = get_number(o, "change");
+    b->base_ns = get_number(o, "base_ns");
+    b->head_ns = get_number(o, "head_ns");
+    b->rounds = (int)get_number(o, "rounds");
+    b->seconds = get_number(o, "seconds");
+    if (calls) {
+        b->calls[0] = (uint64_t)get_number(calls, "base");
+        b->calls[1] = (uint64_t)get_number(calls, "head");
+    }
+    b->message = get_string(o, "message");
+    b->log = get_string(o, "log");
+    cJSON_ArrayForEach(c, cases)
+    {
+        pg_case_result *cr;
+        b->cases = pg_realloc(b->cases, (b->ncases + 1) * sizeof(*b->cases));
+        cr = &b->cases[b->ncases++];
+        memset(cr, 0, sizeof(*cr));
+        cr->name = get_string(c, "name");
+        cr->base_ns = get_number(c, "base_ns");
+        cr->head_ns = get_number(c, "head_ns");
+        cr->change = get_number(c, "change");
+        cr->flops = get_number(c, "flops");
+        cr->bytes = get_number(c, "bytes");
+        cr->inner = (uint64_t)get_number(c, "inner");
+        cr->overhead_ns = get_number(c, "overhead_ns");
+    }
+    return 0;
+}
+
+int pg_result_from_json(pg_result *out, const char *text, const char *display)
+{
+    cJSON *root = cJSON_Parse(text), *b;
+    const cJSON *src;
+    int err = 0;
+
+    memset(out, 0, sizeof(*out));
+    if (!cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        return pg_error_set(PG_ERR_USAGE,
+                            "%s: not a perfgate JSON report (invalid JSON)",
+                            display);
+    }
+    out->version = get_string(root, "version");
+    out->noise_floor = get_number(root, "noise_floor");
+    out->seconds = get_number(root, "seconds");
+    src = cJSON_GetObjectItemCaseSensitive(root, "noise_floor_source");
+    out->floor_source = PG_FLOOR_DEFAULT;
+    if (cJSON_IsString(src)) {
+        pg_floor_source f;
+        for (f = PG_FLOOR_DEFAULT; f <= PG_FLOOR_FLAG; f++)
+            if (!strcmp(floor_names[f], src->valuestring))
+                out->floor_source = f;
+    }
+    if (!isfinite(out->noise_floor) ||
+        !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "benchmarks"))) {
+        cJSON_Delete(root);
+        return pg_error_set(PG_ERR_USAGE,
+                            "%s: not a perfgate JSON report (no noise_floor "
+                            "or benchmarks)",
+                            display);
+    }
+    read_side(&out->base, cJSON_GetObjectItemCaseSensitive(root, "base"));
+    read_side(&out->head, cJSON_GetObjectItemCaseSensitive(root, "head"));
+    cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(root, "benchmarks"))
+    {
+        if ((err = read_bench(out, b, display)) < 0)
+            break;
+    }
+    cJSON_Delete(root);
+    return err;
+}
+
+void pg_bench_result_clear(pg_bench_result *b)
+{
+    size_t i;
+
+    for (i = 0; i < b->ncases; i++)
+        free(b->cases[i].name);
+    free(b->cases);
+    free(b->name);
+    free(b->problem);
+    free(b->message);
+    free(b->log);
+    memset(b, 0, sizeof(*b));
+}
+
+static void side_free(pg_side_info *s)
+{
+    free(s->rev);
+    free(s->commit);
+    free(s->subject);
+}
+
+void pg_result_free(pg_result *r)
+{
+    size_t i;
+
+    for (i = 0; i < r->nbenchmarks; i++)
+        pg_bench_result_clear(&r->benchmarks[i]);
+    free(r->benchmarks);
+    free(r->version);
+    side_free(&r->base);
+    side_free(&r->head);
+    memset(r, 0, sizeof(*r));
+}

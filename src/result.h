@@ -1,0 +1,96 @@
+/*
+ * result.h - the outcome of a comparison, as plain data.
+ *
+ * The runs fill it in, the decision rule (stats.h) judges it, and the
+ * renderers (report.h) print it.  It round-trips through JSON, so that a
+ * report can be rendered again from a saved result.
+ */
+#ifndef PG_RESULT_H
+#define PG_RESULT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+
+typedef enum {
+    PG_STATUS_UNCHANGED,
+    PG_STATUS_REGRESSION,
+    PG_STATUS_IMPROVEMENT,
+    PG_STATUS_INCORRECT,
+    PG_STATUS_CRASHED,
+    PG_STATUS_TIMEOUT,
+    PG_STATUS_BUILD_FAILED,
+    PG_STATUS_NEW,
+    PG_STATUS_SKIPPED
+} pg_status;
+
+/* Which side a failure belongs to. */
+typedef enum { PG_SIDE_NONE = -1, PG_SIDE_BASE = 0, PG_SIDE_HEAD = 1 } pg_side;
+
+typedef struct pg_case_result {
+    char *name;
+    double base_ns, head_ns; /* minimum per call; NAN when not measured */
+    double change;           /* NAN when not measured */
+    double flops, bytes;     /* per call; 0 when the problem does not say */
+    uint64_t inner;          /* calls per sample */
+    double overhead_ns;      /* harness cost per call, discounted */
+} pg_case_result;
+
+typedef struct pg_bench_result {
+    char *name;
+    char *problem;
+    pg_status status;
+    pg_side side;        /* for failures: the side that failed */
+    double change;       /* head_ns / base_ns - 1; NAN when not measured */
+    double base_ns;      /* sums of per-case minimums; NAN when not measured */
+    double head_ns;
+    int rounds;          /* samples per case and side ("best of N") */
+    uint64_t calls[2];   /* calls timed per side */
+    double seconds;      /* measuring time */
+    char *message;       /* why, for anything but a plain verdict */
+    char *log;           /* compiler or program output, the last lines */
+    pg_case_result *cases;
+    size_t ncases;
+} pg_bench_result;
+
+typedef struct pg_side_info {
+    char *rev;    /* as given, or "working tree" */
+    char *commit; /* full SHA, or "" */
+    char *subject;
+    int worktree;
+    int dirty;
+} pg_side_info;
+
+typedef struct pg_result {
+    char *version; /* perfgate's */
+    double noise_floor;
+    pg_floor_source floor_source;
+    pg_side_info base, head;
+    pg_bench_result *benchmarks;
+    size_t nbenchmarks;
+    double seconds; /* the whole compare, wall time */
+} pg_result;
+
+/* "unchanged", "regression", ...; and back (-1 when unknown). */
+const char *pg_status_name(pg_status status);
+int pg_status_parse(const char *name);
+
+const char *pg_side_name(pg_side side); /* "base", "head", or NULL */
+const char *pg_floor_source_name(pg_floor_source src);
+
+/* Adds a zeroed benchmark to `r` (measured figures NAN) and returns it. */
+pg_bench_result *pg_result_add(pg_result *r, const char *name,
+                               const char *problem);
+
+/*
+ * Serializes `r` as the JSON report (a new string; free() it), and parses
+ * one back into `out` (PG_ERR_USAGE with a message when malformed).
+ */
+char *pg_result_to_json(const pg_result *r);
+int pg_result_from_json(pg_result *out, const char *text, const char *display);
+
+void pg_bench_result_clear(pg_bench_result *b);
+void pg_result_free(pg_result *r);
+
+#endif

@@ -1,0 +1,76 @@
+/*
+ * stats.c - sums of minimums and the verdict.
+ */
+#include "stats.h"
+
+#include <math.h>
+
+pg_status pg_classify(double change, double noise_floor)
+{
+    if (change > noise_floor)
+        return PG_STATUS_REGRESSION;
+    if (change < -noise_floor)
+        return PG_STATUS_IMPROVEMENT;
+    return PG_STATUS_UNCHANGED;
+}
+
+void pg_decide(pg_bench_result *b, double noise_floor)
+{
+    double base = 0, head = 0;
+    size_t i;
+
+    for (i = 0; i < b->ncases; i++) {
+        pg_case_result *c = &b->cases[i];
+        base += c->base_ns;
+        head += c->head_ns;
+        c->change = c->base_ns > 0 ? c->head_ns / c->base_ns - 1 : NAN;
+    }
+    b->base_ns = base;
+    b->head_ns = head;
+    if (b->status == PG_STATUS_NEW) {
+        b->base_ns = NAN;
+        b->change = NAN;
+        return;
+    }
+    /* Two totals of zero (an empty function on both sides) are equal. */
+    if (base > 0)
+        b->change = head / base - 1;
+    else
+        b->change = head > 0 ? INFINITY : 0;
+    b->status = pg_classify(b->change, noise_floor);
+    b->side = PG_SIDE_NONE;
+}
+
+int pg_bench_fails_gate(const pg_bench_result *b)
+{
+    switch (b->status) {
+    case PG_STATUS_REGRESSION:
+        return 1;
+    case PG_STATUS_INCORRECT:
+    case PG_STATUS_CRASHED:
+    case PG_STATUS_TIMEOUT:
+    case PG_STATUS_BUILD_FAILED:
+        return b->side != PG_SIDE_BASE;
+    default:
+        return 0;
+    }
+}
+
+int pg_result_passed(const pg_result *r)
+{
+    size_t i;
+
+    for (i = 0; i < r->nbenchmarks; i++)
+        if (pg_bench_fails_gate(&r->benchmarks[i]))
+            return 0;
+    return 1;
+}
+
+size_t pg_result_count(const pg_result *r, pg_status status)
+{
+    size_t i, n = 0;
+
+    for (i = 0; i < r->nbenchmarks; i++)
+        n += r->benchmarks[i].status == status;
+    return n;
+}

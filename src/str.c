@@ -1,0 +1,193 @@
+/*
+ * str.c - the growable string buffer.
+ */
+#include "str.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void *pg_malloc(size_t size)
+{
+    void *p = malloc(size ? size : 1);
+    if (!p) {
+        fputs("perfgate: out of memory\n", stderr);
+        abort();
+    }
+    return p;
+}
+
+void *pg_calloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) {
+        fputs("perfgate: out of memory\n", stderr);
+        abort();
+    }
+    return p;
+}
+
+void *pg_realloc(void *p, size_t size)
+{
+    void *q = realloc(p, size ? size : 1);
+    if (!q) {
+        fputs("perfgate: out of memory\n", stderr);
+        abort();
+    }
+    return q;
+}
+
+char *pg_strdup(const char *s)
+{
+    size_t len;
+    char *d;
+
+    if (!s)
+        return NULL;
+    len = strlen(s);
+    d = pg_malloc(len + 1);
+    memcpy(d, s, len + 1);
+    return d;
+}
+
+void pg_str_init(pg_str *s, size_t cap)
+{
+    memset(s, 0, sizeof(*s));
+    s->cap = cap;
+}
+
+void pg_str_free(pg_str *s)
+{
+    size_t cap = s->cap;
+
+    free(s->ptr);
+    pg_str_init(s, cap);
+}
+
+void pg_str_clear(pg_str *s)
+{
+    s->size = 0;
+    s->truncated = 0;
+    if (s->ptr)
+        s->ptr[0] = '\0';
+}
+
+static void grow(pg_str *s, size_t need)
+{
+    size_t alloc;
+
+    if (need + 1 <= s->alloc)
+        return;
+    alloc = s->alloc ? s->alloc : 64;
+    while (alloc < need + 1)
+        alloc *= 2;
+    s->ptr = pg_realloc(s->ptr, alloc);
+    s->alloc = alloc;
+}
+
+void pg_str_put(pg_str *s, const char *data, size_t len)
+{
+    if (s->cap && len >= s->cap) {
+        /* Only the newest `cap` bytes of `data` survive. */
+        data += len - s->cap;
+        len = s->cap;
+        s->size = 0;
+        s->truncated = 1;
+    } else if (s->cap && s->size + len > s->cap) {
+        size_t drop = s->size + len - s->cap;
+        memmove(s->ptr, s->ptr + drop, s->size - drop);
+        s->size -= drop;
+        s->truncated = 1;
+    }
+    grow(s, s->size + len);
+    memcpy(s->ptr + s->size, data, len);
+    s->size += len;
+    s->ptr[s->size] = '\0';
+}
+
+void pg_str_puts(pg_str *s, const char *text)
+{
+    pg_str_put(s, text, strlen(text));
+}
+
+void pg_str_putc(pg_str *s, char c)
+{
+    pg_str_put(s, &c, 1);
+}
+
+void pg_str_vprintf(pg_str *s, const char *fmt, va_list ap)
+{
+    char small[256];
+    va_list copy;
+    int n;
+
+    va_copy(copy, ap);
+    n = vsnprintf(small, sizeof(small), fmt, copy);
+    va_end(copy);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof(small)) {
+        pg_str_put(s, small, (size_t)n);
+    } else {
+        char *big = pg_malloc((size_t)n + 1);
+        vsnprintf(big, (size_t)n + 1, fmt, ap);
+        pg_str_put(s, big, (size_t)n);
+        free(big);
+    }
+}
+
+void pg_str_printf(pg_str *s, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    pg_str_vprintf(s, fmt, ap);
+    va_end(ap);
+}
+
+const char *pg_str_cstr(const pg_str *s)
+{
+    return s->ptr ? s->ptr : "";
+}
+
+char *pg_str_detach(pg_str *s)
+{
+    char *p = s->ptr ? s->ptr : pg_strdup("");
+    size_t cap = s->cap;
+
+    pg_str_init(s, cap);
+    return p;
+}
+
+void pg_str_rtrim(pg_str *s)
+{
+    while (s->size > 0 && strchr(" \t\r\n", s->ptr[s->size - 1]))
+        s->ptr[--s->size] = '\0';
+}
+
+void pg_str_put_tail_lines(pg_str *out, const char *text, int lines)
+{
+    size_t len = strlen(text);
+    size_t start;
+
+    while (len > 0 && strchr(" \t\r\n", text[len - 1]))
+        len--;
+    start = len;
+    while (start > 0) {
+        if (text[start - 1] == '\n' && --lines == 0)
+            break;
+        start--;
+    }
+    pg_str_put(out, text + start, len - start);
+}
+
+char *pg_strdupf(const char *fmt, ...)
+{
+    pg_str s = PG_STR_INIT;
+    va_list ap;
+
+    va_start(ap, fmt);
+    pg_str_vprintf(&s, fmt, ap);
+    va_end(ap);
+    return pg_str_detach(&s);
+}

@@ -1,0 +1,203 @@
+/*
+ * util.c - parsing, formatting and suggestion helpers.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int parse_double(double *out, const char *text, const char **end)
+{
+    char *e;
+
+    errno = 0;
+    *out = strtod(text, &e);
+    if (e == text || errno || !isfinite(*out))
+        return -1;
+    *end = e;
+    return 0;
+}
+
+int pg_parse_duration(double *out, const char *text)
+{
+    static const struct {
+        const char *suffix;
+        double scale;
+    } units[] = {{"", 1},      {"s", 1},     {"ms", 1e-3}, {"us", 1e-6},
+                 {"µs", 1e-6}, {"ns", 1e-9}, {"m", 60},    {"min", 60},
+                 {"h", 3600}};
+    const char *end;
+    double v;
+    size_t i;
+
+    while (isspace((unsigned char)*text))
+        text++;
+    if (parse_double(&v, text, &end) < 0 || v < 0)
+        return -1;
+    while (isspace((unsigned char)*end))
+        end++;
+    for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        if (!strcmp(end, units[i].suffix)) {
+            *out = v * units[i].scale;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int pg_parse_fraction(double *out, const char *text)
+{
+    const char *end;
+    double v;
+
+    while (isspace((unsigned char)*text))
+        text++;
+    if (parse_double(&v, text, &end) < 0)
+        return -1;
+    while (isspace((unsigned char)*end))
+        end++;
+    if (*end == '%') {
+        end++;
+        v /= 100.0;
+    } else if (v > 1) {
+        return -1;
+    }
+    while (isspace((unsigned char)*end))
+        end++;
+    if (*end || v < 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int pg_parse_ll(long long *out, const char *text)
+{
+    char *end;
+    long long v;
+
+    errno = 0;
+    v = strtoll(text, &end, 10);
+    if (end == text || *end || errno)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), i, j;
+    size_t *row, result;
+
+    row = pg_malloc((lb + 1) * sizeof(*row));
+    for (j = 0; j <= lb; j++)
+        row[j] = j;
+    for (i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t cost = tolower((unsigned char)a[i - 1]) !=
+                          tolower((unsigned char)b[j - 1]);
+            size_t best = diag + cost;
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    result = row[lb];
+    free(row);
+    return result;
+}
+
+const char *pg_suggest(const char *word, const char *const *words)
+{
+    const char *best = NULL;
+    size_t best_d = (size_t)-1, limit;
+
+    /* Up to a third of the word may be wrong, and at least two letters. */
+    limit = strlen(word) / 3;
+    if (limit < 2)
+        limit = 2;
+    for (; *words; words++) {
+        size_t d = edit_distance(word, *words);
+        if (d < best_d) {
+            best_d = d;
+            best = *words;
+        }
+    }
+    return best_d <= limit ? best : NULL;
+}
+
+void pg_format_ns(pg_str *out, double ns)
+{
+    static const struct {
+        double scale;
+        const char *unit;
+    } units[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}, {1, "ns"}};
+    double v = ns;
+    const char *unit = "ns";
+    size_t i;
+
+    if (!isfinite(ns)) {
+        pg_str_puts(out, "–");
+        return;
+    }
+    for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        if (fabs(ns) >= units[i].scale * 0.9995 || units[i].scale == 1) {
+            v = ns / units[i].scale;
+            unit = units[i].unit;
+            break;
+        }
+    }
+    /* Three significant figures, as "32.8 µs" and "1.20 s". */
+    if (fabs(v) >= 99.95)
+        pg_str_printf(out, "%.0f %s", v, unit);
+    else if (fabs(v) >= 9.995)
+        pg_str_printf(out, "%.1f %s", v, unit);
+    else
+        pg_str_printf(out, "%.2f %s", v, unit);
+}
+
+void pg_format_change(pg_str *out, double change)
+{
+    if (!isfinite(change)) {
+        pg_str_puts(out, "–");
+        return;
+    }
+    pg_str_printf(out, "%+.1f%%", change * 100.0 + 0.0);
+}
+
+void pg_format_seconds(pg_str *out, double seconds)
+{
+    if (seconds < 1.0)
+        pg_str_printf(out, "%.0f ms", seconds * 1e3);
+    else
+        pg_str_printf(out, "%.1f s", seconds);
+}
+
+int64_t pg_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int pg_valid_name(const char *name)
+{
+    if (!*name)
+        return 0;
+    for (; *name; name++) {
+        if (!isalnum((unsigned char)*name) && !strchr("_.-", *name))
+            return 0;
+    }
+    return 1;
+}

@@ -1,0 +1,50 @@
+/*
+ * util.h - small helpers shared by the stages: parsing the units users
+ * write (durations, percentages), formatting times for people, suggesting
+ * the nearest valid word for a typo, and the monotonic clock.
+ */
+#ifndef PG_UTIL_H
+#define PG_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "str.h"
+
+/*
+ * Parses a duration: "10s", "500ms", "250us", "2m", "1.5s", or a bare
+ * number of seconds.  Returns 0 and sets *out (seconds), or -1.
+ */
+int pg_parse_duration(double *out, const char *text);
+
+/*
+ * Parses a fraction written as "5%" or "0.05".  A bare number above 1 is
+ * refused (is "5" five percent or five hundred?).  Returns 0 or -1.
+ */
+int pg_parse_fraction(double *out, const char *text);
+
+/* Parses a whole decimal number, with optional sign; 0 or -1. */
+int pg_parse_ll(long long *out, const char *text);
+
+/*
+ * The word of `words` (NULL-terminated) nearest to `word`, when it is close
+ * enough to be a likely typo; else NULL.
+ */
+const char *pg_suggest(const char *word, const char *const *words);
+
+/* Appends a time in nanoseconds in human units: "32.8 µs", "1.20 s". */
+void pg_format_ns(pg_str *out, double ns);
+
+/* Appends a signed percentage: "+12.3%", "-4.0%", "+0.0%". */
+void pg_format_change(pg_str *out, double change);
+
+/* Appends a duration in seconds for people: "850 ms", "12.4 s". */
+void pg_format_seconds(pg_str *out, double seconds);
+
+/* Nanoseconds of CLOCK_MONOTONIC. */
+int64_t pg_now_ns(void);
+
+/* 1 when `name` is a valid benchmark name: letters, digits, _ . - */
+int pg_valid_name(const char *name);
+
+#endif
