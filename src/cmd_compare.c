@@ -109,7 +109,7 @@ int pg_cmd_compare(int argc, char **argv)
     pg_compare_opts_init(&opts);
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+c:b:qh", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "c:b:qh", long_opts, NULL)) != -1) {
         switch (c) {
         case 'c':
             opts.config_path = optarg;

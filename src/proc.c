@@ -51,7 +51,9 @@ static void child_reset_signals(void)
         signal(sigs[i], SIG_DFL);
 }
 
-/* Reads what is there on `fd`; returns 0 at EOF, 1 when open, -1 error. */
+enum { DRAIN_ERROR = -1, DRAIN_EOF = 0, DRAIN_EMPTY = 1, DRAIN_DATA = 2 };
+
+/* Reads what is there on the non-blocking `fd`, once. */
 static int drain(int fd, pg_str *into)
 {
     char buf[4096];
@@ -59,11 +61,11 @@ static int drain(int fd, pg_str *into)
 
     if (n > 0) {
         pg_str_put(into, buf, (size_t)n);
-        return 1;
+        return DRAIN_DATA;
     }
     if (n == 0)
-        return 0;
-    return (errno == EINTR || errno == EAGAIN) ? 1 : -1;
+        return DRAIN_EOF;
+    return (errno == EINTR || errno == EAGAIN) ? DRAIN_EMPTY : DRAIN_ERROR;
 }
 
 static void feed_lines(pg_str *pending, const pg_proc_opts *opts, int final)
@@ -123,14 +125,15 @@ static int supervise(pg_proc_result *out, pid_t pid, int out_fd, int msg_fd,
             poll(fds, n, TICK_MS);
         else
             usleep(TICK_MS * 1000);
-        if (out_open && drain(out_fd, &out->output) <= 0)
+        if (out_open && drain(out_fd, &out->output) <= DRAIN_EOF)
             out_open = 0;
         if (msg_open) {
             int r;
-            while ((r = drain(msg_fd, &pending)) == 1 && pending.size < 65536)
+            while ((r = drain(msg_fd, &pending)) == DRAIN_DATA &&
+                   pending.size < 65536)
                 ;
             feed_lines(&pending, opts, 0);
-            if (r <= 0)
+            if (r <= DRAIN_EOF)
                 msg_open = 0;
         }
 
@@ -157,9 +160,9 @@ static int supervise(pg_proc_result *out, pid_t pid, int out_fd, int msg_fd,
 
     /* Stop whatever the child left behind in its group, then drain. */
     kill(-pid, SIGKILL);
-    while (out_open && drain(out_fd, &out->output) > 0)
+    while (out_open && drain(out_fd, &out->output) == DRAIN_DATA)
         ;
-    while (msg_open && drain(msg_fd, &pending) > 0)
+    while (msg_open && drain(msg_fd, &pending) == DRAIN_DATA)
         ;
     feed_lines(&pending, opts, 1);
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)

@@ -1,0 +1,226 @@
+"""Helpers for perfgate's integration tests.
+
+Each test builds a throwaway git repository, runs the real perfgate binary
+on it, and checks the JSON result and exit status, as a user would see them.
+Every run also checks that the repository's HEAD, index, refs, config and
+working tree are byte-for-byte the same afterwards.
+"""
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+PERFGATE = os.environ.get("PERFGATE", "perfgate")
+
+# reduce_sum solutions whose costs are known by construction.  The serial
+# loop is latency-bound (one float add after another); "twice" does that
+# work twice; "lanes" splits it over four independent chains.
+SERIAL = """#include <stddef.h>
+void solution(const float *in, float *out, size_t n)
+{
+    float s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += in[i];
+    out[0] = s;
+}
+"""
+
+TWICE = """#include <stddef.h>
+void solution(const float *in, float *out, size_t n)
+{
+    float s = 0, t = 0;
+    for (size_t i = 0; i < n; i++)
+        s += in[i];
+    for (size_t i = 0; i < n; i++)
+        t += in[i];
+    out[0] = s + (t - t); /* not foldable without -ffast-math */
+}
+"""
+
+LANES = """#include <stddef.h>
+void solution(const float *in, float *out, size_t n)
+{
+    float a = 0, b = 0, c = 0, d = 0;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        a += in[i]; b += in[i + 1]; c += in[i + 2]; d += in[i + 3];
+    }
+    for (; i < n; i++)
+        a += in[i];
+    out[0] = (a + b) + (c + d);
+}
+"""
+
+WRONG = """#include <stddef.h>
+void solution(const float *in, float *out, size_t n)
+{
+    float s = 0;
+    for (size_t i = 0; i + 1 < n; i++) /* skips the last term */
+        s += in[i];
+    out[0] = s;
+}
+"""
+
+CRASH = """#include <stddef.h>
+void solution(const float *in, float *out, size_t n)
+{
+    (void)in; (void)n;
+    *(volatile float *)0 = 1.0f;
+    out[0] = 0;
+}
+"""
+
+HANG = """#include <stddef.h>
+void solution(const float *in, float *out, size_t n)
+{
+    (void)in; (void)out; (void)n;
+    for (;;)
+        __asm__ __volatile__("");
+}
+"""
+
+EXITS = """#include <stdlib.h>
+#include <stddef.h>
+void solution(const float *in, float *out, size_t n)
+{
+    (void)in; (void)out; (void)n;
+    exit(3);
+}
+"""
+
+BROKEN = """#include <stddef.h>
+void solution(const float *in, float *out, size_t n)
+{
+    this does not compile;
+}
+"""
+
+CONFIG = """version: 1
+settings:
+  max_time: 1s
+  min_rounds: 5
+benchmarks:
+  - name: sum
+    problem: reduce_sum
+    sources: [src/sum.c]
+    cases: [{n: 20000}, {n: 60000}]
+"""
+
+
+def snapshot(repo):
+    """What perfgate must never change in the user's repository."""
+    def git(*args):
+        return subprocess.run(["git", "-C", repo, *args], check=True,
+                              capture_output=True, text=True).stdout
+
+    state = {
+        "head": git("rev-parse", "HEAD"),
+        "symbolic": git("symbolic-ref", "-q", "HEAD"),
+        "refs": git("for-each-ref"),
+        "status": git("status", "--porcelain", "--ignored"),
+        "stash": git("stash", "list"),
+    }
+    for name in ("index", "config", "HEAD", "packed-refs"):
+        p = os.path.join(repo, ".git", name)
+        if os.path.exists(p):
+            with open(p, "rb") as f:
+                state[".git/" + name] = hashlib.sha256(f.read()).hexdigest()
+    files = {}
+    for root, dirs, names in os.walk(repo):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for n in names:
+            p = os.path.join(root, n)
+            with open(p, "rb") as f:
+                st = os.stat(p)
+                files[os.path.relpath(p, repo)] = (
+                    hashlib.sha256(f.read()).hexdigest(), st.st_mode,
+                    st.st_mtime_ns)
+    state["files"] = files
+    return state
+
+
+class Result:
+    def __init__(self, proc, json_path):
+        self.code = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+        self.json = None
+        if os.path.exists(json_path):
+            with open(json_path) as f:
+                self.json = json.load(f)
+
+    def bench(self, name="sum"):
+        for b in self.json["benchmarks"]:
+            if b["name"] == name:
+                return b
+        raise KeyError(name)
+
+
+class RepoTest(unittest.TestCase):
+    """A test case with a fresh repository in self.repo."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="pg-test-")
+        self.repo = os.path.join(self.tmp, "repo")
+        self.out = os.path.join(self.tmp, "out")
+        # perfgate's own temporaries go here, so that a test can see that
+        # none are left behind.
+        self.pgtmp = os.path.join(self.tmp, "pgtmp")
+        for d in (self.repo, self.out, self.pgtmp):
+            os.makedirs(d)
+        self.git("init", "-q", "-b", "main")
+        self.git("config", "user.email", "test@example.com")
+        self.git("config", "user.name", "perfgate test")
+        self.git("config", "commit.gpgsign", "false")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def git(self, *args, cwd=None):
+        return subprocess.run(["git", *args], cwd=cwd or self.repo, check=True,
+                              capture_output=True, text=True).stdout.strip()
+
+    def write(self, path, text):
+        full = os.path.join(self.repo, path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "w") as f:
+            f.write(text)
+
+    def commit(self, files, message="change"):
+        for path, text in files.items():
+            self.write(path, text)
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", message)
+        return self.git("rev-parse", "HEAD")
+
+    def perfgate(self, *args, cwd=None, timeout=300, env=None):
+        """Runs perfgate compare ARGS; checks the repository is untouched."""
+        before = snapshot(self.repo)
+        json_path = os.path.join(self.out, "result.json")
+        md_path = os.path.join(self.out, "comment.md")
+        for p in (json_path, md_path):
+            if os.path.exists(p):
+                os.remove(p)
+        full_env = dict(os.environ, TMPDIR=self.pgtmp)
+        full_env.pop("GITHUB_ACTIONS", None)
+        full_env.update(env or {})
+        proc = subprocess.run(
+            [PERFGATE, "compare", "--json", json_path, "--markdown", md_path,
+             *args], cwd=cwd or self.repo, capture_output=True, text=True,
+            timeout=timeout, env=full_env)
+        after = snapshot(self.repo)
+        self.assertEqual(before, after, "perfgate changed the repository")
+        self.assertEqual(os.listdir(self.pgtmp), [],
+                         "perfgate left temporary files behind")
+        res = Result(proc, json_path)
+        if os.path.exists(md_path):
+            with open(md_path) as f:
+                res.markdown = f.read()
+        return res
+
+    def base_repo(self, solution=SERIAL, config=CONFIG):
+        return self.commit({"perfgate.yml": config, "src/sum.c": solution},
+                           "base")

@@ -1,0 +1,248 @@
+"""perfgate compare, end to end, on throwaway repositories."""
+import os
+import signal
+import subprocess
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from harness import (BROKEN, CONFIG, CRASH, EXITS, HANG, LANES, PERFGATE,  # noqa
+                     SERIAL, TWICE, WRONG, RepoTest)
+
+
+class Verdicts(RepoTest):
+    """Timing-based verdicts, with margins that hold on a noisy machine:
+    the slower head does twice the work, the faster one a third of the
+    latency, and the unchanged one is judged against a 15% floor."""
+
+    def test_unchanged(self):
+        self.base_repo()
+        self.commit({"src/sum.c": "/* reworded comment */\n" + SERIAL})
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "15%")
+        self.assertEqual(r.code, 0, r.stderr)
+        b = r.bench()
+        self.assertEqual(b["status"], "unchanged")
+        self.assertEqual(r.json["verdict"], "pass")
+        self.assertLess(abs(b["change"]), 0.15)
+        self.assertGreaterEqual(b["rounds"], 5)
+        self.assertEqual(len(b["cases"]), 2)
+        self.assertIsNone(b["side"])
+
+    def test_slower_is_a_regression(self):
+        self.base_repo()
+        self.commit({"src/sum.c": TWICE})
+        r = self.perfgate("HEAD~1", "HEAD")
+        self.assertEqual(r.code, 1, r.stderr)
+        b = r.bench()
+        self.assertEqual(b["status"], "regression")
+        self.assertGreater(b["change"], 0.25)
+        self.assertEqual(r.json["verdict"], "fail")
+        self.assertIn("regression", r.stdout)
+        self.assertTrue(r.markdown.startswith("<!-- perfgate -->\n"))
+        self.assertIn("❌", r.markdown)
+
+    def test_faster_is_an_improvement(self):
+        self.base_repo()
+        self.commit({"src/sum.c": LANES})
+        r = self.perfgate("HEAD~1")  # HEAD omitted: the (clean) working tree
+        self.assertEqual(r.code, 0, r.stderr)
+        b = r.bench()
+        self.assertEqual(b["status"], "improvement")
+        self.assertLess(b["change"], -0.25)
+        self.assertTrue(r.json["head"]["worktree"])
+        self.assertFalse(r.json["head"]["dirty"])
+
+    def test_uncommitted_changes_are_the_head(self):
+        self.base_repo()
+        self.write("src/sum.c", TWICE)  # not committed
+        r = self.perfgate()  # BASE = HEAD, HEAD = the working tree
+        self.assertEqual(r.code, 1, r.stderr)
+        self.assertEqual(r.bench()["status"], "regression")
+        self.assertEqual(r.json["head"]["rev"], "working tree")
+        self.assertTrue(r.json["head"]["dirty"])
+        self.assertEqual(r.json["base"]["commit"], self.git("rev-parse", "HEAD"))
+
+
+class Failures(RepoTest):
+    """What the head's code does wrong fails the gate, named and explained."""
+
+    def check_head_failure(self, source, status, *args):
+        self.base_repo()
+        self.commit({"src/sum.c": source})
+        r = self.perfgate("HEAD~1", "HEAD", *args)
+        self.assertEqual(r.code, 1, r.stdout + r.stderr)
+        b = r.bench()
+        self.assertEqual(b["status"], status)
+        self.assertEqual(b["side"], "head")
+        self.assertIsNone(b["change"])
+        self.assertEqual(r.json["verdict"], "fail")
+        return b
+
+    def test_wrong_result_is_incorrect(self):
+        b = self.check_head_failure(WRONG, "incorrect")
+        self.assertIn("expected", b["message"])
+        self.assertIn("n=20000", b["message"])
+
+    def test_crash_is_reported_with_its_signal(self):
+        b = self.check_head_failure(CRASH, "crashed")
+        self.assertIn("SIGSEGV", b["message"])
+
+    def test_exit_in_user_code_is_a_crash(self):
+        b = self.check_head_failure(EXITS, "crashed")
+        self.assertIn("status 3", b["message"])
+
+    def test_hang_is_stopped_at_the_timeout(self):
+        start = time.monotonic()
+        b = self.check_head_failure(HANG, "timeout", "--timeout", "1s")
+        self.assertLess(time.monotonic() - start, 60)
+        self.assertIn("head", b["message"])
+
+    def test_build_error_is_build_failed_with_the_compiler_output(self):
+        b = self.check_head_failure(BROKEN, "build_failed")
+        self.assertIn("src/sum.c", b["log"])
+        self.assertIn("error", b["log"])
+
+    def test_other_benchmarks_still_run_after_a_crash(self):
+        config = CONFIG + """  - name: other
+    problem: reduce_sum
+    sources: [src/other.c]
+    cases: [{n: 1000}]
+"""
+        self.commit({"perfgate.yml": config, "src/sum.c": SERIAL,
+                     "src/other.c": SERIAL}, "base")
+        self.commit({"src/sum.c": CRASH})
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "50%")
+        self.assertEqual(r.code, 1)
+        self.assertEqual(r.bench("sum")["status"], "crashed")
+        self.assertEqual(r.bench("other")["status"], "unchanged")
+
+    def test_failure_on_the_base_side_only_is_reported_not_failed(self):
+        self.base_repo(CRASH)
+        self.commit({"src/sum.c": SERIAL})
+        r = self.perfgate("HEAD~1", "HEAD")
+        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+        b = r.bench()
+        self.assertEqual(b["status"], "crashed")
+        self.assertEqual(b["side"], "base")
+        self.assertEqual(r.json["verdict"], "pass")
+
+    def test_new_benchmark_has_no_baseline(self):
+        self.commit({"README": "nothing yet\n"}, "before perfgate")
+        self.commit({"perfgate.yml": CONFIG, "src/sum.c": SERIAL})
+        r = self.perfgate("HEAD~1", "HEAD")
+        self.assertEqual(r.code, 0, r.stderr)
+        b = r.bench()
+        self.assertEqual(b["status"], "new")
+        self.assertIsNone(b["base_ns"])
+        self.assertGreater(b["head_ns"], 0)
+
+    def test_new_benchmark_is_still_verified(self):
+        self.commit({"README": "nothing yet\n"}, "before perfgate")
+        self.commit({"perfgate.yml": CONFIG, "src/sum.c": WRONG})
+        r = self.perfgate("HEAD~1", "HEAD")
+        self.assertEqual(r.code, 1)
+        self.assertEqual(r.bench()["status"], "incorrect")
+
+
+class UsageErrors(RepoTest):
+    """Bad revisions and configs: exit 2, with a message that helps."""
+
+    def test_bad_revision(self):
+        self.base_repo()
+        r = self.perfgate("no-such-branch")
+        self.assertEqual(r.code, 2)
+        self.assertIn("'no-such-branch'", r.stderr)
+        self.assertIn("git fetch", r.stderr)
+        self.assertIsNone(r.json)
+
+    def test_revision_missing_from_a_shallow_clone(self):
+        self.base_repo()
+        self.commit({"src/sum.c": LANES})
+        clone = os.path.join(self.tmp, "shallow")
+        self.git("clone", "-q", "--depth", "1", "file://" + self.repo, clone,
+                 cwd=self.tmp)
+        proc = subprocess.run([PERFGATE, "compare", "HEAD~1"], cwd=clone,
+                              capture_output=True, text=True)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("shallow", proc.stderr)
+        self.assertIn("fetch-depth: 0", proc.stderr)
+
+    def test_malformed_config(self):
+        self.base_repo(config=CONFIG.replace("sources:", "sourcez:"))
+        r = self.perfgate()
+        self.assertEqual(r.code, 2)
+        self.assertIn("perfgate.yml:8:5: unknown key 'sourcez' in benchmark "
+                      "(did you mean 'sources'?)", r.stderr)
+
+    def test_unknown_case_parameter(self):
+        self.base_repo(config=CONFIG.replace("{n: 20000}", "{nn: 20000}"))
+        r = self.perfgate()
+        self.assertEqual(r.code, 2)
+        self.assertIn("perfgate.yml:9:13: unknown parameter 'nn' for problem "
+                      "'reduce_sum' (did you mean 'n'?)", r.stderr)
+
+    def test_missing_config(self):
+        self.commit({"src/sum.c": SERIAL})
+        r = self.perfgate()
+        self.assertEqual(r.code, 2)
+        self.assertIn("perfgate.yml: no such file", r.stderr)
+
+    def test_not_a_repository(self):
+        proc = subprocess.run([PERFGATE, "compare"], cwd=self.out,
+                              capture_output=True, text=True)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("not a git repository", proc.stderr)
+
+    def test_unknown_benchmark_filter(self):
+        self.base_repo()
+        r = self.perfgate("--bench", "summ")
+        self.assertEqual(r.code, 2)
+        self.assertIn("did you mean 'sum'", r.stderr)
+
+
+class Interrupt(RepoTest):
+    def test_sigint_stops_the_child_and_removes_temporaries(self):
+        self.base_repo()
+        self.commit({"src/sum.c": HANG})
+        before = os.listdir(self.pgtmp)
+        proc = subprocess.Popen(
+            [PERFGATE, "compare", "HEAD~1", "HEAD", "--timeout", "120s"],
+            cwd=self.repo, env=dict(os.environ, TMPDIR=self.pgtmp),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # Wait until the hanging head is running (its temporaries exist).
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not os.listdir(self.pgtmp):
+            time.sleep(0.05)
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 130, err)
+        self.assertIn("interrupted", err)
+        self.assertEqual(os.listdir(self.pgtmp), before)
+
+
+class Reports(RepoTest):
+    def test_report_renders_a_saved_result(self):
+        self.base_repo()
+        self.commit({"src/sum.c": TWICE})
+        r = self.perfgate("HEAD~1", "HEAD")
+        self.assertEqual(r.code, 1)
+        md = os.path.join(self.out, "again.md")
+        proc = subprocess.run([PERFGATE, "report", "--markdown", md,
+                               os.path.join(self.out, "result.json")],
+                              capture_output=True, text=True)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        with open(md) as f:
+            self.assertEqual(f.read(), r.markdown)
+
+    def test_github_actions_sets_a_ten_percent_floor(self):
+        self.base_repo()
+        r = self.perfgate(env={"GITHUB_ACTIONS": "true"})
+        self.assertEqual(r.json["noise_floor"], 0.10)
+        self.assertEqual(r.json["noise_floor_source"], "GITHUB_ACTIONS")
+        self.assertIn("GITHUB_ACTIONS", r.markdown)
+
+
+if __name__ == "__main__":
+    unittest.main()
