@@ -1,0 +1,48 @@
+/*
+ * main.c - runs one unit test suite, or one test of it:
+ *   unit_tests SUITE [TEST]
+ */
+#include "test.h"
+
+#include <stdlib.h>
+
+int pg_test_failed;
+
+extern const pg_test pg_tests_util[], pg_tests_config[], pg_tests_stats[],
+    pg_tests_report[], pg_tests_measure[];
+
+static const struct {
+    const char *name;
+    const pg_test *tests;
+} suites[] = {{"util", pg_tests_util},
+              {"config", pg_tests_config},
+              {"stats", pg_tests_stats},
+              {"report", pg_tests_report},
+              {"measure", pg_tests_measure}};
+
+int main(int argc, char **argv)
+{
+    size_t s;
+    int failures = 0, ran = 0;
+
+    for (s = 0; s < sizeof(suites) / sizeof(suites[0]); s++) {
+        const pg_test *t;
+        if (argc > 1 && strcmp(argv[1], suites[s].name))
+            continue;
+        for (t = suites[s].tests; t->name; t++) {
+            if (argc > 2 && strcmp(argv[2], t->name))
+                continue;
+            pg_test_failed = 0;
+            t->fn();
+            ran++;
+            printf("%s %s.%s\n", pg_test_failed ? "FAIL" : "ok  ",
+                   suites[s].name, t->name);
+            failures += pg_test_failed;
+        }
+    }
+    if (!ran) {
+        fprintf(stderr, "no such test\n");
+        return 2;
+    }
+    return failures ? 1 : 0;
+}

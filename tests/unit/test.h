@@ -1,0 +1,60 @@
+/*
+ * test.h - a minimal test harness: each suite is a list of functions; a
+ * failed check prints where and why and marks the test failed.
+ */
+#ifndef PG_TEST_H
+#define PG_TEST_H
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+extern int pg_test_failed;
+
+#define CHECK(cond)                                                            \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__,   \
+                    #cond);                                                    \
+            pg_test_failed = 1;                                                \
+        }                                                                      \
+    } while (0)
+
+#define CHECK_STR(got, want)                                                   \
+    do {                                                                       \
+        const char *g_ = (got), *w_ = (want);                                  \
+        if (!g_ || strcmp(g_, w_)) {                                           \
+            fprintf(stderr, "%s:%d: got \"%s\", want \"%s\"\n", __FILE__,      \
+                    __LINE__, g_ ? g_ : "(null)", w_);                         \
+            pg_test_failed = 1;                                                \
+        }                                                                      \
+    } while (0)
+
+#define CHECK_CONTAINS(text, part)                                             \
+    do {                                                                       \
+        const char *t_ = (text), *p_ = (part);                                 \
+        if (!t_ || !strstr(t_, p_)) {                                          \
+            fprintf(stderr, "%s:%d: \"%s\" does not contain \"%s\"\n",         \
+                    __FILE__, __LINE__, t_ ? t_ : "(null)", p_);               \
+            pg_test_failed = 1;                                                \
+        }                                                                      \
+    } while (0)
+
+#define CHECK_NEAR(got, want, tol)                                             \
+    do {                                                                       \
+        double g_ = (got), w_ = (want), t_ = (tol);                            \
+        if (!(fabs(g_ - w_) <= t_)) {                                          \
+            fprintf(stderr, "%s:%d: got %g, want %g within %g\n", __FILE__,    \
+                    __LINE__, g_, w_, t_);                                     \
+            pg_test_failed = 1;                                                \
+        }                                                                      \
+    } while (0)
+
+typedef struct pg_test {
+    const char *name;
+    void (*fn)(void);
+} pg_test;
+
+#define PG_TESTS_END {NULL, NULL}
+
+#endif

@@ -1,0 +1,215 @@
+#define _POSIX_C_SOURCE 200809L
+/* perfgate.yml: what it accepts, and how it says no. */
+#include <stdlib.h>
+
+#include "config.h"
+#include "error.h"
+#include "test.h"
+
+static const char *const builtins[] = {"matmul", "reduce_sum", "vector_add",
+                                       NULL};
+
+static int parse(pg_config *cfg, const char *text)
+{
+    pg_error_clear();
+    return pg_config_parse(cfg, text, strlen(text), "perfgate.yml", ".",
+                           builtins);
+}
+
+/* Parses `text`, expects a usage error whose message is `want`. */
+static void expect_error(const char *text, const char *want, int line)
+{
+    pg_config cfg;
+    int err = parse(&cfg, text);
+
+    if (err != PG_ERR_USAGE || !pg_error_last() ||
+        strcmp(pg_error_last(), want)) {
+        fprintf(stderr, "%s:%d: got %d \"%s\"\n      want \"%s\"\n", __FILE__,
+                line, err, pg_error_last() ? pg_error_last() : "", want);
+        pg_test_failed = 1;
+    }
+    pg_config_free(&cfg);
+}
+#define EXPECT_ERROR(text, want) expect_error(text, want, __LINE__)
+
+static void full_config(void)
+{
+    pg_config cfg;
+    const pg_bench_config *b;
+
+    unsetenv("GITHUB_ACTIONS");
+    CHECK(parse(&cfg, "version: 1\n"
+                      "settings:\n"
+                      "  noise_floor: 7.5%\n"
+                      "  max_time: 500ms\n"
+                      "  min_rounds: 9\n"
+                      "  timeout: 2m\n"
+                      "benchmarks:\n"
+                      "  - name: reduce_sum\n"
+                      "    problem: reduce_sum\n"
+                      "    sources: [src/reduce.c, src/helper.c]\n"
+                      "    symbol: my_sum\n"
+                      "    language: c\n"
+                      "    cflags: [-O3, -march=native]\n"
+                      "    include: [include]\n"
+                      "    cases: [{n: 1000}, {n: 100000}]\n") == 0);
+    CHECK_NEAR(cfg.settings.noise_floor, 0.075, 1e-12);
+    CHECK(cfg.settings.floor_source == PG_FLOOR_CONFIG);
+    CHECK_NEAR(cfg.settings.max_time, 0.5, 1e-12);
+    CHECK(cfg.settings.min_rounds == 9);
+    CHECK_NEAR(cfg.settings.timeout, 120, 1e-12);
+    CHECK(cfg.nbenchmarks == 1);
+    b = &cfg.benchmarks[0];
+    CHECK_STR(b->name, "reduce_sum");
+    CHECK(b->problem_path == NULL);
+    CHECK(b->nsources == 2);
+    CHECK_STR(b->sources[1], "src/helper.c");
+    CHECK_STR(b->symbol, "my_sum");
+    CHECK(b->ncflags == 2);
+    CHECK_STR(b->cflags[1], "-march=native");
+    CHECK(b->ninclude == 1);
+    CHECK(b->ncases == 2);
+    CHECK_STR(b->cases[1].name, "n=100000");
+    CHECK(b->cases[1].mark.line == 15);
+    pg_config_free(&cfg);
+}
+
+static void defaults(void)
+{
+    pg_config cfg;
+    const pg_bench_config *b;
+
+    unsetenv("GITHUB_ACTIONS");
+    CHECK(parse(&cfg, "version: 1\nbenchmarks:\n  - name: m\n"
+                      "    problem: matmul\n    sources: src/mm.c\n") == 0);
+    CHECK_NEAR(cfg.settings.noise_floor, 0.05, 1e-12);
+    CHECK(cfg.settings.floor_source == PG_FLOOR_DEFAULT);
+    CHECK(cfg.settings.min_rounds == 5);
+    CHECK_NEAR(cfg.settings.max_time, 10, 1e-12);
+    CHECK_NEAR(cfg.settings.timeout, 60, 1e-12);
+    b = &cfg.benchmarks[0];
+    CHECK_STR(b->symbol, "solution");
+    CHECK_STR(b->language, "c");
+    CHECK(b->ncflags == 1);
+    CHECK_STR(b->cflags[0], "-O2");
+    CHECK(b->ncases == 0);
+    pg_config_free(&cfg);
+
+    setenv("GITHUB_ACTIONS", "true", 1);
+    CHECK(parse(&cfg, "version: 1\nbenchmarks:\n  - name: m\n"
+                      "    problem: matmul\n    sources: src/mm.c\n") == 0);
+    CHECK_NEAR(cfg.settings.noise_floor, 0.10, 1e-12);
+    CHECK(cfg.settings.floor_source == PG_FLOOR_GITHUB_ACTIONS);
+    pg_config_free(&cfg);
+    /* The config's own floor wins over the environment's default. */
+    CHECK(parse(&cfg, "version: 1\nsettings: {noise_floor: 0.02}\n"
+                      "benchmarks:\n  - name: m\n"
+                      "    problem: matmul\n    sources: src/mm.c\n") == 0);
+    CHECK_NEAR(cfg.settings.noise_floor, 0.02, 1e-12);
+    pg_config_free(&cfg);
+    unsetenv("GITHUB_ACTIONS");
+}
+
+#define BENCH "  - name: a\n    problem: reduce_sum\n    sources: [a.c]\n"
+
+static void errors_name_the_place(void)
+{
+    EXPECT_ERROR("version: 1\nbenchmarks:\n  - name: a\n    problem: "
+                 "reduce_sum\n    sourcez: [a.c]\n",
+                 "perfgate.yml:5:5: unknown key 'sourcez' in benchmark (did "
+                 "you mean 'sources'?)");
+    EXPECT_ERROR("version: 1\nsetings: {}\nbenchmarks:\n" BENCH,
+                 "perfgate.yml:2:1: unknown key 'setings' at the top level "
+                 "(did you mean 'settings'?)");
+    EXPECT_ERROR("version: 1\nsettings:\n  noise_flor: 5%\nbenchmarks:\n" BENCH,
+                 "perfgate.yml:3:3: unknown key 'noise_flor' in settings (did "
+                 "you mean 'noise_floor'?)");
+    EXPECT_ERROR("version: 1\n",
+                 "perfgate.yml:1:1: missing 'benchmarks': list at least one "
+                 "benchmark");
+    EXPECT_ERROR("benchmarks:\n" BENCH,
+                 "perfgate.yml:1:1: missing 'version: 1' at the top level");
+    EXPECT_ERROR("version: 2\nbenchmarks:\n" BENCH,
+                 "perfgate.yml:1:10: unsupported version '2': this perfgate "
+                 "reads version 1");
+    EXPECT_ERROR("version: 1\nbenchmarks:\n" BENCH BENCH,
+                 "perfgate.yml:6:11: duplicate benchmark name 'a' (first at "
+                 "line 3)");
+    EXPECT_ERROR("version: 1\nbenchmarks:\n  - name: a\n    problem: "
+                 "reduce_summ\n    sources: [a.c]\n",
+                 "perfgate.yml:4:14: unknown problem 'reduce_summ' (did you "
+                 "mean 'reduce_sum'?)");
+    EXPECT_ERROR("version: 1\nbenchmarks:\n  - name: a\n    problem: "
+                 "fft\n    sources: [a.c]\n",
+                 "perfgate.yml:4:14: unknown problem 'fft': use a built-in "
+                 "problem (perfgate problems) or a path to a problem .c file");
+    EXPECT_ERROR("version: 1\nbenchmarks:\n  - name: a\n    problem: "
+                 "perf/mine.c\n    sources: [a.c]\n",
+                 "perfgate.yml:4:14: problem file 'perf/mine.c' not found "
+                 "(./perf/mine.c)");
+}
+
+static void errors_for_wrong_types(void)
+{
+    EXPECT_ERROR("version: 1\nsettings:\n  min_rounds: many\nbenchmarks:\n" BENCH,
+                 "perfgate.yml:3:15: 'min_rounds' must be a whole number");
+    EXPECT_ERROR("version: 1\nsettings:\n  min_rounds: \"5\"\nbenchmarks:\n" BENCH,
+                 "perfgate.yml:3:15: 'min_rounds' must be a whole number");
+    EXPECT_ERROR("version: 1\nsettings:\n  noise_floor: 5\nbenchmarks:\n" BENCH,
+                 "perfgate.yml:3:16: 'noise_floor' 5 is more than 100% (did "
+                 "you mean '5%'?)");
+    EXPECT_ERROR("version: 1\nsettings:\n  max_time: soon\nbenchmarks:\n" BENCH,
+                 "perfgate.yml:3:13: 'max_time' must be a duration such as "
+                 "10s, 500ms or 2m");
+    EXPECT_ERROR("version: 1\nbenchmarks: {a: 1}\n",
+                 "perfgate.yml:2:13: 'benchmarks' must be a list of at least "
+                 "one benchmark");
+    EXPECT_ERROR("version: 1\nbenchmarks:\n  - name: a\n    problem: "
+                 "reduce_sum\n    sources: {a: b}\n",
+                 "perfgate.yml:5:14: 'sources' must be a list of strings");
+    EXPECT_ERROR("version: 1\nbenchmarks:\n  - name: a b\n    problem: "
+                 "reduce_sum\n    sources: [a.c]\n",
+                 "perfgate.yml:3:11: benchmark name 'a b' may only hold "
+                 "letters, digits, '_', '.' and '-'");
+    EXPECT_ERROR("version: 1\nbenchmarks:\n" BENCH "    cases: [{n: big}]\n",
+                 "perfgate.yml:6:17: case parameter 'n' must be a whole "
+                 "number");
+    EXPECT_ERROR("version: 1\nbenchmarks:\n  - name: a\n    problem: "
+                 "reduce_sum\n    sources: [a.cu]\n",
+                 "perfgate.yml:3:5: cannot tell the language of 'a.cu' from "
+                 "its extension: add 'language: c'");
+    EXPECT_ERROR("version: 1\nbenchmarks:\n  - name: a\n    problem: "
+                 "reduce_sum\n    sources: [../outside.c]\n",
+                 "perfgate.yml:5:14: source '../outside.c' must be a path "
+                 "inside the repository");
+    EXPECT_ERROR("version: 1\nbenchmarks: [\n",
+                 "perfgate.yml:3:1: invalid YAML: did not find expected node "
+                 "content while parsing a flow node");
+    EXPECT_ERROR("", "perfgate.yml:1:1: the file is empty; it needs "
+                     "'version: 1' and 'benchmarks'");
+}
+
+static void case_specs(void)
+{
+    pg_case_spec *specs;
+    size_t n;
+
+    CHECK(pg_case_specs_parse(&specs, &n, "m=64, n=32,k=16; n = 5 ;") == 0);
+    CHECK(n == 2);
+    CHECK_STR(specs[0].name, "m=64,n=32,k=16");
+    CHECK_STR(specs[1].name, "n=5");
+    pg_case_spec_free(&specs[0]);
+    pg_case_spec_free(&specs[1]);
+    free(specs);
+    CHECK(pg_case_specs_parse(&specs, &n, "n=") < 0);
+    CHECK(pg_case_specs_parse(&specs, &n, "n=1,n=2") < 0);
+    CHECK(pg_case_specs_parse(&specs, &n, "") < 0);
+}
+
+const pg_test pg_tests_config[] = {
+    {"full_config", full_config},
+    {"defaults", defaults},
+    {"errors_name_the_place", errors_name_the_place},
+    {"errors_for_wrong_types", errors_for_wrong_types},
+    {"case_specs", case_specs},
+    PG_TESTS_END};

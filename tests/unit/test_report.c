@@ -1,0 +1,163 @@
+#define _POSIX_C_SOURCE 200809L
+/* The renderers, and the JSON round trip. */
+#include <stdlib.h>
+
+#include "report.h"
+#include "result.h"
+#include "stats.h"
+#include "test.h"
+
+static void sample(pg_result *r, size_t n)
+{
+    size_t i;
+
+    memset(r, 0, sizeof(*r));
+    r->version = strdup("0.1.0");
+    r->noise_floor = 0.05;
+    r->floor_source = PG_FLOOR_DEFAULT;
+    r->base.rev = strdup("HEAD~1");
+    r->base.commit = strdup("0123456789abcdef0123456789abcdef01234567");
+    r->head.rev = strdup("working tree");
+    r->head.commit = strdup("89abcdef0123456789abcdef0123456789abcdef");
+    r->head.worktree = 1;
+    r->head.dirty = 1;
+    for (i = 0; i < n; i++) {
+        char name[32];
+        pg_bench_result *b;
+
+        snprintf(name, sizeof(name), "bench_%zu", i);
+        b = pg_result_add(r, name, "reduce_sum");
+        b->cases = calloc(1, sizeof(*b->cases));
+        b->ncases = 1;
+        b->cases[0].name = strdup("n=1000");
+        b->cases[0].base_ns = 32800;
+        b->cases[0].head_ns = i % 2 ? 29200 : 40000;
+        b->cases[0].flops = 1000;
+        b->cases[0].bytes = 4000;
+        b->cases[0].inner = 1;
+        b->rounds = 315;
+        pg_decide(b, r->noise_floor);
+    }
+}
+
+static void markdown_shape(void)
+{
+    pg_result r;
+    pg_str md = PG_STR_INIT;
+
+    sample(&r, 2);
+    pg_report_markdown(&md, &r);
+    CHECK(!strncmp(pg_str_cstr(&md), "<!-- perfgate -->\n", 18));
+    CHECK_CONTAINS(pg_str_cstr(&md), "❌ perfgate:");
+    CHECK_CONTAINS(pg_str_cstr(&md), "1 regression, 1 improvement");
+    CHECK_CONTAINS(pg_str_cstr(&md),
+                   "32.8 µs → 29.2 µs, best of 315 runs | -11.0% | 🚀 "
+                   "improvement |");
+    CHECK_CONTAINS(pg_str_cstr(&md), "<details><summary>Per-case results");
+    CHECK_CONTAINS(pg_str_cstr(&md), "| bench\\_1 | n=1000 | 32.8 µs | 29.2 "
+                                     "µs | -11.0% | 0.03 | 0.14 |");
+    CHECK_CONTAINS(pg_str_cstr(&md), "Base `0123456789` (HEAD\\~1)");
+    CHECK_CONTAINS(pg_str_cstr(&md), "working tree (uncommitted changes)");
+    CHECK_CONTAINS(pg_str_cstr(&md), "Noise floor 5% (default)");
+    pg_str_free(&md);
+    pg_result_free(&r);
+}
+
+static void markdown_stays_under_the_limit(void)
+{
+    pg_result r;
+    pg_str md = PG_STR_INIT;
+    size_t i;
+
+    sample(&r, 5000);
+    for (i = 0; i < r.nbenchmarks; i++) {
+        r.benchmarks[i].status = PG_STATUS_BUILD_FAILED;
+        r.benchmarks[i].side = PG_SIDE_HEAD;
+        r.benchmarks[i].message = strdup("head side: does not compile");
+        r.benchmarks[i].log = calloc(1, 4001);
+        memset(r.benchmarks[i].log, 'x', 4000);
+    }
+    pg_report_markdown(&md, &r);
+    CHECK(md.size < PG_COMMENT_MAX);
+    CHECK_CONTAINS(pg_str_cstr(&md), "more benchmarks: see the JSON report");
+    CHECK_CONTAINS(pg_str_cstr(&md), "Noise floor"); /* the footer survived */
+    pg_str_free(&md);
+    pg_result_free(&r);
+}
+
+static void markdown_escapes_what_it_did_not_write(void)
+{
+    pg_result r;
+    pg_str md = PG_STR_INIT;
+
+    sample(&r, 1);
+    r.benchmarks[0].status = PG_STATUS_INCORRECT;
+    r.benchmarks[0].side = PG_SIDE_HEAD;
+    r.benchmarks[0].message = strdup("got <script>alert(1)</script> | x");
+    free(r.base.rev);
+    r.base.rev = strdup("feature/**bold**");
+    pg_report_markdown(&md, &r);
+    CHECK(!strstr(pg_str_cstr(&md), "<script>"));
+    CHECK_CONTAINS(pg_str_cstr(&md), "&lt;script&gt;");
+    CHECK_CONTAINS(pg_str_cstr(&md), "(feature/\\*\\*bold\\*\\*)");
+    pg_str_free(&md);
+    pg_result_free(&r);
+}
+
+static void terminal_table(void)
+{
+    pg_result r;
+    pg_str t = PG_STR_INIT;
+
+    sample(&r, 2);
+    pg_report_terminal(&t, &r, 0);
+    CHECK_CONTAINS(pg_str_cstr(&t), "benchmark  base     head     change  "
+                                    "status");
+    CHECK_CONTAINS(pg_str_cstr(&t), "bench_0    32.8 µs  40.0 µs  +22.0%  "
+                                    "regression");
+    CHECK_CONTAINS(pg_str_cstr(&t), "FAIL: 1 regression, 1 improvement");
+    CHECK(!strchr(pg_str_cstr(&t), '\033'));
+    pg_str_free(&t);
+    pg_result_free(&r);
+}
+
+static void json_round_trip(void)
+{
+    pg_result r, back;
+    char *json, *again;
+    pg_str a = PG_STR_INIT, b = PG_STR_INIT;
+
+    sample(&r, 3);
+    r.benchmarks[2].status = PG_STATUS_CRASHED;
+    r.benchmarks[2].side = PG_SIDE_HEAD;
+    r.benchmarks[2].change = NAN;
+    r.benchmarks[2].message = strdup("head side: killed by SIGSEGV");
+    json = pg_result_to_json(&r);
+    CHECK_CONTAINS(json, "\"verdict\":\t\"fail\"");
+    CHECK_CONTAINS(json, "\"side\":\t\"head\"");
+    CHECK_CONTAINS(json, "\"change\":\tnull");
+    CHECK(pg_result_from_json(&back, json, "r.json") == 0);
+    again = pg_result_to_json(&back);
+    CHECK_STR(again, json);
+    pg_report_markdown(&a, &r);
+    pg_report_markdown(&b, &back);
+    CHECK_STR(pg_str_cstr(&b), pg_str_cstr(&a));
+    CHECK(pg_result_from_json(&back, "{\"x\": 1}", "bad.json") < 0);
+    pg_result_free(&back);
+    CHECK(pg_result_from_json(&back, "not json", "bad.json") < 0);
+    pg_result_free(&back);
+    free(json);
+    free(again);
+    pg_str_free(&a);
+    pg_str_free(&b);
+    pg_result_free(&r);
+}
+
+const pg_test pg_tests_report[] = {
+    {"markdown_shape", markdown_shape},
+    {"markdown_stays_under_the_limit", markdown_stays_under_the_limit},
+    {"markdown_escapes_what_it_did_not_write",
+     markdown_escapes_what_it_did_not_write},
+    {"terminal_table", terminal_table},
+    {"json_round_trip", json_round_trip},
+    PG_TESTS_END};

@@ -1,0 +1,99 @@
+/* The decision rule and the gate. */
+#include "stats.h"
+#include "test.h"
+
+static pg_bench_result bench(double base1, double head1, double base2,
+                             double head2)
+{
+    static pg_case_result cases[2];
+    pg_bench_result b;
+
+    memset(&b, 0, sizeof(b));
+    memset(cases, 0, sizeof(cases));
+    cases[0].base_ns = base1;
+    cases[0].head_ns = head1;
+    cases[1].base_ns = base2;
+    cases[1].head_ns = head2;
+    b.cases = cases;
+    b.ncases = 2;
+    b.side = PG_SIDE_NONE;
+    return b;
+}
+
+static void sums_of_minimums(void)
+{
+    /* One case 10% slower, another 10% faster but ten times longer: the
+     * total is what a caller of both pays. */
+    pg_bench_result b = bench(100, 110, 1000, 900);
+
+    pg_decide(&b, 0.05);
+    CHECK_NEAR(b.base_ns, 1100, 1e-9);
+    CHECK_NEAR(b.head_ns, 1010, 1e-9);
+    CHECK_NEAR(b.change, 1010.0 / 1100 - 1, 1e-12);
+    CHECK(b.status == PG_STATUS_IMPROVEMENT);
+    CHECK_NEAR(b.cases[0].change, 0.10, 1e-12);
+    CHECK_NEAR(b.cases[1].change, -0.10, 1e-12);
+}
+
+static void floor_boundaries(void)
+{
+    CHECK(pg_classify(0.0501, 0.05) == PG_STATUS_REGRESSION);
+    CHECK(pg_classify(0.05, 0.05) == PG_STATUS_UNCHANGED);
+    CHECK(pg_classify(-0.05, 0.05) == PG_STATUS_UNCHANGED);
+    CHECK(pg_classify(-0.0501, 0.05) == PG_STATUS_IMPROVEMENT);
+    CHECK(pg_classify(0.09, 0.10) == PG_STATUS_UNCHANGED);
+}
+
+static void zero_totals_are_equal(void)
+{
+    pg_bench_result b = bench(0, 0, 0, 0);
+
+    pg_decide(&b, 0.05);
+    CHECK(b.change == 0);
+    CHECK(b.status == PG_STATUS_UNCHANGED);
+}
+
+static void new_keeps_its_status(void)
+{
+    pg_bench_result b = bench(NAN, 100, NAN, 200);
+
+    b.status = PG_STATUS_NEW;
+    pg_decide(&b, 0.05);
+    CHECK(b.status == PG_STATUS_NEW);
+    CHECK(isnan(b.change));
+    CHECK_NEAR(b.head_ns, 300, 1e-9);
+}
+
+static void which_failures_fail_the_gate(void)
+{
+    pg_bench_result b;
+    pg_result r;
+
+    memset(&b, 0, sizeof(b));
+    b.status = PG_STATUS_REGRESSION;
+    CHECK(pg_bench_fails_gate(&b));
+    b.status = PG_STATUS_INCORRECT;
+    b.side = PG_SIDE_HEAD;
+    CHECK(pg_bench_fails_gate(&b));
+    b.side = PG_SIDE_BASE; /* the base was broken: report, do not fail */
+    CHECK(!pg_bench_fails_gate(&b));
+    b.side = PG_SIDE_NONE; /* neither side to blame: fail safe */
+    CHECK(pg_bench_fails_gate(&b));
+    b.status = PG_STATUS_IMPROVEMENT;
+    CHECK(!pg_bench_fails_gate(&b));
+    b.status = PG_STATUS_NEW;
+    CHECK(!pg_bench_fails_gate(&b));
+    b.status = PG_STATUS_SKIPPED;
+    CHECK(!pg_bench_fails_gate(&b));
+
+    memset(&r, 0, sizeof(r));
+    CHECK(pg_result_passed(&r)); /* nothing to fail */
+}
+
+const pg_test pg_tests_stats[] = {
+    {"sums_of_minimums", sums_of_minimums},
+    {"floor_boundaries", floor_boundaries},
+    {"zero_totals_are_equal", zero_totals_are_equal},
+    {"new_keeps_its_status", new_keeps_its_status},
+    {"which_failures_fail_the_gate", which_failures_fail_the_gate},
+    PG_TESTS_END};

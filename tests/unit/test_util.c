@@ -1,0 +1,105 @@
+/* Units users write, formatting, suggestions and the capped buffer. */
+#include "str.h"
+#include "test.h"
+#include "util.h"
+
+static void durations(void)
+{
+    double v;
+
+    CHECK(pg_parse_duration(&v, "10s") == 0 && v == 10);
+    CHECK(pg_parse_duration(&v, "500ms") == 0 && fabs(v - 0.5) < 1e-12);
+    CHECK(pg_parse_duration(&v, "2m") == 0 && v == 120);
+    CHECK(pg_parse_duration(&v, "1.5") == 0 && v == 1.5);
+    CHECK(pg_parse_duration(&v, "250us") == 0 && fabs(v - 250e-6) < 1e-15);
+    CHECK(pg_parse_duration(&v, "10 parsecs") < 0);
+    CHECK(pg_parse_duration(&v, "-1s") < 0);
+    CHECK(pg_parse_duration(&v, "") < 0);
+}
+
+static void fractions(void)
+{
+    double v;
+
+    CHECK(pg_parse_fraction(&v, "5%") == 0 && fabs(v - 0.05) < 1e-12);
+    CHECK(pg_parse_fraction(&v, "0.05") == 0 && fabs(v - 0.05) < 1e-12);
+    CHECK(pg_parse_fraction(&v, "12.5 %") == 0 && fabs(v - 0.125) < 1e-12);
+    CHECK(pg_parse_fraction(&v, "5") < 0); /* five what? */
+    CHECK(pg_parse_fraction(&v, "-5%") < 0);
+    CHECK(pg_parse_fraction(&v, "five") < 0);
+}
+
+static void suggestions(void)
+{
+    static const char *const keys[] = {"sources", "symbol", "cflags", NULL};
+
+    CHECK_STR(pg_suggest("sourcez", keys), "sources");
+    CHECK_STR(pg_suggest("cflag", keys), "cflags");
+    CHECK(pg_suggest("banana", keys) == NULL);
+}
+
+static void human_times(void)
+{
+    pg_str s = PG_STR_INIT;
+
+    pg_format_ns(&s, 32800);
+    CHECK_STR(pg_str_cstr(&s), "32.8 µs");
+    pg_str_clear(&s);
+    pg_format_ns(&s, 1.2e9);
+    CHECK_STR(pg_str_cstr(&s), "1.20 s");
+    pg_str_clear(&s);
+    pg_format_ns(&s, 999.96);
+    CHECK_STR(pg_str_cstr(&s), "1.00 µs");
+    pg_str_clear(&s);
+    pg_format_ns(&s, 4.5);
+    CHECK_STR(pg_str_cstr(&s), "4.50 ns");
+    pg_str_clear(&s);
+    pg_format_ns(&s, NAN);
+    CHECK_STR(pg_str_cstr(&s), "–");
+    pg_str_clear(&s);
+    pg_format_change(&s, -0.1234);
+    CHECK_STR(pg_str_cstr(&s), "-12.3%");
+    pg_str_free(&s);
+}
+
+static void capped_buffer_keeps_the_newest_bytes(void)
+{
+    pg_str s;
+    int i;
+
+    pg_str_init(&s, 8);
+    for (i = 0; i < 100; i++)
+        pg_str_printf(&s, "%d,", i);
+    CHECK(s.size <= 8);
+    CHECK(s.truncated);
+    CHECK_CONTAINS(pg_str_cstr(&s), "99,");
+    pg_str_free(&s);
+}
+
+static void tail_lines(void)
+{
+    pg_str s = PG_STR_INIT;
+
+    pg_str_put_tail_lines(&s, "a\nb\nc\nd\n", 2);
+    CHECK_STR(pg_str_cstr(&s), "c\nd");
+    pg_str_free(&s);
+}
+
+static void names(void)
+{
+    CHECK(pg_valid_name("reduce_sum-v2.1"));
+    CHECK(!pg_valid_name("a b"));
+    CHECK(!pg_valid_name(""));
+    CHECK(!pg_valid_name("x|y"));
+}
+
+const pg_test pg_tests_util[] = {
+    {"durations", durations},
+    {"fractions", fractions},
+    {"suggestions", suggestions},
+    {"human_times", human_times},
+    {"capped_buffer_keeps_the_newest_bytes",
+     capped_buffer_keeps_the_newest_bytes},
+    {"tail_lines", tail_lines},
+    {"names", names},
+    PG_TESTS_END};
