@@ -1,0 +1,48 @@
+"""The README's quickstart, run exactly as written."""
+import json
+import os
+import re
+import subprocess
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+
+
+class Quickstart(unittest.TestCase):
+    def test_readme_quickstart_works_as_written(self):
+        with open(os.path.join(ROOT, "README.md")) as f:
+            readme = f.read()
+        block = re.search(r"<!-- quickstart -->\n```sh\n(.*?)```", readme,
+                          re.S)
+        self.assertIsNotNone(block, "no quickstart block in README.md")
+        script = block.group(1)
+        # The README builds into ./build; the test runs the binary ctest built.
+        perfgate = os.environ["PERFGATE"]
+        script = script.replace("PERFGATE=$PWD/build/perfgate",
+                                "PERFGATE=" + perfgate)
+        with tempfile.TemporaryDirectory() as home:
+            env = dict(os.environ, HOME=home, GIT_AUTHOR_NAME="a",
+                       GIT_AUTHOR_EMAIL="a@example.com", GIT_COMMITTER_NAME="a",
+                       GIT_COMMITTER_EMAIL="a@example.com")
+            env.pop("GITHUB_ACTIONS", None)
+            proc = subprocess.run(["bash", "-e", "-c", script], cwd=ROOT,
+                                  env=env, capture_output=True, text=True,
+                                  timeout=600)
+            self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+            self.assertIn("PASS", proc.stdout)
+            self.assertIn("gate failed: exit 1", proc.stdout)
+            demo = os.path.join(home, "perfgate-demo")
+            with open(os.path.join(demo, "result.json")) as f:
+                result = json.load(f)
+            status = {b["name"]: b["status"] for b in result["benchmarks"]}
+            self.assertEqual(status["sum"], "regression")
+            self.assertEqual(status["checksum"], "unchanged")
+            self.assertTrue(result["head"]["dirty"])
+            with open(os.path.join(demo, "comment.md")) as f:
+                self.assertTrue(f.read().startswith("<!-- perfgate -->"))
+
+
+if __name__ == "__main__":
+    unittest.main()
