@@ -42,9 +42,13 @@ const char *pg_signal_describe(int sig)
     return name;
 }
 
+/* The child starts with default dispositions: perfgate's interrupt
+ * handling is the parent's, and a crash in user code must end the child
+ * with its signal even where a sanitizer runtime installed a handler. */
 static void child_reset_signals(void)
 {
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+    static const int sigs[] = {SIGINT,  SIGTERM, SIGHUP, SIGPIPE, SIGSEGV,
+                               SIGBUS,  SIGFPE,  SIGILL, SIGABRT, SIGTRAP};
     size_t i;
 
     for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)

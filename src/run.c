@@ -108,11 +108,12 @@ static void on_round(void *payload, int round, double elapsed)
 static void limit_resources(void)
 {
     struct rlimit rl = {0, 0};
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
 
     setrlimit(RLIMIT_CORE, &rl);
 #ifndef PG_UNDER_ASAN
-    /* Half the machine's memory: runaway code fails here, not the box. */
+    /* Half the machine's memory: runaway code fails here, not the box.
+     * (Not under ASan, whose shadow memory a limit would starve.) */
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     if (pages > 0 && page > 0) {
         rl.rlim_cur = rl.rlim_max = (rlim_t)pages * (rlim_t)page / 2;
         setrlimit(RLIMIT_AS, &rl);

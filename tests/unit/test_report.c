@@ -142,6 +142,7 @@ static void json_round_trip(void)
     pg_report_markdown(&a, &r);
     pg_report_markdown(&b, &back);
     CHECK_STR(pg_str_cstr(&b), pg_str_cstr(&a));
+    pg_result_free(&back);
     CHECK(pg_result_from_json(&back, "{\"x\": 1}", "bad.json") < 0);
     pg_result_free(&back);
     CHECK(pg_result_from_json(&back, "not json", "bad.json") < 0);
