@@ -227,6 +227,10 @@ static int child_main(void *arg, int fd)
 
     pg_measure_opts_init(&opts, spec->settings->min_rounds,
                          spec->settings->max_time);
+    /* A minimum that moves less than a tenth of the floor cannot change the
+     * verdict: it has settled. */
+    if (spec->settings->noise_floor / 10 > opts.settle)
+        opts.settle = spec->settings->noise_floor / 10;
     opts.watch = ctx.watch;
     opts.on_round = on_round;
     opts.payload = &ctx;
