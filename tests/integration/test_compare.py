@@ -244,5 +244,112 @@ class Reports(RepoTest):
         self.assertIn("GITHUB_ACTIONS", r.markdown)
 
 
+MATMUL_NAIVE = """#include <stddef.h>
+void solution(const float *a, const float *b, float *c, size_t m, size_t n,
+              size_t k)
+{
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < n; j++) {
+            float s = 0;
+            for (size_t p = 0; p < k; p++)
+                s += a[i * k + p] * b[p * n + j];
+            c[i * n + j] = s;
+        }
+}
+"""
+
+# Another loop order, with fused multiply-adds: just as correct.
+MATMUL_IKJ = """#include <math.h>
+#include <stddef.h>
+void solution(const float *a, const float *b, float *c, size_t m, size_t n,
+              size_t k)
+{
+    for (size_t i = 0; i < m * n; i++)
+        c[i] = 0;
+    for (size_t i = 0; i < m; i++)
+        for (size_t p = 0; p < k; p++)
+            for (size_t j = 0; j < n; j++)
+                c[i * n + j] = fmaf(a[i * k + p], b[p * n + j], c[i * n + j]);
+}
+"""
+
+VECTOR_ADD = """#include <stddef.h>
+void solution(const float *a, const float *b, float *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        c[i] = a[i] + b[i];
+}
+"""
+
+PROBLEMS_CONFIG = """version: 1
+settings: {max_time: 300ms, noise_floor: 90%}
+benchmarks:
+  - name: mm
+    problem: matmul
+    sources: [src/mm.c]
+    cases: [{m: 33, n: 17, k: 29}, {m: 64, n: 48, k: 40}]
+  - name: va
+    problem: vector_add
+    sources: [src/va.c]
+    cases: [{n: 1001}]
+"""
+
+
+class Problems(RepoTest):
+    """The built-in problems accept any correct solution, refuse a wrong one."""
+
+    def test_correct_solutions_pass_and_wrong_ones_do_not(self):
+        self.commit({"perfgate.yml": PROBLEMS_CONFIG, "src/mm.c": MATMUL_NAIVE,
+                     "src/va.c": VECTOR_ADD}, "base")
+        self.commit({"src/mm.c": MATMUL_IKJ})
+        r = self.perfgate("HEAD~1", "HEAD")
+        # Verified and measured (fmaf may be a slow libm call: its speed is
+        # not the point here, its correctness is).
+        self.assertIn(r.bench("mm")["status"],
+                      ("unchanged", "regression", "improvement"), r.stdout)
+        self.assertEqual(r.bench("va")["status"], "unchanged")
+        mm = r.bench("mm")["cases"][0]
+        self.assertEqual(mm["flops"], 2 * 33 * 17 * 29)
+
+        self.commit({"src/mm.c": MATMUL_NAIVE.replace("p < k", "p + 1 < k"),
+                     "src/va.c": VECTOR_ADD.replace("i < n", "i + 1 < n")})
+        r = self.perfgate("HEAD~1", "HEAD")
+        self.assertEqual(r.code, 1)
+        self.assertEqual(r.bench("mm")["status"], "incorrect")
+        self.assertIn("expected", r.bench("mm")["message"])
+        self.assertEqual(r.bench("va")["status"], "incorrect")
+        self.assertIn("c[1000]", r.bench("va")["message"])
+
+
+class Cli(unittest.TestCase):
+    def run_pg(self, *args):
+        return subprocess.run([PERFGATE, *args], capture_output=True,
+                              text=True)
+
+    def test_help_and_version(self):
+        for args in (["--help"], ["compare", "--help"], ["report", "--help"],
+                     ["problems", "--help"], ["help", "compare"]):
+            p = self.run_pg(*args)
+            self.assertEqual(p.returncode, 0, args)
+            self.assertIn("usage: perfgate", p.stdout, args)
+        p = self.run_pg("--version")
+        self.assertEqual(p.returncode, 0)
+        self.assertRegex(p.stdout, r"^perfgate \d+\.\d+\.\d+\n$")
+
+    def test_usage_errors_exit_2(self):
+        for args in (["frobnicate"], ["compare", "--nope"],
+                     ["compare", "--noise-floor", "5"], ["compare", "a", "b",
+                                                         "c"], []):
+            self.assertEqual(self.run_pg(*args).returncode, 2, args)
+
+    def test_problems_lists_the_built_ins(self):
+        p = self.run_pg("problems")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        for name in ("matmul", "reduce_sum", "vector_add"):
+            self.assertIn(name, p.stdout)
+        self.assertIn("void solution(const float *in, float *out, size_t n)",
+                      p.stdout)
+
+
 if __name__ == "__main__":
     unittest.main()
