@@ -259,13 +259,10 @@ static int resolve_cases(compare_ctx *ctx, const pg_bench_config *b,
         goto done;
     }
     if (b->ncases) {
-        pg_problem p;
-        memset(&p, 0, sizeof(p));
-        p.name = b->problem;
-        p.default_cases = d.default_cases;
         for (i = 0; i < b->ncases; i++) {
             pg_str why = PG_STR_INIT;
-            if (pg_problem_check_case(&p, &b->cases[i], &why) < 0) {
+            if (pg_problem_check_case(b->problem, d.default_cases,
+                                      &b->cases[i], &why) < 0) {
                 err = pg_error_set(PG_ERR_USAGE, "%s:%d:%d: %s", ctx->cfg.path,
                                    b->cases[i].mark.line, b->cases[i].mark.col,
                                    pg_str_cstr(&why));

@@ -199,15 +199,15 @@ void pg_plugin_close(pg_plugin *plugin)
     memset(plugin, 0, sizeof(*plugin));
 }
 
-int pg_problem_check_case(const pg_problem *p, const pg_case_spec *spec,
-                          pg_str *why)
+int pg_problem_check_case(const char *problem, const char *default_cases,
+                          const pg_case_spec *spec, pg_str *why)
 {
     pg_case_spec *defaults = NULL;
     const char **known = NULL;
     size_t ndefaults = 0, nknown = 0, i, j, k;
     int err = 0;
 
-    if (pg_case_specs_parse(&defaults, &ndefaults, p->default_cases) < 0)
+    if (pg_case_specs_parse(&defaults, &ndefaults, default_cases) < 0)
         return 0; /* reported when the defaults are used */
     for (i = 0; i < ndefaults; i++)
         for (j = 0; j < defaults[i].nparams; j++) {
@@ -228,7 +228,7 @@ int pg_problem_check_case(const pg_problem *p, const pg_case_spec *spec,
         if (k < nknown)
             continue;
         pg_str_printf(why, "unknown parameter '%s' for problem '%s'",
-                      spec->keys[i], p->name);
+                      spec->keys[i], problem);
         if ((hint = pg_suggest(spec->keys[i], known)))
             pg_str_printf(why, " (did you mean '%s'?)", hint);
         err = -1;

@@ -43,10 +43,10 @@ int pg_plugin_load(pg_plugin *out, const char *path, const char *display);
 void pg_plugin_close(pg_plugin *plugin);
 
 /*
- * 0 when every parameter of `spec` is one the problem knows (a key of its
- * default cases); else -1, with the reason appended to `why`.
+ * 0 when every parameter of `spec` is one that `problem` knows (a key of
+ * its `default_cases`); else -1, with the reason appended to `why`.
  */
-int pg_problem_check_case(const pg_problem *p, const pg_case_spec *spec,
-                          pg_str *why);
+int pg_problem_check_case(const char *problem, const char *default_cases,
+                          const pg_case_spec *spec, pg_str *why);
 
 #endif

@@ -4,7 +4,7 @@
  * The child reports to the parent over a pipe, one line per event:
  *   fail STATUS SIDE MESSAGE      the benchmark ends with STATUS
  *   progress STAGE ROUND SECONDS  for the progress line
- *   case I BASE HEAD BASE_RAW HEAD_RAW OVERHEAD INNER FLOPS BYTES
+ *   case I BASE HEAD OVERHEAD INNER FLOPS BYTES
  *   done ROUNDS CALLS_BASE CALLS_HEAD SECONDS
  * Which side is running user code, and for how long, is in a pg_watch in
  * shared memory, so a hang or a crash is charged to the right side even
@@ -244,13 +244,11 @@ static int child_main(void *arg, int fd)
 
     for (c = 0; c < spec->ncases; c++) {
         pg_case *pc = &cases[c * 2 + (size_t)sides[nsides - 1]];
-        double ns[2] = {NAN, NAN}, raw[2] = {NAN, NAN};
-        for (k = 0; k < nsides; k++) {
+        double ns[2] = {NAN, NAN};
+        for (k = 0; k < nsides; k++)
             ns[sides[k]] = timing[c].ns[k];
-            raw[sides[k]] = timing[c].raw_ns[k];
-        }
-        send_line(&ctx, "case %zu %.6f %.6f %.6f %.6f %.6f %llu %.17g %.17g", c,
-                  ns[0], ns[1], raw[0], raw[1], timing[c].overhead_ns,
+        send_line(&ctx, "case %zu %.6f %.6f %.6f %llu %.17g %.17g", c, ns[0],
+                  ns[1], timing[c].overhead_ns,
                   (unsigned long long)timing[c].inner,
                   p->flops ? p->flops(pc) : 0.0,
                   p->bytes ? p->bytes(pc) : 0.0);
@@ -312,18 +310,18 @@ static void on_line(void *payload, const char *line)
             ctx->spec->on_progress)
             ctx->spec->on_progress(ctx->spec->payload, a, round, elapsed);
     } else if (!strcmp(word, "case")) {
-        char f[8][40];
+        char f[6][40];
         size_t i;
-        if (sscanf(line + n, "%zu %39s %39s %39s %39s %39s %39s %39s %39s", &i,
-                   f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7]) != 9 ||
+        if (sscanf(line + n, "%zu %39s %39s %39s %39s %39s %39s", &i, f[0],
+                   f[1], f[2], f[3], f[4], f[5]) != 7 ||
             i >= out->ncases)
             return;
         out->cases[i].base_ns = parse_double(f[0]);
         out->cases[i].head_ns = parse_double(f[1]);
-        out->cases[i].overhead_ns = parse_double(f[4]);
-        out->cases[i].inner = strtoull(f[5], NULL, 10);
-        out->cases[i].flops = parse_double(f[6]);
-        out->cases[i].bytes = parse_double(f[7]);
+        out->cases[i].overhead_ns = parse_double(f[2]);
+        out->cases[i].inner = strtoull(f[3], NULL, 10);
+        out->cases[i].flops = parse_double(f[4]);
+        out->cases[i].bytes = parse_double(f[5]);
     } else if (!strcmp(word, "done")) {
         unsigned long long c0, c1;
         if (sscanf(line + n, "%d %llu %llu %lf", &out->rounds, &c0, &c1,
