@@ -13,6 +13,7 @@
 #include "run.h"
 #include "stats.h"
 #include "str.h"
+#include "system.h"
 #include "util.h"
 
 #include <math.h>
@@ -34,6 +35,7 @@ typedef struct compare_ctx {
     char *build_dir;
     size_t index, count; /* for progress: benchmark i of n */
     const char *bench;
+    const pg_system *system;
 } compare_ctx;
 
 void pg_compare_opts_init(pg_compare_opts *opts)
@@ -150,10 +152,21 @@ static int prepare_sides(compare_ctx *ctx)
     const pg_compare_opts *o = ctx->opts;
     int err, s;
 
-    if ((err = pg_repo_resolve(&ctx->rev[0], ctx->repo,
-                               o->base ? o->base : "HEAD")) < 0)
+    if (o->aa) {
+        /* Both sides from the same revision, built apart: what differs
+         * between them is this machine's noise. */
+        for (s = 0; s < 2; s++) {
+            if (o->base)
+                err = pg_repo_resolve(&ctx->rev[s], ctx->repo, o->base);
+            else
+                err = pg_repo_worktree(&ctx->rev[s], ctx->repo);
+            if (err < 0)
+                return err;
+        }
+    } else if ((err = pg_repo_resolve(&ctx->rev[0], ctx->repo,
+                                      o->base ? o->base : "HEAD")) < 0)
         return err;
-    if (o->head)
+    else if (o->head)
         err = pg_repo_resolve(&ctx->rev[1], ctx->repo, o->head);
     else
         err = pg_repo_worktree(&ctx->rev[1], ctx->repo);
@@ -347,6 +360,11 @@ static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
     spec.cases = cases;
     spec.ncases = ncases;
     spec.settings = &ctx->cfg.settings;
+    spec.cpu = ctx->system->cpu;
+    /* Twice the last-level cache, so that nothing of the solution's is
+     * left in it. */
+    spec.evict_bytes = b->cold ? 2 * ctx->system->llc_bytes : 0;
+    out->cold = b->cold;
     spec.on_progress = on_run_progress;
     spec.payload = ctx;
     progress(ctx, "verifying");
@@ -385,6 +403,7 @@ int pg_compare(pg_result *out, const pg_compare_opts *opts)
     int err;
 
     memset(out, 0, sizeof(*out));
+    out->system.cpu = -1;
     memset(&ctx, 0, sizeof(ctx));
     ctx.opts = opts;
     out->version = pg_strdup(PG_VERSION);
@@ -397,6 +416,11 @@ int pg_compare(pg_result *out, const pg_compare_opts *opts)
 
     out->noise_floor = ctx.cfg.settings.noise_floor;
     out->floor_source = ctx.cfg.settings.floor_source;
+    out->aa = opts->aa;
+    ctx.bench = NULL;
+    progress(&ctx, "checking the machine");
+    pg_system_check(&out->system, "", 100);
+    ctx.system = &out->system;
     fill_side(&out->base, &ctx.rev[0]);
     fill_side(&out->head, &ctx.rev[1]);
 

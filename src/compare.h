@@ -13,6 +13,7 @@ typedef struct pg_compare_opts {
     const char *config_path; /* NULL: perfgate.yml at the repository root */
     const char *base;        /* NULL: HEAD */
     const char *head;        /* NULL: the working tree */
+    int aa; /* self-check: `base` against itself, each side built apart */
     const char *const *only; /* NULL, or the benchmarks to run (NULL-ended) */
     /* Overrides from flags; negative when not given. */
     double noise_floor;

@@ -33,7 +33,7 @@ static const char *const settings_keys[] = {"noise_floor", "max_time",
                                             "min_rounds", "timeout", NULL};
 static const char *const bench_keys[] = {
     "name",   "problem", "sources", "symbol", "language",
-    "cflags", "include", "cases",   NULL};
+    "cflags", "include", "cases",   "cache",  NULL};
 
 void pg_settings_defaults(pg_settings *out)
 {
@@ -444,6 +444,20 @@ static int parse_benchmark(parse_ctx *ctx, yaml_node_t *node,
                            "extension: add 'language: c'",
                            b->sources[0]);
         b->language = pg_strdup(lang);
+    }
+
+    if ((v = lookup(ctx, node, "cache", NULL))) {
+        char *cache = NULL;
+        if ((err = get_string(ctx, v, "cache", &cache)) < 0)
+            return err;
+        b->cold = !strcmp(cache, "cold");
+        err = b->cold || !strcmp(cache, "warm")
+                  ? 0
+                  : fail_at(ctx, v, "cache '%s': want 'warm' or 'cold'",
+                            cache);
+        free(cache);
+        if (err < 0)
+            return err;
     }
 
     if ((v = lookup(ctx, node, "cflags", NULL))) {

@@ -56,6 +56,7 @@ typedef struct pg_bench_config {
     size_t ninclude;
     pg_case_spec *cases; /* ncases == 0: the problem's default cases */
     size_t ncases;
+    int cold; /* cache: cold, caches evicted before each sample */
 } pg_bench_config;
 
 typedef struct pg_config {

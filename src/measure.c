@@ -5,9 +5,12 @@
  */
 #define _GNU_SOURCE
 #include "measure.h"
+#include "str.h"
+#include "timer.h"
 #include "util.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -44,64 +47,104 @@ static void empty_solution(void)
     __asm__ __volatile__("" ::: "memory");
 }
 
-static inline int64_t clock_ns(void)
-{
-    struct timespec ts;
+#define TIMED_LOOP(read_begin, read_end)                                       \
+    do {                                                                       \
+        start = read_begin;                                                    \
+        for (i = 0; i < n; i++)                                                \
+            run(state, fn);                                                    \
+        end = read_end;                                                        \
+    } while (0)
 
-    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* Times `n` calls; the only code inside the clock reads is the loop. */
+/* Times `n` calls, in ns; the only code inside the clock reads is the
+ * loop. */
 static __attribute__((noinline)) double time_batch(const pg_target *t,
-                                                   pg_fn fn, uint64_t n)
+                                                   pg_fn fn, uint64_t n,
+                                                   const pg_clock_info *clk)
 {
     void (*run)(void *, pg_fn) = t->problem->run;
     void *state = t->state;
-    int64_t start, end;
-    uint64_t i;
+    uint64_t start, end, i;
 
-    start = clock_ns();
-    for (i = 0; i < n; i++)
-        run(state, fn);
-    end = clock_ns();
+    switch (clk->id) {
+    case PG_CLOCK_TSC:
+        TIMED_LOOP(pg_tsc_begin(), pg_tsc_end());
+        return (double)(end - start) / clk->ticks_per_ns;
+    case PG_CLOCK_MONOTONIC_RAW:
+        TIMED_LOOP(pg_clock_read(1),
+                   pg_clock_read(1));
+        break;
+    default:
+        TIMED_LOOP(pg_clock_read(0),
+                   pg_clock_read(0));
+        break;
+    }
     return (double)(end - start);
 }
 
-static double time_side(const pg_measure_opts *opts, const pg_target *t,
-                        int side, uint64_t n)
+typedef struct engine {
+    const pg_measure_opts *opts;
+    const pg_clock_info *clock;
+    unsigned char *evict; /* cold caches: the buffer written between samples */
+} engine;
+
+/* Writing every line of a buffer larger than the last-level cache leaves
+ * nothing of the solution's data or code in any cache. */
+static void evict_caches(const engine *e)
+{
+    volatile unsigned char *p = e->evict;
+    size_t i;
+
+    for (i = 0; i < e->opts->evict_bytes; i += 64)
+        p[i]++;
+}
+
+static double time_side(const engine *e, const pg_target *t, int side,
+                        uint64_t n)
 {
     double ns;
 
-    pg_watch_enter(opts->watch, side);
-    /* A short batch starts warm: one untimed call first. */
-    if (n > 1)
+    if (e->evict)
+        evict_caches(e);
+    pg_watch_enter(e->opts->watch, side);
+    /* A warm batch starts warm: one untimed call first. */
+    if (n > 1 && !e->evict)
         t->problem->run(t->state, t->fn);
-    ns = time_batch(t, t->fn, n);
-    pg_watch_leave(opts->watch);
+    ns = time_batch(t, t->fn, n, e->clock);
+    pg_watch_leave(e->opts->watch);
     return ns;
 }
 
 /* The same count for both sides: the smallest n whose sample is long enough
- * on the faster side. */
-static uint64_t calibrate(const pg_measure_opts *opts, pg_target *targets,
-                          int nsides)
+ * on the faster side.  Cold caches take one call per sample: a second call
+ * would find them warm. */
+static uint64_t calibrate(const engine *e, pg_target *targets, int nsides)
 {
+    double sample_ns = e->opts->sample_ns;
     uint64_t n = 1;
 
+    if (e->evict)
+        return 1;
+    if (sample_ns <= 0) {
+        /* A thousand times the timer's error keeps it under 0.1%. */
+        sample_ns = 1000 * pg_timer_error_ns(e->clock);
+        if (sample_ns < 5000)
+            sample_ns = 5000;
+        if (sample_ns > 1e6)
+            sample_ns = 1e6;
+    }
     while (n < MAX_INNER) {
         double shortest = INFINITY;
         int s;
         for (s = 0; s < nsides; s++) {
-            double ns = time_side(opts, &targets[s], s, n);
+            double ns = time_side(e, &targets[s], s, n);
             if (ns < shortest)
                 shortest = ns;
         }
-        if (shortest >= opts->sample_ns)
+        if (shortest >= sample_ns)
             break;
-        if (shortest * 4 < opts->sample_ns && shortest > 0) {
+        if (shortest * 4 < sample_ns && shortest > 0) {
             /* Jump close, then let the next pass confirm. */
-            double want = (double)n * opts->sample_ns / shortest;
+            double want = (double)n * sample_ns / shortest;
             uint64_t next = (uint64_t)want;
             n = next > n * 2 ? next : n * 2;
         } else {
@@ -111,66 +154,214 @@ static uint64_t calibrate(const pg_measure_opts *opts, pg_target *targets,
     return n < MAX_INNER ? n : MAX_INNER;
 }
 
+const char *pg_stop_name(pg_stop stop)
+{
+    switch (stop) {
+    case PG_STOP_CLEAR:
+        return "clear";
+    case PG_STOP_SETTLED:
+        return "settled";
+    case PG_STOP_MAX_TIME:
+        return "max_time";
+    default:
+        return "running";
+    }
+}
+
 void pg_measure_opts_init(pg_measure_opts *opts, int min_rounds,
-                          double max_time)
+                          double max_time, double noise_floor)
 {
     memset(opts, 0, sizeof(*opts));
     opts->min_rounds = min_rounds;
     opts->max_time = max_time;
-    /* A tenth of the budget, at most a second: enough rounds for the
-     * minimum to find a quiet moment, without spending the budget on
-     * calls whose minimum settled long ago. */
-    opts->min_time = max_time / 10 < 1.0 ? max_time / 10 : 1.0;
-    opts->sample_ns = 20000;
+    /* Long enough for a load that comes and goes to show itself in the
+     * rounds, and so in the interval; the rule does the rest. */
+    opts->min_time = max_time / 20 < 0.25 ? max_time / 20 : 0.25;
     opts->settle = 0.002;
+    opts->noise_floor = noise_floor;
+    /* A minimum that moves less than a tenth of the floor cannot change the
+     * verdict: it has settled. */
+    if (noise_floor / 10 > opts->settle)
+        opts->settle = noise_floor / 10;
+    opts->margin = noise_floor / 5;
 }
 
-int pg_measure_should_stop(const pg_measure_opts *opts, int rounds,
-                           int last_improved, double elapsed)
+int pg_change_is_clear(const pg_measure_opts *opts, const pg_interval *c)
+{
+    double f = opts->noise_floor, m = opts->margin;
+
+    if (isnan(c->change) || isnan(c->lo) || isnan(c->hi))
+        return 0;
+    if (c->lo > f)
+        return c->change - f >= m;
+    if (c->hi < -f)
+        return -f - c->change >= m;
+    if (c->lo > -f && c->hi < f)
+        return f - fabs(c->change) >= m;
+    return 0;
+}
+
+pg_stop pg_measure_should_stop(const pg_measure_opts *opts, int rounds,
+                               int last_improved, double elapsed,
+                               const pg_interval *change)
 {
     if (elapsed >= opts->max_time)
-        return 1;
+        return PG_STOP_MAX_TIME;
     if (rounds < opts->min_rounds || elapsed < opts->min_time)
-        return 0;
+        return PG_STOP_NO;
     /* Settled: no minimum has moved in the latter half of the rounds. */
-    return rounds >= 2 * last_improved;
+    if (rounds < 2 * last_improved)
+        return PG_STOP_NO;
+    if (!change)
+        return PG_STOP_SETTLED;
+    return pg_change_is_clear(opts, change) ? PG_STOP_CLEAR : PG_STOP_NO;
 }
+
+/* xorshift64*: the bootstrap's resampling, reproducible from its seed. */
+static uint64_t next_random(uint64_t *x)
+{
+    *x ^= *x >> 12;
+    *x ^= *x << 25;
+    *x ^= *x >> 27;
+    return *x * 0x2545F4914F6CDD1DULL;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* head / base - 1 of the sums of minimums over the rounds in `pick`
+ * (NULL: every round). */
+static double change_of(const double *samples, const double *overhead,
+                        size_t ncases, size_t rounds, const uint32_t *pick,
+                        double *min_buf)
+{
+    double sum[2] = {0, 0};
+    size_t r, c;
+    int s;
+
+    for (c = 0; c < ncases * 2; c++)
+        min_buf[c] = INFINITY;
+    for (r = 0; r < rounds; r++) {
+        const double *row = samples + (pick ? pick[r] : r) * ncases * 2;
+        for (c = 0; c < ncases * 2; c++)
+            if (row[c] < min_buf[c])
+                min_buf[c] = row[c];
+    }
+    for (c = 0; c < ncases; c++)
+        for (s = 0; s < 2; s++) {
+            double ns = min_buf[c * 2 + s] - overhead[c];
+            sum[s] += ns > 0 ? ns : 0;
+        }
+    if (sum[0] > 0)
+        return sum[1] / sum[0] - 1;
+    return sum[1] > 0 ? INFINITY : 0;
+}
+
+void pg_change_interval(pg_interval *out, const double *samples,
+                        const double *overhead, size_t ncases, size_t rounds,
+                        int resamples)
+{
+    double *est, *min_buf;
+    uint32_t *pick;
+    uint64_t seed = 0x9E3779B97F4A7C15ULL;
+    size_t r;
+    int b;
+
+    out->change = out->lo = out->hi = NAN;
+    if (!rounds || !ncases)
+        return;
+    min_buf = pg_malloc(ncases * 2 * sizeof(*min_buf));
+    out->change = change_of(samples, overhead, ncases, rounds, NULL, min_buf);
+    if (resamples < 2) {
+        out->lo = out->hi = out->change;
+        free(min_buf);
+        return;
+    }
+    est = pg_malloc((size_t)resamples * sizeof(*est));
+    pick = pg_malloc(rounds * sizeof(*pick));
+    for (b = 0; b < resamples; b++) {
+        for (r = 0; r < rounds; r++)
+            pick[r] = (uint32_t)(next_random(&seed) % rounds);
+        est[b] = change_of(samples, overhead, ncases, rounds, pick, min_buf);
+    }
+    qsort(est, (size_t)resamples, sizeof(*est), compare_doubles);
+    out->lo = est[(size_t)(0.025 * (resamples - 1) + 0.5)];
+    out->hi = est[(size_t)(0.975 * (resamples - 1) + 0.5)];
+    /* A resampled minimum is never below the sample's own: keep the point
+     * estimate inside its interval. */
+    if (out->change < out->lo)
+        out->lo = out->change;
+    if (out->change > out->hi)
+        out->hi = out->change;
+    free(est);
+    free(pick);
+    free(min_buf);
+}
+
+#define RESAMPLES 200
 
 int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
                pg_target (*targets)[2], size_t ncases, int nsides,
                const pg_measure_opts *opts)
 {
-    int64_t start = pg_now_ns();
-    double elapsed = 0;
-    int round, last_improved = 0;
-    size_t c;
+    int64_t start;
+    double elapsed = 0, *samples = NULL, *overhead;
+    size_t cap = 0, c;
+    int round, last_improved = 0, next_check = 0;
+    pg_interval change = {NAN, NAN, NAN};
+    pg_stop stop = PG_STOP_NO;
+    engine e;
+
+    memset(&e, 0, sizeof(e));
+    e.opts = opts;
+    e.clock = &pg_timer_current()->chosen;
+    if (opts->evict_bytes)
+        e.evict = pg_calloc(opts->evict_bytes, 1);
 
     memset(summary, 0, sizeof(*summary));
+    overhead = pg_calloc(ncases, sizeof(*overhead));
+    start = pg_now_ns();
     for (c = 0; c < ncases; c++) {
         memset(&out[c], 0, sizeof(out[c]));
         out[c].ns[0] = out[c].ns[1] = INFINITY;
         out[c].raw_ns[0] = out[c].raw_ns[1] = INFINITY;
         out[c].overhead_ns = INFINITY;
-        out[c].inner = calibrate(opts, targets[c], nsides);
+        out[c].inner = calibrate(&e, targets[c], nsides);
     }
 
-    for (round = 0;; round++) {
+    for (round = 0; stop == PG_STOP_NO; round++) {
+        double *row;
+
+        if ((size_t)round >= cap) {
+            cap = cap ? cap * 2 : 64;
+            samples = pg_realloc(samples, cap * ncases * 2 * sizeof(*samples));
+        }
+        row = samples + (size_t)round * ncases * 2;
         for (c = 0; c < ncases; c++) {
             pg_case_timing *r = &out[c];
+            double n = (double)r->inner;
             pg_target empty = targets[c][0];
-            double overhead;
+            double ns;
             int k;
 
             empty.fn = empty_solution;
-            overhead = time_batch(&empty, empty.fn, r->inner);
-            if (overhead < r->overhead_ns)
-                r->overhead_ns = overhead;
+            if (e.evict)
+                evict_caches(&e);
+            ns = time_batch(&empty, empty.fn, r->inner, e.clock);
+            if (ns < r->overhead_ns)
+                r->overhead_ns = ns;
+            overhead[c] = r->overhead_ns / n;
 
+            row[c * 2 + 1] = INFINITY;
             for (k = 0; k < nsides; k++) {
                 /* ABBA: base first in even rounds, head first in odd. */
                 int side = nsides == 2 ? (k ^ (round & 1)) : k;
-                double ns = time_side(opts, &targets[c][side], side, r->inner);
-
+                ns = time_side(&e, &targets[c][side], side, r->inner);
+                row[c * 2 + side] = ns / n;
                 if (ns < r->raw_ns[side]) {
                     if (ns < r->raw_ns[side] * (1.0 - opts->settle))
                         last_improved = round + 1;
@@ -184,16 +375,36 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
         summary->rounds = round + 1;
         if (opts->on_round)
             opts->on_round(opts->payload, round + 1, elapsed);
-        if (pg_measure_should_stop(opts, round + 1, last_improved, elapsed))
-            break;
+
+        stop = pg_measure_should_stop(opts, round + 1, last_improved, elapsed,
+                                      NULL);
+        if (nsides == 2 && stop == PG_STOP_SETTLED) {
+            /* The interval costs rounds x resamples: recompute it as the
+             * rounds grow by a quarter, not every round. */
+            stop = PG_STOP_NO;
+            if (round + 1 >= next_check) {
+                pg_change_interval(&change, samples, overhead, ncases,
+                                   (size_t)round + 1, RESAMPLES);
+                next_check = (round + 1) + (round + 1) / 4 + 1;
+                stop = pg_measure_should_stop(opts, round + 1, last_improved,
+                                              elapsed, &change);
+            }
+        }
     }
+
+    if (nsides == 2)
+        pg_change_interval(&summary->change, samples, overhead, ncases,
+                           (size_t)summary->rounds, RESAMPLES);
+    else
+        summary->change = change;
+    summary->stop = stop;
 
     for (c = 0; c < ncases; c++) {
         pg_case_timing *r = &out[c];
-        double n = (double)r->inner, overhead = r->overhead_ns / n;
+        double n = (double)r->inner;
         int s;
 
-        r->overhead_ns = overhead;
+        r->overhead_ns = overhead[c];
         for (s = 0; s < nsides; s++) {
             double raw = r->raw_ns[s] / n;
             r->raw_ns[s] = raw;
@@ -202,5 +413,8 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
         }
     }
     summary->seconds = (double)(pg_now_ns() - start) / 1e9;
+    free(samples);
+    free(overhead);
+    free(e.evict);
     return 0;
 }

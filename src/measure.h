@@ -42,11 +42,16 @@ typedef struct pg_target {
 
 typedef struct pg_measure_opts {
     int min_rounds;
-    double max_time;  /* seconds for the whole measurement */
-    double min_time;  /* seconds measured at least, unless max_time ends it */
-    double sample_ns; /* calibration: the shortest sample worth timing */
-    double settle;    /* a minimum that improves less than this has settled */
-    pg_watch *watch;  /* may be NULL */
+    double max_time;    /* seconds for the whole measurement */
+    double min_time;    /* seconds measured at least, unless max_time ends it */
+    double sample_ns;   /* calibration: the shortest sample worth timing;
+                           0: a thousand times the timer's error */
+    double settle;      /* a minimum that improves less than this has settled */
+    double noise_floor; /* the verdict's floor, for the stopping margin */
+    double margin;      /* stop once the change is this far from the floor */
+    size_t evict_bytes; /* cold caches: bytes written before each sample, one
+                           call per sample; 0: warm */
+    pg_watch *watch;    /* may be NULL */
     /* Called after each round; may be NULL. */
     void (*on_round)(void *payload, int round, double elapsed);
     void *payload;
@@ -61,15 +66,32 @@ typedef struct pg_case_timing {
     uint64_t samples;    /* samples per side */
 } pg_case_timing;
 
+/* A change (head / base - 1) with its 95% interval. */
+typedef struct pg_interval {
+    double change, lo, hi;
+} pg_interval;
+
+typedef enum {
+    PG_STOP_NO = 0,
+    PG_STOP_CLEAR,   /* settled, and the change is clear of the floor */
+    PG_STOP_SETTLED, /* settled (one side: nothing to compare) */
+    PG_STOP_MAX_TIME /* the budget ran out first */
+} pg_stop;
+
 typedef struct pg_measure_summary {
     int rounds;
     double seconds;
-    uint64_t calls[2]; /* calls per side, all cases together */
+    uint64_t calls[2];   /* calls per side, all cases together */
+    pg_interval change;  /* two sides only; else NAN */
+    pg_stop stop;
 } pg_measure_summary;
 
-/* Fills `opts` with the defaults for a given budget. */
+/* "clear", "settled", "max_time". */
+const char *pg_stop_name(pg_stop stop);
+
+/* Fills `opts` with the defaults for a given budget and noise floor. */
 void pg_measure_opts_init(pg_measure_opts *opts, int min_rounds,
-                          double max_time);
+                          double max_time, double noise_floor);
 
 /*
  * Times `ncases` cases.  targets[i][side] for side < nsides: nsides is 2
@@ -81,11 +103,30 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
                const pg_measure_opts *opts);
 
 /*
- * The stopping rule, alone so that it can be tested: 1 when `round`
- * completed rounds are enough, given the round in which a minimum last
- * improved by more than opts->settle and the seconds spent.
+ * The change between the sums of per-case minimums, and its interval from
+ * the paired rounds: `resamples` bootstrap resamples of whole rounds (both
+ * sides and every case of a round stay together, so what hit a round hits
+ * both sides of it), percentiles 2.5 and 97.5, from a fixed seed so that
+ * the same samples always give the same interval.
+ *
+ * samples[(r * ncases + c) * 2 + side] is round r's time per call for case
+ * c and side (raw); overhead[c] is discounted from every case-c figure.
  */
-int pg_measure_should_stop(const pg_measure_opts *opts, int rounds,
-                           int last_improved, double elapsed);
+void pg_change_interval(pg_interval *out, const double *samples,
+                        const double *overhead, size_t ncases, size_t rounds,
+                        int resamples);
+
+/*
+ * The stopping rule, alone so that it can be tested.  `rounds` rounds are
+ * complete, a minimum last improved by more than opts->settle in round
+ * `last_improved`, `elapsed` seconds have passed; `change` is the change so
+ * far (NULL with one side, or when not computed yet).
+ */
+pg_stop pg_measure_should_stop(const pg_measure_opts *opts, int rounds,
+                               int last_improved, double elapsed,
+                               const pg_interval *change);
+
+/* 1 when `change` lies clear of +-opts->noise_floor by opts->margin. */
+int pg_change_is_clear(const pg_measure_opts *opts, const pg_interval *change);
 
 #endif

@@ -56,7 +56,31 @@ pg_bench_result *pg_result_add(pg_result *r, const char *name,
     b->problem = pg_strdup(problem);
     b->side = PG_SIDE_NONE;
     b->change = b->base_ns = b->head_ns = NAN;
+    b->change_lo = b->change_hi = NAN;
     return b;
+}
+
+double pg_result_aa_noise(const pg_result *r)
+{
+    double noise = NAN;
+    size_t i;
+
+    for (i = 0; i < r->nbenchmarks; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        double lo = isnan(b->change_lo) ? b->change : b->change_lo;
+        double hi = isnan(b->change_hi) ? b->change : b->change_hi;
+        double n = fabs(lo) > fabs(hi) ? fabs(lo) : fabs(hi);
+        if (!isnan(n) && (isnan(noise) || n > noise))
+            noise = n;
+    }
+    return noise;
+}
+
+int pg_result_aa_trusted(const pg_result *r)
+{
+    double noise = pg_result_aa_noise(r);
+
+    return !isnan(noise) && noise <= r->noise_floor / 2;
 }
 
 /* ---- writing ---- */
@@ -100,6 +124,13 @@ static cJSON *bench_json(const pg_bench_result *b)
     add_string(o, "status", pg_status_name(b->status));
     add_string(o, "side", pg_side_name(b->side));
     add_number(o, "change", b->change);
+    if (isnan(b->change_lo)) {
+        cJSON_AddNullToObject(o, "change_interval");
+    } else {
+        cJSON *iv = cJSON_AddArrayToObject(o, "change_interval");
+        cJSON_AddItemToArray(iv, cJSON_CreateNumber(b->change_lo));
+        cJSON_AddItemToArray(iv, cJSON_CreateNumber(b->change_hi));
+    }
     add_number(o, "base_ns", b->base_ns);
     add_number(o, "head_ns", b->head_ns);
     cJSON_AddNumberToObject(o, "rounds", b->rounds);
@@ -107,6 +138,8 @@ static cJSON *bench_json(const pg_bench_result *b)
     cJSON_AddNumberToObject(calls, "base", (double)b->calls[0]);
     cJSON_AddNumberToObject(calls, "head", (double)b->calls[1]);
     add_number(o, "seconds", b->seconds);
+    add_string(o, "stop", b->stop);
+    cJSON_AddStringToObject(o, "cache", b->cold ? "cold" : "warm");
     add_string(o, "message", b->message);
     add_string(o, "log", b->log);
     cases = cJSON_AddArrayToObject(o, "cases");
@@ -126,6 +159,33 @@ static cJSON *bench_json(const pg_bench_result *b)
     return o;
 }
 
+static cJSON *system_json(const pg_system *s)
+{
+    cJSON *o = cJSON_CreateObject(), *t, *w;
+    size_t i;
+
+    if (s->cpu >= 0)
+        cJSON_AddNumberToObject(o, "cpu", s->cpu);
+    else
+        cJSON_AddNullToObject(o, "cpu");
+    cJSON_AddNumberToObject(o, "ncpus", s->ncpus);
+    add_number(o, "load1", s->load1);
+    add_number(o, "cpu_busy", s->cpu_busy);
+    add_number(o, "steal", s->steal);
+    add_string(o, "hypervisor", s->hypervisor);
+    add_string(o, "governor", s->governor);
+    cJSON_AddNumberToObject(o, "llc_bytes", (double)s->llc_bytes);
+    t = cJSON_AddObjectToObject(o, "timer");
+    cJSON_AddStringToObject(t, "clock", pg_clock_name(s->timer.id));
+    add_number(t, "overhead_ns", s->timer.overhead_ns);
+    add_number(t, "resolution_ns", s->timer.resolution_ns);
+    add_number(t, "ticks_per_ns", s->timer.ticks_per_ns);
+    w = cJSON_AddArrayToObject(o, "warnings");
+    for (i = 0; i < s->nwarnings; i++)
+        cJSON_AddItemToArray(w, cJSON_CreateString(s->warnings[i]));
+    return o;
+}
+
 char *pg_result_to_json(const pg_result *r)
 {
     cJSON *root = cJSON_CreateObject(), *arr, *counts;
@@ -142,6 +202,14 @@ char *pg_result_to_json(const pg_result *r)
     cJSON_AddItemToObject(root, "base", side_json(&r->base));
     cJSON_AddItemToObject(root, "head", side_json(&r->head));
     add_number(root, "seconds", r->seconds);
+    cJSON_AddStringToObject(root, "mode", r->aa ? "aa" : "compare");
+    if (r->aa) {
+        cJSON *aa = cJSON_AddObjectToObject(root, "aa");
+        add_number(aa, "noise", pg_result_aa_noise(r));
+        cJSON_AddNumberToObject(aa, "limit", r->noise_floor / 2);
+        cJSON_AddBoolToObject(aa, "trusted", pg_result_aa_trusted(r));
+    }
+    cJSON_AddItemToObject(root, "system", system_json(&r->system));
     counts = cJSON_AddObjectToObject(root, "counts");
     for (st = PG_STATUS_UNCHANGED; st <= PG_STATUS_SKIPPED; st++)
         cJSON_AddNumberToObject(counts, pg_status_name(st),
@@ -170,6 +238,42 @@ static char *get_string(const cJSON *o, const char *key)
     return cJSON_IsString(v) ? pg_strdup(v->valuestring) : NULL;
 }
 
+static double get_number_at(const cJSON *arr, int i)
+{
+    const cJSON *v = cJSON_GetArrayItem(arr, i);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static void read_system(pg_system *s, const cJSON *o)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "timer"), *w;
+    char *clock = get_string(t, "clock");
+    double cpu = get_number(o, "cpu");
+    int id;
+
+    memset(s, 0, sizeof(*s));
+    s->cpu = isnan(cpu) ? -1 : (int)cpu;
+    s->ncpus = (int)(isnan(get_number(o, "ncpus")) ? 0 : get_number(o, "ncpus"));
+    s->load1 = get_number(o, "load1");
+    s->cpu_busy = get_number(o, "cpu_busy");
+    s->steal = get_number(o, "steal");
+    s->hypervisor = get_string(o, "hypervisor");
+    s->governor = get_string(o, "governor");
+    s->timer.id = PG_CLOCK_MONOTONIC;
+    for (id = 0; clock && id < PG_CLOCK_COUNT; id++)
+        if (!strcmp(clock, pg_clock_name((pg_clock_id)id)))
+            s->timer.id = (pg_clock_id)id;
+    free(clock);
+    s->timer.overhead_ns = get_number(t, "overhead_ns");
+    s->timer.resolution_ns = get_number(t, "resolution_ns");
+    s->timer.ticks_per_ns = get_number(t, "ticks_per_ns");
+    cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(o, "warnings"))
+    {
+        if (cJSON_IsString(w))
+            pg_system_warn(s, "%s", w->valuestring);
+    }
+}
+
 static void read_side(pg_side_info *s, const cJSON *o)
 {
     s->rev = get_string(o, "rev");
@@ -184,7 +288,8 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
     const cJSON *status = cJSON_GetObjectItemCaseSensitive(o, "status");
     const cJSON *cases = cJSON_GetObjectItemCaseSensitive(o, "cases");
     const cJSON *calls = cJSON_GetObjectItemCaseSensitive(o, "calls");
-    const cJSON *c;
+    const cJSON *cache = cJSON_GetObjectItemCaseSensitive(o, "cache");
+    const cJSON *c, *iv;
     char *name = get_string(o, "name"), *problem = get_string(o, "problem"),
          *side = get_string(o, "side");
     pg_bench_result *b;
@@ -207,6 +312,13 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
                                               : PG_SIDE_NONE;
     free(side);
     b->change = get_number(o, "change");
+    iv = cJSON_GetObjectItemCaseSensitive(o, "change_interval");
+    if (cJSON_GetArraySize(iv) == 2) {
+        b->change_lo = get_number_at(iv, 0);
+        b->change_hi = get_number_at(iv, 1);
+    }
+    b->stop = get_string(o, "stop");
+    b->cold = cJSON_IsString(cache) && !strcmp(cache->valuestring, "cold");
     b->base_ns = get_number(o, "base_ns");
     b->head_ns = get_number(o, "head_ns");
     b->rounds = (int)get_number(o, "rounds");
@@ -267,6 +379,9 @@ int pg_result_from_json(pg_result *out, const char *text, const char *display)
                             "or benchmarks)",
                             display);
     }
+    src = cJSON_GetObjectItemCaseSensitive(root, "mode");
+    out->aa = cJSON_IsString(src) && !strcmp(src->valuestring, "aa");
+    read_system(&out->system, cJSON_GetObjectItemCaseSensitive(root, "system"));
     read_side(&out->base, cJSON_GetObjectItemCaseSensitive(root, "base"));
     read_side(&out->head, cJSON_GetObjectItemCaseSensitive(root, "head"));
     cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(root, "benchmarks"))
@@ -289,6 +404,7 @@ void pg_bench_result_clear(pg_bench_result *b)
     free(b->problem);
     free(b->message);
     free(b->log);
+    free(b->stop);
     memset(b, 0, sizeof(*b));
 }
 
@@ -309,5 +425,6 @@ void pg_result_free(pg_result *r)
     free(r->version);
     side_free(&r->base);
     side_free(&r->head);
+    pg_system_free(&r->system);
     memset(r, 0, sizeof(*r));
 }

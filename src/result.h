@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "system.h"
 
 typedef enum {
     PG_STATUS_UNCHANGED,
@@ -43,6 +44,10 @@ typedef struct pg_bench_result {
     pg_status status;
     pg_side side;        /* for failures: the side that failed */
     double change;       /* head_ns / base_ns - 1; NAN when not measured */
+    double change_lo;    /* its 95% interval from the paired rounds; NAN */
+    double change_hi;
+    char *stop;          /* why measuring stopped: "clear", "max_time" */
+    int cold;            /* measured with cold caches */
     double base_ns;      /* sums of per-case minimums; NAN when not measured */
     double head_ns;
     int rounds;          /* samples per case and side ("best of N") */
@@ -70,6 +75,8 @@ typedef struct pg_result {
     pg_bench_result *benchmarks;
     size_t nbenchmarks;
     double seconds; /* the whole compare, wall time */
+    int aa;         /* a self-check: the same revision on both sides */
+    pg_system system;
 } pg_result;
 
 /* "unchanged", "regression", ...; and back (-1 when unknown). */
@@ -78,6 +85,15 @@ int pg_status_parse(const char *name);
 
 const char *pg_side_name(pg_side side); /* "base", "head", or NULL */
 const char *pg_floor_source_name(pg_floor_source src);
+
+/*
+ * For a self-check (A/A): the largest change any benchmark's interval
+ * allows, which is this machine's noise; NAN when none was measured.
+ */
+double pg_result_aa_noise(const pg_result *r);
+
+/* 1 when that noise is within half the floor, so the floor can be trusted. */
+int pg_result_aa_trusted(const pg_result *r);
 
 /* Adds a zeroed benchmark to `r` (measured figures NAN) and returns it. */
 pg_bench_result *pg_result_add(pg_result *r, const char *name,

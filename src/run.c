@@ -5,7 +5,7 @@
  *   fail STATUS SIDE MESSAGE      the benchmark ends with STATUS
  *   progress STAGE ROUND SECONDS  for the progress line
  *   case I BASE HEAD OVERHEAD INNER FLOPS BYTES
- *   done ROUNDS CALLS_BASE CALLS_HEAD SECONDS
+ *   done ROUNDS CALLS_BASE CALLS_HEAD SECONDS CHANGE LO HI STOP
  * Which side is running user code, and for how long, is in a pg_watch in
  * shared memory, so a hang or a crash is charged to the right side even
  * when the child can say nothing.
@@ -17,6 +17,7 @@
 #include "problem.h"
 #include "proc.h"
 #include "str.h"
+#include "system.h"
 #include "util.h"
 
 #include <dlfcn.h>
@@ -170,6 +171,9 @@ static int child_main(void *arg, int fd)
     ctx.fd = fd;
     spec = ctx.spec;
     limit_resources();
+    /* One CPU: no migrations between samples, and the caches stay ours. */
+    if (spec->cpu >= 0)
+        pg_system_pin(spec->cpu);
 
     if (pg_plugin_load(&plugin, spec->problem_lib, spec->problem_name) < 0)
         return child_fail(&ctx, "crashed", -1, "%s", pg_error_last());
@@ -226,11 +230,9 @@ static int child_main(void *arg, int fd)
         return 0;
 
     pg_measure_opts_init(&opts, spec->settings->min_rounds,
-                         spec->settings->max_time);
-    /* A minimum that moves less than a tenth of the floor cannot change the
-     * verdict: it has settled. */
-    if (spec->settings->noise_floor / 10 > opts.settle)
-        opts.settle = spec->settings->noise_floor / 10;
+                         spec->settings->max_time,
+                         spec->settings->noise_floor);
+    opts.evict_bytes = spec->evict_bytes;
     opts.watch = ctx.watch;
     opts.on_round = on_round;
     opts.payload = &ctx;
@@ -257,8 +259,10 @@ static int child_main(void *arg, int fd)
         unsigned long long calls[2] = {0, 0};
         for (k = 0; k < nsides; k++)
             calls[sides[k]] = (unsigned long long)summary.calls[k];
-        send_line(&ctx, "done %d %llu %llu %.6f", summary.rounds, calls[0],
-                  calls[1], summary.seconds);
+        send_line(&ctx, "done %d %llu %llu %.6f %.9f %.9f %.9f %s",
+                  summary.rounds, calls[0], calls[1], summary.seconds,
+                  summary.change.change, summary.change.lo,
+                  summary.change.hi, pg_stop_name(summary.stop));
     }
     /* No teardown or unloading: the process ends here and the kernel is
      * the fastest and safest way to free what the user's code holds. */
@@ -324,10 +328,18 @@ static void on_line(void *payload, const char *line)
         out->cases[i].bytes = parse_double(f[5]);
     } else if (!strcmp(word, "done")) {
         unsigned long long c0, c1;
-        if (sscanf(line + n, "%d %llu %llu %lf", &out->rounds, &c0, &c1,
-                   &out->seconds) == 4) {
+        char f[3][40], stop[32];
+        if (sscanf(line + n, "%d %llu %llu %lf %39s %39s %39s %31s",
+                   &out->rounds, &c0, &c1, &out->seconds, f[0], f[1], f[2],
+                   stop) == 8) {
             out->calls[0] = c0;
             out->calls[1] = c1;
+            /* The change itself is the decision rule's (stats.c), from the
+             * per-case minimums; the interval comes from the rounds. */
+            out->change_lo = parse_double(f[1]);
+            out->change_hi = parse_double(f[2]);
+            free(out->stop);
+            out->stop = pg_strdup(stop);
             ctx->done = 1;
         }
     }

@@ -24,6 +24,8 @@ typedef struct pg_run_spec {
     const pg_case_spec *cases;
     size_t ncases;
     const pg_settings *settings;
+    int cpu;            /* pin the measuring child to it; -1: do not */
+    size_t evict_bytes; /* cache: cold; 0: warm */
     /* Progress while measuring; may be NULL. */
     void (*on_progress)(void *payload, const char *stage, int round,
                         double elapsed);

@@ -9,7 +9,7 @@
 int pg_test_failed;
 
 extern const pg_test pg_tests_util[], pg_tests_config[], pg_tests_stats[],
-    pg_tests_report[], pg_tests_measure[];
+    pg_tests_report[], pg_tests_measure[], pg_tests_system[];
 
 static const struct {
     const char *name;
@@ -18,7 +18,8 @@ static const struct {
               {"config", pg_tests_config},
               {"stats", pg_tests_stats},
               {"report", pg_tests_report},
-              {"measure", pg_tests_measure}};
+              {"measure", pg_tests_measure},
+              {"system", pg_tests_system}};
 
 int main(int argc, char **argv)
 {

@@ -42,23 +42,35 @@ static const pg_problem chain_problem = {.abi = PG_PROBLEM_ABI,
                                          .name = "chain",
                                          .run = chain_run};
 
-static void measure_pair(pg_case_timing *t, chain_fn a, chain_fn b)
+static void measure_pair_opts(pg_case_timing *t, chain_fn a, chain_fn b,
+                              const pg_measure_opts *opts,
+                              pg_measure_summary *sum)
 {
     static struct chain_state sa, sb;
     pg_target targets[1][2];
-    pg_measure_summary sum;
-    pg_measure_opts opts;
 
     targets[0][0].problem = targets[0][1].problem = &chain_problem;
     targets[0][0].state = &sa;
     targets[0][1].state = &sb;
     targets[0][0].fn = (pg_fn)a;
     targets[0][1].fn = (pg_fn)b;
-    pg_measure_opts_init(&opts, 5, 0.3);
-    pg_measure(t, &sum, targets, 1, 2, &opts);
-    CHECK(sum.rounds >= 5);
-    CHECK(sum.calls[0] == sum.calls[1]);
+    pg_measure(t, sum, targets, 1, 2, opts);
+    CHECK(sum->rounds >= opts->min_rounds);
+    CHECK(sum->calls[0] == sum->calls[1]);
     CHECK(t->inner >= 1);
+}
+
+static void measure_pair(pg_case_timing *t, chain_fn a, chain_fn b)
+{
+    pg_measure_summary sum;
+    pg_measure_opts opts;
+
+    pg_measure_opts_init(&opts, 5, 0.3, 0.05);
+    measure_pair_opts(t, a, b, &opts, &sum);
+    /* Both ends of the interval sit around the estimate. */
+    CHECK(sum.change.lo <= sum.change.change);
+    CHECK(sum.change.change <= sum.change.hi);
+    CHECK(sum.stop != PG_STOP_NO);
 }
 
 static void empty_solution_measures_zero(void)
@@ -67,8 +79,8 @@ static void empty_solution_measures_zero(void)
 
     measure_pair(&t, empty, empty);
     /* The call costs nothing beyond the harness, which is discounted. */
-    CHECK(t.ns[0] < 1.0);
-    CHECK(t.ns[1] < 1.0);
+    CHECK(t.ns[0] < 0.5);
+    CHECK(t.ns[1] < 0.5);
     CHECK(t.overhead_ns > 0);
     CHECK(t.inner > 100); /* far too short to time one by one */
 }
@@ -86,23 +98,135 @@ static void known_ratio(void)
     CHECK(ratio > 0.8 && ratio < 1.25);
 }
 
+static void calibration(void)
+{
+    pg_measure_summary sum;
+    pg_measure_opts opts;
+    pg_case_timing t;
+
+    /* The inner count makes a sample last at least sample_ns; both sides
+     * share it, so each side's calls are counted alike. */
+    pg_measure_opts_init(&opts, 3, 0.2, 0.05);
+    opts.sample_ns = 200000;
+    measure_pair_opts(&t, chain_400, chain_800, &opts, &sum);
+    CHECK(t.inner > 1);
+    CHECK((double)t.inner * t.raw_ns[0] >= 0.5 * opts.sample_ns);
+    CHECK(sum.calls[0] == t.inner * t.samples);
+
+    /* Cold caches: one call per sample, whatever its length. */
+    pg_measure_opts_init(&opts, 3, 0.2, 0.05);
+    opts.evict_bytes = 1 << 20;
+    measure_pair_opts(&t, chain_400, chain_400, &opts, &sum);
+    CHECK(t.inner == 1);
+}
+
 static void stopping_rule(void)
 {
     pg_measure_opts o;
+    pg_interval clear_aa = {0.001, -0.004, 0.006};
+    pg_interval near_floor = {0.045, 0.038, 0.052};
+    pg_interval regression = {0.25, 0.22, 0.27};
 
-    pg_measure_opts_init(&o, 5, 10);
-    CHECK(o.min_time == 1.0);
-    CHECK(!pg_measure_should_stop(&o, 4, 1, 5.0)); /* too few rounds */
-    CHECK(!pg_measure_should_stop(&o, 50, 1, 0.5)); /* too little time */
-    CHECK(pg_measure_should_stop(&o, 50, 20, 2.0)); /* settled */
-    CHECK(!pg_measure_should_stop(&o, 50, 30, 2.0)); /* still improving */
-    CHECK(pg_measure_should_stop(&o, 50, 50, 10.0)); /* out of time */
-    pg_measure_opts_init(&o, 5, 2);
-    CHECK_NEAR(o.min_time, 0.2, 1e-12);
+    pg_measure_opts_init(&o, 5, 10, 0.05);
+    CHECK_NEAR(o.min_time, 0.25, 1e-12);
+    CHECK_NEAR(o.settle, 0.005, 1e-12);
+    CHECK_NEAR(o.margin, 0.01, 1e-12);
+    /* Too few rounds, too little time, a minimum still improving. */
+    CHECK(pg_measure_should_stop(&o, 4, 1, 5.0, &clear_aa) == PG_STOP_NO);
+    CHECK(pg_measure_should_stop(&o, 50, 1, 0.1, &clear_aa) == PG_STOP_NO);
+    CHECK(pg_measure_should_stop(&o, 50, 30, 2.0, &clear_aa) == PG_STOP_NO);
+    /* Settled and clear of the floor: stop early. */
+    CHECK(pg_measure_should_stop(&o, 50, 20, 2.0, &clear_aa) == PG_STOP_CLEAR);
+    CHECK(pg_measure_should_stop(&o, 50, 20, 2.0, &regression) ==
+          PG_STOP_CLEAR);
+    /* Settled but close to the floor: keep measuring, up to max_time. */
+    CHECK(pg_measure_should_stop(&o, 50, 20, 2.0, &near_floor) == PG_STOP_NO);
+    CHECK(pg_measure_should_stop(&o, 500, 20, 10.0, &near_floor) ==
+          PG_STOP_MAX_TIME);
+    /* One side: nothing to compare, settled is enough. */
+    CHECK(pg_measure_should_stop(&o, 50, 20, 2.0, NULL) == PG_STOP_SETTLED);
+    pg_measure_opts_init(&o, 5, 2, 0.05);
+    CHECK_NEAR(o.min_time, 0.1, 1e-12);
+}
+
+static void clear_of_floor(void)
+{
+    pg_measure_opts o;
+    const struct {
+        pg_interval iv;
+        int clear;
+    } cases[] = {
+        {{0.00, -0.01, 0.01}, 1},   /* unchanged, well inside */
+        {{0.03, 0.02, 0.035}, 1},   /* +3%: 2 points from the floor */
+        {{0.045, 0.04, 0.048}, 0},  /* within the margin of the floor */
+        {{0.06, 0.04, 0.08}, 0},    /* the interval straddles the floor */
+        {{0.08, 0.07, 0.09}, 1},    /* +8%: a clear regression */
+        {{0.055, 0.052, 0.058}, 0}, /* above, but within the margin */
+        {{-0.20, -0.21, -0.19}, 1}, /* a clear improvement */
+        {{-0.05, -0.06, -0.04}, 0}, /* straddles minus the floor */
+        {{NAN, NAN, NAN}, 0},
+    };
+    size_t i;
+
+    pg_measure_opts_init(&o, 5, 10, 0.05);
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        if (pg_change_is_clear(&o, &cases[i].iv) != cases[i].clear) {
+            fprintf(stderr, "clear_of_floor: case %zu\n", i);
+            CHECK(0);
+        }
+}
+
+/* Fills rounds of one case: base ~ 100, head ~ 100 * ratio, with the
+ * given noise added to both sides of some rounds. */
+static void fill(double *samples, size_t rounds, double ratio, double noise,
+                 int paired)
+{
+    size_t r;
+
+    for (r = 0; r < rounds; r++) {
+        double a = (r * 7919 % 13) * noise, b = (r * 104729 % 17) * noise;
+        samples[r * 2 + 0] = 100 + a;
+        samples[r * 2 + 1] = 100 * ratio + (paired ? a : b);
+    }
+}
+
+static void interval(void)
+{
+    enum { ROUNDS = 200 };
+    static double samples[ROUNDS * 2];
+    double overhead[1] = {0};
+    pg_interval iv, again, wide;
+
+    /* The estimate is the ratio of the minimums. */
+    fill(samples, ROUNDS, 1.10, 0.5, 0);
+    pg_change_interval(&iv, samples, overhead, 1, ROUNDS, 200);
+    CHECK_NEAR(iv.change, 0.10, 1e-9);
+    CHECK(iv.lo <= iv.change && iv.change <= iv.hi);
+    CHECK(iv.hi - iv.lo < 0.01); /* many rounds reach the minimum */
+
+    /* The same samples give the same interval: the seed is fixed. */
+    pg_change_interval(&again, samples, overhead, 1, ROUNDS, 200);
+    CHECK(again.lo == iv.lo && again.hi == iv.hi);
+
+    /* Few rounds near the minimum: the interval widens. */
+    fill(samples, 12, 1.10, 3.0, 0);
+    samples[0] = 90; /* one lucky base round */
+    pg_change_interval(&wide, samples, overhead, 1, 12, 200);
+    CHECK(wide.hi - wide.lo > iv.hi - iv.lo);
+    CHECK(wide.lo <= wide.change && wide.change <= wide.hi);
+
+    /* Overhead is discounted from both sides before the ratio. */
+    fill(samples, ROUNDS, 1.10, 0, 0);
+    overhead[0] = 50;
+    pg_change_interval(&iv, samples, overhead, 1, ROUNDS, 200);
+    CHECK_NEAR(iv.change, 60.0 / 50.0 - 1, 1e-9);
 }
 
 const pg_test pg_tests_measure[] = {
     {"empty_solution_measures_zero", empty_solution_measures_zero},
     {"known_ratio", known_ratio},
+    {"calibration", calibration},
     {"stopping_rule", stopping_rule},
+    {"clear_of_floor", clear_of_floor},
+    {"interval", interval},
     PG_TESTS_END};
