@@ -18,6 +18,7 @@
 
 static const char usage_text[] =
     "usage: perfgate compare [options] [BASE [HEAD]]\n"
+    "   or: perfgate compare --aa [options] [REV]\n"
     "\n"
     "Builds every benchmark in perfgate.yml at BASE and at HEAD, checks both\n"
     "against the problem's reference, times them interleaved (the sum of\n"
@@ -30,6 +31,11 @@ static const char usage_text[] =
     "  HEAD   another revision.  Default: the working tree, uncommitted\n"
     "         changes included (as 'git diff BASE').\n"
     "\n"
+    "--aa is the self-check: REV (default: the working tree) is built twice\n"
+    "and measured against itself, so any change it shows is this machine's\n"
+    "noise.  It fails when that noise exceeds half the noise floor, because\n"
+    "then the floor cannot be trusted here.\n"
+    "\n"
     "Your repository is never modified: each revision is written to a\n"
     "private temporary directory, removed on exit and on Ctrl-C.\n"
     "\n"
@@ -37,6 +43,7 @@ static const char usage_text[] =
     "  -c, --config FILE        the config (default: perfgate.yml at the\n"
     "                           repository root, from the working tree)\n"
     "  -b, --bench NAME         run only this benchmark (repeatable)\n"
+    "      --aa                 self-check: REV against itself (see above)\n"
     "      --json FILE          write the full result as JSON\n"
     "      --markdown FILE      write the pull-request comment\n"
     "      --noise-floor PCT    changes within it are noise (5%, 0.05);\n"
@@ -49,13 +56,15 @@ static const char usage_text[] =
     "  -h, --help               show this help\n"
     "\n"
     "exit status: 0 pass; 1 the gate failed (a regression, or HEAD is\n"
-    "incorrect, crashed, timed out or failed to build); 2 usage, config or\n"
+    "incorrect, crashed, timed out or failed to build; with --aa, noise\n"
+    "above half the floor); 2 usage, config or\n"
     "revision error; 3 internal error; 130 interrupted.\n"
     "\n"
     "examples:\n"
     "  perfgate compare                  the working tree against HEAD\n"
     "  perfgate compare HEAD~1           ... against the previous commit\n"
-    "  perfgate compare main HEAD --json result.json --markdown comment.md\n";
+    "  perfgate compare main HEAD --json result.json --markdown comment.md\n"
+    "  perfgate compare --aa             how noisy is this machine?\n";
 
 enum {
     OPT_JSON = 256,
@@ -64,7 +73,8 @@ enum {
     OPT_MAX_TIME,
     OPT_MIN_ROUNDS,
     OPT_TIMEOUT,
-    OPT_COLOR
+    OPT_COLOR,
+    OPT_AA
 };
 
 static const struct option long_opts[] = {
@@ -77,6 +87,7 @@ static const struct option long_opts[] = {
     {"min-rounds", required_argument, NULL, OPT_MIN_ROUNDS},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"quiet", no_argument, NULL, 'q'},
+    {"aa", no_argument, NULL, OPT_AA},
     {"color", required_argument, NULL, OPT_COLOR},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
@@ -160,6 +171,9 @@ int pg_cmd_compare(int argc, char **argv)
         case 'q':
             quiet = 1;
             break;
+        case OPT_AA:
+            opts.aa = 1;
+            break;
         case 'h':
             fputs(usage_text, stdout);
             return PG_EXIT_PASS;
@@ -169,6 +183,12 @@ int pg_cmd_compare(int argc, char **argv)
                     argv[optind - 1], usage_text);
             return PG_EXIT_USAGE;
         }
+    }
+    if (opts.aa && argc - optind > 1) {
+        fprintf(stderr, "perfgate compare: --aa takes one revision, measured "
+                        "against itself\n\n%s",
+                usage_text);
+        return PG_EXIT_USAGE;
     }
     if (argc - optind > 2) {
         fprintf(stderr, "perfgate compare: at most two revisions, BASE and "

@@ -89,6 +89,28 @@ static void floor_line(pg_str *out, const pg_result *r)
     pg_str_putc(out, ')');
 }
 
+/* The verdict of a self-check (A/A), in words. */
+static void aa_line(pg_str *out, const pg_result *r)
+{
+    double noise = pg_result_aa_noise(r);
+
+    if (isnan(noise)) {
+        pg_str_puts(out, "self-check measured nothing");
+        return;
+    }
+    pg_str_printf(out, "this machine's noise is up to %.1f%%, ",
+                  noise * 100);
+    if (pg_result_aa_trusted(r))
+        pg_str_printf(out, "within half the %.3g%% floor: the floor can be "
+                           "trusted here",
+                      r->noise_floor * 100);
+    else
+        pg_str_printf(out, "more than half the %.3g%% floor: the floor "
+                           "cannot be trusted here (quiet the machine, or "
+                           "raise the floor to %.0f%% or more)",
+                      r->noise_floor * 100, ceil(noise * 200));
+}
+
 /* ---- terminal ---- */
 
 #define RED "\033[31m"
@@ -136,9 +158,10 @@ static void cell_status(pg_str *out, const pg_bench_result *b)
 
 void pg_report_terminal(pg_str *out, const pg_result *r, int color)
 {
-    enum { NCOL = 5 };
-    static const char *const heads[NCOL] = {"benchmark", "base", "head",
-                                            "change", "status"};
+    enum { NCOL = 7 };
+    static const char *const heads[NCOL] = {
+        "benchmark", "base", "head", "change", "95% interval", "runs",
+        "status"};
     size_t w[NCOL], i, k;
     pg_str(*cells)[NCOL];
     int passed = pg_result_passed(r);
@@ -152,7 +175,12 @@ void pg_report_terminal(pg_str *out, const pg_result *r, int color)
         pg_format_ns(&cells[i][1], b->base_ns);
         pg_format_ns(&cells[i][2], b->head_ns);
         pg_format_change(&cells[i][3], b->change);
-        cell_status(&cells[i][4], b);
+        pg_format_interval(&cells[i][4], b->change_lo, b->change_hi);
+        if (b->rounds > 0)
+            pg_str_printf(&cells[i][5], "%d", b->rounds);
+        else
+            pg_str_puts(&cells[i][5], "–");
+        cell_status(&cells[i][6], b);
         for (k = 0; k < NCOL; k++)
             if (width(pg_str_cstr(&cells[i][k])) > w[k])
                 w[k] = width(pg_str_cstr(&cells[i][k]));
@@ -204,6 +232,19 @@ void pg_report_terminal(pg_str *out, const pg_result *r, int color)
 
     pg_str_puts(out, "\nnoise floor ");
     floor_line(out, r);
+    pg_str_puts(out, "; runs: rounds of both sides interleaved, best of each "
+                     "kept\n");
+    for (i = 0; i < r->system.nwarnings; i++)
+        pg_str_printf(out, "%swarning:%s %s\n", color ? YELLOW : "",
+                      color ? RESET : "", r->system.warnings[i]);
+    if (r->aa) {
+        pg_str_printf(out, "\n%s%s%s: self-check: ",
+                      color ? (passed ? GREEN : RED) : "",
+                      passed ? "PASS" : "FAIL", color ? RESET : "");
+        aa_line(out, r);
+        pg_str_putc(out, '\n');
+        return;
+    }
     pg_str_printf(out, "\n%s%s%s: ", color ? (passed ? GREEN : RED) : "",
                   passed ? "PASS" : "FAIL", color ? RESET : "");
     pg_report_summary(out, r);
@@ -286,6 +327,11 @@ static void md_bench_row(pg_str *out, const pg_bench_result *b)
         pg_str_printf(out, ", best of %d runs", b->rounds);
     pg_str_puts(out, " | ");
     pg_format_change(out, b->change);
+    if (isfinite(b->change_lo)) {
+        pg_str_puts(out, " <sub>");
+        pg_format_interval(out, b->change_lo, b->change_hi);
+        pg_str_puts(out, "</sub>");
+    }
     pg_str_printf(out, " | %s %s", status_icon(b), pg_status_name(b->status));
     if (b->side != PG_SIDE_NONE && is_failure(b->status))
         pg_str_printf(out, " (%s)", pg_side_name(b->side));
@@ -356,12 +402,27 @@ void pg_report_markdown(pg_str *out, const pg_result *r)
     floor_line(&footer, r);
     pg_str_puts(&footer, ": a change within it counts as unchanged. "
                          "Times are the sum over the cases of each case's "
-                         "minimum time per call.\n");
+                         "minimum time per call; under each change, its 95% "
+                         "interval from the paired rounds.\n");
+    if (r->system.nwarnings) {
+        pg_str_puts(&footer, "\n");
+        for (i = 0; i < r->system.nwarnings; i++) {
+            pg_str_puts(&footer, "> ⚠️ ");
+            md_text(&footer, r->system.warnings[i], 400);
+            pg_str_puts(&footer, "\n");
+        }
+    }
 
     pg_str_puts(out, PG_COMMENT_MARKER "\n");
-    pg_str_printf(out, "### %s perfgate: %s — ", passed ? "✅" : "❌",
-                  passed ? "no regression" : "this change fails the gate");
-    pg_report_summary(out, r);
+    if (r->aa) {
+        pg_str_printf(out, "### %s perfgate self-check (A/A) — ",
+                      passed ? "✅" : "❌");
+        aa_line(out, r);
+    } else {
+        pg_str_printf(out, "### %s perfgate: %s — ", passed ? "✅" : "❌",
+                      passed ? "no regression" : "this change fails the gate");
+        pg_report_summary(out, r);
+    }
     pg_str_puts(out, "\n\n| Benchmark | Runtime (base → head) | Change | "
                      "Status |\n|---|---|---|---|\n");
     for (shown = 0; shown < r->nbenchmarks; shown++) {

@@ -25,7 +25,8 @@ pg_status pg_classify(double change, double noise_floor);
 /* 1 when `b` fails the gate. */
 int pg_bench_fails_gate(const pg_bench_result *b);
 
-/* 1 when no benchmark fails the gate. */
+/* 1 when no benchmark fails the gate; for a self-check (r->aa), when every
+ * benchmark was measured and the noise is within half the floor. */
 int pg_result_passed(const pg_result *r);
 
 /* How many benchmarks have `status`. */

@@ -175,6 +175,15 @@ void pg_format_change(pg_str *out, double change)
     pg_str_printf(out, "%+.1f%%", change * 100.0 + 0.0);
 }
 
+void pg_format_interval(pg_str *out, double lo, double hi)
+{
+    if (!isfinite(lo) || !isfinite(hi)) {
+        pg_str_puts(out, "–");
+        return;
+    }
+    pg_str_printf(out, "%+.1f … %+.1f%%", lo * 100.0 + 0.0, hi * 100.0 + 0.0);
+}
+
 void pg_format_seconds(pg_str *out, double seconds)
 {
     if (seconds < 1.0)

@@ -38,6 +38,9 @@ void pg_format_ns(pg_str *out, double ns);
 /* Appends a signed percentage: "+12.3%", "-4.0%", "+0.0%". */
 void pg_format_change(pg_str *out, double change);
 
+/* Appends an interval of changes: "+2.8 … +3.4%"; "–" when unknown. */
+void pg_format_interval(pg_str *out, double lo, double hi);
+
 /* Appends a duration in seconds for people: "850 ms", "12.4 s". */
 void pg_format_seconds(pg_str *out, double seconds);
 
