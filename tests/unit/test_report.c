@@ -37,6 +37,10 @@ static void sample(pg_result *r, size_t n)
         b->cases[0].inner = 1;
         b->rounds = 315;
         pg_decide(b, r->noise_floor);
+        if (i == 0) {
+            b->change_lo = 0.205;
+            b->change_hi = 0.231;
+        }
     }
 }
 
@@ -104,6 +108,52 @@ static void markdown_escapes_what_it_did_not_write(void)
     pg_result_free(&r);
 }
 
+static void warnings_and_interval(void)
+{
+    pg_result r;
+    pg_str md = PG_STR_INIT, t = PG_STR_INIT;
+
+    sample(&r, 2);
+    pg_system_warn(&r.system, "CPU 1 was 80%% busy");
+    pg_report_markdown(&md, &r);
+    CHECK_CONTAINS(pg_str_cstr(&md), "+22.0% <sub>+20.5 … +23.1%</sub>");
+    CHECK_CONTAINS(pg_str_cstr(&md), "> ⚠️ CPU 1 was 80% busy");
+    pg_report_terminal(&t, &r, 0);
+    CHECK_CONTAINS(pg_str_cstr(&t), "warning: CPU 1 was 80% busy");
+    pg_str_free(&md);
+    pg_str_free(&t);
+    pg_result_free(&r);
+}
+
+static void self_check(void)
+{
+    pg_result r;
+    pg_str md = PG_STR_INIT, t = PG_STR_INIT;
+
+    /* Noise of 1%: within half of 5%, the floor holds. */
+    sample(&r, 1);
+    r.aa = 1;
+    r.benchmarks[0].status = PG_STATUS_UNCHANGED;
+    r.benchmarks[0].change = 0.004;
+    r.benchmarks[0].change_lo = -0.01;
+    r.benchmarks[0].change_hi = 0.008;
+    CHECK_NEAR(pg_result_aa_noise(&r), 0.01, 1e-12);
+    CHECK(pg_result_passed(&r));
+    pg_report_terminal(&t, &r, 0);
+    CHECK_CONTAINS(pg_str_cstr(&t), "PASS: self-check: this machine's noise "
+                                    "is up to 1.0%, within half the 5% floor");
+    /* Noise of 3%: the floor cannot be trusted. */
+    r.benchmarks[0].change_hi = 0.03;
+    CHECK(!pg_result_passed(&r));
+    pg_report_markdown(&md, &r);
+    CHECK_CONTAINS(pg_str_cstr(&md), "❌ perfgate self-check (A/A)");
+    CHECK_CONTAINS(pg_str_cstr(&md), "the floor cannot be trusted here");
+    CHECK_CONTAINS(pg_str_cstr(&md), "raise the floor to 6% or more");
+    pg_str_free(&md);
+    pg_str_free(&t);
+    pg_result_free(&r);
+}
+
 static void terminal_table(void)
 {
     pg_result r;
@@ -112,9 +162,9 @@ static void terminal_table(void)
     sample(&r, 2);
     pg_report_terminal(&t, &r, 0);
     CHECK_CONTAINS(pg_str_cstr(&t), "benchmark  base     head     change  "
-                                    "status");
+                                    "95% interval    runs  status");
     CHECK_CONTAINS(pg_str_cstr(&t), "bench_0    32.8 µs  40.0 µs  +22.0%  "
-                                    "regression");
+                                    "+20.5 … +23.1%  315   regression");
     CHECK_CONTAINS(pg_str_cstr(&t), "FAIL: 1 regression, 1 improvement");
     CHECK(!strchr(pg_str_cstr(&t), '\033'));
     pg_str_free(&t);
@@ -132,8 +182,13 @@ static void json_round_trip(void)
     r.benchmarks[2].side = PG_SIDE_HEAD;
     r.benchmarks[2].change = NAN;
     r.benchmarks[2].message = strdup("head side: killed by SIGSEGV");
+    pg_system_warn(&r.system, "a warning");
+    r.system.timer.id = PG_CLOCK_TSC;
+    r.system.timer.overhead_ns = 12.5;
     json = pg_result_to_json(&r);
     CHECK_CONTAINS(json, "\"verdict\":\t\"fail\"");
+    CHECK_CONTAINS(json, "\"clock\":\t\"tsc\"");
+    CHECK_CONTAINS(json, "\"change_interval\":\t[0.205, 0.231]");
     CHECK_CONTAINS(json, "\"side\":\t\"head\"");
     CHECK_CONTAINS(json, "\"change\":\tnull");
     CHECK(pg_result_from_json(&back, json, "r.json") == 0);
@@ -160,5 +215,7 @@ const pg_test pg_tests_report[] = {
     {"markdown_escapes_what_it_did_not_write",
      markdown_escapes_what_it_did_not_write},
     {"terminal_table", terminal_table},
+    {"warnings_and_interval", warnings_and_interval},
+    {"self_check", self_check},
     {"json_round_trip", json_round_trip},
     PG_TESTS_END};

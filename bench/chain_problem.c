@@ -1,0 +1,70 @@
+/*
+ * chain_problem.c - the perfgate problem for bench/chain.c:
+ *
+ *     void chain(const uint64_t *in, uint64_t *out)
+ *
+ * in = {seed, addend}; out = {the chain's end, its length}.  verify()
+ * recomputes the chain for the length the solution reports, so a wrong
+ * answer fails like any other.
+ */
+#include <perfgate/problem.h>
+
+typedef void (*chain_fn)(const uint64_t *in, uint64_t *out);
+
+struct state {
+    uint64_t *in, *out;
+    uint64_t checked_steps, expected;
+};
+
+static void *setup(pg_case *c)
+{
+    struct state *s = pg_host_alloc(c, sizeof(*s));
+    uint64_t seed = (uint64_t)pg_param(c, "seed", 1);
+
+    if (!s || !(s->in = pg_host_alloc(c, 2 * sizeof(uint64_t))) ||
+        !(s->out = pg_host_alloc(c, 2 * sizeof(uint64_t))))
+        return NULL;
+    s->checked_steps = 0;
+    s->in[0] = seed * 0x9E3779B97F4A7C15ULL;
+    s->in[1] = 2 * seed + 1;
+    return s;
+}
+
+static void run(void *state, pg_fn fn)
+{
+    struct state *s = state;
+    ((chain_fn)fn)(s->in, s->out);
+}
+
+static int verify(void *state, pg_case *c)
+{
+    struct state *s = state;
+    uint64_t i, x = s->in[0];
+
+    if (s->out[1] == 0 || s->out[1] > (1ULL << 40))
+        return pg_fail(c, "reported a chain of %llu steps",
+                       (unsigned long long)s->out[1]);
+    if (s->checked_steps != s->out[1]) {
+        for (i = 0; i < s->out[1]; i++)
+            x = x * 6364136223846793005ULL + s->in[1];
+        s->expected = x;
+        s->checked_steps = s->out[1];
+    }
+    if (s->out[0] != s->expected)
+        return pg_fail(c, "chain end 0x%016llx, expected 0x%016llx",
+                       (unsigned long long)s->out[0],
+                       (unsigned long long)s->expected);
+    return 0;
+}
+
+static const pg_problem problem = {
+    .abi = PG_PROBLEM_ABI,
+    .name = "chain",
+    .signature = "void chain(const uint64_t *in, uint64_t *out)",
+    .default_cases = "seed=1; seed=2; seed=3",
+    .setup = setup,
+    .run = run,
+    .verify = verify,
+};
+
+PG_EXPORT_PROBLEM(problem)
