@@ -58,9 +58,10 @@ int main(int argc, char **argv)
     settings.noise_floor = 0.05;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case 'p': problem = optarg; break;
-        case 'b': lib[0] = optarg; break;
-        case 'h': lib[1] = optarg; break;
+        /* dlopen() searches the library path for a name without '/'. */
+        case 'p': problem = realpath(optarg, NULL); break;
+        case 'b': lib[0] = realpath(optarg, NULL); break;
+        case 'h': lib[1] = realpath(optarg, NULL); break;
         case 's': symbol = optarg; break;
         case 'c': cases_text = optarg; break;
         case 't': trials = atoi(optarg); break;
