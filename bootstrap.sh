@@ -3,7 +3,10 @@
 # configures and builds perfgate in ./build.  Safe to run again.
 set -eu
 
-packages="build-essential cmake pkg-config git python3 libgit2-dev libyaml-dev libcjson-dev"
+# The first line builds perfgate; the second is the benchmark's peer
+# (Google Benchmark and its compare.py, which needs scipy).
+packages="build-essential cmake pkg-config git python3 libgit2-dev libyaml-dev libcjson-dev
+libbenchmark-dev libbenchmark-tools python3-scipy"
 
 missing=""
 for p in $packages; do

@@ -64,6 +64,74 @@ class Verdicts(RepoTest):
         self.assertEqual(r.json["base"]["commit"], self.git("rev-parse", "HEAD"))
 
 
+class Engine(RepoTest):
+    """What the engine reports beside the verdict: the interval, how and why
+    it stopped, the timer and the machine; the self-check; cold caches."""
+
+    def test_interval_timer_and_system_in_the_report(self):
+        self.base_repo()
+        self.commit({"src/sum.c": TWICE})
+        r = self.perfgate("HEAD~1", "HEAD")
+        b = r.bench()
+        lo, hi = b["change_interval"]
+        self.assertLessEqual(lo, b["change"])
+        self.assertLessEqual(b["change"], hi)
+        self.assertIn(b["stop"], ("clear", "max_time"))
+        self.assertEqual(b["cache"], "warm")
+        self.assertEqual(r.json["mode"], "compare")
+        system = r.json["system"]
+        self.assertIn(system["timer"]["clock"],
+                      ("tsc", "clock_monotonic_raw", "clock_monotonic"))
+        self.assertGreater(system["timer"]["overhead_ns"], 0)
+        self.assertGreater(system["timer"]["resolution_ns"], 0)
+        self.assertIsInstance(system["cpu"], int)
+        self.assertGreater(system["llc_bytes"], 0)
+        self.assertIsInstance(system["warnings"], list)
+        for w in system["warnings"]:
+            self.assertIn("warning: " + w, r.stdout)
+        self.assertIn("95% interval", r.stdout)
+        self.assertIn("<sub>", r.markdown)
+
+    def test_self_check(self):
+        self.base_repo()
+        # A 50% floor: this machine's noise is far below half of it.
+        r = self.perfgate("--aa", "HEAD", "--noise-floor", "50%")
+        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+        self.assertEqual(r.json["mode"], "aa")
+        self.assertTrue(r.json["aa"]["trusted"])
+        self.assertEqual(r.json["aa"]["limit"], 0.25)
+        self.assertLess(r.json["aa"]["noise"], 0.25)
+        self.assertEqual(r.json["base"]["commit"], r.json["head"]["commit"])
+        self.assertIn("PASS: self-check", r.stdout)
+        self.assertIn("self-check (A/A)", r.markdown)
+
+    def test_self_check_takes_one_revision(self):
+        self.base_repo()
+        r = self.perfgate("--aa", "HEAD", "HEAD")
+        self.assertEqual(r.code, 2)
+        self.assertIn("--aa takes one revision", r.stderr)
+
+    def test_cold_cache(self):
+        self.base_repo(config=CONFIG.replace(
+            "problem: reduce_sum", "problem: reduce_sum\n    cache: cold"))
+        self.commit({"src/sum.c": TWICE})
+        r = self.perfgate("HEAD~1", "HEAD")
+        b = r.bench()
+        self.assertEqual(b["cache"], "cold")
+        # One call per sample: a second would find the caches warm.
+        for c in b["cases"]:
+            self.assertEqual(c["inner"], 1)
+        self.assertEqual(b["status"], "regression")
+
+    def test_bad_cache_setting(self):
+        self.base_repo(config=CONFIG.replace(
+            "problem: reduce_sum", "problem: reduce_sum\n    cache: lukewarm"))
+        r = self.perfgate()
+        self.assertEqual(r.code, 2)
+        self.assertIn("perfgate.yml:8:12: cache 'lukewarm': want 'warm' or "
+                      "'cold'", r.stderr)
+
+
 class Failures(RepoTest):
     """What the head's code does wrong fails the gate, named and explained."""
 
