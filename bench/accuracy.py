@@ -199,7 +199,7 @@ def fmt_call(ns):
 
 def choose_steps(ns_per_step, seconds, pct):
     """A base length near the target whose change by `pct` is a whole
-    number of steps; exact for every pair from 2 µs up.  For the shortest
+    number of steps, to a millionth for every pair from 2 µs up.  For the shortest
     calls the nearest exact pair may be too long: then the closest ratio
     within 0.75-1.5x the target, and the table shows the true change."""
     target = seconds * 1e9 / ns_per_step
