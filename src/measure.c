@@ -311,6 +311,29 @@ void pg_change_interval(pg_interval *out, const double *samples,
 
 #define RESAMPLES 200
 
+double pg_settle_threshold(const pg_measure_opts *opts,
+                           const pg_interval *change)
+{
+    double f = opts->noise_floor, d;
+
+    if (!change || isnan(change->change))
+        return opts->settle;
+    d = fmin(fabs(change->change - f), fabs(change->change + f));
+    return d / 2 > opts->settle ? d / 2 : opts->settle;
+}
+
+/* The last round (1-based) in which a minimum improved by more than
+ * `threshold`; 0 if none. */
+static int last_gain(const double *gain, int rounds, double threshold)
+{
+    int r;
+
+    for (r = rounds; r > 0; r--)
+        if (gain[r - 1] > threshold)
+            return r;
+    return 0;
+}
+
 int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
                pg_target (*targets)[2], size_t ncases, int nsides,
                const pg_measure_opts *opts)
@@ -318,7 +341,8 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
     int64_t start;
     double elapsed = 0, *samples = NULL, *overhead, *first;
     size_t cap = 0, c;
-    int round, last_improved = 0, next_check = 0;
+    double *gain = NULL;
+    int round, next_check = 0;
     pg_interval change = {NAN, NAN, NAN};
     pg_stop stop = PG_STOP_NO;
     engine e;
@@ -347,8 +371,11 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
         if ((size_t)round >= cap) {
             cap = cap ? cap * 2 : 64;
             samples = pg_realloc(samples, cap * ncases * 2 * sizeof(*samples));
+            gain = pg_realloc(gain, cap * sizeof(*gain));
         }
         row = samples + (size_t)round * ncases * 2;
+        /* The first samples are all news. */
+        gain[round] = round ? 0 : INFINITY;
         for (c = 0; c < ncases; c++) {
             pg_case_timing *r = &out[c];
             double n = (double)r->inner;
@@ -376,8 +403,9 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
                     ns = time_side(&e, &targets[c][side], side, r->inner);
                 row[c * 2 + side] = ns / n;
                 if (ns < r->raw_ns[side]) {
-                    if (ns < r->raw_ns[side] * (1.0 - opts->settle))
-                        last_improved = round + 1;
+                    double g = 1 - ns / r->raw_ns[side];
+                    if (isfinite(r->raw_ns[side]) && g > gain[round])
+                        gain[round] = g;
                     r->raw_ns[side] = ns;
                 }
             }
@@ -389,18 +417,24 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
         if (opts->on_round)
             opts->on_round(opts->payload, round + 1, elapsed);
 
-        stop = pg_measure_should_stop(opts, round + 1, last_improved, elapsed,
-                                      NULL);
-        if (nsides == 2 && stop == PG_STOP_SETTLED) {
+        stop = pg_measure_should_stop(opts, round + 1, 0, elapsed, NULL);
+        if (stop == PG_STOP_SETTLED && nsides == 1) {
+            stop = pg_measure_should_stop(
+                opts, round + 1, last_gain(gain, round + 1, opts->settle),
+                elapsed, NULL);
+        } else if (stop == PG_STOP_SETTLED) {
             /* The interval costs rounds x resamples: recompute it as the
              * rounds grow by a quarter, not every round. */
             stop = PG_STOP_NO;
             if (round + 1 >= next_check) {
+                int r = round + 1;
                 pg_change_interval(&change, samples, overhead, ncases,
-                                   (size_t)round + 1, RESAMPLES);
-                next_check = (round + 1) + (round + 1) / 4 + 1;
-                stop = pg_measure_should_stop(opts, round + 1, last_improved,
-                                              elapsed, &change);
+                                   (size_t)r, RESAMPLES);
+                next_check = r + (r / 4 > 1 ? r / 4 : 1);
+                stop = pg_measure_should_stop(
+                    opts, r,
+                    last_gain(gain, r, pg_settle_threshold(opts, &change)),
+                    elapsed, &change);
             }
         }
     }
@@ -427,6 +461,7 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
     }
     summary->seconds = (double)(pg_now_ns() - start) / 1e9;
     free(samples);
+    free(gain);
     free(overhead);
     free(first);
     free(e.evict);

@@ -126,6 +126,14 @@ pg_stop pg_measure_should_stop(const pg_measure_opts *opts, int rounds,
                                int last_improved, double elapsed,
                                const pg_interval *change);
 
+/*
+ * How much a minimum may still improve and count as settled, given the
+ * change so far: half its distance to the nearer of +-floor (a smaller
+ * move cannot carry the estimate across), and at least opts->settle.
+ */
+double pg_settle_threshold(const pg_measure_opts *opts,
+                           const pg_interval *change);
+
 /* 1 when `change` lies clear of +-opts->noise_floor by opts->margin. */
 int pg_change_is_clear(const pg_measure_opts *opts, const pg_interval *change);
 

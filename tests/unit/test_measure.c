@@ -147,6 +147,15 @@ static void stopping_rule(void)
     CHECK(pg_measure_should_stop(&o, 50, 20, 2.0, NULL) == PG_STOP_SETTLED);
     pg_measure_opts_init(&o, 5, 2, 0.05);
     CHECK_NEAR(o.min_time, 0.1, 1e-12);
+
+    /* A minimum has settled when it moves less than half the change's
+     * distance to the floor (it cannot carry the verdict across), and
+     * never more loosely than settle. */
+    pg_measure_opts_init(&o, 5, 10, 0.05);
+    CHECK_NEAR(pg_settle_threshold(&o, &clear_aa), (0.05 - 0.001) / 2, 1e-12);
+    CHECK_NEAR(pg_settle_threshold(&o, &regression), 0.10, 1e-12);
+    CHECK_NEAR(pg_settle_threshold(&o, &near_floor), 0.005, 1e-12);
+    CHECK_NEAR(pg_settle_threshold(&o, NULL), 0.005, 1e-12);
 }
 
 static void clear_of_floor(void)
