@@ -417,6 +417,9 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
         if (opts->on_round)
             opts->on_round(opts->payload, round + 1, elapsed);
 
+        /* First the budget and the minimums of rounds and time (with no
+         * improvement to wait for, "settled" means only that they passed);
+         * whether the minimums have settled is judged below. */
         stop = pg_measure_should_stop(opts, round + 1, 0, elapsed, NULL);
         if (stop == PG_STOP_SETTLED && nsides == 1) {
             stop = pg_measure_should_stop(
