@@ -103,7 +103,7 @@ int main(int argc, char **argv)
 
         memset(&r, 0, sizeof(r));
         b = pg_result_add(&r, "chain", "chain");
-        memset(&spec, 0, sizeof(spec));
+        pg_run_spec_init(&spec);
         spec.problem_lib = problem;
         spec.problem_name = "chain";
         spec.lib[0] = lib[0];

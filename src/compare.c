@@ -351,7 +351,7 @@ static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
                                   ctx->rev[0].spec);
     }
 
-    memset(&spec, 0, sizeof(spec));
+    pg_run_spec_init(&spec);
     spec.problem_lib = problem_lib;
     spec.problem_name = b->problem;
     spec.lib[0] = build[0].missing ? NULL : build[0].lib;

@@ -372,6 +372,12 @@ static void set_log(pg_bench_result *out, const pg_str *output)
     out->log = pg_str_detach(&tail);
 }
 
+void pg_run_spec_init(pg_run_spec *spec)
+{
+    memset(spec, 0, sizeof(*spec));
+    spec->cpu = -1;
+}
+
 int pg_run_bench(pg_bench_result *out, const pg_run_spec *spec)
 {
     pg_proc_opts opts;

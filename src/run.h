@@ -32,6 +32,9 @@ typedef struct pg_run_spec {
     void *payload;
 } pg_run_spec;
 
+/* Zeroes `spec`, with no CPU to pin to (cpu -1). */
+void pg_run_spec_init(pg_run_spec *spec);
+
 /*
  * Runs the benchmark and fills `out`: on success its cases, rounds and
  * calls (status still to be decided by pg_decide()); on failure its status,
