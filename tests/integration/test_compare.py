@@ -389,6 +389,65 @@ class Problems(RepoTest):
         self.assertIn("c[1000]", r.bench("va")["message"])
 
 
+EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                        "..", "examples", "problems")
+
+# Each built-in problem: small cases, and a change to its example solution
+# that makes it wrong.
+LIBRARY = {
+    "vector_add": ("[{n: 1001}]", "i < n", "i + 1 < n"),
+    "relu": ("[{n: 33, m: 17}]", ": 0.0f", ": input[i]"),
+    "reduce_sum": ("[{n: 1000}]", "+ (acc[6] + acc[7])", "+ acc[6]"),
+    "prefix_sum": ("[{n: 1000}]", "output[i] = sum += input[i];",
+                   "output[i] = (sum += input[i]) - input[i];"),
+    "softmax": ("[{rows: 7, cols: 100}]", "y[j] /= sum;", "y[j] /= 1;"),
+    "matvec": ("[{m: 33, k: 29}]", "j < k", "j + 1 < k"),
+    "matmul": ("[{m: 33, n: 17, k: 29}]", "p < k", "p + 1 < k"),
+    "conv1d": ("[{N: 1000, K: 7}]", "B[j]", "B[K - 1 - j]"),
+    "conv2d": ("[{H: 40, W: 30, Kh: 5, Kw: 3}]", "B[k * Kw + l]",
+               "B[(Kh - 1 - k) * Kw + l]"),
+    "histogram": ("[{height: 40, width: 30, num_bins: 16}]",
+                  "histogram_output[b] = 0;", "(void)histogram_output;"),
+}
+
+
+class Library(RepoTest):
+    """Every built-in problem against its example C solution, correct and
+    made wrong."""
+
+    def sources(self, wrong=False):
+        files = {}
+        for name, (_, old, new) in LIBRARY.items():
+            with open(os.path.join(EXAMPLES, name, "solution.c")) as f:
+                text = f.read()
+            self.assertIn(old, text, name)
+            files["src/%s.c" % name] = text.replace(old, new) if wrong else text
+        return files
+
+    def test_examples_pass_and_broken_ones_do_not(self):
+        config = "version: 1\nsettings: {max_time: 200ms, noise_floor: 90%}\n"
+        config += "benchmarks:\n"
+        for name, (cases, _, _) in LIBRARY.items():
+            config += ("  - {name: %s, problem: %s, sources: [src/%s.c], "
+                       "cases: %s}\n" % (name, name, name, cases))
+        self.commit(dict(self.sources(), **{"perfgate.yml": config}), "base")
+        r = self.perfgate()
+        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+        for name in LIBRARY:
+            b = r.bench(name)
+            self.assertEqual(b["status"], "unchanged", (name, b["message"]))
+            self.assertGreater(b["cases"][0]["flops"], 0, name)
+            self.assertGreater(b["cases"][0]["bytes"], 0, name)
+
+        self.commit(self.sources(wrong=True))
+        r = self.perfgate("HEAD~1", "HEAD")
+        self.assertEqual(r.code, 1)
+        for name in LIBRARY:
+            b = r.bench(name)
+            self.assertEqual((name, b["status"], b["side"]),
+                             (name, "incorrect", "head"), b["message"])
+
+
 class Cli(unittest.TestCase):
     def run_pg(self, *args):
         return subprocess.run([PERFGATE, *args], capture_output=True,
