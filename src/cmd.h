@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 int pg_cmd_compare(int argc, char **argv);
+int pg_cmd_init(int argc, char **argv);
 int pg_cmd_report(int argc, char **argv);
 int pg_cmd_problems(int argc, char **argv);
 
@@ -16,6 +17,11 @@ int pg_cmd_fail(int err);
 
 /* 1 when color should be used on `fd` (a terminal, NO_COLOR unset). */
 int pg_cmd_use_color(int fd, const char *when);
+
+/* Says that `option` is unknown to `command`, with its usage; returns the
+ * usage exit code. */
+int pg_cmd_bad_option(const char *command, const char *option,
+                      const char *usage);
 
 /* Writes `data` to `path`; 0, or a set error. */
 int pg_cmd_write(const char *path, const char *data, size_t len);

@@ -178,10 +178,7 @@ int pg_cmd_compare(int argc, char **argv)
             fputs(usage_text, stdout);
             return PG_EXIT_PASS;
         default:
-            fprintf(stderr, "perfgate compare: unknown or incomplete option "
-                            "'%s'\n\n%s",
-                    argv[optind - 1], usage_text);
-            return PG_EXIT_USAGE;
+            return pg_cmd_bad_option("compare", argv[optind - 1], usage_text);
         }
     }
     if (opts.aa && argc - optind > 1) {

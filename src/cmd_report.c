@@ -55,9 +55,7 @@ int pg_cmd_report(int argc, char **argv)
             fputs(usage_text, stdout);
             return PG_EXIT_PASS;
         default:
-            fprintf(stderr, "perfgate report: unknown option '%s'\n\n%s",
-                    argv[optind - 1], usage_text);
-            return PG_EXIT_USAGE;
+            return pg_cmd_bad_option("report", argv[optind - 1], usage_text);
         }
     }
     if (argc - optind != 1) {

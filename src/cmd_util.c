@@ -41,3 +41,11 @@ int pg_cmd_write(const char *path, const char *data, size_t len)
                             strerror(errno));
     return 0;
 }
+
+int pg_cmd_bad_option(const char *command, const char *option,
+                      const char *usage)
+{
+    fprintf(stderr, "perfgate %s: unknown or incomplete option '%s'\n\n%s",
+            command, option, usage);
+    return PG_EXIT_USAGE;
+}

@@ -598,6 +598,98 @@ int pg_config_parse(pg_config *out, const char *text, size_t len,
     return err;
 }
 
+/* The entry pg_config_add_benchmark() writes, its dash at column `dash`. */
+static void put_entry(pg_str *out, int dash, const char *name,
+                      const char *problem, const char *source)
+{
+    pg_str_printf(out, "%*s- name: %s\n", dash, "", name);
+    pg_str_printf(out, "%*sproblem: %s\n", dash + 2, "", problem);
+    pg_str_printf(out, "%*ssources: [%s]\n", dash + 2, "", source);
+}
+
+/* The column of the block list of benchmarks that ends `text`, or -1. */
+static int trailing_benchmarks_column(const char *text, size_t len)
+{
+    yaml_parser_t parser;
+    yaml_document_t doc;
+    yaml_node_t *root, *seq = NULL;
+    yaml_node_pair_t *last;
+    int col = -1;
+
+    if (!yaml_parser_initialize(&parser))
+        return -1;
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    if (!yaml_parser_load(&parser, &doc)) {
+        yaml_parser_delete(&parser);
+        return -1;
+    }
+    root = yaml_document_get_root_node(&doc);
+    if (root && root->type == YAML_MAPPING_NODE &&
+        root->data.mapping.pairs.top > root->data.mapping.pairs.start) {
+        const char *key;
+        last = root->data.mapping.pairs.top - 1;
+        key = scalar(yaml_document_get_node(&doc, last->key));
+        if (key && !strcmp(key, "benchmarks"))
+            seq = yaml_document_get_node(&doc, last->value);
+    }
+    if (seq && seq->type == YAML_SEQUENCE_NODE &&
+        seq->data.sequence.style == YAML_BLOCK_SEQUENCE_STYLE &&
+        seq->data.sequence.items.top > seq->data.sequence.items.start)
+        col = (int)seq->start_mark.column;
+    yaml_document_delete(&doc);
+    yaml_parser_delete(&parser);
+    return col;
+}
+
+int pg_config_add_benchmark(pg_str *out, const char *text, size_t len,
+                            const char *display, const char *dir,
+                            const char *const *builtins, const char *name,
+                            const char *problem, const char *source)
+{
+    pg_config cfg;
+    size_t i;
+    int err, col;
+
+    if (!text) {
+        pg_str_puts(out, "version: 1\nbenchmarks:\n");
+        put_entry(out, 2, name, problem, source);
+    } else {
+        if ((err = pg_config_parse(&cfg, text, len, display, dir, builtins)) <
+            0) {
+            pg_config_free(&cfg);
+            return err;
+        }
+        for (i = 0; i < cfg.nbenchmarks; i++)
+            if (!strcmp(cfg.benchmarks[i].name, name)) {
+                pg_config_free(&cfg);
+                return pg_error_set(PG_ERR_USAGE,
+                                    "%s already has a benchmark '%s': choose "
+                                    "another name with --name",
+                                    display, name);
+            }
+        pg_config_free(&cfg);
+        if ((col = trailing_benchmarks_column(text, len)) < 0) {
+            pg_str entry = PG_STR_INIT;
+            put_entry(&entry, 2, name, problem, source);
+            err = pg_error_set(PG_ERR_USAGE,
+                               "%s does not end with a list of benchmarks, so "
+                               "perfgate will not edit it: add this to its "
+                               "'benchmarks' yourself:\n%s",
+                               display, pg_str_cstr(&entry));
+            pg_str_free(&entry);
+            return err;
+        }
+        pg_str_put(out, text, len);
+        if (len && text[len - 1] != '\n')
+            pg_str_putc(out, '\n');
+        put_entry(out, col, name, problem, source);
+    }
+    /* What was written must read back. */
+    err = pg_config_parse(&cfg, out->ptr, out->size, display, dir, builtins);
+    pg_config_free(&cfg);
+    return err < 0 ? err : 0;
+}
+
 int pg_config_load(pg_config *out, const char *path, const char *display,
                    const char *const *builtins)
 {

@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 
+#include "str.h"
+
 /* Where the noise floor in effect came from; shown in every report. */
 typedef enum {
     PG_FLOOR_DEFAULT,
@@ -85,6 +87,18 @@ int pg_config_parse(pg_config *out, const char *text, size_t len,
 /* Reads and parses the file at `path`; as pg_config_parse(). */
 int pg_config_load(pg_config *out, const char *path, const char *display,
                    const char *const *builtins);
+
+/*
+ * Appends a benchmark NAME on PROBLEM with one SOURCE to the config `text`
+ * (NULL: a new config) into `out`, for `perfgate init`.  The config must
+ * parse, must not have a benchmark NAME yet, and must end with its block
+ * list of benchmarks (the usual layout), or PG_ERR_USAGE says what to add
+ * by hand: perfgate does not rewrite a config it cannot edit safely.
+ */
+int pg_config_add_benchmark(pg_str *out, const char *text, size_t len,
+                            const char *display, const char *dir,
+                            const char *const *builtins, const char *name,
+                            const char *problem, const char *source);
 
 /*
  * Parses one "key=value,key=value" case (as in a problem's default_cases)

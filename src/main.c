@@ -23,6 +23,7 @@ static const struct command {
     const char *summary;
 } commands[] = {
     {"compare", pg_cmd_compare, "did this change make the code slower?"},
+    {"init", pg_cmd_init, "start a solution to a built-in problem"},
     {"problems", pg_cmd_problems, "list the built-in problems"},
     {"report", pg_cmd_report, "render a saved JSON result again"},
 };

@@ -9,6 +9,7 @@
 #include "error.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <dlfcn.h>
 #include <math.h>
 #include <stdarg.h>
@@ -251,4 +252,54 @@ int pg_problem_check_case(const char *problem, const char *default_cases,
         pg_case_spec_free(&defaults[i]);
     free(defaults);
     return err;
+}
+
+/* The name of a parameter declaration: its last identifier. */
+static void put_param_name(pg_str *out, const char *decl, size_t len)
+{
+    size_t end = len, start;
+
+    while (end && !(isalnum((unsigned char)decl[end - 1]) ||
+                    decl[end - 1] == '_'))
+        end--;
+    start = end;
+    while (start && (isalnum((unsigned char)decl[start - 1]) ||
+                     decl[start - 1] == '_'))
+        start--;
+    pg_str_put(out, decl + start, end - start);
+}
+
+int pg_problem_starter_c(pg_str *out, const char *problem,
+                         const char *signature)
+{
+    const char *open = strchr(signature, '('), *close = strrchr(signature, ')');
+    const char *p;
+
+    if (!open || !close || close < open)
+        return -1;
+    pg_str_printf(out,
+                  "/*\n"
+                  " * A solution to perfgate's problem '%s'.  Fill in the "
+                  "body, commit,\n"
+                  " * then change it and run `perfgate compare` to see the "
+                  "difference.\n"
+                  " */\n"
+                  "#include <stddef.h>\n"
+                  "\n"
+                  "%s\n"
+                  "{\n"
+                  "    /* your code here */\n",
+                  problem, signature);
+    for (p = open + 1; p < close;) {
+        const char *comma = memchr(p, ',', (size_t)(close - p));
+        size_t len = (size_t)((comma ? comma : close) - p);
+        if (len && strncmp(p, "void", 4)) {
+            pg_str_puts(out, "    (void)");
+            put_param_name(out, p, len);
+            pg_str_puts(out, ";\n");
+        }
+        p += len + 1;
+    }
+    pg_str_puts(out, "}\n");
+    return 0;
 }

@@ -49,4 +49,12 @@ void pg_plugin_close(pg_plugin *plugin);
 int pg_problem_check_case(const char *problem, const char *default_cases,
                           const pg_case_spec *spec, pg_str *why);
 
+/*
+ * Appends a C starter solution for `problem` (whose solution has
+ * `signature`) to `out`: the signature, and a body that only marks its
+ * parameters used.  -1 when the signature has no parameter list.
+ */
+int pg_problem_starter_c(pg_str *out, const char *problem,
+                         const char *signature);
+
 #endif

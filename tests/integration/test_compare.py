@@ -448,6 +448,52 @@ class Library(RepoTest):
                              (name, "incorrect", "head"), b["message"])
 
 
+class Init(RepoTest):
+    """perfgate init: a starter and its benchmark, then a real comparison."""
+
+    def init(self, *args):
+        return subprocess.run([PERFGATE, "init", *args], cwd=self.repo,
+                              capture_output=True, text=True)
+
+    def test_starter_to_verdict(self):
+        p = self.init("vector_add")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("created perf/vector_add.c", p.stdout)
+        with open(os.path.join(self.repo, "perf", "vector_add.c")) as f:
+            starter = f.read()
+        self.assertIn("void solution(const float *a, const float *b, "
+                      "float *c, size_t n)", starter)
+        # The empty body is compiled, run and found wrong, not crashed.
+        self.commit({}, "starter")
+        r = self.perfgate()
+        self.assertEqual(r.bench("vector_add")["status"], "incorrect")
+        # Filled in, committed, then changed: both sides right, a verdict.
+        self.commit({"perf/vector_add.c": VECTOR_ADD}, "solution")
+        self.commit({"perf/vector_add.c": VECTOR_ADD.replace(
+            "c[i] = a[i] + b[i];", "c[i] = b[i] + a[i];")})
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "50%")
+        self.assertEqual(r.bench("vector_add")["status"], "unchanged")
+        self.assertEqual(r.json["counts"]["incorrect"], 0)
+
+    def test_second_benchmark_and_refusals(self):
+        self.base_repo()
+        p = self.init("matmul", "--name", "mm")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(self.repo, "perfgate.yml")) as f:
+            config = f.read()
+        self.assertTrue(config.startswith(CONFIG), config)
+        self.assertIn("  - name: mm\n    problem: matmul\n"
+                      "    sources: [perf/mm.c]\n", config)
+        again = self.init("matmul", "--name", "mm")
+        self.assertEqual(again.returncode, 2)
+        self.assertIn("already exists", again.stderr)
+        typo = self.init("matmull")
+        self.assertEqual(typo.returncode, 2)
+        self.assertIn("did you mean 'matmul'", typo.stderr)
+        self.assertEqual(self.init("relu", "--source", "../x.c").returncode, 2)
+        self.assertEqual(self.init("--help").returncode, 0)
+
+
 class Cli(unittest.TestCase):
     def run_pg(self, *args):
         return subprocess.run([PERFGATE, *args], capture_output=True,
