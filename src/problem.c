@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 static uint64_t splitmix64(uint64_t *x)
 {
@@ -74,27 +73,18 @@ long long pg_param(const pg_case *c, const char *key, long long fallback)
     return fallback;
 }
 
-#define HUGE_PAGE (2u << 20)
-
 static void *track(pg_case *c, size_t bytes)
 {
-    /* 64-byte alignment: what vectorized solutions expect of an array.
-     * Large buffers on huge pages where the kernel has them: then base and
-     * head get the same TLB reach and cache-set layout, instead of whatever
-     * scatter of 4 KiB pages each side happened to get, which alone can
-     * make two copies of one function differ by several percent. */
-    size_t align = bytes >= HUGE_PAGE ? HUGE_PAGE : 64;
     void *p;
 
-    if (posix_memalign(&p, align, bytes ? bytes : 1) != 0) {
+    /* 64-byte alignment: what vectorized solutions expect of an array.
+     * (Not huge pages: tried, and whether the kernel backs one side's
+     * buffers with them and not the other's made two copies of the same
+     * memory-bound function differ by up to 8%.) */
+    if (posix_memalign(&p, 64, bytes ? bytes : 1) != 0) {
         pg_fail(c, "cannot allocate %zu bytes", bytes);
         return NULL;
     }
-#ifdef MADV_HUGEPAGE
-    if (align == HUGE_PAGE)
-        madvise(p, (bytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1),
-                MADV_HUGEPAGE);
-#endif
     memset(p, 0, bytes);
     c->allocs = pg_realloc(c->allocs, (c->nallocs + 1) * sizeof(void *));
     c->allocs[c->nallocs++] = p;
@@ -293,7 +283,11 @@ int pg_problem_starter_c(pg_str *out, const char *problem,
     for (p = open + 1; p < close;) {
         const char *comma = memchr(p, ',', (size_t)(close - p));
         size_t len = (size_t)((comma ? comma : close) - p);
-        if (len && strncmp(p, "void", 4)) {
+        size_t lead = strspn(p, " ");
+        /* "(void)" declares no parameter; "void *p" is one. */
+        int none = len - lead >= 4 && !strncmp(p + lead, "void", 4) &&
+                   strspn(p + lead + 4, " ") == len - lead - 4;
+        if (len > lead && !none) {
             pg_str_puts(out, "    (void)");
             put_param_name(out, p, len);
             pg_str_puts(out, ";\n");

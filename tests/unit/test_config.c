@@ -271,6 +271,9 @@ static void init_starter(void)
     pg_str_clear(&out);
     CHECK(pg_problem_starter_c(&out, "x", "void solution(void)") == 0);
     CHECK(!strstr(pg_str_cstr(&out), "(void)void"));
+    pg_str_clear(&out);
+    CHECK(pg_problem_starter_c(&out, "x", "void solution(void *data)") == 0);
+    CHECK_CONTAINS(pg_str_cstr(&out), "    (void)data;\n");
     CHECK(pg_problem_starter_c(&out, "x", "no parameter list") < 0);
     pg_str_free(&out);
 }
