@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include "build.h"
+#include "cuda.h"
 #include "error.h"
 #include "fs.h"
 #include "proc.h"
@@ -156,8 +157,14 @@ static int compile(pg_build *out, argv_list *a, const char *cwd,
         out->log = pg_str_detach(&log);
         if (res.exited && res.exit_code == 127 &&
             strstr(pg_str_cstr(&res.output), "cannot run"))
-            out->message = pg_strdupf(
-                "cannot run the compiler '%s'; install it or set CC", a->v[0]);
+            out->message =
+                strstr(a->v[0], "nvcc")
+                    ? pg_strdupf("cannot run nvcc ('%s'); install the CUDA "
+                                 "toolkit or set CUDACXX",
+                                 a->v[0])
+                    : pg_strdupf("cannot run the compiler '%s'; install it "
+                                 "or set CC (CXX for c++)",
+                                 a->v[0]);
         else if (res.timed_out)
             out->message = pg_strdupf("the compiler did not finish %s within "
                                       "%.0f s",
@@ -167,6 +174,40 @@ static int compile(pg_build *out, argv_list *a, const char *cwd,
     }
     pg_proc_result_free(&res);
     return 0;
+}
+
+/*
+ * nvcc's part of a CUDA build: a shared library that uses the CUDA runtime
+ * shared (one runtime, one context for perfgate and both sides), found
+ * through an rpath, with code for each architecture asked for: the
+ * config's cuda_arch, else the present GPU's, else a default list.
+ */
+static void cuda_args(argv_list *a, const pg_bench_config *b)
+{
+    char *home = pg_cuda_home(), present[32];
+    const char *const *archs = pg_cuda_default_archs;
+    const char *one[2] = {present, NULL};
+    size_t i;
+
+    arg(a, pg_strdup(pg_nvcc()));
+    arg(a, pg_strdup("-shared"));
+    arg(a, pg_strdup("-Xcompiler"));
+    arg(a, pg_strdup("-fPIC"));
+    arg(a, pg_strdup("--cudart"));
+    arg(a, pg_strdup("shared"));
+    arg(a, pg_strdupf("-Xlinker=-rpath=%s/lib64", home));
+    if (b->ncuda_arch) {
+        archs = (const char *const *)b->cuda_arch;
+        one[0] = NULL;
+    } else if (pg_cuda_device_arch(present, sizeof(present)) == 0) {
+        archs = one;
+    }
+    for (i = 0; b->ncuda_arch ? i < b->ncuda_arch : archs[i] != NULL; i++)
+        arg(a, pg_strdupf("-gencode=arch=compute_%s,code=%s",
+                          archs[i] + 3, archs[i]));
+    for (i = 0; i < b->nnvcc_flags; i++)
+        arg(a, pg_strdup(b->nvcc_flags[i]));
+    free(home);
 }
 
 int pg_build_solution(pg_build *out, const pg_bench_config *b,
@@ -190,9 +231,16 @@ int pg_build_solution(pg_build *out, const pg_bench_config *b,
         }
     }
     out->lib = pg_strdupf("%s/%s.%s.so", out_dir, b->name, tag);
-    arg(&a, pg_strdup(pg_compiler()));
-    arg(&a, pg_strdup("-shared"));
-    arg(&a, pg_strdup("-fPIC"));
+    if (!strcmp(b->language, "cuda")) {
+        cuda_args(&a, b);
+    } else {
+        const char *cxx = getenv("CXX");
+        arg(&a, pg_strdup(strcmp(b->language, "c++") ? pg_compiler()
+                          : cxx && *cxx                ? cxx
+                                                       : "c++"));
+        arg(&a, pg_strdup("-shared"));
+        arg(&a, pg_strdup("-fPIC"));
+    }
     for (i = 0; i < b->ncflags; i++)
         arg(&a, pg_strdup(b->cflags[i]));
     for (i = 0; i < b->ninclude; i++)

@@ -5,6 +5,7 @@
 #include "compare.h"
 #include "build.h"
 #include "cleanup.h"
+#include "cuda.h"
 #include "error.h"
 #include "fs.h"
 #include "problem.h"
@@ -349,6 +350,17 @@ static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
         out->status = PG_STATUS_NEW;
         out->message = pg_strdupf("no baseline: %s in %s", build[0].message,
                                   ctx->rev[0].spec);
+    }
+
+    if (!strcmp(b->language, "cuda")) {
+        /* Built on both sides, so a head that does not compile fails the
+         * gate on any machine; measured only where there is a GPU. */
+        const char *why = "CUDA kernels are not measured yet in this "
+                          "version of perfgate";
+        pg_cuda_device_count(&why);
+        out->status = PG_STATUS_SKIPPED;
+        out->message = pg_strdupf("built both sides; not measured: %s", why);
+        goto done;
     }
 
     pg_run_spec_init(&spec);

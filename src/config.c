@@ -32,8 +32,9 @@ static const char *const top_keys[] = {"version", "settings", "benchmarks",
 static const char *const settings_keys[] = {"noise_floor", "max_time",
                                             "min_rounds", "timeout", NULL};
 static const char *const bench_keys[] = {
-    "name",   "problem", "sources", "symbol", "language",
-    "cflags", "include", "cases",   "cache",  NULL};
+    "name",   "problem", "sources",   "symbol",     "language",
+    "cflags", "include", "cases",     "cache",      "cuda_arch",
+    "nvcc_flags", NULL};
 
 void pg_settings_defaults(pg_settings *out)
 {
@@ -56,8 +57,14 @@ const char *pg_language_for(const char *source)
 {
     const char *dot = strrchr(source, '.');
 
-    if (dot && !strcmp(dot, ".c"))
+    if (!dot)
+        return NULL;
+    if (!strcmp(dot, ".c"))
         return "c";
+    if (!strcmp(dot, ".cu"))
+        return "cuda";
+    if (!strcmp(dot, ".cc") || !strcmp(dot, ".cpp") || !strcmp(dot, ".cxx"))
+        return "c++";
     return NULL;
 }
 
@@ -431,20 +438,45 @@ static int parse_benchmark(parse_ctx *ctx, yaml_node_t *node,
     if ((v = lookup(ctx, node, "language", &key))) {
         if ((err = get_string(ctx, v, "language", &b->language)) < 0)
             return err;
-        if (strcmp(b->language, "c"))
+        if (strcmp(b->language, "c") && strcmp(b->language, "c++") &&
+            strcmp(b->language, "cuda"))
             return fail_at(ctx, v,
-                           "language '%s' is not supported; perfgate builds "
-                           "'c' for now",
+                           "language '%s': want 'c', 'c++' or 'cuda'",
                            b->language);
     } else {
         const char *lang = pg_language_for(b->sources[0]);
         if (!lang)
             return fail_at(ctx, node,
                            "cannot tell the language of '%s' from its "
-                           "extension: add 'language: c'",
+                           "extension (.c, .cu, .cc, .cpp): add 'language: "
+                           "c', 'c++' or 'cuda'",
                            b->sources[0]);
         b->language = pg_strdup(lang);
     }
+
+    if ((v = lookup(ctx, node, "cuda_arch", NULL))) {
+        if (v->type == YAML_SCALAR_NODE) {
+            b->cuda_arch = pg_calloc(1, sizeof(char *));
+            b->ncuda_arch = 1;
+            err = get_string(ctx, v, "cuda_arch", &b->cuda_arch[0]);
+        } else {
+            err = get_string_list(ctx, v, "cuda_arch", &b->cuda_arch,
+                                  &b->ncuda_arch);
+        }
+        if (err < 0)
+            return err;
+        for (i = 0; i < b->ncuda_arch; i++)
+            if (strncmp(b->cuda_arch[i], "sm_", 3) ||
+                strspn(b->cuda_arch[i] + 3, "0123456789") < 2)
+                return fail_at(ctx, v,
+                               "cuda_arch '%s': want names such as sm_80 or "
+                               "sm_90",
+                               b->cuda_arch[i]);
+    }
+    if ((v = lookup(ctx, node, "nvcc_flags", NULL)) &&
+        (err = get_string_list(ctx, v, "nvcc_flags", &b->nvcc_flags,
+                               &b->nnvcc_flags)) < 0)
+        return err;
 
     if ((v = lookup(ctx, node, "cache", NULL))) {
         char *cache = NULL;
@@ -822,6 +854,8 @@ void pg_config_free(pg_config *cfg)
         free_list(b->sources, b->nsources);
         free(b->symbol);
         free(b->language);
+        free_list(b->cuda_arch, b->ncuda_arch);
+        free_list(b->nvcc_flags, b->nnvcc_flags);
         free_list(b->cflags, b->ncflags);
         free_list(b->include, b->ninclude);
         for (j = 0; j < b->ncases; j++)

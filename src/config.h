@@ -59,6 +59,10 @@ typedef struct pg_bench_config {
     pg_case_spec *cases; /* ncases == 0: the problem's default cases */
     size_t ncases;
     int cold; /* cache: cold, caches evicted before each sample */
+    char **cuda_arch; /* language cuda: "sm_80", ...; none: the default */
+    size_t ncuda_arch;
+    char **nvcc_flags; /* language cuda: more flags for nvcc */
+    size_t nnvcc_flags;
 } pg_bench_config;
 
 typedef struct pg_config {
@@ -117,7 +121,8 @@ void pg_case_spec_name(pg_case_spec *spec);
 void pg_case_spec_free(pg_case_spec *spec);
 void pg_config_free(pg_config *cfg);
 
-/* The language for a source file's extension ("c"), or NULL if unknown. */
+/* The language for a source file's extension: "c", "cuda" (.cu) or "c++"
+ * (.cc, .cpp, .cxx); NULL if unknown. */
 const char *pg_language_for(const char *source);
 
 #endif

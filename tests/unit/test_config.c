@@ -176,9 +176,10 @@ static void errors_for_wrong_types(void)
                  "perfgate.yml:6:17: case parameter 'n' must be a whole "
                  "number");
     EXPECT_ERROR("version: 1\nbenchmarks:\n  - name: a\n    problem: "
-                 "reduce_sum\n    sources: [a.cu]\n",
-                 "perfgate.yml:3:5: cannot tell the language of 'a.cu' from "
-                 "its extension: add 'language: c'");
+                 "reduce_sum\n    sources: [a.f90]\n",
+                 "perfgate.yml:3:5: cannot tell the language of 'a.f90' from "
+                 "its extension (.c, .cu, .cc, .cpp): add 'language: c', "
+                 "'c++' or 'cuda'");
     EXPECT_ERROR("version: 1\nbenchmarks:\n  - name: a\n    problem: "
                  "reduce_sum\n    sources: [../outside.c]\n",
                  "perfgate.yml:5:14: source '../outside.c' must be a path "
@@ -278,9 +279,20 @@ static void init_starter(void)
     pg_str_free(&out);
 }
 
+static void languages(void)
+{
+    CHECK_STR(pg_language_for("src/a.c"), "c");
+    CHECK_STR(pg_language_for("k/kernel.cu"), "cuda");
+    CHECK_STR(pg_language_for("x.cpp"), "c++");
+    CHECK_STR(pg_language_for("x.cc"), "c++");
+    CHECK(pg_language_for("x.rs") == NULL);
+    CHECK(pg_language_for("Makefile") == NULL);
+}
+
 const pg_test pg_tests_config[] = {
     {"add_benchmark", add_benchmark},
     {"init_starter", init_starter},
+    {"languages", languages},
     {"full_config", full_config},
     {"defaults", defaults},
     {"errors_name_the_place", errors_name_the_place},
