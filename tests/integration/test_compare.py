@@ -448,6 +448,23 @@ class Library(RepoTest):
                              (name, "incorrect", "head"), b["message"])
 
 
+class Cxx(RepoTest):
+    """A C++ solution: c++ from the extension, the function extern "C"."""
+
+    def test_cpp_solution(self):
+        source = ('#include <cstddef>\n#include <algorithm>\n'
+                  'extern "C" void solution(const float *a, const float *b, '
+                  'float *c, size_t n)\n{\n    std::transform(a, a + n, b, '
+                  'c, [](float x, float y) { return x + y; });\n}\n')
+        config = ("version: 1\nsettings: {max_time: 300ms}\nbenchmarks:\n"
+                  "  - {name: va, problem: vector_add, sources: [src/va.cpp], "
+                  "cases: [{n: 1000}]}\n")
+        self.commit({"perfgate.yml": config, "src/va.cpp": source})
+        r = self.perfgate("--noise-floor", "50%")
+        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+        self.assertEqual(r.bench("va")["status"], "unchanged")
+
+
 class Init(RepoTest):
     """perfgate init: a starter and its benchmark, then a real comparison."""
 
