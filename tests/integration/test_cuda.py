@@ -82,5 +82,25 @@ class Build(RepoTest):
                       r.stderr)
 
 
+class NoToolkit(RepoTest):
+    """Without nvcc, a CUDA benchmark fails clearly; C benchmarks still run."""
+
+    def test_missing_nvcc(self):
+        config = CONFIG + ("  - {name: c, problem: vector_add, sources: "
+                           "[src/va.c], cases: [{n: 1000}]}\n")
+        with open(os.path.join(ROOT, "examples", "problems", "vector_add",
+                               "solution.c")) as f:
+            c_source = f.read()
+        self.commit({"perfgate.yml": config, "src/va.cu": "// a kernel\n",
+                     "src/va.c": c_source})
+        r = self.perfgate("--noise-floor", "50%",
+                          env={"CUDACXX": "/nonexistent/nvcc"})
+        self.assertEqual(r.code, 1)
+        b = r.bench("va")
+        self.assertEqual(b["status"], "build_failed")
+        self.assertIn("install the CUDA toolkit or set CUDACXX", b["message"])
+        self.assertEqual(r.bench("c")["status"], "unchanged")
+
+
 if __name__ == "__main__":
     unittest.main()
