@@ -21,18 +21,20 @@
 
 static const char usage_text[] =
     "usage: perfgate init PROBLEM [--name NAME] [--source PATH]\n"
-    "                     [--language c]\n"
+    "                     [--language c|cuda]\n"
     "\n"
     "Writes a starter solution for the built-in PROBLEM (see `perfgate\n"
-    "problems`): its signature and an empty body, at perf/NAME.c in the\n"
+    "problems`): its signature and an empty body, at perf/NAME.c (.cu) in the\n"
     "repository, and adds a benchmark NAME for it to perfgate.yml (created\n"
     "when there is none).  Nothing is overwritten.\n"
     "\n"
     "options:\n"
     "  -n, --name NAME        the benchmark's name (default: PROBLEM)\n"
     "  -s, --source PATH      where the starter goes, relative to the\n"
-    "                         repository root (default: perf/NAME.c)\n"
-    "  -l, --language LANG    c (CUDA starters come with the CUDA backend)\n"
+    "                         repository root (default: perf/NAME.c, or\n"
+    "                         perf/NAME.cu)\n"
+    "  -l, --language LANG    c (default) or cuda: an empty kernel and the\n"
+    "                         solution that launches it\n"
     "  -h, --help             show this help\n"
     "\n"
     "example:\n"
@@ -91,7 +93,8 @@ static int replace_file(const char *path, const pg_str *data)
     return err;
 }
 
-static int init(const char *problem, const char *name, const char *source)
+static int init(const char *problem, const char *name, const char *source,
+                int cuda)
 {
     pg_repo *repo = NULL;
     pg_str starter = PG_STR_INIT, config = PG_STR_INIT;
@@ -115,7 +118,8 @@ static int init(const char *problem, const char *name, const char *source)
         err = PG_ERR_USAGE;
         goto done;
     }
-    if (pg_problem_starter_c(&starter, problem, sig) < 0) {
+    if ((cuda ? pg_problem_starter_cuda(&starter, problem, sig)
+              : pg_problem_starter_c(&starter, problem, sig)) < 0) {
         err = pg_error_set(PG_ERR_GENERIC, "problem '%s' has no signature",
                            problem);
         goto done;
@@ -197,8 +201,8 @@ int pg_cmd_init(int argc, char **argv)
         fprintf(stderr, "perfgate init: name one problem\n\n%s", usage_text);
         return PG_EXIT_USAGE;
     }
-    if (strcmp(language, "c")) {
-        fprintf(stderr, "perfgate init: language '%s': only 'c' for now\n",
+    if (strcmp(language, "c") && strcmp(language, "cuda")) {
+        fprintf(stderr, "perfgate init: language '%s': want c or cuda\n",
                 language);
         return PG_EXIT_USAGE;
     }
@@ -211,7 +215,8 @@ int pg_cmd_init(int argc, char **argv)
         return PG_EXIT_USAGE;
     }
     if (!source)
-        source = default_source = pg_strdupf("perf/%s.c", name);
+        source = default_source = pg_strdupf(
+            "perf/%s.%s", name, strcmp(language, "cuda") ? "c" : "cu");
     if (source[0] == '/' || !strncmp(source, "../", 3) ||
         strstr(source, "/../")) {
         fprintf(stderr, "perfgate init: --source '%s' must be a path inside "
@@ -220,7 +225,7 @@ int pg_cmd_init(int argc, char **argv)
         free(default_source);
         return PG_EXIT_USAGE;
     }
-    err = init(argv[optind], name, source);
+    err = init(argv[optind], name, source, !strcmp(language, "cuda"));
     free(default_source);
     return err < 0 ? pg_cmd_fail(err) : PG_EXIT_PASS;
 }

@@ -259,11 +259,51 @@ static void put_param_name(pg_str *out, const char *decl, size_t len)
     pg_str_put(out, decl + start, end - start);
 }
 
+/*
+ * Calls `each` with every parameter name of `signature`, in order; -1 when
+ * it has no parameter list.
+ */
+static int each_param(const char *signature,
+                      void (*each)(pg_str *out, const char *decl, size_t len),
+                      pg_str *out)
+{
+    const char *open = strchr(signature, '('), *close = strrchr(signature, ')');
+    const char *p;
+
+    if (!open || !close || close < open)
+        return -1;
+    for (p = open + 1; p < close;) {
+        const char *comma = memchr(p, ',', (size_t)(close - p));
+        size_t len = (size_t)((comma ? comma : close) - p);
+        size_t lead = strspn(p, " ");
+        /* "(void)" declares no parameter; "void *p" is one. */
+        int none = len - lead >= 4 && !strncmp(p + lead, "void", 4) &&
+                   strspn(p + lead + 4, " ") == len - lead - 4;
+        if (len > lead && !none)
+            each(out, p, len);
+        p += len + 1;
+    }
+    return 0;
+}
+
+static void put_void_cast(pg_str *out, const char *decl, size_t len)
+{
+    pg_str_puts(out, "    (void)");
+    put_param_name(out, decl, len);
+    pg_str_puts(out, ";\n");
+}
+
+static void put_argument(pg_str *out, const char *decl, size_t len)
+{
+    if (out->size && out->ptr[out->size - 1] != '(')
+        pg_str_puts(out, ", ");
+    put_param_name(out, decl, len);
+}
+
 int pg_problem_starter_c(pg_str *out, const char *problem,
                          const char *signature)
 {
     const char *open = strchr(signature, '('), *close = strrchr(signature, ')');
-    const char *p;
 
     if (!open || !close || close < open)
         return -1;
@@ -280,20 +320,38 @@ int pg_problem_starter_c(pg_str *out, const char *problem,
                   "{\n"
                   "    /* your code here */\n",
                   problem, signature);
-    for (p = open + 1; p < close;) {
-        const char *comma = memchr(p, ',', (size_t)(close - p));
-        size_t len = (size_t)((comma ? comma : close) - p);
-        size_t lead = strspn(p, " ");
-        /* "(void)" declares no parameter; "void *p" is one. */
-        int none = len - lead >= 4 && !strncmp(p + lead, "void", 4) &&
-                   strspn(p + lead + 4, " ") == len - lead - 4;
-        if (len > lead && !none) {
-            pg_str_puts(out, "    (void)");
-            put_param_name(out, p, len);
-            pg_str_puts(out, ";\n");
-        }
-        p += len + 1;
-    }
+    each_param(signature, put_void_cast, out);
     pg_str_puts(out, "}\n");
+    return 0;
+}
+
+int pg_problem_starter_cuda(pg_str *out, const char *problem,
+                            const char *signature)
+{
+    const char *open = strchr(signature, '('), *close = strrchr(signature, ')');
+
+    if (!open || !close || close < open)
+        return -1;
+    /* The kernel takes the solution's parameters. */
+    pg_str_printf(out,
+                  "// A CUDA solution to perfgate's problem '%s'.  The "
+                  "pointers are device\n"
+                  "// memory.  Write the kernel and its launch, commit, then "
+                  "change them\n"
+                  "// and run `perfgate compare` to see the difference.\n"
+                  "#include <cstddef>\n"
+                  "\n"
+                  "__global__ static void kernel%.*s\n"
+                  "{\n"
+                  "    // your kernel here\n"
+                  "}\n"
+                  "\n"
+                  "extern \"C\" %s\n"
+                  "{\n"
+                  "    // choose the grid for the problem's size\n"
+                  "    kernel<<<1, 1>>>(",
+                  problem, (int)(close - open + 1), open, signature);
+    each_param(signature, put_argument, out);
+    pg_str_puts(out, ");\n}\n");
     return 0;
 }

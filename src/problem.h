@@ -57,4 +57,11 @@ int pg_problem_check_case(const char *problem, const char *default_cases,
 int pg_problem_starter_c(pg_str *out, const char *problem,
                          const char *signature);
 
+/*
+ * The same in CUDA: an empty __global__ kernel taking the solution's
+ * parameters, and the extern "C" solution launching it.
+ */
+int pg_problem_starter_cuda(pg_str *out, const char *problem,
+                            const char *signature);
+
 #endif

@@ -35,6 +35,28 @@ class Examples(unittest.TestCase):
                     self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
 
 
+@unittest.skipUnless(HAVE_NVCC, "no nvcc (set CUDACXX): CUDA not tested")
+class Starters(RepoTest):
+    def test_every_cuda_starter_compiles_and_builds(self):
+        problems = sorted(os.path.basename(os.path.dirname(p))
+                          for p in EXAMPLES if p.endswith("/solution.cu"))
+        for name in problems:
+            p = subprocess.run([PERFGATE, "init", name, "--language", "cuda"],
+                               cwd=self.repo, capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+        with tempfile.TemporaryDirectory() as tmp:
+            for name in problems:
+                src = os.path.join(self.repo, "perf", name + ".cu")
+                with self.subTest(problem=name):
+                    p = subprocess.run(
+                        [NVCC, "-shared", "-Xcompiler", "-fPIC", "--cudart",
+                         "shared", "-Werror", "all-warnings",
+                         "-gencode=arch=compute_80,code=sm_80", src, "-o",
+                         os.path.join(tmp, "x.so")],
+                        capture_output=True, text=True)
+                    self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+
+
 CONFIG = """version: 1
 benchmarks:
   - name: va

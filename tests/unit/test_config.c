@@ -276,6 +276,17 @@ static void init_starter(void)
     CHECK(pg_problem_starter_c(&out, "x", "void solution(void *data)") == 0);
     CHECK_CONTAINS(pg_str_cstr(&out), "    (void)data;\n");
     CHECK(pg_problem_starter_c(&out, "x", "no parameter list") < 0);
+    pg_str_clear(&out);
+    CHECK(pg_problem_starter_cuda(&out, "relu",
+                                  "void solution(const float *input, float "
+                                  "*output, size_t n, size_t m)") == 0);
+    CHECK_CONTAINS(pg_str_cstr(&out),
+                   "__global__ static void kernel(const float *input, float "
+                   "*output, size_t n, size_t m)\n");
+    CHECK_CONTAINS(pg_str_cstr(&out), "extern \"C\" void solution(");
+    CHECK_CONTAINS(pg_str_cstr(&out),
+                   "kernel<<<1, 1>>>(input, output, n, m);\n}\n");
+    CHECK(pg_problem_starter_cuda(&out, "x", "no parameter list") < 0);
     pg_str_free(&out);
 }
 
