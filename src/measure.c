@@ -342,7 +342,7 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
     double elapsed = 0, *samples = NULL, *overhead, *first;
     size_t cap = 0, c;
     double *gain = NULL;
-    int round, next_check = 0;
+    int round, next_check = 0, changed_at = 0;
     pg_interval change = {NAN, NAN, NAN};
     pg_stop stop = PG_STOP_NO;
     engine e;
@@ -433,6 +433,7 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
                 int r = round + 1;
                 pg_change_interval(&change, samples, overhead, ncases,
                                    (size_t)r, RESAMPLES);
+                changed_at = r;
                 next_check = r + (r / 4 > 1 ? r / 4 : 1);
                 stop = pg_measure_should_stop(
                     opts, r,
@@ -442,7 +443,8 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
         }
     }
 
-    if (nsides == 2)
+    /* The interval of the last check is final when no round came after. */
+    if (nsides == 2 && changed_at != summary->rounds)
         pg_change_interval(&summary->change, samples, overhead, ncases,
                            (size_t)summary->rounds, RESAMPLES);
     else
