@@ -184,9 +184,10 @@ static int compile(pg_build *out, argv_list *a, const char *cwd,
  */
 static void cuda_args(argv_list *a, const pg_bench_config *b)
 {
-    char *home = pg_cuda_home(), present[32];
+    char *home = pg_cuda_home();
     const char *const *archs = pg_cuda_default_archs;
-    const char *one[2] = {present, NULL};
+    const pg_gpu_info *gpu;
+    const char *one[2] = {NULL, NULL};
     size_t i;
 
     arg(a, pg_strdup(pg_nvcc()));
@@ -198,8 +199,8 @@ static void cuda_args(argv_list *a, const pg_bench_config *b)
     arg(a, pg_strdupf("-Xlinker=-rpath=%s/lib64", home));
     if (b->ncuda_arch) {
         archs = (const char *const *)b->cuda_arch;
-        one[0] = NULL;
-    } else if (pg_cuda_device_arch(present, sizeof(present)) == 0) {
+    } else if ((gpu = pg_gpu_probe())->present) {
+        one[0] = gpu->arch;
         archs = one;
     }
     for (i = 0; b->ncuda_arch ? i < b->ncuda_arch : archs[i] != NULL; i++)

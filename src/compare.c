@@ -37,6 +37,7 @@ typedef struct compare_ctx {
     size_t index, count; /* for progress: benchmark i of n */
     const char *bench;
     const pg_system *system;
+    pg_result *result;
 } compare_ctx;
 
 void pg_compare_opts_init(pg_compare_opts *opts)
@@ -203,6 +204,7 @@ static int prepare_sides(compare_ctx *ctx)
 typedef struct describe_ctx {
     const char *lib, *name;
     char *default_cases;
+    char *device_cases; /* NULL: the problem has none */
 } describe_ctx;
 
 static int describe_child(void *arg, int fd)
@@ -213,6 +215,10 @@ static int describe_child(void *arg, int fd)
 
     if (pg_plugin_load(&plugin, d->lib, d->name) < 0)
         pg_str_printf(&line, "error %s\n", pg_error_last());
+    else if (plugin.problem->device_cases)
+        pg_str_printf(&line, "cases %s\ndevice %s\n",
+                      plugin.problem->default_cases,
+                      plugin.problem->device_cases);
     else
         pg_str_printf(&line, "cases %s\n", plugin.problem->default_cases);
     if (write(fd, line.ptr, line.size) < 0)
@@ -227,6 +233,9 @@ static void describe_line(void *payload, const char *line)
     if (!strncmp(line, "cases ", 6)) {
         free(d->default_cases);
         d->default_cases = pg_strdup(line + 6);
+    } else if (!strncmp(line, "device ", 7)) {
+        free(d->device_cases);
+        d->device_cases = pg_strdup(line + 7);
     } else if (!strncmp(line, "error ", 6)) {
         pg_error_set(PG_ERR_USAGE, "%s", line + 6);
     }
@@ -241,7 +250,8 @@ static int resolve_cases(compare_ctx *ctx, const pg_bench_config *b,
                          const char *problem_lib, pg_case_spec **cases,
                          size_t *ncases, int *owned)
 {
-    describe_ctx d = {problem_lib, b->problem, NULL};
+    describe_ctx d = {problem_lib, b->problem, NULL, NULL};
+    const char *defaults_text;
     pg_proc_opts opts;
     pg_proc_result res;
     pg_case_spec *defaults = NULL;
@@ -265,12 +275,30 @@ static int resolve_cases(compare_ctx *ctx, const pg_bench_config *b,
                                  b->problem);
         goto done;
     }
-    if (pg_case_specs_parse(&defaults, &ndefaults, d.default_cases) < 0) {
+    /* A kernel's default cases are the device's, when the problem has
+     * them. */
+    defaults_text = d.device_cases && !strcmp(b->language, "cuda")
+                        ? d.device_cases
+                        : d.default_cases;
+    if (pg_case_specs_parse(&defaults, &ndefaults, defaults_text) < 0) {
         err = pg_error_set(PG_ERR_USAGE,
-                           "problem '%s': malformed default_cases \"%s\" "
+                           "problem '%s': malformed %s \"%s\" "
                            "(want \"key=value,key=value; ...\")",
-                           b->problem, d.default_cases);
+                           b->problem,
+                           defaults_text == d.default_cases ? "default_cases"
+                                                            : "device_cases",
+                           defaults_text);
         goto done;
+    }
+    for (i = 0; defaults_text != d.default_cases && i < ndefaults; i++) {
+        pg_str why = PG_STR_INIT;
+        if (pg_problem_check_case(b->problem, d.default_cases, &defaults[i],
+                                  &why) < 0) {
+            err = pg_error_set(PG_ERR_USAGE, "problem '%s': device_cases: %s",
+                               b->problem, pg_str_cstr(&why));
+            pg_str_free(&why);
+            goto done;
+        }
     }
     if (b->ncases) {
         for (i = 0; i < b->ncases; i++) {
@@ -299,6 +327,7 @@ done:
         pg_case_spec_free(&defaults[i]);
     free(defaults);
     free(d.default_cases);
+    free(d.device_cases);
     return err;
 }
 
@@ -352,18 +381,20 @@ static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
                                   ctx->rev[0].spec);
     }
 
+    pg_run_spec_init(&spec);
     if (!strcmp(b->language, "cuda")) {
         /* Built on both sides, so a head that does not compile fails the
          * gate on any machine; measured only where there is a GPU. */
-        const char *why = "CUDA kernels are not measured yet in this "
-                          "version of perfgate";
-        pg_cuda_device_count(&why);
-        out->status = PG_STATUS_SKIPPED;
-        out->message = pg_strdupf("built both sides; not measured: %s", why);
-        goto done;
+        const pg_gpu_info *gpu = pg_gpu_probe();
+        if (!gpu->present) {
+            out->status = PG_STATUS_SKIPPED;
+            out->message =
+                pg_strdupf("built both sides; not measured: %s", gpu->why);
+            goto done;
+        }
+        ctx->result->gpu = *gpu;
+        spec.gpu = 1;
     }
-
-    pg_run_spec_init(&spec);
     spec.problem_lib = problem_lib;
     spec.problem_name = b->problem;
     spec.lib[0] = build[0].missing ? NULL : build[0].lib;
@@ -375,13 +406,16 @@ static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
     spec.cpu = ctx->system->cpu;
     /* Twice the last-level cache, so that nothing of the solution's is
      * left in it. */
-    spec.evict_bytes = b->cold ? 2 * ctx->system->llc_bytes : 0;
+    spec.evict_bytes = b->cold && !spec.gpu ? 2 * ctx->system->llc_bytes : 0;
+    spec.cold = b->cold;
     out->cold = b->cold;
     spec.on_progress = on_run_progress;
     spec.payload = ctx;
     progress(ctx, "verifying");
     if ((err = pg_run_bench(out, &spec)) < 0)
         goto done;
+    if (out->gpu.runtime_version)
+        ctx->result->gpu.runtime_version = out->gpu.runtime_version;
     if (out->status == PG_STATUS_UNCHANGED || out->status == PG_STATUS_NEW)
         if (out->rounds > 0)
             pg_decide(out, ctx->cfg.settings.noise_floor);
@@ -418,6 +452,7 @@ int pg_compare(pg_result *out, const pg_compare_opts *opts)
     out->system.cpu = -1;
     memset(&ctx, 0, sizeof(ctx));
     ctx.opts = opts;
+    ctx.result = out;
     out->version = pg_strdup(PG_VERSION);
 
     if ((err = pg_repo_open(&ctx.repo, opts->repo_path ? opts->repo_path

@@ -478,6 +478,9 @@ static int parse_benchmark(parse_ctx *ctx, yaml_node_t *node,
                                &b->nnvcc_flags)) < 0)
         return err;
 
+    /* Kernels are cold by default: in a real pipeline their inputs were
+     * just written by something else, not left in the L2 by themselves. */
+    b->cold = !strcmp(b->language, "cuda");
     if ((v = lookup(ctx, node, "cache", NULL))) {
         char *cache = NULL;
         if ((err = get_string(ctx, v, "cache", &cache)) < 0)

@@ -58,7 +58,8 @@ typedef struct pg_bench_config {
     size_t ninclude;
     pg_case_spec *cases; /* ncases == 0: the problem's default cases */
     size_t ncases;
-    int cold; /* cache: cold, caches evicted before each sample */
+    int cold; /* cache: cold, caches evicted before each sample (the
+                 default for CUDA) */
     char **cuda_arch; /* language cuda: "sm_80", ...; none: the default */
     size_t ncuda_arch;
     char **nvcc_flags; /* language cuda: more flags for nvcc */

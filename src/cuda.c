@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "cuda.h"
 #include "fs.h"
+#include "proc.h"
 #include "str.h"
 
 #include <dlfcn.h>
@@ -39,63 +40,192 @@ char *pg_cuda_home(void)
     return home;
 }
 
+/* The driver API's entry points perfgate asks about a device with. */
 typedef int (*cu_init_fn)(unsigned);
 typedef int (*cu_count_fn)(int *);
+typedef int (*cu_get_fn)(int *, int);
 typedef int (*cu_attr_fn)(int *, int, int);
+typedef int (*cu_name_fn)(char *, int, int);
+typedef int (*cu_mem_fn)(size_t *, int);
+typedef int (*cu_version_fn)(int *);
 
-static void *driver(const char **why)
+/* CU_DEVICE_ATTRIBUTE_* (cuda.h); tests/cuda checks them against it. */
+enum {
+    ATTR_CLOCK_RATE = 13,
+    ATTR_SM_COUNT = 16,
+    ATTR_MEMORY_CLOCK_RATE = 36,
+    ATTR_BUS_WIDTH = 37,
+    ATTR_L2_SIZE = 38,
+    ATTR_MAJOR = 75,
+    ATTR_MINOR = 76
+};
+
+#define CUDA_ERROR_NO_DEVICE 100
+
+int pg_gpu_query(pg_gpu_info *out)
 {
-    static void *handle;
-    static int tried, init_error;
+    void *h;
     cu_init_fn init;
+    cu_count_fn count;
+    cu_get_fn get;
+    cu_attr_fn attr;
+    cu_name_fn name;
+    cu_mem_fn mem;
+    cu_version_fn version;
+    int err, dev = 0, major = 0, minor = 0;
+    size_t bytes = 0;
 
-    if (!tried) {
-        tried = 1;
-        handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-        if (handle && (init = (cu_init_fn)dlsym(handle, "cuInit")))
-            init_error = init(0);
+    memset(out, 0, sizeof(*out));
+    if (!(h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL))) {
+        snprintf(out->why, sizeof(out->why),
+                 "no CUDA device (the driver, libcuda.so.1, is not "
+                 "installed)");
+        return -1;
     }
-    if (!handle) {
-        *why = "no CUDA device (the driver, libcuda.so.1, is not installed)";
-        return NULL;
+    init = (cu_init_fn)dlsym(h, "cuInit");
+    count = (cu_count_fn)dlsym(h, "cuDeviceGetCount");
+    get = (cu_get_fn)dlsym(h, "cuDeviceGet");
+    attr = (cu_attr_fn)dlsym(h, "cuDeviceGetAttribute");
+    name = (cu_name_fn)dlsym(h, "cuDeviceGetName");
+    mem = (cu_mem_fn)dlsym(h, "cuDeviceTotalMem_v2");
+    version = (cu_version_fn)dlsym(h, "cuDriverGetVersion");
+    if (!init || !count || !get || !attr || !name) {
+        snprintf(out->why, sizeof(out->why),
+                 "no CUDA device (libcuda.so.1 lacks the driver API)");
+        return -1;
     }
-    if (init_error) {
-        *why = init_error == 100 ? "no CUDA device"
-                                 : "the CUDA driver failed to initialize";
-        return NULL;
+    if ((err = init(0)) != 0) {
+        snprintf(out->why, sizeof(out->why), "%s",
+                 err == CUDA_ERROR_NO_DEVICE
+                     ? "no CUDA device"
+                     : "no CUDA device (the driver failed to initialize)");
+        return -1;
     }
-    return handle;
+    if (count(&out->devices) != 0 || out->devices < 1 || get(&dev, 0) != 0) {
+        snprintf(out->why, sizeof(out->why), "no CUDA device");
+        return -1;
+    }
+    if (name(out->name, (int)sizeof(out->name), dev) != 0)
+        snprintf(out->name, sizeof(out->name), "CUDA device 0");
+    attr(&major, ATTR_MAJOR, dev);
+    attr(&minor, ATTR_MINOR, dev);
+    snprintf(out->arch, sizeof(out->arch), "sm_%d%d", major, minor);
+    attr(&out->sm_count, ATTR_SM_COUNT, dev);
+    attr(&out->sm_clock_khz, ATTR_CLOCK_RATE, dev);
+    attr(&out->mem_clock_khz, ATTR_MEMORY_CLOCK_RATE, dev);
+    attr(&out->bus_width, ATTR_BUS_WIDTH, dev);
+    attr(&out->l2_bytes, ATTR_L2_SIZE, dev);
+    if (mem && mem(&bytes, dev) == 0)
+        out->memory_bytes = (double)bytes;
+    if (version)
+        version(&out->driver_version);
+    out->present = 1;
+    return 0;
 }
 
-int pg_cuda_device_count(const char **why)
+/*
+ * The probe's report, one line:
+ *   gpu DEVICES SMS SMCLOCK MEMCLOCK BUS L2 MEMORY DRIVER ARCH NAME...
+ *   nogpu WHY...
+ */
+static int probe_child(void *arg, int fd)
 {
-    void *h = driver(why);
-    cu_count_fn count;
+    pg_gpu_info g;
+    pg_str line = PG_STR_INIT;
+
+    (void)arg;
+    if (pg_gpu_query(&g) == 0)
+        pg_str_printf(&line, "gpu %d %d %d %d %d %d %.0f %d %s %s\n",
+                      g.devices, g.sm_count, g.sm_clock_khz, g.mem_clock_khz,
+                      g.bus_width, g.l2_bytes, g.memory_bytes,
+                      g.driver_version, g.arch, g.name);
+    else
+        pg_str_printf(&line, "nogpu %s\n", g.why);
+    if (write(fd, line.ptr, line.size) < 0)
+        return 1;
+    pg_str_free(&line);
+    return 0;
+}
+
+static void on_probe_line(void *payload, const char *line)
+{
+    pg_gpu_info *g = payload;
     int n = 0;
 
-    if (!h)
-        return 0;
-    count = (cu_count_fn)dlsym(h, "cuDeviceGetCount");
-    if (!count || count(&n) != 0 || n < 1) {
-        *why = "no CUDA device";
-        return 0;
+    if (!strncmp(line, "nogpu ", 6)) {
+        snprintf(g->why, sizeof(g->why), "%s", line + 6);
+    } else if (sscanf(line, "gpu %d %d %d %d %d %d %lf %d %15s %n",
+                      &g->devices, &g->sm_count, &g->sm_clock_khz,
+                      &g->mem_clock_khz, &g->bus_width, &g->l2_bytes,
+                      &g->memory_bytes, &g->driver_version, g->arch,
+                      &n) == 9 &&
+               n > 0) {
+        snprintf(g->name, sizeof(g->name), "%s", line + n);
+        g->present = 1;
     }
-    return n;
 }
 
-int pg_cuda_device_arch(char *buf, size_t size)
+const pg_gpu_info *pg_gpu_probe(void)
 {
-    const char *why;
-    void *h = driver(&why);
-    cu_attr_fn attr;
-    int major = 0, minor = 0;
+    static pg_gpu_info info;
+    static int probed;
+    pg_proc_opts opts;
+    pg_proc_result res;
 
-    if (!h || pg_cuda_device_count(&why) < 1 ||
-        !(attr = (cu_attr_fn)dlsym(h, "cuDeviceGetAttribute")))
-        return -1;
-    /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75, _MINOR = 76. */
-    if (attr(&major, 75, 0) != 0 || attr(&minor, 76, 0) != 0)
-        return -1;
-    snprintf(buf, size, "sm_%d%d", major, minor);
-    return 0;
+    if (probed)
+        return &info;
+    probed = 1;
+    memset(&info, 0, sizeof(info));
+    snprintf(info.why, sizeof(info.why),
+             "no CUDA device (the driver did not answer)");
+    memset(&opts, 0, sizeof(opts));
+    /* A driver that hangs on init must not hang perfgate. */
+    opts.timeout = 60;
+    opts.on_line = on_probe_line;
+    opts.payload = &info;
+    if (pg_proc_run_fn(&res, probe_child, NULL, &opts) == 0 && res.signal)
+        snprintf(info.why, sizeof(info.why),
+                 "no CUDA device (asking the driver ended with %s)",
+                 pg_signal_describe(res.signal));
+    pg_proc_result_free(&res);
+    if (!info.present && !info.why[0])
+        snprintf(info.why, sizeof(info.why), "no CUDA device");
+    return &info;
+}
+
+int pg_gpu_fp32_lanes(int major, int minor)
+{
+    switch (major) {
+    case 6:
+        return minor == 0 ? 64 : 128;
+    case 7:
+    case 8:
+        /* Volta, Turing and A100 have 64; the other Amperes and Ada 128. */
+        return major == 8 && minor != 0 ? 128 : 64;
+    case 9:
+    case 10:
+    case 11:
+    case 12:
+        return 128;
+    default:
+        return 0;
+    }
+}
+
+double pg_gpu_peak_bandwidth(const pg_gpu_info *g)
+{
+    /* Double data rate: two transfers per clock over the whole bus. */
+    return 2.0 * g->mem_clock_khz * 1e3 * (g->bus_width / 8.0);
+}
+
+double pg_gpu_peak_flops(const pg_gpu_info *g)
+{
+    int v = 0;
+
+    /* "sm_90": major 9, minor 0; "sm_100": major 10. */
+    if (sscanf(g->arch, "sm_%d", &v) != 1)
+        return 0;
+    /* A fused multiply-add per lane per clock: two operations. */
+    return 2.0 * g->sm_count * pg_gpu_fp32_lanes(v / 10, v % 10) *
+           (g->sm_clock_khz * 1e3);
 }

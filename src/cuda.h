@@ -4,6 +4,10 @@
  * perfgate builds and runs without the CUDA toolkit or driver: the driver
  * (libcuda.so.1) is loaded at run time when a CUDA benchmark asks, and the
  * compiler (nvcc) is found on disk.
+ *
+ * The perfgate process itself never initializes CUDA: a CUDA context does
+ * not survive fork(), and every measuring child is a fork.  The device is
+ * asked about in a short-lived child of its own (pg_gpu_probe).
  */
 #ifndef PG_CUDA_H
 #define PG_CUDA_H
@@ -16,17 +20,47 @@ const char *pg_nvcc(void);
 /* The CUDA directory nvcc belongs to ("/usr/local/cuda"); a new string. */
 char *pg_cuda_home(void);
 
-/*
- * The number of CUDA devices, 0 when there is none; on 0, *why (static)
- * says why: no driver, no device, the driver's error.
- */
-int pg_cuda_device_count(const char **why);
+/* The first CUDA device, as the driver describes it. */
+typedef struct pg_gpu_info {
+    int present;            /* 0: none; `why` says why */
+    char why[160];
+    char name[128];         /* "NVIDIA H200" */
+    char arch[16];          /* "sm_90" */
+    int devices;            /* how many the driver sees */
+    int sm_count;
+    int sm_clock_khz;       /* the peak SM clock */
+    int mem_clock_khz;      /* the peak memory clock */
+    int bus_width;          /* bits */
+    int l2_bytes;
+    double memory_bytes;    /* global memory */
+    int driver_version;     /* 13000 for 13.0 */
+    int runtime_version;    /* the runtime the solutions linked; 0: unknown */
+} pg_gpu_info;
 
 /*
- * The first device's architecture as "sm_XY" into `buf`; 0, or -1 when
- * there is no device.
+ * Asks the driver about the first device, in a child process, once per
+ * perfgate process (later calls return the first answer).  Returns a
+ * pointer to static storage; never NULL.
  */
-int pg_cuda_device_arch(char *buf, size_t size);
+const pg_gpu_info *pg_gpu_probe(void);
+
+/*
+ * Fills `out` in the calling process, which then has CUDA initialized:
+ * only for children that are about to use the device anyway.  0, or -1
+ * with out->why set.
+ */
+int pg_gpu_query(pg_gpu_info *out);
+
+/*
+ * The device's peak memory bandwidth (bytes/s) and FP32 rate (FLOP/s),
+ * from its clocks, bus width, SM count and architecture; 0 when a figure
+ * is unknown.
+ */
+double pg_gpu_peak_bandwidth(const pg_gpu_info *g);
+double pg_gpu_peak_flops(const pg_gpu_info *g);
+
+/* FP32 lanes per SM for architecture `major`.`minor`; 0 when unknown. */
+int pg_gpu_fp32_lanes(int major, int minor);
 
 /* The architectures built for when there is no device to ask. */
 extern const char *const pg_cuda_default_archs[];

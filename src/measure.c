@@ -101,8 +101,17 @@ static void evict_caches(const engine *e)
 static double time_side(const engine *e, const pg_target *t, int side,
                         uint64_t n)
 {
+    const pg_device_clock *dev = e->opts->device;
     double ns;
 
+    if (e->opts->sides)
+        side = e->opts->sides[side];
+    if (dev) {
+        pg_watch_enter(e->opts->watch, side);
+        ns = dev->time(dev->ctx, t, n, e->opts->device_cold);
+        pg_watch_leave(e->opts->watch);
+        return ns;
+    }
     if (e->evict)
         evict_caches(e);
     pg_watch_enter(e->opts->watch, side);
@@ -122,29 +131,41 @@ static double time_side(const engine *e, const pg_target *t, int side,
 static uint64_t calibrate(const engine *e, pg_target *targets, int nsides,
                           double *first)
 {
+    const pg_device_clock *dev = e->opts->device;
     double sample_ns = e->opts->sample_ns, ns[2];
-    uint64_t n = 1;
+    uint64_t n = 1, limit = MAX_INNER;
+    int s;
 
     first[0] = first[1] = INFINITY;
     if (e->evict)
         return 1;
+    if (dev) {
+        limit = dev->max_inner ? dev->max_inner : 1;
+        /* Cold, a batch may not call a copy twice: the second call would
+         * find its data in the cache. */
+        for (s = 0; e->opts->device_cold && s < nsides; s++)
+            if (targets[s].ncopies < limit)
+                limit = targets[s].ncopies ? targets[s].ncopies : 1;
+    }
     if (sample_ns <= 0) {
         /* A thousand times the timer's error keeps it under 0.1%. */
-        sample_ns = 1000 * pg_timer_error_ns(e->clock);
+        sample_ns = 1000 * (dev ? dev->error_ns
+                                : pg_timer_error_ns(e->clock));
         if (sample_ns < 5000)
             sample_ns = 5000;
         if (sample_ns > 1e6)
             sample_ns = 1e6;
     }
-    while (n < MAX_INNER) {
+    for (;;) {
         double shortest = INFINITY;
-        int s;
+        if (n > limit)
+            n = limit;
         for (s = 0; s < nsides; s++) {
             ns[s] = time_side(e, &targets[s], s, n);
             if (ns[s] < shortest)
                 shortest = ns[s];
         }
-        if (shortest >= sample_ns) {
+        if (shortest >= sample_ns || n == limit) {
             for (s = 0; s < nsides; s++)
                 first[s] = ns[s];
             break;
@@ -158,7 +179,7 @@ static uint64_t calibrate(const engine *e, pg_target *targets, int nsides,
             n *= 2;
         }
     }
-    return n < MAX_INNER ? n : MAX_INNER;
+    return n;
 }
 
 const char *pg_stop_name(pg_stop stop)
@@ -384,9 +405,14 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
             int k;
 
             empty.fn = empty_solution;
-            if (e.evict)
-                evict_caches(&e);
-            ns = time_batch(&empty, empty.fn, r->inner, e.clock);
+            if (opts->device) {
+                ns = opts->device->time(opts->device->ctx, &empty, r->inner,
+                                        opts->device_cold);
+            } else {
+                if (e.evict)
+                    evict_caches(&e);
+                ns = time_batch(&empty, empty.fn, r->inner, e.clock);
+            }
             if (ns < r->overhead_ns)
                 r->overhead_ns = ns;
             overhead[c] = r->overhead_ns / n;

@@ -38,7 +38,25 @@ typedef struct pg_target {
     const pg_problem *problem;
     void *state;
     pg_fn fn;
+    /* Identical set-ups of the case (copies[0] is `state`), for a device
+     * that rotates through them so that a batch of calls runs cold; NULL
+     * with ncopies 0 when there is only `state`. */
+    void **copies;
+    size_t ncopies;
 } pg_target;
+
+/*
+ * A clock on another device (a GPU, timing with its own events).  It runs
+ * and times `n` calls of `t` itself, on the device's own terms: with
+ * `cold`, it empties the device's caches before the sample and rotates
+ * through t->copies.  Returns the sample's nanoseconds.
+ */
+typedef struct pg_device_clock {
+    double (*time)(void *ctx, const pg_target *t, uint64_t n, int cold);
+    void *ctx;
+    double error_ns;    /* one sample's error: calibration aims at 1000x */
+    uint64_t max_inner; /* the most calls in one sample */
+} pg_device_clock;
 
 typedef struct pg_measure_opts {
     int min_rounds;
@@ -51,7 +69,11 @@ typedef struct pg_measure_opts {
     double margin;      /* stop once the change is this far from the floor */
     size_t evict_bytes; /* cold caches: bytes written before each sample, one
                            call per sample; 0: warm */
+    const pg_device_clock *device; /* NULL: the CPU's clock times samples */
+    int device_cold;    /* with `device`: its caches cold for each sample */
     pg_watch *watch;    /* may be NULL */
+    const int *sides;   /* the side the watch is told for each target
+                           index; NULL: the index itself */
     /* Called after each round; may be NULL. */
     void (*on_round)(void *payload, int round, double elapsed);
     void *payload;

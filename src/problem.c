@@ -34,13 +34,15 @@ static uint64_t fnv1a(uint64_t h, const char *s)
     return h;
 }
 
-void pg_case_init(pg_case *c, const char *problem, const pg_case_spec *spec)
+void pg_case_init(pg_case *c, const char *problem, const pg_case_spec *spec,
+                  const pg_memory_ops *memory)
 {
     uint64_t seed;
     int i;
 
     memset(c, 0, sizeof(*c));
     c->spec = spec;
+    c->memory = memory;
     pg_str_init(&c->message, 4096);
     seed = fnv1a(fnv1a(0xcbf29ce484222325ULL, problem), spec->name);
     for (i = 0; i < 4; i++)
@@ -93,7 +95,16 @@ static void *track(pg_case *c, size_t bytes)
 
 void *pg_alloc(pg_case *c, size_t bytes)
 {
-    return track(c, bytes);
+    void *p;
+
+    if (!c->memory) {
+        p = track(c, bytes);
+    } else if (!(p = c->memory->alloc(c->memory->ctx, bytes))) {
+        pg_fail(c, "cannot allocate %zu bytes of device memory", bytes);
+        return NULL;
+    }
+    c->solution_bytes += bytes;
+    return p;
 }
 
 void *pg_host_alloc(pg_case *c, size_t bytes)
@@ -103,14 +114,18 @@ void *pg_host_alloc(pg_case *c, size_t bytes)
 
 void pg_upload(pg_case *c, void *dst, const void *host_src, size_t bytes)
 {
-    (void)c;
-    memcpy(dst, host_src, bytes);
+    if (c->memory)
+        c->memory->upload(c->memory->ctx, dst, host_src, bytes);
+    else
+        memcpy(dst, host_src, bytes);
 }
 
 void pg_download(pg_case *c, void *host_dst, const void *src, size_t bytes)
 {
-    (void)c;
-    memcpy(host_dst, src, bytes);
+    if (c->memory)
+        c->memory->download(c->memory->ctx, host_dst, src, bytes);
+    else
+        memcpy(host_dst, src, bytes);
 }
 
 static uint64_t rotl(uint64_t x, int k)

@@ -12,16 +12,34 @@
 #include "perfgate/problem.h"
 #include "str.h"
 
+/*
+ * Where the memory a solution reads and writes lives, when not in the host's
+ * (a CUDA solution's device).  The operations report their own failures and
+ * end the process: an error on the device leaves nothing to go on with.
+ */
+typedef struct pg_memory_ops {
+    void *(*alloc)(void *ctx, size_t bytes); /* zeroed; NULL when out */
+    void (*upload)(void *ctx, void *dst, const void *src, size_t bytes);
+    void (*download)(void *ctx, void *dst, const void *src, size_t bytes);
+    void *ctx;
+} pg_memory_ops;
+
 struct pg_case {
     const pg_case_spec *spec;
+    const pg_memory_ops *memory; /* NULL: host memory */
+    size_t solution_bytes;       /* what pg_alloc() gave out */
     uint64_t rng[4]; /* xoshiro256** state */
     void **allocs;   /* everything pg_alloc/pg_host_alloc gave out */
     size_t nallocs;
     pg_str message;  /* the last pg_fail() message */
 };
 
-/* Prepares `c` for `spec`; the random stream is seeded from both names. */
-void pg_case_init(pg_case *c, const char *problem, const pg_case_spec *spec);
+/*
+ * Prepares `c` for `spec`; the random stream is seeded from both names.
+ * `memory` is where pg_alloc() memory lives (NULL: the host).
+ */
+void pg_case_init(pg_case *c, const char *problem, const pg_case_spec *spec,
+                  const pg_memory_ops *memory);
 
 /* Frees the case's memory. */
 void pg_case_free(pg_case *c);

@@ -18,6 +18,75 @@ static int is_failure(pg_status st)
            st == PG_STATUS_TIMEOUT || st == PG_STATUS_BUILD_FAILED;
 }
 
+/* "NVIDIA H200 (sm_90, 132 SMs at 1980 MHz, 4.92 TB/s), driver 13.0,
+ * runtime 13.0" */
+static void gpu_line(pg_str *out, const pg_result *r)
+{
+    const pg_gpu_info *g = &r->gpu;
+    double bw = pg_gpu_peak_bandwidth(g);
+
+    pg_str_printf(out, " (%s, %d SMs at %.0f MHz", g->arch, g->sm_count,
+                  g->sm_clock_khz / 1e3);
+    if (bw > 0)
+        pg_str_printf(out, ", %.2f TB/s", bw / 1e12);
+    pg_str_printf(out, "), driver %d.%d", g->driver_version / 1000,
+                  g->driver_version % 1000 / 10);
+    if (g->runtime_version)
+        pg_str_printf(out, ", runtime %d.%d", g->runtime_version / 1000,
+                      g->runtime_version % 1000 / 10);
+}
+
+/* What the GPU did that a reader should know, a line each. */
+static void gpu_warnings(pg_str *out, const pg_result *r)
+{
+    size_t i;
+
+    for (i = 0; i < r->nbenchmarks; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        const pg_gpu_run *g = &b->gpu;
+        if (!g->measured)
+            continue;
+        if (g->throttled)
+            pg_str_printf(out,
+                          "%s: the GPU's clock dropped below 75%% of its "
+                          "peak in %llu of %llu samples; they were taken "
+                          "again%s\n",
+                          b->name, (unsigned long long)g->throttled,
+                          (unsigned long long)g->samples,
+                          g->kept_throttled ? ", and some stayed throttled"
+                                            : "");
+        if (!g->gated)
+            pg_str_printf(out,
+                          "%s: kernel launches could not be queued ahead of "
+                          "the timed region; times of short kernels include "
+                          "the host's launch gaps\n",
+                          b->name);
+    }
+}
+
+/* "62% of peak bandwidth": the nearer of the two roofs, for the head. */
+static void peak_cell(pg_str *out, const pg_result *r,
+                      const pg_bench_result *b, const pg_case_result *c)
+{
+    double bw = pg_gpu_peak_bandwidth(&r->gpu), fl = pg_gpu_peak_flops(&r->gpu);
+    double t = c->head_ns, fb = 0, ff = 0;
+
+    if (!b->gpu.measured || !isfinite(t) || t <= 0) {
+        pg_str_puts(out, "–");
+        return;
+    }
+    if (bw > 0 && c->bytes > 0)
+        fb = c->bytes / t * 1e9 / bw;
+    if (fl > 0 && c->flops > 0)
+        ff = c->flops / t * 1e9 / fl;
+    if (fb <= 0 && ff <= 0)
+        pg_str_puts(out, "–");
+    else if (fb >= ff)
+        pg_str_printf(out, "%.0f%% of bandwidth", fb * 100);
+    else
+        pg_str_printf(out, "%.0f%% of FP32", ff * 100);
+}
+
 void pg_report_summary(pg_str *out, const pg_result *r)
 {
     static const pg_status order[] = {
@@ -234,9 +303,27 @@ void pg_report_terminal(pg_str *out, const pg_result *r, int color)
     floor_line(out, r);
     pg_str_puts(out, "; runs: rounds of both sides interleaved, best of each "
                      "kept\n");
+    if (r->gpu.present) {
+        pg_str_printf(out, "gpu %s", r->gpu.name);
+        gpu_line(out, r);
+        pg_str_putc(out, '\n');
+    }
     for (i = 0; i < r->system.nwarnings; i++)
         pg_str_printf(out, "%swarning:%s %s\n", color ? YELLOW : "",
                       color ? RESET : "", r->system.warnings[i]);
+    {
+        pg_str notes = PG_STR_INIT;
+        const char *p;
+        gpu_warnings(&notes, r);
+        for (p = pg_str_cstr(&notes); *p;) {
+            const char *nl = strchr(p, '\n');
+            pg_str_printf(out, "%swarning:%s ", color ? YELLOW : "",
+                          color ? RESET : "");
+            pg_str_put(out, p, (size_t)(nl - p) + 1);
+            p = nl + 1;
+        }
+        pg_str_free(&notes);
+    }
     if (r->aa) {
         pg_str_printf(out, "\n%s%s%s: self-check: ",
                       color ? (passed ? GREEN : RED) : "",
@@ -346,7 +433,8 @@ static void md_rate(pg_str *out, double amount, double ns, double unit)
         pg_str_puts(out, "–");
 }
 
-static void md_case_rows(pg_str *out, const pg_bench_result *b)
+static void md_case_rows(pg_str *out, const pg_result *r,
+                         const pg_bench_result *b)
 {
     size_t i;
 
@@ -366,6 +454,10 @@ static void md_case_rows(pg_str *out, const pg_bench_result *b)
         md_rate(out, c->flops, c->head_ns, 1e9);
         pg_str_puts(out, " | ");
         md_rate(out, c->bytes, c->head_ns, 1e9);
+        if (r->gpu.present) {
+            pg_str_puts(out, " | ");
+            peak_cell(out, r, b, c);
+        }
         pg_str_puts(out, " |\n");
     }
 }
@@ -404,13 +496,35 @@ void pg_report_markdown(pg_str *out, const pg_result *r)
                          "Times are the sum over the cases of each case's "
                          "minimum time per call; under each change, its 95% "
                          "interval from the paired rounds.\n");
-    if (r->system.nwarnings) {
-        pg_str_puts(&footer, "\n");
+    if (r->gpu.present) {
+        pg_str_puts(&footer, "\nGPU: ");
+        md_text(&footer, r->gpu.name, 200);
+        gpu_line(&footer, r);
+        pg_str_puts(&footer, ". Kernels are timed with CUDA events, "
+                             "launches queued back to back; cold benchmarks "
+                             "flush the L2 before each sample.\n");
+    }
+    {
+        pg_str notes = PG_STR_INIT;
+        const char *p;
+        gpu_warnings(&notes, r);
+        if (r->system.nwarnings || notes.size)
+            pg_str_puts(&footer, "\n");
         for (i = 0; i < r->system.nwarnings; i++) {
             pg_str_puts(&footer, "> ⚠️ ");
             md_text(&footer, r->system.warnings[i], 400);
             pg_str_puts(&footer, "\n");
         }
+        for (p = pg_str_cstr(&notes); *p;) {
+            const char *nl = strchr(p, '\n');
+            char *line = pg_strdupf("%.*s", (int)(nl - p), p);
+            pg_str_puts(&footer, "> ⚠️ ");
+            md_text(&footer, line, 400);
+            pg_str_puts(&footer, "\n");
+            free(line);
+            p = nl + 1;
+        }
+        pg_str_free(&notes);
     }
 
     pg_str_puts(out, PG_COMMENT_MARKER "\n");
@@ -442,9 +556,12 @@ void pg_report_markdown(pg_str *out, const pg_result *r)
     pg_str_puts(&section,
                 "<details><summary>Per-case results</summary>\n\n"
                 "| Benchmark | Case | Base | Head | Change | GFLOPS (head) | "
-                "GB/s (head) |\n|---|---|---|---|---|---|---|\n");
+                "GB/s (head) |");
+    pg_str_puts(&section, r->gpu.present ? " Of the GPU's peak (head) |\n"
+                                           "|---|---|---|---|---|---|---|---|\n"
+                                         : "\n|---|---|---|---|---|---|---|\n");
     for (i = 0; i < shown; i++)
-        md_case_rows(&section, &r->benchmarks[i]);
+        md_case_rows(&section, r, &r->benchmarks[i]);
     pg_str_puts(&section, "\n</details>\n\n");
     if (out->size - start + section.size + footer.size < limit)
         pg_str_put(out, section.ptr, section.size);

@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,6 +157,38 @@ static cJSON *bench_json(const pg_bench_result *b)
         add_number(co, "overhead_ns", c->overhead_ns);
         cJSON_AddItemToArray(cases, co);
     }
+    if (b->gpu.measured) {
+        cJSON *g = cJSON_AddObjectToObject(o, "gpu");
+        cJSON_AddNumberToObject(g, "samples", (double)b->gpu.samples);
+        cJSON_AddNumberToObject(g, "throttled", (double)b->gpu.throttled);
+        cJSON_AddNumberToObject(g, "kept_throttled",
+                                (double)b->gpu.kept_throttled);
+        add_number(g, "clock_mhz", b->gpu.clock_mhz > 0 ? b->gpu.clock_mhz
+                                                         : NAN);
+        cJSON_AddBoolToObject(g, "gated", b->gpu.gated);
+        cJSON_AddNumberToObject(g, "runtime_version", b->gpu.runtime_version);
+    }
+    return o;
+}
+
+static cJSON *gpu_json(const pg_gpu_info *g)
+{
+    cJSON *o = cJSON_CreateObject();
+    double bw = pg_gpu_peak_bandwidth(g), fl = pg_gpu_peak_flops(g);
+
+    cJSON_AddStringToObject(o, "name", g->name);
+    cJSON_AddStringToObject(o, "arch", g->arch);
+    cJSON_AddNumberToObject(o, "devices", g->devices);
+    cJSON_AddNumberToObject(o, "sm_count", g->sm_count);
+    cJSON_AddNumberToObject(o, "sm_clock_mhz", g->sm_clock_khz / 1e3);
+    cJSON_AddNumberToObject(o, "memory_clock_mhz", g->mem_clock_khz / 1e3);
+    cJSON_AddNumberToObject(o, "bus_width", g->bus_width);
+    cJSON_AddNumberToObject(o, "l2_bytes", g->l2_bytes);
+    cJSON_AddNumberToObject(o, "memory_bytes", g->memory_bytes);
+    cJSON_AddNumberToObject(o, "driver_version", g->driver_version);
+    cJSON_AddNumberToObject(o, "runtime_version", g->runtime_version);
+    add_number(o, "peak_bandwidth", bw > 0 ? bw : NAN);
+    add_number(o, "peak_flops", fl > 0 ? fl : NAN);
     return o;
 }
 
@@ -210,6 +243,8 @@ char *pg_result_to_json(const pg_result *r)
         cJSON_AddBoolToObject(aa, "trusted", pg_result_aa_trusted(r));
     }
     cJSON_AddItemToObject(root, "system", system_json(&r->system));
+    if (r->gpu.present)
+        cJSON_AddItemToObject(root, "gpu", gpu_json(&r->gpu));
     counts = cJSON_AddObjectToObject(root, "counts");
     for (st = PG_STATUS_UNCHANGED; st <= PG_STATUS_SKIPPED; st++)
         cJSON_AddNumberToObject(counts, pg_status_name(st),
@@ -274,6 +309,42 @@ static void read_system(pg_system *s, const cJSON *o)
     }
 }
 
+static int get_int(const cJSON *o, const char *key)
+{
+    double v = get_number(o, key);
+    return isfinite(v) && fabs(v) < 2e9 ? (int)v : 0;
+}
+
+static int khz(double mhz)
+{
+    return isfinite(mhz) && mhz > 0 && mhz < 1e6 ? (int)(mhz * 1000 + 0.5) : 0;
+}
+
+static void read_gpu(pg_gpu_info *g, const cJSON *o)
+{
+    char *text;
+
+    memset(g, 0, sizeof(*g));
+    if (!cJSON_IsObject(o))
+        return;
+    g->present = 1;
+    if ((text = get_string(o, "name")))
+        snprintf(g->name, sizeof(g->name), "%s", text);
+    free(text);
+    if ((text = get_string(o, "arch")))
+        snprintf(g->arch, sizeof(g->arch), "%s", text);
+    free(text);
+    g->devices = get_int(o, "devices");
+    g->sm_count = get_int(o, "sm_count");
+    g->sm_clock_khz = khz(get_number(o, "sm_clock_mhz"));
+    g->mem_clock_khz = khz(get_number(o, "memory_clock_mhz"));
+    g->bus_width = get_int(o, "bus_width");
+    g->l2_bytes = get_int(o, "l2_bytes");
+    g->memory_bytes = get_number(o, "memory_bytes");
+    g->driver_version = get_int(o, "driver_version");
+    g->runtime_version = get_int(o, "runtime_version");
+}
+
 static void read_side(pg_side_info *s, const cJSON *o)
 {
     s->rev = get_string(o, "rev");
@@ -329,6 +400,16 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
     }
     b->message = get_string(o, "message");
     b->log = get_string(o, "log");
+    if ((c = cJSON_GetObjectItemCaseSensitive(o, "gpu")) && cJSON_IsObject(c)) {
+        double clock = get_number(c, "clock_mhz");
+        b->gpu.measured = 1;
+        b->gpu.samples = (uint64_t)get_int(c, "samples");
+        b->gpu.throttled = (uint64_t)get_int(c, "throttled");
+        b->gpu.kept_throttled = (uint64_t)get_int(c, "kept_throttled");
+        b->gpu.clock_mhz = isfinite(clock) ? clock : 0;
+        b->gpu.gated = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "gated"));
+        b->gpu.runtime_version = get_int(c, "runtime_version");
+    }
     cJSON_ArrayForEach(c, cases)
     {
         pg_case_result *cr;
@@ -382,6 +463,7 @@ int pg_result_from_json(pg_result *out, const char *text, const char *display)
     src = cJSON_GetObjectItemCaseSensitive(root, "mode");
     out->aa = cJSON_IsString(src) && !strcmp(src->valuestring, "aa");
     read_system(&out->system, cJSON_GetObjectItemCaseSensitive(root, "system"));
+    read_gpu(&out->gpu, cJSON_GetObjectItemCaseSensitive(root, "gpu"));
     read_side(&out->base, cJSON_GetObjectItemCaseSensitive(root, "base"));
     read_side(&out->head, cJSON_GetObjectItemCaseSensitive(root, "head"));
     cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(root, "benchmarks"))

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "cuda.h"
 #include "system.h"
 
 typedef enum {
@@ -38,6 +39,17 @@ typedef struct pg_case_result {
     double overhead_ns;      /* harness cost per call, discounted */
 } pg_case_result;
 
+/* How the device behaved while a CUDA benchmark was measured. */
+typedef struct pg_gpu_run {
+    int measured;          /* 1: timed on the GPU */
+    int runtime_version;   /* the CUDA runtime the solutions used */
+    uint64_t samples;      /* samples timed */
+    uint64_t throttled;    /* taken again because the clock had dropped */
+    uint64_t kept_throttled; /* throttled on every try, and kept */
+    double clock_mhz;      /* the median SM clock during the samples */
+    int gated;             /* 1: launches queued behind a gate throughout */
+} pg_gpu_run;
+
 typedef struct pg_bench_result {
     char *name;
     char *problem;
@@ -57,6 +69,7 @@ typedef struct pg_bench_result {
     char *log;           /* compiler or program output, the last lines */
     pg_case_result *cases;
     size_t ncases;
+    pg_gpu_run gpu;
 } pg_bench_result;
 
 typedef struct pg_side_info {
@@ -77,6 +90,7 @@ typedef struct pg_result {
     double seconds; /* the whole compare, wall time */
     int aa;         /* a self-check: the same revision on both sides */
     pg_system system;
+    pg_gpu_info gpu; /* present: a CUDA benchmark was measured on it */
 } pg_result;
 
 /* "unchanged", "regression", ...; and back (-1 when unknown). */

@@ -6,6 +6,7 @@
  *   progress STAGE ROUND SECONDS  for the progress line
  *   case I BASE HEAD OVERHEAD INNER FLOPS BYTES
  *   done ROUNDS CALLS_BASE CALLS_HEAD SECONDS CHANGE LO HI STOP
+ *   gpu RUNTIME SAMPLES THROTTLED KEPT_THROTTLED CLOCK_MHZ GATED
  * Which side is running user code, and for how long, is in a pg_watch in
  * shared memory, so a hang or a crash is charged to the right side even
  * when the child can say nothing.
@@ -13,6 +14,7 @@
 #define _GNU_SOURCE
 #include "run.h"
 #include "error.h"
+#include "gpu.h"
 #include "measure.h"
 #include "problem.h"
 #include "proc.h"
@@ -48,6 +50,7 @@ typedef struct child_ctx {
     pg_watch *watch;
     int fd;
     int64_t last_progress;
+    pg_gpu *gpu; /* CUDA solutions; else NULL */
 } child_ctx;
 
 static void send_line(child_ctx *ctx, const char *fmt, ...)
@@ -139,6 +142,8 @@ static int verify_all(child_ctx *ctx, const pg_problem *p, pg_case *cases,
             pg_watch_enter(ctx->watch, side);
             if (!when)
                 p->run(targets[c][k].state, targets[c][k].fn);
+            if (ctx->gpu)
+                pg_gpu_check(ctx->gpu);
             bad = p->verify(targets[c][k].state, pc) != 0;
             pg_watch_leave(ctx->watch);
             if (bad) {
@@ -153,6 +158,52 @@ static int verify_all(child_ctx *ctx, const pg_problem *p, pg_case *cases,
     return 0;
 }
 
+/* The device reported an error: the side that was running caused it, and
+ * the context is lost, so the child ends here. */
+static void on_gpu_error(void *payload, const char *message)
+{
+    child_ctx *ctx = payload;
+    int side = ctx->watch->side;
+
+    child_fail(ctx, "crashed", side, "%s%s%s",
+               side < 0 ? "" : side_names[side], side < 0 ? "" : " side: ",
+               message);
+    _exit(0);
+}
+
+/*
+ * Cold on the device, a batch of calls rotates through identical set-ups
+ * of the case, so that no call finds the one before it in the L2.  0, or
+ * -1 after reporting.
+ */
+static int set_up_copies(child_ctx *ctx, const pg_problem *p, pg_target *t,
+                         pg_case *first, size_t index, int side)
+{
+    const pg_run_spec *spec = ctx->spec;
+    size_t n = pg_gpu_copies(ctx->gpu, first->solution_bytes, spec->ncases);
+    size_t i;
+
+    if (n < 2)
+        return 0;
+    t->copies = pg_calloc(n, sizeof(*t->copies));
+    t->copies[0] = t->state;
+    for (i = 1; i < n; i++) {
+        pg_case *pc = pg_calloc(1, sizeof(*pc));
+        pg_case_init(pc, p->name, &spec->cases[index],
+                     pg_gpu_memory(ctx->gpu));
+        pg_watch_enter(ctx->watch, side);
+        t->copies[i] = p->setup(pc);
+        pg_watch_leave(ctx->watch);
+        if (!t->copies[i]) {
+            child_fail(ctx, "crashed", side, "case %s: setup failed: %s",
+                       spec->cases[index].name, pg_case_message(pc));
+            return -1;
+        }
+    }
+    t->ncopies = n;
+    return 0;
+}
+
 static int child_main(void *arg, int fd)
 {
     child_ctx ctx;
@@ -164,6 +215,8 @@ static int child_main(void *arg, int fd)
     pg_case_timing *timing;
     pg_measure_summary summary;
     pg_measure_opts opts;
+    const pg_memory_ops *memory = NULL;
+    void *libs[2] = {NULL, NULL}, *syms[2] = {NULL, NULL};
     int sides[2], nsides = 0, k;
     size_t c;
 
@@ -189,21 +242,30 @@ static int child_main(void *arg, int fd)
             sides[nsides++] = k;
     for (k = 0; k < nsides; k++) {
         int side = sides[k];
-        void *lib = dlopen(spec->lib[side], RTLD_NOW | RTLD_LOCAL);
-        void *sym;
-        if (!lib)
+        if (!(libs[k] = dlopen(spec->lib[side], RTLD_NOW | RTLD_LOCAL)))
             return child_fail(&ctx, "build_failed", side, "cannot load: %s",
                               dlerror());
-        if (!(sym = dlsym(lib, spec->symbol)))
+        if (!(syms[k] = dlsym(libs[k], spec->symbol)))
             return child_fail(&ctx, "build_failed", side,
                               "no function '%s' in the sources; set 'symbol' "
                               "in perfgate.yml to the function's name",
                               spec->symbol);
+    }
+    if (spec->gpu) {
+        pg_str why = PG_STR_INIT;
+        /* Both sides link the same runtime: either library finds it. */
+        if (!(ctx.gpu = pg_gpu_open(libs[0], on_gpu_error, &ctx, &why)))
+            return child_fail(&ctx, "crashed", -1, "cannot use the GPU: %s",
+                              pg_str_cstr(&why));
+        memory = pg_gpu_memory(ctx.gpu);
+    }
+    for (k = 0; k < nsides; k++) {
+        int side = sides[k];
         for (c = 0; c < spec->ncases; c++) {
             pg_case *pc = &cases[c * 2 + (size_t)side];
-            pg_case_init(pc, p->name, &spec->cases[c]);
+            pg_case_init(pc, p->name, &spec->cases[c], memory);
             targets[c][k].problem = p;
-            *(void **)&targets[c][k].fn = sym;
+            *(void **)&targets[c][k].fn = syms[k];
             pg_watch_enter(ctx.watch, side);
             targets[c][k].state = p->setup(pc);
             pg_watch_leave(ctx.watch);
@@ -211,6 +273,9 @@ static int child_main(void *arg, int fd)
                 return child_fail(&ctx, "crashed", side,
                                   "case %s: setup failed: %s",
                                   spec->cases[c].name, pg_case_message(pc));
+            if (ctx.gpu && spec->cold &&
+                set_up_copies(&ctx, p, &targets[c][k], pc, c, side) < 0)
+                return 0;
         }
     }
     /* Measurement puts the base side first: targets[c][0] is base when
@@ -232,8 +297,18 @@ static int child_main(void *arg, int fd)
     pg_measure_opts_init(&opts, spec->settings->min_rounds,
                          spec->settings->max_time,
                          spec->settings->noise_floor);
-    opts.evict_bytes = spec->evict_bytes;
     opts.watch = ctx.watch;
+    opts.sides = sides;
+    if (ctx.gpu) {
+        /* To its working clocks first, then measured as any other. */
+        send_line(&ctx, "progress warming 0 0");
+        pg_gpu_warm_up(ctx.gpu, targets, spec->ncases, sides, nsides, 0.2,
+                       ctx.watch);
+        opts.device = pg_gpu_clock(ctx.gpu);
+        opts.device_cold = spec->cold;
+    } else {
+        opts.evict_bytes = spec->evict_bytes;
+    }
     opts.on_round = on_round;
     opts.payload = &ctx;
     ctx.last_progress = 0;
@@ -259,6 +334,15 @@ static int child_main(void *arg, int fd)
         unsigned long long calls[2] = {0, 0};
         for (k = 0; k < nsides; k++)
             calls[sides[k]] = (unsigned long long)summary.calls[k];
+        if (ctx.gpu) {
+            pg_gpu_stats st;
+            pg_gpu_get_stats(ctx.gpu, &st);
+            send_line(&ctx, "gpu %d %llu %llu %llu %.1f %d",
+                      st.runtime_version, (unsigned long long)st.samples,
+                      (unsigned long long)st.throttled,
+                      (unsigned long long)st.kept_throttled, st.clock_mhz,
+                      st.gated);
+        }
         send_line(&ctx, "done %d %llu %llu %.6f %.9f %.9f %.9f %s",
                   summary.rounds, calls[0], calls[1], summary.seconds,
                   summary.change.change, summary.change.lo,
@@ -326,6 +410,17 @@ static void on_line(void *payload, const char *line)
         out->cases[i].inner = strtoull(f[3], NULL, 10);
         out->cases[i].flops = parse_double(f[4]);
         out->cases[i].bytes = parse_double(f[5]);
+    } else if (!strcmp(word, "gpu")) {
+        pg_gpu_run *g = &out->gpu;
+        unsigned long long v[3];
+        if (sscanf(line + n, "%d %llu %llu %llu %lf %d",
+                   &g->runtime_version, &v[0], &v[1], &v[2], &g->clock_mhz,
+                   &g->gated) == 6) {
+            g->measured = 1;
+            g->samples = v[0];
+            g->throttled = v[1];
+            g->kept_throttled = v[2];
+        }
     } else if (!strcmp(word, "done")) {
         unsigned long long c0, c1;
         char f[3][40], stop[32];

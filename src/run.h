@@ -7,6 +7,9 @@
  * does (crash, hang, exit, flood its output, exhaust memory) ends in a
  * status for the benchmark, charged to the side that was running, and
  * perfgate goes on with the next benchmark.
+ *
+ * With spec->gpu, memory from pg_alloc() is the device's and the device
+ * times the samples (gpu.h); the rest is the same.
  */
 #ifndef PG_RUN_H
 #define PG_RUN_H
@@ -25,7 +28,9 @@ typedef struct pg_run_spec {
     size_t ncases;
     const pg_settings *settings;
     int cpu;            /* pin the measuring child to it; -1: do not */
-    size_t evict_bytes; /* cache: cold; 0: warm */
+    size_t evict_bytes; /* cache: cold; 0: warm (CPU solutions) */
+    int gpu;            /* CUDA solutions: measured on the device */
+    int cold;           /* cache: cold (the device flushes its own) */
     /* Progress while measuring; may be NULL. */
     void (*on_progress)(void *payload, const char *stage, int round,
                         double elapsed);

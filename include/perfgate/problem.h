@@ -54,7 +54,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever pg_problem or the functions below change incompatibly. */
-#define PG_PROBLEM_ABI 1
+#define PG_PROBLEM_ABI 2
 
 /* One input case: its parameters, its random stream and its memory. */
 typedef struct pg_case pg_case;
@@ -105,16 +105,25 @@ typedef struct pg_problem {
 
     /* Optional: releases what setup() took outside pg_alloc/pg_host_alloc. */
     void (*teardown)(void *state);
+
+    /*
+     * Optional: the cases for a CUDA solution when perfgate.yml gives none,
+     * in the form of default_cases and with none but its keys; NULL: the
+     * default_cases.  A GPU needs far more work per call than a CPU core
+     * before its time is the kernel's and not the launch's.
+     */
+    const char *device_cases;
 } pg_problem;
 
 /* The value of parameter `key` of case `c`, or `fallback` when it has none. */
 long long pg_param(const pg_case *c, const char *key, long long fallback);
 
 /*
- * Memory for `bytes` bytes that the solution reads or writes: host memory
- * for a C solution, device memory for a CUDA one.  Owned by perfgate, freed
- * with the case.  Returns NULL (after recording why) when it cannot be had;
- * setup() then returns NULL.
+ * Zeroed memory for `bytes` bytes that the solution reads or writes: host
+ * memory for a C solution, device memory for a CUDA one, which the problem
+ * must not touch but through pg_upload() and pg_download().  Owned by
+ * perfgate, freed with the case.  Returns NULL (after recording why) when
+ * it cannot be had; setup() then returns NULL.
  */
 void *pg_alloc(pg_case *c, size_t bytes);
 
