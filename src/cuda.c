@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include "cuda.h"
+#include "cuda_abi.h"
 #include "fs.h"
 #include "proc.h"
 #include "str.h"
@@ -49,18 +50,6 @@ typedef int (*cu_name_fn)(char *, int, int);
 typedef int (*cu_mem_fn)(size_t *, int);
 typedef int (*cu_version_fn)(int *);
 
-/* CU_DEVICE_ATTRIBUTE_* (cuda.h); tests/cuda checks them against it. */
-enum {
-    ATTR_CLOCK_RATE = 13,
-    ATTR_SM_COUNT = 16,
-    ATTR_MEMORY_CLOCK_RATE = 36,
-    ATTR_BUS_WIDTH = 37,
-    ATTR_L2_SIZE = 38,
-    ATTR_MAJOR = 75,
-    ATTR_MINOR = 76
-};
-
-#define CUDA_ERROR_NO_DEVICE 100
 
 int pg_gpu_query(pg_gpu_info *out)
 {
@@ -96,7 +85,7 @@ int pg_gpu_query(pg_gpu_info *out)
     }
     if ((err = init(0)) != 0) {
         snprintf(out->why, sizeof(out->why), "%s",
-                 err == CUDA_ERROR_NO_DEVICE
+                 err == PG_CU_ERROR_NO_DEVICE
                      ? "no CUDA device"
                      : "no CUDA device (the driver failed to initialize)");
         return -1;
@@ -107,14 +96,14 @@ int pg_gpu_query(pg_gpu_info *out)
     }
     if (name(out->name, (int)sizeof(out->name), dev) != 0)
         snprintf(out->name, sizeof(out->name), "CUDA device 0");
-    attr(&major, ATTR_MAJOR, dev);
-    attr(&minor, ATTR_MINOR, dev);
+    attr(&major, PG_CU_ATTR_MAJOR, dev);
+    attr(&minor, PG_CU_ATTR_MINOR, dev);
     snprintf(out->arch, sizeof(out->arch), "sm_%d%d", major, minor);
-    attr(&out->sm_count, ATTR_SM_COUNT, dev);
-    attr(&out->sm_clock_khz, ATTR_CLOCK_RATE, dev);
-    attr(&out->mem_clock_khz, ATTR_MEMORY_CLOCK_RATE, dev);
-    attr(&out->bus_width, ATTR_BUS_WIDTH, dev);
-    attr(&out->l2_bytes, ATTR_L2_SIZE, dev);
+    attr(&out->sm_count, PG_CU_ATTR_SM_COUNT, dev);
+    attr(&out->sm_clock_khz, PG_CU_ATTR_CLOCK_RATE, dev);
+    attr(&out->mem_clock_khz, PG_CU_ATTR_MEMORY_CLOCK_RATE, dev);
+    attr(&out->bus_width, PG_CU_ATTR_BUS_WIDTH, dev);
+    attr(&out->l2_bytes, PG_CU_ATTR_L2_SIZE, dev);
     if (mem && mem(&bytes, dev) == 0)
         out->memory_bytes = (double)bytes;
     if (version)

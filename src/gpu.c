@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include "gpu.h"
+#include "cuda_abi.h"
 #include "util.h"
 
 #include <dlfcn.h>
@@ -17,11 +18,6 @@
 typedef int cuda_error;
 typedef void *cuda_event;
 
-enum {
-    MEMCPY_HOST_TO_DEVICE = 1,
-    MEMCPY_DEVICE_TO_HOST = 2,
-    HOST_ALLOC_MAPPED = 2
-};
 
 struct runtime {
     cuda_error (*malloc_)(void **, size_t);
@@ -183,7 +179,7 @@ static void gpu_upload(void *ctx, void *dst, const void *src, size_t bytes)
 {
     pg_gpu *g = ctx;
 
-    CHECK(g, g->rt.memcpy_(dst, src, bytes, MEMCPY_HOST_TO_DEVICE),
+    CHECK(g, g->rt.memcpy_(dst, src, bytes, PG_CUDA_MEMCPY_HOST_TO_DEVICE),
           "copying inputs to the device");
 }
 
@@ -192,7 +188,7 @@ static void gpu_download(void *ctx, void *dst, const void *src, size_t bytes)
     pg_gpu *g = ctx;
 
     /* A kernel's crash surfaces here first, as a sticky error. */
-    CHECK(g, g->rt.memcpy_(dst, src, bytes, MEMCPY_DEVICE_TO_HOST),
+    CHECK(g, g->rt.memcpy_(dst, src, bytes, PG_CUDA_MEMCPY_DEVICE_TO_HOST),
           "after the solution ran (copying its output back)");
 }
 
@@ -376,7 +372,7 @@ static void load_kernels(pg_gpu *g)
         return;
     }
     CHECK(g, g->rt.host_alloc((void **)&g->host, sizeof(*g->host),
-                              HOST_ALLOC_MAPPED),
+                              PG_CUDA_HOST_ALLOC_MAPPED),
           "allocating pinned memory");
     memset((void *)g->host, 0, sizeof(*g->host));
     CHECK(g, g->rt.host_device_pointer(&dev, (void *)g->host, 0),
@@ -394,11 +390,21 @@ pg_gpu *pg_gpu_open(void *solution, void (*fail_fn)(void *, const char *),
 
     g->fail = fail_fn;
     g->payload = payload;
+    /* The runtime the solutions linked; else (a solution that calls no
+     * runtime function) the toolkit's. */
     if (!load_runtime(&g->rt, solution)) {
-        pg_str_puts(why, "the solution does not use the CUDA runtime as a "
-                         "shared library (--cudart shared)");
-        free(g);
-        return NULL;
+        char *home = pg_cuda_home();
+        char *path = pg_strdupf("%s/lib64/libcudart.so", home);
+        void *h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+        free(home);
+        free(path);
+        if (!h || !load_runtime(&g->rt, h)) {
+            pg_str_puts(why, "cannot load the CUDA runtime: build with "
+                             "'--cudart shared' (perfgate's default) and "
+                             "keep the toolkit's lib64 installed");
+            free(g);
+            return NULL;
+        }
     }
     /* The runtime's context is made here, before any solution code runs:
      * cudaFree(NULL) does nothing else. */

@@ -124,5 +124,201 @@ class NoToolkit(RepoTest):
         self.assertEqual(r.bench("c")["status"], "unchanged")
 
 
+FAKE_DIR = os.environ.get("FAKECUDA_DIR", "")
+
+# vector_add "kernels" for the fake device (tests/fakecuda): C that the fake
+# nvcc compiles.  Each checks that its arrays are device memory, so that a
+# pg_alloc() that handed out host memory would make the output wrong.
+FAKE_KERNEL = """#include <stddef.h>
+int fakecuda_is_device(const void *p);
+void fakecuda_fault(int code);
+void fakecuda_refuse(int code);
+void solution(const float *a, const float *b, float *c, size_t n)
+{
+    if (!fakecuda_is_device(a) || !fakecuda_is_device(b) ||
+        !fakecuda_is_device(c))
+        return;
+    for (size_t i = 0; i < n; i++)
+        c[i] = a[i] + b[i];
+    EXTRA
+}
+"""
+
+SLOWER = """for (int r = 0; r < 2; r++)
+        for (size_t i = 0; i < n; i++)
+            c[i] = ((volatile float *)a)[i] + b[i];"""
+
+FAKE_CONFIG = """version: 1
+settings:
+  max_time: 2s
+benchmarks:
+  - name: va
+    problem: vector_add
+    sources: [src/va.cu]
+    cases: [{n: 262144}]
+"""
+
+
+def fake_kernel(extra=""):
+    return FAKE_KERNEL.replace("EXTRA", extra)
+
+
+@unittest.skipUnless(FAKE_DIR, "FAKECUDA_DIR is not set (run through ctest)")
+class FakeDevice(RepoTest):
+    """perfgate's whole CUDA path, on a stand-in for the driver and runtime
+    (tests/fakecuda): device memory, event timing, the launch gate, the
+    clock probe, the L2 flush and copies, errors from the device."""
+
+    def run_fake(self, *args, env=None):
+        full = {"CUDACXX": os.path.join(ROOT, "tests", "fakecuda", "nvcc"),
+                "LD_LIBRARY_PATH": FAKE_DIR}
+        full.update(env or {})
+        return self.perfgate(*args, env=full)
+
+    def two_commits(self, head_extra, config=FAKE_CONFIG):
+        self.commit({"perfgate.yml": config, "src/va.cu": fake_kernel()})
+        self.commit({"src/va.cu": fake_kernel(head_extra) + "/* head */\n"})
+
+    def test_a_slower_kernel_is_a_regression(self):
+        self.two_commits(SLOWER)
+        r = self.run_fake("HEAD~1", "HEAD")
+        self.assertEqual(r.code, 1, r.stdout + r.stderr)
+        b = r.bench("va")
+        self.assertEqual(b["status"], "regression", b)
+        self.assertGreater(b["change"], 0.3)
+        self.assertEqual(b["cache"], "cold")
+        gpu = r.json["gpu"]
+        self.assertEqual((gpu["name"], gpu["arch"], gpu["sm_count"]),
+                         ("perfgate fake GPU", "sm_90", 4))
+        self.assertEqual(gpu["runtime_version"], 13000)
+        self.assertGreater(gpu["peak_bandwidth"], 0)
+        run = b["gpu"]
+        self.assertGreater(run["samples"], 2 * b["rounds"])
+        self.assertEqual((run["throttled"], run["gated"]), (0, True))
+        # The fake's clock runs at its peak, 1980 MHz.
+        self.assertAlmostEqual(run["clock_mhz"], 1980, delta=20)
+        self.assertIn("gpu perfgate fake GPU (sm_90, 4 SMs at 1980 MHz",
+                      r.stdout)
+        self.assertIn("GPU: perfgate fake GPU (sm_90", r.markdown)
+        self.assertIn("of bandwidth", r.markdown)
+
+    def test_cold_batches_rotate_copies_and_warm_ones_do_not(self):
+        # 12 KB per copy against the fake's 1 MB L2: a cold batch may hold
+        # up to 128 calls, one per copy; warm, up to the gate's 256.
+        small = FAKE_CONFIG.replace("262144", "1024")
+        self.two_commits("", config=small)
+        r = self.run_fake("HEAD~1", "HEAD", "--noise-floor", "50%")
+        b = r.bench("va")
+        self.assertEqual(b["cache"], "cold")
+        self.assertLessEqual(b["cases"][0]["inner"], 128)
+        self.assertGreater(b["cases"][0]["inner"], 1)
+        warm = small.replace("    cases:", "    cache: warm\n    cases:")
+        self.commit({"perfgate.yml": warm})
+        r = self.run_fake("HEAD", "HEAD", "--noise-floor", "50%")
+        b = r.bench("va")
+        self.assertEqual(b["cache"], "warm")
+        self.assertGreater(b["cases"][0]["inner"], 128)
+        self.assertLessEqual(b["cases"][0]["inner"], 256)
+
+    def test_a_crashed_kernel_is_charged_to_its_side(self):
+        self.two_commits("fakecuda_fault(700);")
+        r = self.run_fake("HEAD~1", "HEAD")
+        self.assertEqual(r.code, 1)
+        b = r.bench("va")
+        self.assertEqual((b["status"], b["side"]), ("crashed", "head"))
+        self.assertIn("an illegal memory access was encountered",
+                      b["message"])
+
+    def test_a_refused_launch_is_charged_to_its_side(self):
+        self.two_commits("fakecuda_refuse(9);")
+        r = self.run_fake("HEAD~1", "HEAD")
+        b = r.bench("va")
+        self.assertEqual((b["status"], b["side"]), ("crashed", "head"))
+        self.assertIn("invalid configuration argument", b["message"])
+
+    def test_throttled_samples_are_taken_again_and_reported(self):
+        self.two_commits("")
+        r = self.run_fake("HEAD~1", "HEAD", "--noise-floor", "50%",
+                          env={"FAKECUDA_THROTTLE": "3"})
+        b = r.bench("va")
+        self.assertEqual(b["status"], "unchanged", b)
+        # The first sample ran throttled three times, and was kept.
+        self.assertEqual((b["gpu"]["throttled"], b["gpu"]["kept_throttled"]),
+                         (3, 1))
+        self.assertIn("clock dropped below 75% of its peak in 3 of", r.stdout)
+        self.assertIn("clock dropped below 75%", r.markdown)
+
+    def test_a_gate_that_gives_up_is_turned_off(self):
+        self.two_commits("")
+        r = self.run_fake("HEAD~1", "HEAD", "--noise-floor", "50%",
+                          env={"FAKECUDA_GATE_GIVES_UP": "1"})
+        b = r.bench("va")
+        self.assertEqual(b["status"], "unchanged", b)
+        self.assertFalse(b["gpu"]["gated"])
+        self.assertIn("launches could not be queued", r.stdout)
+
+    def test_without_its_ptx_perfgate_still_measures(self):
+        self.two_commits(SLOWER)
+        r = self.run_fake("HEAD~1", "HEAD", env={"FAKECUDA_NO_PTX": "1"})
+        b = r.bench("va")
+        self.assertEqual(b["status"], "regression", b)
+        self.assertFalse(b["gpu"]["gated"])
+        self.assertIsNone(b["gpu"]["clock_mhz"])
+
+    def test_no_device_skips(self):
+        self.two_commits(SLOWER)
+        r = self.run_fake("HEAD~1", "HEAD", env={"FAKECUDA_DEVICES": "0"})
+        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+        b = r.bench("va")
+        self.assertEqual(b["status"], "skipped")
+        self.assertIn("not measured: no CUDA device", b["message"])
+        self.assertNotIn("gpu", r.json)
+
+    @unittest.skipUnless(HAVE_NVCC and os.environ.get("PG_CUDA_ABI"),
+                         "no CUDA toolkit")
+    def test_perfgates_own_ptx_assembles(self):
+        ptx = subprocess.run([os.environ["PG_CUDA_ABI"]], check=True,
+                             capture_output=True, text=True).stdout
+        self.assertIn(".entry pg_gate(", ptx)
+        ptxas = os.path.join(os.path.dirname(NVCC), "ptxas")
+        with tempfile.TemporaryDirectory() as tmp:
+            src = os.path.join(tmp, "pg.ptx")
+            with open(src, "w") as f:
+                f.write(ptx)
+            for arch in ("sm_80", "sm_90"):
+                p = subprocess.run([ptxas, "-arch=" + arch, src, "-o",
+                                    os.path.join(tmp, "pg.cubin")],
+                                   capture_output=True, text=True)
+                self.assertEqual(p.returncode, 0, arch + ": " + p.stderr)
+
+    @unittest.skipUnless(HAVE_NVCC, "no nvcc (set CUDACXX): CUDA not tested")
+    def test_the_real_runtime_is_found_in_a_real_kernel(self):
+        # nvcc's library, with the real CUDA runtime; the fake driver makes
+        # the device look present, and the real runtime then cannot start
+        # on it: perfgate found the runtime's functions, and says so.
+        with open(os.path.join(ROOT, "examples", "problems", "vector_add",
+                               "solution.cu")) as f:
+            kernel = f.read()
+        config = FAKE_CONFIG.replace("cases:", "cuda_arch: sm_80\n    cases:")
+        self.commit({"perfgate.yml": config, "src/va.cu": kernel})
+        r = self.perfgate(env={"LD_LIBRARY_PATH": FAKE_DIR})
+        b = r.bench("va")
+        self.assertEqual(b["status"], "crashed", b)
+        self.assertIn("cannot use the GPU: the CUDA runtime cannot start",
+                      b["message"])
+
+    def test_report_renders_again_from_the_json(self):
+        self.two_commits(SLOWER)
+        r = self.run_fake("HEAD~1", "HEAD")
+        path = os.path.join(self.out, "result.json")
+        md = os.path.join(self.tmp, "again.md")
+        p = subprocess.run([PERFGATE, "report", path, "--markdown", md],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        with open(md) as f:
+            self.assertEqual(f.read(), r.markdown)
+        self.assertIn("gpu perfgate fake GPU", p.stdout)
+
+
 if __name__ == "__main__":
     unittest.main()
