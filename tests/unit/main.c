@@ -9,7 +9,8 @@
 int pg_test_failed;
 
 extern const pg_test pg_tests_util[], pg_tests_config[], pg_tests_stats[],
-    pg_tests_report[], pg_tests_measure[], pg_tests_system[];
+    pg_tests_report[], pg_tests_measure[], pg_tests_system[],
+    pg_tests_gpu[];
 
 static const struct {
     const char *name;
@@ -19,6 +20,7 @@ static const struct {
               {"stats", pg_tests_stats},
               {"report", pg_tests_report},
               {"measure", pg_tests_measure},
+              {"gpu", pg_tests_gpu},
               {"system", pg_tests_system}};
 
 int main(int argc, char **argv)
