@@ -101,6 +101,8 @@ static const pg_problem problem = {
     .signature = "void solution(const float *A, const float *B, float *C, "
                  "size_t N, size_t K)",
     .default_cases = "N=4096,K=7; N=262144,K=31; N=1048576,K=63",
+    .device_cases = "N=1048576,K=31; N=4194304,K=63",
+    .work = "2·N·K FLOPs, 4·(2·N + K) bytes",
     .setup = setup,
     .run = run,
     .verify = verify,

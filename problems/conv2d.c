@@ -117,6 +117,8 @@ static const pg_problem problem = {
                  "size_t H, size_t W, size_t Kh, size_t Kw)",
     .default_cases = "H=64,W=64,Kh=3,Kw=3; H=512,W=512,Kh=5,Kw=5; "
                      "H=1024,W=1024,Kh=7,Kw=7",
+    .device_cases = "H=2048,W=2048,Kh=3,Kw=3; H=4096,W=4096,Kh=5,Kw=5",
+    .work = "2·H·W·Kh·Kw FLOPs, 4·(2·H·W + Kh·Kw) bytes",
     .setup = setup,
     .run = run,
     .verify = verify,

@@ -90,6 +90,8 @@ static const pg_problem problem = {
     .default_cases = "height=256,width=256,num_bins=256; "
                      "height=2048,width=2048,num_bins=256; "
                      "height=4096,width=4096,num_bins=64",
+    .device_cases = "height=4096,width=4096,num_bins=256; height=8192,width=8192,num_bins=256",
+    .work = "height·width FLOPs (one count per pixel), 4·(height·width + num_bins) bytes",
     .setup = setup,
     .run = run,
     .verify = verify,

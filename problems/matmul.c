@@ -126,6 +126,8 @@ static const pg_problem problem = {
     .signature = "void solution(const float *a, const float *b, float *c, "
                  "size_t m, size_t n, size_t k)",
     .default_cases = "m=64,n=64,k=64; m=128,n=96,k=160; m=256,n=256,k=256",
+    .device_cases = "m=1024,n=1024,k=1024; m=2048,n=2048,k=2048",
+    .work = "2·m·n·k FLOPs, 4·(m·k + k·n + m·n) bytes",
     .setup = setup,
     .run = run,
     .verify = verify,

@@ -100,6 +100,8 @@ static const pg_problem problem = {
     .signature = "void solution(const float *input_a, const float *input_b, "
                  "float *output_c, size_t m, size_t k)",
     .default_cases = "m=256,k=256; m=2048,k=2048; m=8192,k=1024",
+    .device_cases = "m=4096,k=4096; m=8192,k=8192",
+    .work = "2·m·k FLOPs, 4·(m·k + k + m) bytes",
     .setup = setup,
     .run = run,
     .verify = verify,

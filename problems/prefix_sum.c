@@ -91,6 +91,8 @@ static const pg_problem problem = {
     .name = "prefix_sum",
     .signature = "void solution(const float *input, float *output, size_t n)",
     .default_cases = "n=4096; n=262144; n=4194304",
+    .device_cases = "n=1048576; n=16777216",
+    .work = "n FLOPs, 8·n bytes",
     .setup = setup,
     .run = run,
     .verify = verify,

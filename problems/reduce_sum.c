@@ -83,6 +83,8 @@ static const pg_problem problem = {
     .name = "reduce_sum",
     .signature = "void solution(const float *in, float *out, size_t n)",
     .default_cases = "n=4096; n=262144; n=4194304",
+    .device_cases = "n=1048576; n=16777216",
+    .work = "n FLOPs, 4·n bytes",
     .setup = setup,
     .run = run,
     .verify = verify,

@@ -82,6 +82,8 @@ static const pg_problem problem = {
     .signature = "void solution(const float *input, float *output, size_t n, "
                  "size_t m)",
     .default_cases = "n=256,m=256; n=1024,m=1024; n=4096,m=1024",
+    .device_cases = "n=1024,m=1024; n=4096,m=4096",
+    .work = "n·m FLOPs, 8·n·m bytes",
     .setup = setup,
     .run = run,
     .verify = verify,

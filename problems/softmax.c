@@ -105,6 +105,8 @@ static const pg_problem problem = {
                  "const size_t *shape, size_t ndim)",
     .default_cases = "rows=256,cols=1024; rows=4096,cols=256; "
                      "rows=16,cols=65536",
+    .device_cases = "rows=4096,cols=1024; rows=8192,cols=4096",
+    .work = "5·rows·cols FLOPs, 8·rows·cols bytes",
     .setup = setup,
     .run = run,
     .verify = verify,

@@ -85,6 +85,8 @@ static const pg_problem problem = {
     .signature =
         "void solution(const float *a, const float *b, float *c, size_t n)",
     .default_cases = "n=4096; n=262144; n=4194304",
+    .device_cases = "n=1048576; n=16777216",
+    .work = "n FLOPs, 12·n bytes",
     .setup = setup,
     .run = run,
     .verify = verify,

@@ -16,8 +16,10 @@
 static const char usage_text[] =
     "usage: perfgate problems\n"
     "\n"
-    "Lists the built-in problems: the solution signature each expects and\n"
-    "its default cases.  Use one in perfgate.yml as 'problem: NAME'.\n";
+    "Lists the built-in problems: the solution signature each expects, the\n"
+    "work one call does (the FLOPs and bytes behind GFLOPS and GB/s), and\n"
+    "its default cases: for a C solution, and for a CUDA one (sized for a\n"
+    "GPU).  Use one in perfgate.yml as 'problem: NAME'.\n";
 
 int pg_cmd_problems(int argc, char **argv)
 {
@@ -51,9 +53,14 @@ int pg_cmd_problems(int argc, char **argv)
             free(lib);
             break;
         }
-        printf("%s\n    %s\n    cases: %s\n\n", plugin.problem->name,
-               plugin.problem->signature ? plugin.problem->signature : "",
-               plugin.problem->default_cases);
+        printf("%s\n    %s\n", plugin.problem->name,
+               plugin.problem->signature ? plugin.problem->signature : "");
+        if (plugin.problem->work)
+            printf("    work per call: %s\n", plugin.problem->work);
+        printf("    cases: %s\n", plugin.problem->default_cases);
+        if (plugin.problem->device_cases)
+            printf("    CUDA cases: %s\n", plugin.problem->device_cases);
+        putchar('\n');
         pg_plugin_close(&plugin);
         free(lib);
     }

@@ -113,6 +113,10 @@ typedef struct pg_problem {
      * before its time is the kernel's and not the launch's.
      */
     const char *device_cases;
+
+    /* Optional: flops() and bytes() as formulas, for people ("2·m·n·k
+     * FLOPs, 4·(m·k + k·n + m·n) bytes"); `perfgate problems` shows it. */
+    const char *work;
 } pg_problem;
 
 /* The value of parameter `key` of case `c`, or `fallback` when it has none. */

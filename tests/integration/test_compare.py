@@ -388,6 +388,26 @@ class Problems(RepoTest):
         self.assertEqual(r.bench("va")["status"], "incorrect")
         self.assertIn("c[1000]", r.bench("va")["message"])
 
+    def test_listing_has_work_and_cuda_cases_with_known_keys(self):
+        p = subprocess.run([PERFGATE, "problems"], capture_output=True,
+                           text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        blocks = [b for b in p.stdout.split("\n\n") if b.strip()]
+        self.assertEqual(len(blocks), 10)
+
+        def keys(cases):
+            return [{kv.split("=")[0].strip() for kv in c.split(",")}
+                    for c in cases.split(";")]
+        for block in blocks:
+            lines = block.strip().split("\n")
+            with self.subTest(problem=lines[0]):
+                fields = dict(l.strip().split(": ", 1) for l in lines[2:])
+                self.assertIn("FLOPs", fields["work per call"])
+                self.assertIn("bytes", fields["work per call"])
+                cpu, gpu = keys(fields["cases"]), keys(fields["CUDA cases"])
+                for k in gpu:
+                    self.assertEqual(k, cpu[0])
+
 
 EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                         "..", "examples", "problems")
