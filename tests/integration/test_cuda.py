@@ -320,5 +320,79 @@ class FakeDevice(RepoTest):
         self.assertIn("gpu perfgate fake GPU", p.stdout)
 
 
+def cuda_devices():
+    """How many CUDA devices the driver sees; 0 without a driver."""
+    import ctypes
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return 0
+    n = ctypes.c_int(0)
+    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(n)) != 0:
+        return 0
+    return n.value
+
+
+def gpu_chain(steps):
+    with open(os.path.join(ROOT, "bench", "gpu_chain.cu")) as f:
+        return f.read().replace("#define STEPS 4000",
+                                "#define STEPS %d" % steps)
+
+
+GPU_CONFIG = """version: 1
+benchmarks:
+  - name: chain
+    problem: vector_add
+    sources: [src/chain.cu]
+    cases: [{n: 1048576}]
+"""
+
+
+@unittest.skipUnless(HAVE_NVCC and cuda_devices() > 0,
+                     "no CUDA device: the GPU tests need one")
+class Gpu(RepoTest):
+    """On a real GPU: verdicts on a kernel whose cost is known (the
+    benchmark, bench/gpu.py, measures how well; these assert what holds by
+    a wide margin)."""
+
+    def test_same_kernel_is_unchanged(self):
+        self.commit({"perfgate.yml": GPU_CONFIG, "src/chain.cu": gpu_chain(4000)})
+        self.commit({"src/chain.cu": gpu_chain(4000) + "// again\n"})
+        r = self.perfgate("HEAD~1", "HEAD")
+        b = r.bench("chain")
+        self.assertEqual(b["status"], "unchanged", r.stdout + r.stderr)
+        self.assertLess(abs(b["change"]), 0.03)
+        self.assertTrue(b["gpu"]["samples"] > 0)
+        self.assertIn("gpu", r.json)
+
+    def test_a_quarter_more_work_is_a_regression(self):
+        self.commit({"perfgate.yml": GPU_CONFIG, "src/chain.cu": gpu_chain(4000)})
+        self.commit({"src/chain.cu": gpu_chain(5000)})
+        r = self.perfgate("HEAD~1", "HEAD")
+        b = r.bench("chain")
+        self.assertEqual(b["status"], "regression", r.stdout + r.stderr)
+        self.assertGreater(b["change"], 0.15)
+        self.assertLess(b["change"], 0.35)
+
+    def test_every_example_is_correct_on_the_device(self):
+        examples = sorted(p for p in EXAMPLES)
+        for src in examples:
+            name = os.path.basename(os.path.dirname(src))
+            with self.subTest(src=os.path.relpath(src, ROOT)):
+                with open(src) as f:
+                    text = f.read()
+                config = ("version: 1\nsettings: {max_time: 1s}\n"
+                          "benchmarks:\n  - {name: x, problem: %s, "
+                          "sources: [k.cu]}\n" % name)
+                self.commit({"perfgate.yml": config, "k.cu": text})
+                r = self.perfgate()
+                b = r.bench("x")
+                # Correct and measured; the same code on both sides, but
+                # its speed is not what this checks.
+                self.assertIn(b["status"],
+                              ("unchanged", "regression", "improvement"),
+                              "%s: %s" % (b["message"], b["log"]))
+
+
 if __name__ == "__main__":
     unittest.main()
