@@ -17,7 +17,9 @@
  * - gate: a kernel that holds the stream until every launch of the sample
  *   is queued, so the calls run back to back and the sample times the
  *   device, not the host's launch rate (nvbench's blocking kernel); it
- *   gives up after a time limit, and gating is then turned off;
+ *   gives up after a time limit, and gating is then turned off; a solution
+ *   that waits for the device (cudaMemcpy, cudaDeviceSynchronize) is found
+ *   out before measuring, and then no sample is gated;
  * - start, stop: CUDA events, whose difference is the sample;
  * - probe: SM 0's clock and the global timer, so the SM clock during the
  *   sample is known; a sample under 75% of the peak clock was throttled,
@@ -79,8 +81,10 @@ void pg_gpu_check(pg_gpu *g);
 size_t pg_gpu_copies(pg_gpu *g, size_t bytes, size_t cases);
 
 /*
- * Runs the targets round-robin for `seconds`, so that the device is at its
- * working clocks before the first sample; targets[c][k] is side sides[k],
+ * Finds out whether every target can be queued behind the launch gate (a
+ * solution that waits for the device cannot: then no sample is gated), and
+ * runs the targets round-robin for `seconds`, so that the device is at its
+ * working clocks before the first sample.  targets[c][k] is side sides[k],
  * which `watch` is charged with.
  */
 void pg_gpu_warm_up(pg_gpu *g, pg_target (*targets)[2], size_t ncases,

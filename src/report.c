@@ -58,8 +58,10 @@ static void gpu_warnings(pg_str *out, const pg_result *r)
         if (!g->gated)
             pg_str_printf(out,
                           "%s: kernel launches could not be queued ahead of "
-                          "the timed region; times of short kernels include "
-                          "the host's launch gaps\n",
+                          "the timed region (does a solution wait for the "
+                          "device, with cudaMemcpy or cudaDeviceSynchronize?); "
+                          "times of short kernels include the host's launch "
+                          "gaps\n",
                           b->name);
     }
 }

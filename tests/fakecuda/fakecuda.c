@@ -13,7 +13,9 @@
  *   FAKECUDA_NO_PTX         loading perfgate's PTX fails
  * Solutions call fakecuda_fault(code) to leave a sticky error (a crashed
  * kernel), fakecuda_refuse(code) for a refused launch, and
- * fakecuda_is_device(p) to check that p came from cudaMalloc.
+ * fakecuda_is_device(p) to check that p came from cudaMalloc.  A solution
+ * that calls cudaDeviceSynchronize or cudaMemcpy while perfgate's gate holds
+ * the stream waits, as on a GPU, until the gate gives up.
  */
 #define _GNU_SOURCE
 #include <stddef.h>
@@ -27,6 +29,7 @@
 #define L2_BYTES (1 << 20)
 
 static int sticky, pending;
+static volatile uint32_t *held; /* the gate holding the stream, if any */
 
 /* What cudaMalloc gave out, so that a "kernel" can tell device memory. */
 static struct block {
@@ -179,9 +182,12 @@ int cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
         out[1] = (uint64_t)cycles + 1;
     } else if (!strcmp(f->name, "pg_gate")) {
         volatile uint32_t *gate = *(void **)params[0];
-        /* Launches run when called: there is nothing to hold back. */
+        /* Launches run when called: there is nothing to hold back, but
+         * a wait for the device would wait for the gate (wait_for_gate). */
         if (getenv("FAKECUDA_GATE_GIVES_UP"))
             gate[1] = 1;
+        else
+            held = gate;
     } else {
         return 400; /* CUDA_ERROR_INVALID_HANDLE */
     }
@@ -189,6 +195,15 @@ int cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
 }
 
 /* ---- the runtime API ---- */
+
+/* The host waits for the device: behind a gate not yet opened, that lasts
+ * until the gate gives up. */
+static void wait_for_gate(void)
+{
+    if (held && !held[0])
+        held[1] = 1;
+    held = NULL;
+}
 
 #define RETURN_STICKY()                                                        \
     do {                                                                       \
@@ -233,6 +248,7 @@ int cudaMemsetAsync(void *p, int value, size_t bytes, void *stream)
 int cudaMemcpy(void *dst, const void *src, size_t bytes, int kind)
 {
     (void)kind;
+    wait_for_gate();
     RETURN_STICKY();
     memcpy(dst, src, bytes);
     return 0;
@@ -261,6 +277,7 @@ int cudaEventElapsedTime(float *ms, void *start, void *stop)
 
 int cudaDeviceSynchronize(void)
 {
+    wait_for_gate();
     RETURN_STICKY();
     return 0;
 }

@@ -131,6 +131,7 @@ FAKE_DIR = os.environ.get("FAKECUDA_DIR", "")
 # pg_alloc() that handed out host memory would make the output wrong.
 FAKE_KERNEL = """#include <stddef.h>
 int fakecuda_is_device(const void *p);
+int cudaDeviceSynchronize(void);
 void fakecuda_fault(int code);
 void fakecuda_refuse(int code);
 void solution(const float *a, const float *b, float *c, size_t n)
@@ -256,6 +257,16 @@ class FakeDevice(RepoTest):
         self.assertEqual(b["status"], "unchanged", b)
         self.assertFalse(b["gpu"]["gated"])
         self.assertIn("launches could not be queued", r.stdout)
+
+    def test_a_solution_that_waits_for_the_device_is_not_gated(self):
+        # Found out before measuring, on both sides alike.
+        self.two_commits("cudaDeviceSynchronize();")
+        r = self.run_fake("HEAD~1", "HEAD", "--noise-floor", "50%")
+        b = r.bench("va")
+        self.assertEqual(b["status"], "unchanged", b)
+        self.assertFalse(b["gpu"]["gated"])
+        self.assertIn("does a solution wait for the device", r.markdown)
+        self.assertLessEqual(b["cases"][0]["inner"], 64)
 
     def test_without_its_ptx_perfgate_still_measures(self):
         self.two_commits(SLOWER)

@@ -1,6 +1,7 @@
 // softmax in CUDA, optimized: one block per row; the block's threads share
 // the row, reduce its maximum and its sum in shared memory, and read and
-// write it coalesced.  The shape is read once and kept.
+// write it coalesced.  The shape (device memory, as Tensara passes it) is
+// copied back only when the pointer changes.
 #include <cstddef>
 
 #define THREADS 256
