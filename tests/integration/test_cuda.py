@@ -204,9 +204,9 @@ class FakeDevice(RepoTest):
         self.assertIn("of bandwidth", r.markdown)
 
     def test_cold_batches_rotate_copies_and_warm_ones_do_not(self):
-        # 12 KB per copy against the fake's 1 MB L2: a cold batch may hold
+        # 3 KB per copy against the fake's 1 MB L2: a cold batch may hold
         # up to 128 calls, one per copy; warm, up to the gate's 256.
-        small = FAKE_CONFIG.replace("262144", "1024")
+        small = FAKE_CONFIG.replace("262144", "256")
         self.two_commits("", config=small)
         r = self.run_fake("HEAD~1", "HEAD", "--noise-floor", "50%")
         b = r.bench("va")
