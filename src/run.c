@@ -109,16 +109,18 @@ static void on_round(void *payload, int round, double elapsed)
     send_line(ctx, "progress measuring %d %.3f", round, elapsed);
 }
 
-static void limit_resources(void)
+static void limit_resources(int gpu)
 {
     struct rlimit rl = {0, 0};
 
     setrlimit(RLIMIT_CORE, &rl);
 #ifndef PG_UNDER_ASAN
     /* Half the machine's memory: runaway code fails here, not the box.
-     * (Not under ASan, whose shadow memory a limit would starve.) */
+     * (Not under ASan, whose shadow memory a limit would starve, nor with
+     * CUDA, whose driver reserves address space for all of the device's
+     * memory and the host's, and cannot start under such a limit.) */
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages > 0 && page > 0) {
+    if (pages > 0 && page > 0 && !gpu) {
         rl.rlim_cur = rl.rlim_max = (rlim_t)pages * (rlim_t)page / 2;
         setrlimit(RLIMIT_AS, &rl);
     }
@@ -223,7 +225,7 @@ static int child_main(void *arg, int fd)
     memcpy(&ctx, arg, sizeof(ctx));
     ctx.fd = fd;
     spec = ctx.spec;
-    limit_resources();
+    limit_resources(spec->gpu);
     /* One CPU: no migrations between samples, and the caches stay ours. */
     if (spec->cpu >= 0)
         pg_system_pin(spec->cpu);
