@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #define PEAK_KHZ 1980000
@@ -213,8 +214,14 @@ static void wait_for_gate(void)
 
 int cudaFree(void *p)
 {
+    struct rlimit rl;
+
     RETURN_STICKY();
-    /* Only cudaFree(NULL), which starts the runtime, is used. */
+    /* Only cudaFree(NULL), which starts the runtime, is used.  The real
+     * driver reserves address space for all device and host memory when it
+     * starts, and fails under a limit on it: so does this one. */
+    if (!getrlimit(RLIMIT_AS, &rl) && rl.rlim_cur != RLIM_INFINITY)
+        return 2; /* cudaErrorMemoryAllocation */
     return p ? 1 : 0;
 }
 
@@ -294,6 +301,7 @@ const char *cudaGetErrorString(int e)
 {
     switch (e) {
     case 0: return "no error";
+    case 2: return "out of memory";
     case 9: return "invalid configuration argument";
     case 700: return "an illegal memory access was encountered";
     default: return "unknown error";
