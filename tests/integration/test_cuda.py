@@ -344,10 +344,8 @@ def cuda_devices():
     return n.value
 
 
-def gpu_chain(steps):
-    with open(os.path.join(ROOT, "bench", "gpu_chain.cu")) as f:
-        return f.read().replace("#define STEPS 4000",
-                                "#define STEPS %d" % steps)
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from gpu import chain as gpu_chain  # noqa: E402  (bench/gpu.py)
 
 
 GPU_CONFIG = """version: 1
