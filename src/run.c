@@ -113,6 +113,7 @@ static void limit_resources(int gpu)
 {
     struct rlimit rl = {0, 0};
 
+    (void)gpu; /* unused under ASan */
     setrlimit(RLIMIT_CORE, &rl);
 #ifndef PG_UNDER_ASAN
     /* Half the machine's memory: runaway code fails here, not the box.
