@@ -31,6 +31,12 @@ static const char usage_text[] =
     "  HEAD   another revision.  Default: the working tree, uncommitted\n"
     "         changes included (as 'git diff BASE').\n"
     "\n"
+    "In CI (GitHub Actions, GitLab CI, Buildkite, Azure Pipelines, Jenkins)\n"
+    "with no revisions given, perfgate compares what the CI system says\n"
+    "changed: a pull request's head against its merge base with the base\n"
+    "branch, or a push against the commit before it.  --no-ci turns that\n"
+    "off.\n"
+    "\n"
     "--aa is the self-check: REV (default: the working tree) is built twice\n"
     "and measured against itself, so any change it shows is this machine's\n"
     "noise.  It fails when that noise exceeds half the noise floor, because\n"
@@ -44,6 +50,7 @@ static const char usage_text[] =
     "                           repository root, from the working tree)\n"
     "  -b, --bench NAME         run only this benchmark (repeatable)\n"
     "      --aa                 self-check: REV against itself (see above)\n"
+    "      --no-ci              ignore the CI system's revisions\n"
     "      --json FILE          write the full result as JSON\n"
     "      --markdown FILE      write the pull-request comment\n"
     "      --noise-floor PCT    changes within it are noise (5%, 0.05);\n"
@@ -74,7 +81,8 @@ enum {
     OPT_MIN_ROUNDS,
     OPT_TIMEOUT,
     OPT_COLOR,
-    OPT_AA
+    OPT_AA,
+    OPT_NO_CI
 };
 
 static const struct option long_opts[] = {
@@ -88,6 +96,7 @@ static const struct option long_opts[] = {
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"quiet", no_argument, NULL, 'q'},
     {"aa", no_argument, NULL, OPT_AA},
+    {"no-ci", no_argument, NULL, OPT_NO_CI},
     {"color", required_argument, NULL, OPT_COLOR},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
@@ -98,6 +107,11 @@ static void show_progress(void *payload, const char *line)
     (void)payload;
     fprintf(stderr, "\r\033[K%s", line);
     fflush(stderr);
+}
+
+static const char *env(const char *name)
+{
+    return getenv(name);
 }
 
 static int bad_value(const char *opt, const char *value, const char *want)
@@ -113,7 +127,8 @@ int pg_cmd_compare(int argc, char **argv)
     const char *json_path = NULL, *md_path = NULL, *color_when = NULL;
     const char **only = NULL;
     size_t nonly = 0;
-    int quiet = 0, c, err, code;
+    int quiet = 0, no_ci = 0, c, err, code;
+    pg_ci ci;
     long long n;
     pg_str out = PG_STR_INIT;
 
@@ -174,6 +189,9 @@ int pg_cmd_compare(int argc, char **argv)
         case OPT_AA:
             opts.aa = 1;
             break;
+        case OPT_NO_CI:
+            no_ci = 1;
+            break;
         case 'h':
             fputs(usage_text, stdout);
             return PG_EXIT_PASS;
@@ -200,8 +218,17 @@ int pg_cmd_compare(int argc, char **argv)
     opts.only = only;
     if (!quiet && isatty(2))
         opts.on_progress = show_progress;
+    memset(&ci, 0, sizeof(ci));
+    if (!opts.aa && !opts.base && !no_ci) {
+        if ((err = pg_ci_detect(&ci, env)) < 0) {
+            free(only);
+            return pg_cmd_fail(err);
+        }
+        opts.ci = &ci;
+    }
 
     err = pg_compare(&result, &opts);
+    pg_ci_free(&ci);
     if (opts.on_progress)
         fputs("\r\033[K", stderr);
     free(only);

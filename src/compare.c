@@ -149,12 +149,81 @@ static int check_only(compare_ctx *ctx)
     return 0;
 }
 
+/* The last error, said again as the CI system's, with what to change. */
+static int ci_error(const pg_ci *ci)
+{
+    char *why = pg_strdup(pg_error_last() ? pg_error_last() : "failed");
+    int err = pg_error_set(PG_ERR_USAGE, "%s, %s: %s\nIn %s: %s", pg_ci_name(
+                               ci->system), ci->what, why,
+                           pg_ci_name(ci->system), ci->fetch_hint);
+
+    free(why);
+    return err;
+}
+
+/*
+ * The revisions the CI system names: its head, and its base or the merge
+ * base of the two.
+ */
+static int resolve_ci(compare_ctx *ctx, const pg_ci *ci)
+{
+    pg_rev *base = &ctx->rev[0], *head = &ctx->rev[1];
+    char merge_base[41];
+    int err;
+
+    if ((err = pg_repo_resolve(head, ctx->repo,
+                               ci->head ? ci->head : "HEAD")) < 0)
+        return ci_error(ci);
+    if (ci->base_branch) {
+        char *remote = pg_strdupf("origin/%s", ci->base_branch);
+        err = pg_repo_resolve(base, ctx->repo, remote);
+        free(remote);
+        if (err < 0) {
+            pg_rev_clear(base);
+            err = pg_repo_resolve(base, ctx->repo, ci->base_branch);
+        }
+        if (err < 0) {
+            pg_error_set(PG_ERR_USAGE,
+                         "the base branch '%s' is not in this clone "
+                         "(neither origin/%s nor %s)",
+                         ci->base_branch, ci->base_branch, ci->base_branch);
+            return ci_error(ci);
+        }
+    } else if ((err = pg_repo_resolve(base, ctx->repo, ci->base)) < 0) {
+        return ci_error(ci);
+    }
+    if (ci->merge_base) {
+        char *what = ci->base_branch
+                         ? pg_strdupf("merge base with %s", ci->base_branch)
+                         : pg_strdupf("merge base of the %s", ci->what);
+        if (pg_repo_merge_base(ctx->repo, base->commit, head->commit,
+                               merge_base) < 0) {
+            free(what);
+            return ci_error(ci);
+        }
+        pg_rev_clear(base);
+        err = pg_repo_resolve(base, ctx->repo, merge_base);
+        free(base->spec);
+        base->spec = what;
+        if (err < 0)
+            return ci_error(ci);
+    }
+    free(head->spec);
+    head->spec = pg_strdup(ci->what);
+    return 0;
+}
+
 static int prepare_sides(compare_ctx *ctx)
 {
     const pg_compare_opts *o = ctx->opts;
     int err, s;
 
-    if (o->aa) {
+    if (!o->aa && !o->base && !o->head && o->ci &&
+        o->ci->system != PG_CI_NONE) {
+        progress(ctx, "%s, %s", pg_ci_name(o->ci->system), o->ci->what);
+        if ((err = resolve_ci(ctx, o->ci)) < 0)
+            return err;
+    } else if (o->aa) {
         /* Both sides from the same revision, built apart: what differs
          * between them is this machine's noise. */
         for (s = 0; s < 2; s++) {

@@ -5,6 +5,7 @@
 #ifndef PG_COMPARE_H
 #define PG_COMPARE_H
 
+#include "ci.h"
 #include "config.h"
 #include "result.h"
 
@@ -13,6 +14,8 @@ typedef struct pg_compare_opts {
     const char *config_path; /* NULL: perfgate.yml at the repository root */
     const char *base;        /* NULL: HEAD */
     const char *head;        /* NULL: the working tree */
+    /* With neither base nor head: the CI system's revisions, or NULL. */
+    const pg_ci *ci;
     int aa; /* self-check: `base` against itself, each side built apart */
     const char *const *only; /* NULL, or the benchmarks to run (NULL-ended) */
     /* Overrides from flags; negative when not given. */

@@ -110,6 +110,33 @@ int pg_repo_resolve(pg_rev *out, pg_repo *repo, const char *spec)
     return 0;
 }
 
+int pg_repo_merge_base(pg_repo *repo, const char *a, const char *b,
+                       char out[41])
+{
+    git_oid oa, ob, base;
+    int code;
+
+    if (git_oid_fromstr(&oa, a) < 0 || git_oid_fromstr(&ob, b) < 0)
+        return pg_error_set(PG_ERR_GENERIC, "merge base: bad commit id");
+    if ((code = git_merge_base(&base, repo->repo, &oa, &ob)) == 0) {
+        git_oid_tostr(out, 41, &base);
+        return 0;
+    }
+    if (git_repository_is_shallow(repo->repo))
+        return pg_error_set(PG_ERR_USAGE,
+                            "the merge base of %.10s and %.10s is not in "
+                            "this shallow clone; fetch more history ('git "
+                            "fetch --unshallow')",
+                            a, b);
+    if (code == GIT_ENOTFOUND)
+        return pg_error_set(PG_ERR_USAGE,
+                            "%.10s and %.10s have no common ancestor; give "
+                            "the revisions to compare",
+                            a, b);
+    return pg_error_set(PG_ERR_GENERIC, "merge base of %.10s and %.10s: %s",
+                        a, b, git_message());
+}
+
 int pg_repo_worktree(pg_rev *out, pg_repo *repo)
 {
     git_status_options opts;

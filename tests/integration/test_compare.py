@@ -1,4 +1,5 @@
 """perfgate compare, end to end, on throwaway repositories."""
+import json
 import os
 import signal
 import subprocess
@@ -306,7 +307,14 @@ class Reports(RepoTest):
 
     def test_github_actions_sets_a_ten_percent_floor(self):
         self.base_repo()
+        self.commit({"src/sum.c": SERIAL + "/* again */\n"})
+        # No event: the last commit against the one before it.
         r = self.perfgate(env={"GITHUB_ACTIONS": "true"})
+        self.assertEqual(r.code, 0, r.stderr)
+        self.assertEqual(r.json["head"]["commit"],
+                         self.git("rev-parse", "HEAD"))
+        self.assertEqual(r.json["base"]["commit"],
+                         self.git("rev-parse", "HEAD~1"))
         self.assertEqual(r.json["noise_floor"], 0.10)
         self.assertEqual(r.json["noise_floor_source"], "GITHUB_ACTIONS")
         self.assertIn("GITHUB_ACTIONS", r.markdown)
@@ -529,6 +537,95 @@ class Init(RepoTest):
         self.assertIn("did you mean 'matmul'", typo.stderr)
         self.assertEqual(self.init("relu", "--source", "../x.c").returncode, 2)
         self.assertEqual(self.init("--help").returncode, 0)
+
+
+class Ci(RepoTest):
+    """In CI, with no revisions given, perfgate compares what the CI system
+    says changed: a pull request against its merge base, not against
+    whatever the base branch has become."""
+
+    def pull_request(self):
+        """main: A, then B (which makes the function twice as slow);
+        feature, from A: C (a comment).  Returns A, B, C."""
+        a = self.base_repo()
+        self.git("checkout", "-q", "-b", "feature")
+        c = self.commit({"src/sum.c": SERIAL + "/* feature */\n"})
+        self.git("checkout", "-q", "main")
+        b = self.commit({"src/sum.c": TWICE})
+        self.git("checkout", "-q", "feature")
+        return a, b, c
+
+    def github_env(self, event, name="pull_request"):
+        path = os.path.join(self.tmp, "event.json")
+        with open(path, "w") as f:
+            json.dump(event, f)
+        return {"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": name,
+                "GITHUB_EVENT_PATH": path}
+
+    def pr_event(self, base, head):
+        return {"pull_request": {"number": 3, "base": {"sha": base},
+                                 "head": {"sha": head}}}
+
+    def test_github_pull_request_is_compared_with_its_merge_base(self):
+        a, b, c = self.pull_request()
+        r = self.perfgate(env=self.github_env(self.pr_event(b, c)))
+        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+        self.assertEqual(r.json["base"]["commit"], a)
+        self.assertEqual(r.json["head"]["commit"], c)
+        self.assertEqual(r.json["head"]["rev"], "pull request #3")
+        self.assertIn("merge base", r.json["base"]["rev"])
+        # B's slowdown landed on main, not in the pull request.
+        self.assertEqual(r.bench()["status"], "unchanged")
+        # Revisions given by hand win.
+        r = self.perfgate(b, c, env=self.github_env(self.pr_event(b, c)))
+        self.assertEqual(r.json["base"]["commit"], b)
+
+    def test_shallow_checkout_says_what_to_add(self):
+        a, b, c = self.pull_request()
+        shallow = os.path.join(self.tmp, "shallow")
+        subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch",
+                        "feature", "file://" + self.repo, shallow],
+                       check=True, capture_output=True)
+        r = self.perfgate(cwd=shallow,
+                          env=self.github_env(self.pr_event(b, c)))
+        self.assertEqual(r.code, 2, r.stdout)
+        self.assertIn("GitHub Actions, pull request #3", r.stderr)
+        self.assertIn("fetch-depth: 0", r.stderr)
+
+    def test_github_push_compares_with_the_commit_before(self):
+        a, b, c = self.pull_request()
+        env = self.github_env({"before": a, "after": c}, name="push")
+        r = self.perfgate(env=env)
+        self.assertEqual((r.json["base"]["commit"], r.json["head"]["commit"]),
+                         (a, c))
+
+    def test_gitlab_merge_request(self):
+        a, b, c = self.pull_request()
+        r = self.perfgate(env={"GITLAB_CI": "true", "CI_COMMIT_SHA": c,
+                               "CI_MERGE_REQUEST_DIFF_BASE_SHA": a,
+                               "CI_MERGE_REQUEST_IID": "8"})
+        self.assertEqual((r.json["base"]["commit"], r.json["head"]["commit"]),
+                         (a, c))
+        self.assertEqual(r.json["head"]["rev"], "merge request !8")
+
+    def test_jenkins_change_against_the_remote_target_branch(self):
+        a, b, c = self.pull_request()
+        clone = os.path.join(self.tmp, "clone")
+        subprocess.run(["git", "clone", "-q", "--branch", "feature",
+                        self.repo, clone], check=True, capture_output=True)
+        r = self.perfgate(cwd=clone, env={
+            "JENKINS_URL": "https://ci.example.com/", "CHANGE_ID": "4",
+            "CHANGE_TARGET": "main", "GIT_COMMIT": c})
+        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+        self.assertEqual((r.json["base"]["commit"], r.json["head"]["commit"]),
+                         (a, c))
+        self.assertEqual(r.json["base"]["rev"], "merge base with main")
+
+    def test_no_ci_ignores_the_ci_system(self):
+        a, b, c = self.pull_request()
+        r = self.perfgate("--no-ci", env=self.github_env(self.pr_event(b, c)))
+        self.assertEqual(r.json["base"]["commit"], c)
+        self.assertTrue(r.json["head"]["worktree"])
 
 
 class Cli(unittest.TestCase):

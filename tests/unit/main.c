@@ -10,7 +10,7 @@ int pg_test_failed;
 
 extern const pg_test pg_tests_util[], pg_tests_config[], pg_tests_stats[],
     pg_tests_report[], pg_tests_measure[], pg_tests_system[],
-    pg_tests_gpu[];
+    pg_tests_gpu[], pg_tests_ci[];
 
 static const struct {
     const char *name;
@@ -21,6 +21,7 @@ static const struct {
               {"report", pg_tests_report},
               {"measure", pg_tests_measure},
               {"gpu", pg_tests_gpu},
+              {"ci", pg_tests_ci},
               {"system", pg_tests_system}};
 
 int main(int argc, char **argv)

@@ -1,0 +1,238 @@
+/*
+ * ci.c - detecting the CI system and the revisions it is about.
+ */
+#define _GNU_SOURCE
+#include "ci.h"
+#include "error.h"
+#include "fs.h"
+#include "util.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *pg_ci_name(pg_ci_system system)
+{
+    switch (system) {
+    case PG_CI_GITHUB: return "GitHub Actions";
+    case PG_CI_GITLAB: return "GitLab CI";
+    case PG_CI_BUILDKITE: return "Buildkite";
+    case PG_CI_AZURE: return "Azure Pipelines";
+    case PG_CI_JENKINS: return "Jenkins";
+    default: return "";
+    }
+}
+
+void pg_ci_free(pg_ci *ci)
+{
+    free(ci->base);
+    free(ci->base_branch);
+    free(ci->head);
+    free(ci->what);
+    memset(ci, 0, sizeof(*ci));
+}
+
+static const char *nonempty(const char *(*get)(const char *), const char *name)
+{
+    const char *v = get(name);
+
+    return v && *v ? v : NULL;
+}
+
+/* A commit that exists: not unset, not git's 40 zeros for "none". */
+static const char *commit_var(const char *(*get)(const char *),
+                              const char *name)
+{
+    const char *v = nonempty(get, name);
+
+    if (!v || strspn(v, "0") == strlen(v))
+        return NULL;
+    return v;
+}
+
+static char *parent_of(const char *commit)
+{
+    return pg_strdupf("%s~1", commit ? commit : "HEAD");
+}
+
+static const char *json_string(const cJSON *o, const char *path)
+{
+    char key[64];
+    const char *dot;
+
+    while ((dot = strchr(path, '.'))) {
+        size_t n = (size_t)(dot - path);
+        if (n >= sizeof(key))
+            return NULL;
+        memcpy(key, path, n);
+        key[n] = '\0';
+        o = cJSON_GetObjectItemCaseSensitive(o, key);
+        path = dot + 1;
+    }
+    o = cJSON_GetObjectItemCaseSensitive(o, path);
+    return cJSON_IsString(o) && *o->valuestring ? o->valuestring : NULL;
+}
+
+static int github(pg_ci *out, const char *(*get)(const char *))
+{
+    const char *event = nonempty(get, "GITHUB_EVENT_NAME");
+    const char *path = nonempty(get, "GITHUB_EVENT_PATH");
+    const char *sha = commit_var(get, "GITHUB_SHA");
+    char *text = NULL;
+    cJSON *root = NULL;
+    int err = 0;
+
+    out->fetch_hint = "set 'fetch-depth: 0' on actions/checkout, or use "
+                      "perfgate's action, which fetches what it needs";
+    if (path) {
+        if (pg_read_file(&text, NULL, path, 64 << 20) < 0 ||
+            !(root = cJSON_Parse(text))) {
+            err = pg_error_set(PG_ERR_USAGE,
+                               "cannot read the GitHub event in %s "
+                               "(GITHUB_EVENT_PATH); give the revisions: "
+                               "perfgate compare BASE HEAD",
+                               path);
+            goto done;
+        }
+    }
+    if (root && event && !strncmp(event, "pull_request", 12)) {
+        const char *base = json_string(root, "pull_request.base.sha");
+        const char *head = json_string(root, "pull_request.head.sha");
+        const cJSON *number = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(root, "pull_request"),
+            "number");
+        if (base && head) {
+            out->base = pg_strdup(base);
+            out->head = pg_strdup(head);
+            out->merge_base = 1;
+            out->what = cJSON_IsNumber(number)
+                            ? pg_strdupf("pull request #%d",
+                                         number->valueint)
+                            : pg_strdup("pull request");
+            goto done;
+        }
+    }
+    if (root && event && !strcmp(event, "merge_group")) {
+        const char *base = json_string(root, "merge_group.base_sha");
+        const char *head = json_string(root, "merge_group.head_sha");
+        if (base && head) {
+            out->base = pg_strdup(base);
+            out->head = pg_strdup(head);
+            out->what = pg_strdup("merge queue");
+            goto done;
+        }
+    }
+    if (root && event && !strcmp(event, "push")) {
+        const char *before = json_string(root, "before");
+        const char *after = json_string(root, "after");
+        if (after && strspn(after, "0") != strlen(after))
+            sha = after;
+        out->head = sha ? pg_strdup(sha) : NULL;
+        /* The branch's tip before the push; for a new branch, none. */
+        out->base = before && strspn(before, "0") != strlen(before)
+                        ? pg_strdup(before)
+                        : parent_of(sha);
+        out->what = pg_strdup("push");
+        goto done;
+    }
+    /* Anything else (a schedule, a manual run): the last commit. */
+    out->head = sha ? pg_strdup(sha) : NULL;
+    out->base = parent_of(sha);
+    out->what = pg_strdupf("%s event", event ? event : "workflow");
+done:
+    cJSON_Delete(root);
+    free(text);
+    return err;
+}
+
+static void gitlab(pg_ci *out, const char *(*get)(const char *))
+{
+    const char *sha = commit_var(get, "CI_COMMIT_SHA");
+    const char *mr_base = commit_var(get, "CI_MERGE_REQUEST_DIFF_BASE_SHA");
+    const char *before = commit_var(get, "CI_COMMIT_BEFORE_SHA");
+    const char *iid = nonempty(get, "CI_MERGE_REQUEST_IID");
+
+    out->fetch_hint = "set 'GIT_DEPTH: 0' in the job's variables";
+    out->head = sha ? pg_strdup(sha) : NULL;
+    if (mr_base) {
+        /* Already the merge base of the merge request's branches. */
+        out->base = pg_strdup(mr_base);
+        out->what = iid ? pg_strdupf("merge request !%s", iid)
+                        : pg_strdup("merge request");
+    } else if (before) {
+        out->base = pg_strdup(before);
+        out->what = pg_strdup("push");
+    } else {
+        out->base = parent_of(sha);
+        out->what = pg_strdup("pipeline");
+    }
+}
+
+/* Jenkins, Buildkite and Azure name the base branch; its merge base with
+ * the head is what the change is compared with. */
+static void by_branch(pg_ci *out, const char *branch, const char *head,
+                      const char *what)
+{
+    out->head = head ? pg_strdup(head) : NULL;
+    if (branch) {
+        if (!strncmp(branch, "refs/heads/", 11))
+            branch += 11;
+        out->base_branch = pg_strdup(branch);
+        out->merge_base = 1;
+        out->what = pg_strdup(what);
+    } else {
+        out->base = parent_of(head);
+        out->what = pg_strdup("build");
+    }
+}
+
+int pg_ci_detect(pg_ci *out, const char *(*get)(const char *))
+{
+    const char *v;
+
+    memset(out, 0, sizeof(*out));
+    if ((v = nonempty(get, "GITHUB_ACTIONS")) && !strcmp(v, "true")) {
+        out->system = PG_CI_GITHUB;
+        return github(out, get);
+    }
+    if (nonempty(get, "GITLAB_CI")) {
+        out->system = PG_CI_GITLAB;
+        gitlab(out, get);
+    } else if ((v = nonempty(get, "BUILDKITE")) && !strcmp(v, "true")) {
+        const char *pr = nonempty(get, "BUILDKITE_PULL_REQUEST");
+        char *what = pg_strdupf("pull request #%s", pr ? pr : "?");
+        const char *commit = commit_var(get, "BUILDKITE_COMMIT");
+        out->system = PG_CI_BUILDKITE;
+        out->fetch_hint = "fetch the base branch before perfgate runs "
+                          "('git fetch origin BRANCH'), with no --depth in "
+                          "BUILDKITE_GIT_CLONE_FLAGS";
+        by_branch(out,
+                  pr && strcmp(pr, "false")
+                      ? nonempty(get, "BUILDKITE_PULL_REQUEST_BASE_BRANCH")
+                      : NULL,
+                  commit && strcmp(commit, "HEAD") ? commit : NULL, what);
+        free(what);
+    } else if ((v = nonempty(get, "TF_BUILD")) && !strcasecmp(v, "true")) {
+        const char *pr = nonempty(get, "SYSTEM_PULLREQUEST_PULLREQUESTNUMBER");
+        const char *head = commit_var(get, "SYSTEM_PULLREQUEST_SOURCECOMMITID");
+        char *what;
+        if (!pr)
+            pr = nonempty(get, "SYSTEM_PULLREQUEST_PULLREQUESTID");
+        what = pg_strdupf("pull request %s%s", pr ? "#" : "", pr ? pr : "");
+        out->system = PG_CI_AZURE;
+        out->fetch_hint = "set 'fetchDepth: 0' on the checkout step";
+        by_branch(out, nonempty(get, "SYSTEM_PULLREQUEST_TARGETBRANCH"),
+                  head ? head : commit_var(get, "BUILD_SOURCEVERSION"), what);
+        free(what);
+    } else if (nonempty(get, "JENKINS_URL")) {
+        const char *id = nonempty(get, "CHANGE_ID");
+        char *what = pg_strdupf("change %s", id ? id : "");
+        out->system = PG_CI_JENKINS;
+        out->fetch_hint = "fetch the target branch in the checkout (the "
+                          "multibranch default fetches only the change's)";
+        by_branch(out, nonempty(get, "CHANGE_TARGET"),
+                  commit_var(get, "GIT_COMMIT"), what);
+        free(what);
+    }
+    return 0;
+}
