@@ -9,7 +9,15 @@ cd "$(dirname "$0")"
 # the tests run on every shell script.
 # shellcheck disable=SC2046 # the list is meant to split
 scripts/deps.sh $(cat scripts/packages.txt) \
-    libbenchmark-dev libbenchmark-tools python3-scipy shellcheck
+    libbenchmark-dev libbenchmark-tools python3-scipy shellcheck python3-yaml
+
+# The schema check the tests run on action.yml and the workflow templates
+# (from the npm registry, into build/tools).
+command -v npm >/dev/null 2>&1 || scripts/deps.sh npm
+if [ ! -x build/tools/node_modules/.bin/action-validator ]; then
+    npm install --silent --no-audit --no-fund --prefix build/tools \
+        @action-validator/cli@0.6.0
+fi
 
 cmake -S . -B build -DPERFGATE_WERROR=ON
 cmake --build build -j "$(nproc)"

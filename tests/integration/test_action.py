@@ -1,0 +1,312 @@
+"""The GitHub Action's steps (action.yml -> action/action.py), run as the
+action runs them, against a fake pull-request event, a shallow clone, and a
+loopback server standing in for GitHub's REST API."""
+import http.server
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import (CI_VARIABLES, CONFIG, PERFGATE, SERIAL, TWICE,  # noqa
+                     RepoTest)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+ACTION = os.path.join(ROOT, "action", "action.py")
+TOKEN = "ghs_secretTOKENvalue1234567890"
+MARKER = "<!-- perfgate -->"
+
+
+class FakeGitHub(http.server.ThreadingHTTPServer):
+    """Issue comments: list (paginated), create, update; every request is
+    recorded."""
+
+    def __init__(self):
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.comments = []  # {"id", "body"}
+        self.requests = []
+        self.fail = False
+        self.page_size = 100
+        self.next_id = 1000
+
+    def start(self):
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+        return "http://127.0.0.1:%d" % self.server_address[1]
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def reply(self, code, body=None, headers=()):
+        data = json.dumps(body).encode() if body is not None else b""
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def handle_any(self, method):
+        srv = self.server
+        length = int(self.headers.get("Content-Length") or 0)
+        body = json.loads(self.rfile.read(length)) if length else None
+        srv.requests.append({"method": method, "path": self.path,
+                             "auth": self.headers.get("Authorization"),
+                             "body": body})
+        if srv.fail:
+            return self.reply(500, {"message": "boom"})
+        m = re.match(r"^/repos/o/r/issues/(\d+)/comments(\?.*)?$", self.path)
+        if m and method == "GET":
+            page = int((re.search(r"[?&]page=(\d+)", self.path) or
+                        re.match("(1)", "1")).group(1))
+            size = srv.page_size
+            chunk = srv.comments[(page - 1) * size:page * size]
+            headers = []
+            if page * size < len(srv.comments):
+                headers.append(("Link", '<%s/repos/o/r/issues/%s/comments?'
+                                'per_page=%d&page=%d>; rel="next"' % (
+                                    "http://127.0.0.1:%d" %
+                                    srv.server_address[1], m.group(1), size,
+                                    page + 1)))
+            return self.reply(200, chunk, headers)
+        if m and method == "POST":
+            srv.next_id += 1
+            srv.comments.append({"id": srv.next_id, "body": body["body"]})
+            return self.reply(201, srv.comments[-1])
+        m = re.match(r"^/repos/o/r/issues/comments/(\d+)$", self.path)
+        if m and method == "PATCH":
+            for c in srv.comments:
+                if c["id"] == int(m.group(1)):
+                    c["body"] = body["body"]
+                    return self.reply(200, c)
+        return self.reply(404, {"message": "Not Found"})
+
+    def do_GET(self):
+        self.handle_any("GET")
+
+    def do_POST(self):
+        self.handle_any("POST")
+
+    def do_PATCH(self):
+        self.handle_any("PATCH")
+
+
+def action_steps():
+    """The action.py steps action.yml runs, in order."""
+    with open(os.path.join(ROOT, "action.yml")) as f:
+        return re.findall(r'action\.py" (\w+)', f.read())
+
+
+class Action(RepoTest):
+    def setUp(self):
+        super().setUp()
+        self.server = FakeGitHub()
+        self.api = self.server.start()
+        self.runner_temp = os.path.join(self.tmp, "runner")
+        os.makedirs(self.runner_temp)
+        self.output = os.path.join(self.tmp, "github_output")
+        self.summary = os.path.join(self.tmp, "step_summary")
+
+    def tearDown(self):
+        self.server.shutdown()
+        self.server.server_close()
+        super().tearDown()
+
+    def pull_request(self, head_source=SERIAL + "/* feature */\n"):
+        """main: A, then B; feature from A: C.  A shallow clone of C, as
+        actions/checkout makes it, in self.checkout."""
+        a = self.base_repo(config=CONFIG.replace("max_time: 1s",
+                                                 "max_time: 1s"))
+        self.git("checkout", "-q", "-b", "feature")
+        c = self.commit({"src/sum.c": head_source})
+        self.git("checkout", "-q", "main")
+        b = self.commit({"README": "main moves on\n"})
+        self.checkout = os.path.join(self.tmp, "checkout")
+        subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch",
+                        "feature", "file://" + self.repo, self.checkout],
+                       check=True, capture_output=True)
+        return a, b, c
+
+    def event(self, base, head, number=7):
+        path = os.path.join(self.tmp, "event.json")
+        with open(path, "w") as f:
+            json.dump({"pull_request": {"number": number,
+                                        "base": {"sha": base},
+                                        "head": {"sha": head}}}, f)
+        return path
+
+    def step(self, name, event_path, inputs=None, name_of_event=None):
+        env = dict(os.environ)
+        for var in CI_VARIABLES:
+            env.pop(var, None)
+        env.update({
+            "GITHUB_ACTIONS": "true",
+            "GITHUB_EVENT_NAME": name_of_event or "pull_request",
+            "GITHUB_EVENT_PATH": event_path,
+            "GITHUB_OUTPUT": self.output,
+            "GITHUB_STEP_SUMMARY": self.summary,
+            "GITHUB_REPOSITORY": "o/r",
+            "GITHUB_API_URL": self.api,
+            "RUNNER_TEMP": self.runner_temp,
+            "PERFGATE": PERFGATE,
+            "TMPDIR": self.pgtmp,
+            "INPUT_WORKING_DIRECTORY": self.checkout,
+            "INPUT_GITHUB_TOKEN": TOKEN,
+            "INPUT_FAIL_ON_REGRESSION": "true",
+        })
+        env.update(inputs or {})
+        p = subprocess.run([sys.executable, ACTION, name], env=env,
+                           capture_output=True, text=True, timeout=600)
+        self.assertNotIn(TOKEN, p.stdout + p.stderr)
+        return p
+
+    def run_action(self, event_path, inputs=None, name_of_event=None):
+        """Every step action.yml runs; the last one's result (the
+        verdict), and all the output."""
+        log = ""
+        result = None
+        for name in action_steps():
+            result = self.step(name, event_path, inputs, name_of_event)
+            log += result.stdout + result.stderr
+            if result.returncode != 0 and name != "finish":
+                break
+        return result, log
+
+    def outputs(self):
+        """$GITHUB_OUTPUT parsed as GitHub does (name=value and
+        name<<DELIM ... DELIM)."""
+        out = {}
+        with open(self.output) as f:
+            lines = f.read().split("\n")
+        i = 0
+        while i < len(lines):
+            line = lines[i]
+            if "<<" in line and "=" not in line.split("<<")[0]:
+                name, delim = line.split("<<", 1)
+                end = lines.index(delim, i + 1)
+                out[name] = "\n".join(lines[i + 1:end])
+                i = end + 1
+            elif "=" in line:
+                name, value = line.split("=", 1)
+                out[name] = value
+                i += 1
+            else:
+                i += 1
+        return out
+
+    def test_the_action_runs_these_steps(self):
+        self.assertEqual(action_steps(),
+                         ["fetch", "compare", "publish", "comment", "finish"])
+
+    def test_pull_request_from_a_shallow_checkout(self):
+        a, b, c = self.pull_request()
+        result, log = self.run_action(self.event(b, c))
+        self.assertEqual(result.returncode, 0, log)
+        self.assertIn("the clone is shallow", log)
+        out = self.outputs()
+        self.assertEqual(out["verdict"], "pass")
+        self.assertEqual(out["regressions"], "0")
+        with open(out["report-json"]) as f:
+            report = json.load(f)
+        # Against the merge base, A, not main's tip, B.
+        self.assertEqual(report["base"]["commit"], a)
+        self.assertEqual(report["head"]["commit"], c)
+        self.assertEqual(report["noise_floor"], 0.10)
+        with open(self.summary) as f:
+            self.assertIn(MARKER, f.read())
+        posts = [r for r in self.server.requests if r["method"] == "POST"]
+        self.assertEqual(len(posts), 1)
+        self.assertEqual(posts[0]["path"], "/repos/o/r/issues/7/comments")
+        self.assertEqual(posts[0]["auth"], "Bearer " + TOKEN)
+        self.assertTrue(posts[0]["body"]["body"].startswith(MARKER))
+
+    def test_a_regression_fails_updates_the_comment_and_annotates(self):
+        a, b, c = self.pull_request()
+        self.run_action(self.event(b, c))
+        # The pull request gets a slow commit; the same comment is updated.
+        self.git("checkout", "-q", "feature")
+        d = self.commit({"src/sum.c": TWICE})
+        subprocess.run(["git", "fetch", "-q", "origin", "feature"],
+                       cwd=self.checkout, check=True, capture_output=True)
+        subprocess.run(["git", "checkout", "-q", d], cwd=self.checkout,
+                       check=True, capture_output=True)
+        result, log = self.run_action(self.event(b, d))
+        self.assertEqual(result.returncode, 1, log)
+        self.assertIn("::error title=perfgate%3A sum regression::", log)
+        self.assertEqual(self.outputs()["verdict"], "fail")
+        self.assertEqual(self.outputs()["regressions"], "1")
+        self.assertEqual(len(self.server.comments), 1)
+        self.assertIn("regression", self.server.comments[0]["body"])
+        methods = [r["method"] for r in self.server.requests]
+        self.assertEqual(methods.count("POST"), 1)
+        self.assertEqual(methods.count("PATCH"), 1)
+        # fail-on-regression: false lets the step pass.
+        finish = self.step("finish", self.event(b, d),
+                           {"INPUT_FAIL_ON_REGRESSION": "false"})
+        self.assertEqual(finish.returncode, 0)
+
+    def test_the_comment_is_found_on_a_later_page(self):
+        self.server.page_size = 30
+        self.server.comments = [{"id": i, "body": "hello %d" % i}
+                                for i in range(1, 71)]
+        self.server.comments.insert(50, {"id": 500,
+                                         "body": MARKER + "\nold report"})
+        a, b, c = self.pull_request()
+        result, log = self.run_action(self.event(b, c))
+        self.assertEqual(result.returncode, 0, log)
+        patches = [r for r in self.server.requests if r["method"] == "PATCH"]
+        self.assertEqual([p["path"] for p in patches],
+                         ["/repos/o/r/issues/comments/500"])
+        gets = [r for r in self.server.requests if r["method"] == "GET"]
+        self.assertEqual(len(gets), 2)
+
+    def test_a_failed_post_is_a_warning(self):
+        a, b, c = self.pull_request()
+        self.server.fail = True
+        result, log = self.run_action(self.event(b, c))
+        self.assertEqual(result.returncode, 0, log)
+        self.assertIn("::warning::perfgate: the pull request comment could "
+                      "not be posted", log)
+        self.assertEqual(self.outputs()["verdict"], "pass")
+
+    def test_a_commit_that_cannot_be_fetched(self):
+        a, b, c = self.pull_request()
+        result, log = self.run_action(self.event("f" * 40, c))
+        self.assertEqual(result.returncode, 2, log)
+        self.assertIn("fetch-depth: 0", log)
+
+    def test_post_only_checks_what_it_posts(self):
+        report = os.path.join(self.tmp, "report.md")
+        with open(report, "w") as f:
+            f.write(MARKER + "\n### report\n")
+        self.checkout = self.repo
+        empty = os.path.join(self.tmp, "empty.json")
+        with open(empty, "w") as f:
+            f.write("{}")
+        ok = self.step("comment", empty, {"INPUT_REPORT_MARKDOWN": report,
+                                          "INPUT_PR_NUMBER": "12"},
+                       name_of_event="workflow_run")
+        self.assertEqual(ok.returncode, 0, ok.stdout + ok.stderr)
+        self.assertEqual(self.server.comments[0]["body"],
+                         MARKER + "\n### report\n")
+        bad = self.step("comment", empty, {"INPUT_REPORT_MARKDOWN": report,
+                                           "INPUT_PR_NUMBER": "12; rm -rf"},
+                        name_of_event="workflow_run")
+        self.assertIn("is not a number", bad.stdout)
+        with open(report, "w") as f:
+            f.write("<script>not ours</script>")
+        bad = self.step("comment", empty, {"INPUT_REPORT_MARKDOWN": report,
+                                           "INPUT_PR_NUMBER": "12"},
+                        name_of_event="workflow_run")
+        self.assertIn("not a perfgate comment", bad.stdout)
+        self.assertEqual(len(self.server.requests), 2)  # the first post only
+
+
+if __name__ == "__main__":
+    unittest.main()

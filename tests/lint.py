@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Lint: every shell script (and every shell step of action.yml and of the
+CI templates) passes shellcheck; action.yml and every GitHub workflow
+template pass action-validator's schema check.
+
+  usage: lint.py SOURCE_DIR ACTION_VALIDATOR
+"""
+import glob
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+try:
+    import yaml
+except ImportError:  # Debian's python3-yaml is for the system Python
+    if os.path.exists("/usr/bin/python3") and sys.executable != "/usr/bin/python3":
+        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
+    raise
+
+ROOT = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else "."
+VALIDATOR = sys.argv[2] if len(sys.argv) > 2 else "action-validator"
+
+
+def tracked_files():
+    p = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True,
+                       text=True)
+    if p.returncode == 0 and p.stdout:
+        return [os.path.join(ROOT, f) for f in p.stdout.split("\n") if f]
+    return [os.path.join(d, f) for d, _, fs in os.walk(ROOT)
+            for f in fs if "/build" not in d and "/.git" not in d]
+
+
+def shell_scripts():
+    out = []
+    for path in tracked_files():
+        if not os.path.isfile(path):
+            continue
+        if path.endswith(".sh"):
+            out.append(path)
+            continue
+        with open(path, "rb") as f:
+            first = f.readline()
+        if first.startswith(b"#!") and (b"/sh" in first or b"bash" in first):
+            out.append(path)
+    return out
+
+
+def workflow_files():
+    """action.yml, and every GitHub workflow template."""
+    return [os.path.join(ROOT, "action.yml")] + sorted(
+        glob.glob(os.path.join(ROOT, "ci", "github", "*.yml")))
+
+
+def run_blocks(path):
+    """The `run:` scripts of a workflow or an action, with their shells."""
+    with open(path) as f:
+        doc = yaml.safe_load(f)
+    steps = []
+    if "runs" in doc:
+        steps = doc["runs"].get("steps", [])
+    for job in (doc.get("jobs") or {}).values():
+        steps += job.get("steps", [])
+    return [(s.get("name", "?"), s["run"]) for s in steps if "run" in s]
+
+
+class Lint(unittest.TestCase):
+    def test_shell_scripts_pass_shellcheck(self):
+        scripts = shell_scripts()
+        self.assertIn(os.path.join(ROOT, "bootstrap.sh"), scripts)
+        for path in scripts:
+            with self.subTest(script=os.path.relpath(path, ROOT)):
+                p = subprocess.run(["shellcheck", path], capture_output=True,
+                                   text=True)
+                self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+
+    def test_workflow_steps_pass_shellcheck(self):
+        for path in workflow_files():
+            for name, script in run_blocks(path):
+                with self.subTest(file=os.path.relpath(path, ROOT),
+                                  step=name):
+                    # ${{ ... }} is the runner's, not the shell's.
+                    script = script.replace("${{", "${_").replace("}}", "}")
+                    with tempfile.NamedTemporaryFile("w", suffix=".sh") as f:
+                        f.write("#!/bin/bash\n" + script)
+                        f.flush()
+                        p = subprocess.run(["shellcheck", "-e", "SC2154",
+                                            f.name], capture_output=True,
+                                           text=True)
+                    self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+
+    def test_action_and_workflows_match_their_schemas(self):
+        for path in workflow_files():
+            with self.subTest(file=os.path.relpath(path, ROOT)):
+                p = subprocess.run([VALIDATOR, path], capture_output=True,
+                                   text=True)
+                self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+
+    def test_the_validator_rejects_a_broken_action(self):
+        with open(os.path.join(ROOT, "action.yml")) as f:
+            text = f.read()
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "action.yml")
+            with open(path, "w") as f:
+                f.write(text.replace("using: composite", "using: teleport"))
+            p = subprocess.run([VALIDATOR, path], capture_output=True,
+                               text=True)
+            self.assertNotEqual(p.returncode, 0, p.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1])
