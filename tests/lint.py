@@ -97,6 +97,16 @@ class Lint(unittest.TestCase):
                                    text=True)
                 self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
 
+    def test_the_readme_workflow_is_the_validated_one(self):
+        with open(os.path.join(ROOT, "README.md")) as f:
+            readme = f.read()
+        with open(os.path.join(ROOT, "ci", "github", "quickstart.yml")) as f:
+            workflow = f.read()
+        section = readme.split("## Use it on GitHub", 1)[1]
+        block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+        self.assertEqual(block, workflow)
+        self.assertLessEqual(len(workflow.strip().split("\n")), 6)
+
     def test_the_validator_rejects_a_broken_action(self):
         with open(os.path.join(ROOT, "action.yml")) as f:
             text = f.read()
