@@ -1,0 +1,27 @@
+# perfgate's image: perfgate, and the compilers it runs on the code it
+# measures (gcc, and nvcc from the CUDA base image).
+#
+#   docker build -t perfgate .
+#   docker run --rm -v "$PWD:/repo" -w /repo perfgate compare HEAD~1
+#
+# As a CI job's image (GitLab's `image:`, a Jenkins or Buildkite docker
+# agent), override the entrypoint: the job runs its own shell.
+ARG BASE=nvidia/cuda:13.0.0-devel-ubuntu24.04
+
+FROM ${BASE} AS build
+COPY . /src
+# Installs the packages, builds, runs the unit tests, installs into
+# /opt/perfgate and tries it end to end: the test suite runs the same script.
+RUN /src/scripts/docker-build.sh /opt/perfgate /tmp/build
+
+FROM ${BASE}
+COPY scripts/deps.sh scripts/packages.txt /opt/perfgate/share/perfgate/scripts/
+# shellcheck disable=SC2046
+RUN /opt/perfgate/share/perfgate/scripts/deps.sh \
+        $(cat /opt/perfgate/share/perfgate/scripts/packages.txt) \
+    && rm -rf /var/lib/apt/lists/* \
+    && git config --system --add safe.directory '*'
+COPY --from=build /opt/perfgate /opt/perfgate
+ENV PATH=/opt/perfgate/bin:$PATH
+ENTRYPOINT ["perfgate"]
+CMD ["--help"]
