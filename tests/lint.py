@@ -107,6 +107,32 @@ class Lint(unittest.TestCase):
         self.assertEqual(block, workflow)
         self.assertLessEqual(len(workflow.strip().split("\n")), 6)
 
+    def test_other_ci_templates_hold_together(self):
+        """No offline schema for these: their structure, checked here."""
+        ci = os.path.join(ROOT, "ci")
+        with open(os.path.join(ci, "gitlab", "perfgate.gitlab-ci.yml")) as f:
+            job = yaml.safe_load(f)["perfgate"]
+        self.assertTrue(all(isinstance(x, str) for x in job["script"]))
+        self.assertEqual(str(job["variables"]["GIT_DEPTH"]), "0")
+        self.assertEqual(job["image"]["entrypoint"], [""])
+        self.assertIn("merge_request_event", job["rules"][0]["if"])
+        self.assertEqual(job["artifacts"]["when"], "always")
+        with open(os.path.join(ci, "buildkite", "pipeline.yml")) as f:
+            steps = yaml.safe_load(f)["steps"]
+        for step in steps:
+            self.assertTrue(step["label"])
+            script = os.path.join(ROOT, step["command"])
+            self.assertTrue(os.access(script, os.X_OK), script)
+        with open(os.path.join(ci, "azure", "azure-pipelines.yml")) as f:
+            azure = yaml.safe_load(f)
+        self.assertEqual(azure["steps"][0]["fetchDepth"], 0)
+        self.assertIn("perfgate compare", azure["steps"][1]["script"])
+        with open(os.path.join(ci, "jenkins", "Jenkinsfile")) as f:
+            jenkins = f.read()
+        self.assertEqual(jenkins.count("{"), jenkins.count("}"))
+        self.assertIn("changeRequest()", jenkins)
+        self.assertIn("perfgate compare", jenkins)
+
     def test_the_validator_rejects_a_broken_action(self):
         with open(os.path.join(ROOT, "action.yml")) as f:
             text = f.read()

@@ -5,10 +5,13 @@ import http.server
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import unittest
+import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import (CI_VARIABLES, CONFIG, PERFGATE, SERIAL, TWICE,  # noqa
@@ -306,6 +309,104 @@ class Action(RepoTest):
                         name_of_event="workflow_run")
         self.assertIn("not a perfgate comment", bad.stdout)
         self.assertEqual(len(self.server.requests), 2)  # the first post only
+
+
+class FakeGitLab(http.server.ThreadingHTTPServer):
+    def __init__(self):
+        super().__init__(("127.0.0.1", 0), GitLabHandler)
+        self.notes = [{"id": i, "body": "note %d" % i} for i in range(1, 131)]
+        self.requests = []
+
+
+class GitLabHandler(http.server.BaseHTTPRequestHandler):
+    """Merge request notes: list (X-Next-Page), create, update."""
+
+    def log_message(self, *args):
+        pass
+
+    def reply(self, code, body, headers=()):
+        data = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def handle_any(self, method):
+        srv = self.server
+        length = int(self.headers.get("Content-Length") or 0)
+        form = urllib.parse.parse_qs(self.rfile.read(length).decode())
+        srv.requests.append((method, self.path,
+                             self.headers.get("PRIVATE-TOKEN")))
+        base = "/api/v4/projects/42/merge_requests/9/notes"
+        if method == "GET" and self.path.startswith(base + "?"):
+            page = int(re.search(r"[?&]page=(\d+)", self.path).group(1))
+            chunk = srv.notes[(page - 1) * 100:page * 100]
+            more = page * 100 < len(srv.notes)
+            return self.reply(200, chunk, [("X-Next-Page",
+                                            str(page + 1) if more else "")])
+        if method == "POST" and self.path == base:
+            srv.notes.append({"id": 9000, "body": form["body"][0]})
+            return self.reply(201, srv.notes[-1])
+        m = re.match(base + r"/(\d+)$", self.path)
+        if method == "PUT" and m:
+            for n in srv.notes:
+                if n["id"] == int(m.group(1)):
+                    n["body"] = form["body"][0]
+                    return self.reply(200, n)
+        return self.reply(404, {"message": "404 Not Found"})
+
+    def do_GET(self):
+        self.handle_any("GET")
+
+    def do_POST(self):
+        self.handle_any("POST")
+
+    def do_PUT(self):
+        self.handle_any("PUT")
+
+
+class GitLabNote(unittest.TestCase):
+    """ci/gitlab/note.py against a loopback GitLab API."""
+
+    def setUp(self):
+        self.server = FakeGitLab()
+        threading.Thread(target=self.server.serve_forever,
+                         daemon=True).start()
+        self.tmp = tempfile.mkdtemp()
+        self.report = os.path.join(self.tmp, "perfgate.md")
+
+    def tearDown(self):
+        self.server.shutdown()
+        self.server.server_close()
+        shutil.rmtree(self.tmp)
+
+    def note(self, text, **env):
+        with open(self.report, "w") as f:
+            f.write(text)
+        full = dict(os.environ, CI_API_V4_URL="http://127.0.0.1:%d/api/v4"
+                    % self.server.server_address[1], CI_PROJECT_ID="42",
+                    CI_MERGE_REQUEST_IID="9", PERFGATE_GITLAB_TOKEN=TOKEN)
+        full.update(env)
+        p = subprocess.run([sys.executable, os.path.join(
+            ROOT, "ci", "gitlab", "note.py"), self.report], env=full,
+            capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn(TOKEN, p.stdout + p.stderr)
+        return p.stdout
+
+    def test_created_once_then_updated(self):
+        self.assertIn("noted on !9", self.note(MARKER + "\nfirst\n"))
+        self.assertIn("updated the note", self.note(MARKER + "\nsecond\n"))
+        ours = [n for n in self.server.notes if MARKER in n["body"]]
+        self.assertEqual([n["body"] for n in ours], [MARKER + "\nsecond\n"])
+        self.assertTrue(all(r[2] == TOKEN for r in self.server.requests))
+
+    def test_no_token_is_a_warning(self):
+        out = self.note(MARKER, PERFGATE_GITLAB_TOKEN="")
+        self.assertIn("warning", out)
+        self.assertEqual(self.server.requests, [])
 
 
 if __name__ == "__main__":

@@ -1,0 +1,16 @@
+#!/bin/sh
+# Buildkite's perfgate step: compare the pull request with its merge base,
+# put the report on the build page as an annotation, and keep perfgate's
+# verdict as the step's.
+set -u
+# The base branch, whose merge base with the pull request is the base.
+git fetch --no-tags origin \
+    "+refs/heads/$BUILDKITE_PULL_REQUEST_BASE_BRANCH:refs/remotes/origin/$BUILDKITE_PULL_REQUEST_BASE_BRANCH"
+status=0
+perfgate compare --json perfgate.json --markdown perfgate.md || status=$?
+if [ -f perfgate.md ]; then
+    style=success
+    [ "$status" -eq 0 ] || style=error
+    buildkite-agent annotate --style "$style" --context perfgate <perfgate.md
+fi
+exit "$status"
