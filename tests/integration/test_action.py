@@ -269,6 +269,20 @@ class Action(RepoTest):
         gets = [r for r in self.server.requests if r["method"] == "GET"]
         self.assertEqual(len(gets), 2)
 
+    def test_a_push_compares_with_the_commit_before_and_does_not_comment(self):
+        a, b, c = self.pull_request()
+        path = os.path.join(self.tmp, "push.json")
+        with open(path, "w") as f:
+            json.dump({"before": a, "after": c}, f)
+        result, log = self.run_action(path, name_of_event="push")
+        self.assertEqual(result.returncode, 0, log)
+        with open(self.outputs()["report-json"]) as f:
+            report = json.load(f)
+        self.assertEqual((report["base"]["commit"], report["head"]["commit"]),
+                         (a, c))
+        self.assertIn("not a pull request; no comment", log)
+        self.assertEqual(self.server.requests, [])
+
     def test_a_failed_post_is_a_warning(self):
         a, b, c = self.pull_request()
         self.server.fail = True
