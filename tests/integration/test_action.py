@@ -41,7 +41,9 @@ class FakeGitHub(http.server.ThreadingHTTPServer):
         return "http://127.0.0.1:%d" % self.server_address[1]
 
 
-class Handler(http.server.BaseHTTPRequestHandler):
+class JsonHandler(http.server.BaseHTTPRequestHandler):
+    """Every method to handle_any(); JSON replies."""
+
     def log_message(self, *args):
         pass
 
@@ -55,6 +57,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def do_GET(self):
+        self.handle_any("GET")
+
+    def do_POST(self):
+        self.handle_any("POST")
+
+    def do_PATCH(self):
+        self.handle_any("PATCH")
+
+    def do_PUT(self):
+        self.handle_any("PUT")
+
+
+class Handler(JsonHandler):
     def handle_any(self, method):
         srv = self.server
         length = int(self.headers.get("Content-Length") or 0)
@@ -89,15 +105,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     c["body"] = body["body"]
                     return self.reply(200, c)
         return self.reply(404, {"message": "Not Found"})
-
-    def do_GET(self):
-        self.handle_any("GET")
-
-    def do_POST(self):
-        self.handle_any("POST")
-
-    def do_PATCH(self):
-        self.handle_any("PATCH")
 
 
 def action_steps():
@@ -332,20 +339,8 @@ class FakeGitLab(http.server.ThreadingHTTPServer):
         self.requests = []
 
 
-class GitLabHandler(http.server.BaseHTTPRequestHandler):
+class GitLabHandler(JsonHandler):
     """Merge request notes: list (X-Next-Page), create, update."""
-
-    def log_message(self, *args):
-        pass
-
-    def reply(self, code, body, headers=()):
-        data = json.dumps(body).encode()
-        self.send_response(code)
-        self.send_header("Content-Length", str(len(data)))
-        for k, v in headers:
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(data)
 
     def handle_any(self, method):
         srv = self.server
@@ -370,15 +365,6 @@ class GitLabHandler(http.server.BaseHTTPRequestHandler):
                     n["body"] = form["body"][0]
                     return self.reply(200, n)
         return self.reply(404, {"message": "404 Not Found"})
-
-    def do_GET(self):
-        self.handle_any("GET")
-
-    def do_POST(self):
-        self.handle_any("POST")
-
-    def do_PUT(self):
-        self.handle_any("PUT")
 
 
 class GitLabNote(unittest.TestCase):
