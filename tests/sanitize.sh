@@ -11,4 +11,4 @@ cmake -S "$src" -B "$dir" -DPERFGATE_SANITIZE=ON -DPERFGATE_WERROR=ON \
 cmake --build "$dir" -j "$(nproc)" >/dev/null
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --test-dir "$dir" --output-on-failure -LE 'timing|sanitizer|cuda'
+    ctest --test-dir "$dir" --output-on-failure -LE 'timing|sanitizer|cuda|lint|image'
