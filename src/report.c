@@ -36,33 +36,39 @@ static void gpu_line(pg_str *out, const pg_result *r)
                       g->runtime_version % 1000 / 10);
 }
 
-/* What the GPU did that a reader should know, a line each. */
-static void gpu_warnings(pg_str *out, const pg_result *r)
+/*
+ * Everything a reader should be warned of, a line each, into `out` (a
+ * zeroed pg_system; free it with pg_system_free): the machine's warnings,
+ * then what the GPU did.
+ */
+static void warnings(pg_system *out, const pg_result *r)
 {
     size_t i;
 
+    for (i = 0; i < r->system.nwarnings; i++)
+        pg_system_warn(out, "%s", r->system.warnings[i]);
     for (i = 0; i < r->nbenchmarks; i++) {
         const pg_bench_result *b = &r->benchmarks[i];
         const pg_gpu_run *g = &b->gpu;
         if (!g->measured)
             continue;
         if (g->throttled)
-            pg_str_printf(out,
-                          "%s: the GPU's clock dropped below 75%% of its "
-                          "peak in %llu of %llu samples; they were taken "
-                          "again%s\n",
-                          b->name, (unsigned long long)g->throttled,
-                          (unsigned long long)g->samples,
-                          g->kept_throttled ? ", and some stayed throttled"
-                                            : "");
+            pg_system_warn(out,
+                           "%s: the GPU's clock dropped below 75%% of its "
+                           "peak in %llu of %llu samples; they were taken "
+                           "again%s",
+                           b->name, (unsigned long long)g->throttled,
+                           (unsigned long long)g->samples,
+                           g->kept_throttled ? ", and some stayed throttled"
+                                             : "");
         if (!g->gated)
-            pg_str_printf(out,
-                          "%s: kernel launches could not be queued ahead of "
-                          "the timed region (does a solution wait for the "
-                          "device, with cudaMemcpy or cudaDeviceSynchronize?); "
-                          "times of short kernels include the host's launch "
-                          "gaps\n",
-                          b->name);
+            pg_system_warn(out,
+                           "%s: kernel launches could not be queued ahead of "
+                           "the timed region (does a solution wait for the "
+                           "device, with cudaMemcpy or "
+                           "cudaDeviceSynchronize?); times of short kernels "
+                           "include the host's launch gaps",
+                           b->name);
     }
 }
 
@@ -310,21 +316,14 @@ void pg_report_terminal(pg_str *out, const pg_result *r, int color)
         gpu_line(out, r);
         pg_str_putc(out, '\n');
     }
-    for (i = 0; i < r->system.nwarnings; i++)
-        pg_str_printf(out, "%swarning:%s %s\n", color ? YELLOW : "",
-                      color ? RESET : "", r->system.warnings[i]);
     {
-        pg_str notes = PG_STR_INIT;
-        const char *p;
-        gpu_warnings(&notes, r);
-        for (p = pg_str_cstr(&notes); *p;) {
-            const char *nl = strchr(p, '\n');
-            pg_str_printf(out, "%swarning:%s ", color ? YELLOW : "",
-                          color ? RESET : "");
-            pg_str_put(out, p, (size_t)(nl - p) + 1);
-            p = nl + 1;
-        }
-        pg_str_free(&notes);
+        pg_system notes;
+        memset(&notes, 0, sizeof(notes));
+        warnings(&notes, r);
+        for (i = 0; i < notes.nwarnings; i++)
+            pg_str_printf(out, "%swarning:%s %s\n", color ? YELLOW : "",
+                          color ? RESET : "", notes.warnings[i]);
+        pg_system_free(&notes);
     }
     if (r->aa) {
         pg_str_printf(out, "\n%s%s%s: self-check: ",
@@ -507,26 +506,17 @@ void pg_report_markdown(pg_str *out, const pg_result *r)
                              "flush the L2 before each sample.\n");
     }
     {
-        pg_str notes = PG_STR_INIT;
-        const char *p;
-        gpu_warnings(&notes, r);
-        if (r->system.nwarnings || notes.size)
+        pg_system notes;
+        memset(&notes, 0, sizeof(notes));
+        warnings(&notes, r);
+        if (notes.nwarnings)
             pg_str_puts(&footer, "\n");
-        for (i = 0; i < r->system.nwarnings; i++) {
+        for (i = 0; i < notes.nwarnings; i++) {
             pg_str_puts(&footer, "> ⚠️ ");
-            md_text(&footer, r->system.warnings[i], 400);
+            md_text(&footer, notes.warnings[i], 400);
             pg_str_puts(&footer, "\n");
         }
-        for (p = pg_str_cstr(&notes); *p;) {
-            const char *nl = strchr(p, '\n');
-            char *line = pg_strdupf("%.*s", (int)(nl - p), p);
-            pg_str_puts(&footer, "> ⚠️ ");
-            md_text(&footer, line, 400);
-            pg_str_puts(&footer, "\n");
-            free(line);
-            p = nl + 1;
-        }
-        pg_str_free(&notes);
+        pg_system_free(&notes);
     }
 
     pg_str_puts(out, PG_COMMENT_MARKER "\n");
