@@ -12,10 +12,12 @@
 #include "cleanup.h"
 #include "config.h"
 #include "error.h"
+#include "fs.h"
 #include "result.h"
 #include "run.h"
 #include "stats.h"
 #include "system.h"
+#include "timer.h"
 #include "util.h"
 
 #include <getopt.h>
@@ -53,6 +55,7 @@ int main(int argc, char **argv)
     pg_settings settings;
     pg_system sys;
     int trials = 1, cpu = -1, c, t;
+    char *tmp = NULL, *spec_path = NULL;
 
     pg_settings_defaults(&settings);
     settings.noise_floor = 0.05;
@@ -82,6 +85,11 @@ int main(int argc, char **argv)
         return 2;
     }
     pg_cleanup_init();
+    if (pg_tempdir_create(&tmp) < 0) {
+        fprintf(stderr, "pg_bench: %s\n", pg_error_last());
+        return 3;
+    }
+    spec_path = pg_path_join(tmp, "bench.run");
 
     /* As `perfgate compare` does once per run: the timer, the CPU. */
     pg_system_check(&sys, "", 100);
@@ -113,9 +121,10 @@ int main(int argc, char **argv)
         spec.ncases = ncases;
         spec.settings = &settings;
         spec.cpu = cpu;
+        spec.clock = &pg_timer_current()->chosen;
 
         start = pg_now_ns();
-        if (pg_run_bench(b, &spec) < 0) {
+        if (pg_run_bench(b, &spec, spec_path) < 0) {
             fprintf(stderr, "pg_bench: %s\n", pg_error_last());
             return 3;
         }
@@ -144,6 +153,9 @@ int main(int argc, char **argv)
     for (i = 0; i < ncases; i++)
         pg_case_spec_free(&cases[i]);
     free(cases);
+    free(spec_path);
+    pg_tempdir_remove_all();
+    free(tmp);
     pg_system_free(&sys);
     return 0;
 }

@@ -197,6 +197,10 @@ static void cuda_args(argv_list *a, const pg_bench_config *b)
     arg(a, pg_strdup("--cudart"));
     arg(a, pg_strdup("shared"));
     arg(a, pg_strdupf("-Xlinker=-rpath=%s/lib64", home));
+    if (!b->interposable) {
+        arg(a, pg_strdup("-Xcompiler=-fno-semantic-interposition"));
+        arg(a, pg_strdup("-Xlinker=-Bsymbolic"));
+    }
     if (b->ncuda_arch) {
         archs = (const char *const *)b->cuda_arch;
     } else if ((gpu = pg_gpu_probe())->present) {
@@ -241,6 +245,10 @@ int pg_build_solution(pg_build *out, const pg_bench_config *b,
                                                        : "c++"));
         arg(&a, pg_strdup("-shared"));
         arg(&a, pg_strdup("-fPIC"));
+        if (!b->interposable) {
+            arg(&a, pg_strdup("-fno-semantic-interposition"));
+            arg(&a, pg_strdup("-Wl,-Bsymbolic"));
+        }
     }
     for (i = 0; i < b->ncflags; i++)
         arg(&a, pg_strdup(b->cflags[i]));
@@ -273,6 +281,8 @@ int pg_build_problem(char **out_lib, const pg_bench_config *b,
     arg(&a, pg_strdup(pg_compiler()));
     arg(&a, pg_strdup("-shared"));
     arg(&a, pg_strdup("-fPIC"));
+    arg(&a, pg_strdup("-fno-semantic-interposition"));
+    arg(&a, pg_strdup("-Wl,-Bsymbolic"));
     arg(&a, pg_strdup("-O2"));
     arg(&a, pg_strdup("-std=c11"));
     arg(&a, pg_strdupf("-I%s/include", pg_data_dir()));

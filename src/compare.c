@@ -15,6 +15,7 @@
 #include "stats.h"
 #include "str.h"
 #include "system.h"
+#include "timer.h"
 #include "util.h"
 
 #include <math.h>
@@ -276,25 +277,6 @@ typedef struct describe_ctx {
     char *device_cases; /* NULL: the problem has none */
 } describe_ctx;
 
-static int describe_child(void *arg, int fd)
-{
-    describe_ctx *d = arg;
-    pg_plugin plugin;
-    pg_str line = PG_STR_INIT;
-
-    if (pg_plugin_load(&plugin, d->lib, d->name) < 0)
-        pg_str_printf(&line, "error %s\n", pg_error_last());
-    else if (plugin.problem->device_cases)
-        pg_str_printf(&line, "cases %s\ndevice %s\n",
-                      plugin.problem->default_cases,
-                      plugin.problem->device_cases);
-    else
-        pg_str_printf(&line, "cases %s\n", plugin.problem->default_cases);
-    if (write(fd, line.ptr, line.size) < 0)
-        return 1;
-    return 0;
-}
-
 static void describe_line(void *payload, const char *line)
 {
     describe_ctx *d = payload;
@@ -311,8 +293,9 @@ static void describe_line(void *payload, const char *line)
 }
 
 /*
- * Loads the problem in a throwaway process (its code is not trusted to
- * leave perfgate standing) to learn its default cases, then checks the
+ * Loads the problem in perfgate-measure (its code is not trusted to leave
+ * perfgate standing, nor loaded beside perfgate's libraries) to learn its
+ * default cases, then checks the
  * benchmark's cases against them.  Fills *cases with what to run.
  */
 static int resolve_cases(compare_ctx *ctx, const pg_bench_config *b,
@@ -323,6 +306,7 @@ static int resolve_cases(compare_ctx *ctx, const pg_bench_config *b,
     const char *defaults_text;
     pg_proc_opts opts;
     pg_proc_result res;
+    char *argv[5];
     pg_case_spec *defaults = NULL;
     size_t ndefaults = 0, i;
     int err;
@@ -331,8 +315,19 @@ static int resolve_cases(compare_ctx *ctx, const pg_bench_config *b,
     opts.timeout = 30;
     opts.on_line = describe_line;
     opts.payload = &d;
+    argv[0] = (char *)pg_runner_path();
+    argv[1] = "--describe";
+    argv[2] = (char *)problem_lib;
+    argv[3] = (char *)b->problem;
+    argv[4] = NULL;
     pg_error_clear();
-    err = pg_proc_run_fn(&res, describe_child, &d, &opts);
+    err = pg_proc_run_argv(&res, argv, &opts);
+    if (!err && res.exited && res.exit_code == 127 && !d.default_cases)
+        err = pg_error_set(PG_ERR_GENERIC,
+                           "cannot run %s: install it beside perfgate (or "
+                           "in ../libexec/perfgate), or set "
+                           "PERFGATE_MEASURE to its path",
+                           argv[0]);
     pg_proc_result_free(&res);
     if (err < 0)
         goto done;
@@ -418,7 +413,7 @@ static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
     pg_case_spec *cases = NULL;
     size_t ncases = 0, i;
     int owned = 0, err, s;
-    char *problem_lib = NULL;
+    char *problem_lib = NULL, *spec_path = NULL;
     pg_run_spec spec;
 
     memset(build, 0, sizeof(build));
@@ -478,10 +473,12 @@ static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
     spec.evict_bytes = b->cold && !spec.gpu ? 2 * ctx->system->llc_bytes : 0;
     spec.cold = b->cold;
     out->cold = b->cold;
+    spec.clock = &pg_timer_current()->chosen;
     spec.on_progress = on_run_progress;
     spec.payload = ctx;
     progress(ctx, "verifying");
-    if ((err = pg_run_bench(out, &spec)) < 0)
+    spec_path = pg_strdupf("%s/%s.run", ctx->build_dir, b->name);
+    if ((err = pg_run_bench(out, &spec, spec_path)) < 0)
         goto done;
     if (out->gpu.runtime_version)
         ctx->result->gpu.runtime_version = out->gpu.runtime_version;
@@ -498,6 +495,7 @@ done:
         free(cases);
     }
     free(problem_lib);
+    free(spec_path);
     return err;
 }
 

@@ -34,7 +34,7 @@ static const char *const settings_keys[] = {"noise_floor", "max_time",
 static const char *const bench_keys[] = {
     "name",   "problem", "sources",   "symbol",     "language",
     "cflags", "include", "cases",     "cache",      "cuda_arch",
-    "nvcc_flags", NULL};
+    "nvcc_flags", "symbols", NULL};
 
 void pg_settings_defaults(pg_settings *out)
 {
@@ -291,37 +291,8 @@ static int parse_settings(parse_ctx *ctx, yaml_node_t *node, pg_settings *s)
     return 0;
 }
 
-void pg_case_spec_name(pg_case_spec *spec)
-{
-    pg_str s = PG_STR_INIT;
-    size_t i;
 
-    for (i = 0; i < spec->nparams; i++)
-        pg_str_printf(&s, "%s%s=%lld", i ? "," : "", spec->keys[i],
-                      spec->values[i]);
-    free(spec->name);
-    spec->name = pg_str_detach(&s);
-}
 
-static void case_add(pg_case_spec *spec, const char *key, long long value)
-{
-    spec->keys = pg_realloc(spec->keys, (spec->nparams + 1) * sizeof(char *));
-    spec->values =
-        pg_realloc(spec->values, (spec->nparams + 1) * sizeof(long long));
-    spec->keys[spec->nparams] = pg_strdup(key);
-    spec->values[spec->nparams] = value;
-    spec->nparams++;
-}
-
-static int case_has(const pg_case_spec *spec, const char *key)
-{
-    size_t i;
-
-    for (i = 0; i < spec->nparams; i++)
-        if (!strcmp(spec->keys[i], key))
-            return 1;
-    return 0;
-}
 
 static int parse_case(parse_ctx *ctx, yaml_node_t *node, pg_case_spec *out)
 {
@@ -340,13 +311,13 @@ static int parse_case(parse_ctx *ctx, yaml_node_t *node, pg_case_spec *out)
 
         if (!scalar(k) || !pg_valid_name(scalar(k)))
             return fail_at(ctx, k, "case parameters must be plain names");
-        if (case_has(out, scalar(k)))
+        if (pg_case_spec_has(out, scalar(k)))
             return fail_at(ctx, k, "duplicate parameter '%s' in case",
                            scalar(k));
         if (!is_plain(v) || pg_parse_ll(&value, scalar(v)) < 0)
             return fail_at(ctx, v, "case parameter '%s' must be a whole number",
                            scalar(k));
-        case_add(out, scalar(k), value);
+        pg_case_spec_add(out, scalar(k), value);
     }
     if (out->nparams == 0)
         return fail_at(ctx, node, "a case needs at least one parameter");
@@ -491,6 +462,21 @@ static int parse_benchmark(parse_ctx *ctx, yaml_node_t *node,
                   : fail_at(ctx, v, "cache '%s': want 'warm' or 'cold'",
                             cache);
         free(cache);
+        if (err < 0)
+            return err;
+    }
+
+    if ((v = lookup(ctx, node, "symbols", NULL))) {
+        char *symbols = NULL;
+        if ((err = get_string(ctx, v, "symbols", &symbols)) < 0)
+            return err;
+        b->interposable = !strcmp(symbols, "interposable");
+        err = b->interposable || !strcmp(symbols, "local")
+                  ? 0
+                  : fail_at(ctx, v,
+                            "symbols '%s': want 'local' or 'interposable'",
+                            symbols);
+        free(symbols);
         if (err < 0)
             return err;
     }
@@ -751,90 +737,8 @@ int pg_config_load(pg_config *out, const char *path, const char *display,
     return err;
 }
 
-int pg_case_spec_parse(pg_case_spec *out, const char *text)
-{
-    char *copy = pg_strdup(text), *save = NULL, *tok;
-    int err = 0;
 
-    memset(out, 0, sizeof(*out));
-    for (tok = strtok_r(copy, ",", &save); tok;
-         tok = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(tok, '='), *k, *v, *e;
-        long long value;
 
-        if (!eq) {
-            err = -1;
-            break;
-        }
-        *eq = '\0';
-        for (k = tok; isspace((unsigned char)*k); k++)
-            ;
-        for (e = eq; e > k && isspace((unsigned char)e[-1]); e--)
-            *(e - 1) = '\0';
-        for (v = eq + 1; isspace((unsigned char)*v); v++)
-            ;
-        for (e = v + strlen(v); e > v && isspace((unsigned char)e[-1]); e--)
-            *(e - 1) = '\0';
-        if (!pg_valid_name(k) || pg_parse_ll(&value, v) < 0 ||
-            case_has(out, k)) {
-            err = -1;
-            break;
-        }
-        case_add(out, k, value);
-    }
-    free(copy);
-    if (err || out->nparams == 0) {
-        pg_case_spec_free(out);
-        return -1;
-    }
-    pg_case_spec_name(out);
-    return 0;
-}
-
-int pg_case_specs_parse(pg_case_spec **out, size_t *count, const char *text)
-{
-    char *copy = pg_strdup(text), *save = NULL, *tok;
-    pg_case_spec *specs = NULL;
-    size_t n = 0;
-    int err = 0;
-
-    for (tok = strtok_r(copy, ";", &save); tok;
-         tok = strtok_r(NULL, ";", &save)) {
-        while (isspace((unsigned char)*tok))
-            tok++;
-        if (!*tok)
-            continue;
-        specs = pg_realloc(specs, (n + 1) * sizeof(*specs));
-        if (pg_case_spec_parse(&specs[n], tok) < 0) {
-            err = -1;
-            break;
-        }
-        n++;
-    }
-    free(copy);
-    if (err || n == 0) {
-        size_t i;
-        for (i = 0; i < n; i++)
-            pg_case_spec_free(&specs[i]);
-        free(specs);
-        return -1;
-    }
-    *out = specs;
-    *count = n;
-    return 0;
-}
-
-void pg_case_spec_free(pg_case_spec *spec)
-{
-    size_t i;
-
-    for (i = 0; i < spec->nparams; i++)
-        free(spec->keys[i]);
-    free(spec->keys);
-    free(spec->values);
-    free(spec->name);
-    memset(spec, 0, sizeof(*spec));
-}
 
 static void free_list(char **list, size_t n)
 {

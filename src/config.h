@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "casespec.h"
 #include "str.h"
 
 /* Where the noise floor in effect came from; shown in every report. */
@@ -28,19 +29,6 @@ typedef struct pg_settings {
     double timeout; /* seconds per benchmark and side */
 } pg_settings;
 
-/* A position in perfgate.yml, 1-based; line 0 when not from the file. */
-typedef struct pg_mark {
-    int line, col;
-} pg_mark;
-
-/* One input case: parameters as key=value pairs. */
-typedef struct pg_case_spec {
-    char *name; /* canonical: "m=64,n=64,k=64" */
-    size_t nparams;
-    char **keys;
-    long long *values;
-    pg_mark mark;
-} pg_case_spec;
 
 typedef struct pg_bench_config {
     char *name;
@@ -60,6 +48,9 @@ typedef struct pg_bench_config {
     size_t ncases;
     int cold; /* cache: cold, caches evicted before each sample (the
                  default for CUDA) */
+    int interposable; /* symbols: interposable, a plain -shared build whose
+                         calls to its own exported functions go through
+                         the PLT; 0 (local): bound within the library */
     char **cuda_arch; /* language cuda: "sm_80", ...; none: the default */
     size_t ncuda_arch;
     char **nvcc_flags; /* language cuda: more flags for nvcc */
@@ -105,21 +96,6 @@ int pg_config_add_benchmark(pg_str *out, const char *text, size_t len,
                             const char *const *builtins, const char *name,
                             const char *problem, const char *source);
 
-/*
- * Parses one "key=value,key=value" case (as in a problem's default_cases)
- * into `out`.  0, or -1 when malformed.
- */
-int pg_case_spec_parse(pg_case_spec *out, const char *text);
-
-/*
- * Parses a problem's default_cases ("...; ...") into a new array; 0 or -1.
- */
-int pg_case_specs_parse(pg_case_spec **out, size_t *count, const char *text);
-
-/* Sets out->name to the canonical "key=value,..." form of its params. */
-void pg_case_spec_name(pg_case_spec *spec);
-
-void pg_case_spec_free(pg_case_spec *spec);
 void pg_config_free(pg_config *cfg);
 
 /* The language for a source file's extension: "c", "cuda" (.cu) or "c++"

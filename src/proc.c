@@ -197,7 +197,8 @@ static int spawn(pg_proc_result *out, char *const argv[],
     pg_str_init(&out->output, opts->output_cap ? opts->output_cap : 65536);
     if (pg_interrupted())
         return pg_error_set(PG_ERR_INTERRUPTED, "interrupted");
-    if (pipe2(outp, O_CLOEXEC) < 0 || (fn && pipe2(msgp, O_CLOEXEC) < 0))
+    if (pipe2(outp, O_CLOEXEC) < 0 ||
+        ((fn || opts->on_line) && pipe2(msgp, O_CLOEXEC) < 0))
         return pg_error_set(PG_ERR_GENERIC, "cannot create a pipe: %s",
                             strerror(errno));
     fflush(stdout);
@@ -229,6 +230,17 @@ static int spawn(pg_proc_result *out, char *const argv[],
             _exit(127);
         }
         if (argv) {
+            /* The message pipe as fd 3 and the shared descriptor as fd 4,
+             * by way of copies above both so that neither clobbers the
+             * other; dup2() leaves the copies' close-on-exec behind. */
+            int msg = msgp[1] >= 0 ? fcntl(msgp[1], F_DUPFD_CLOEXEC, 10) : -1;
+            int share =
+                opts->share_fd > 0 ? fcntl(opts->share_fd, F_DUPFD_CLOEXEC, 10)
+                                   : -1;
+            if (msg >= 0)
+                dup2(msg, 3);
+            if (share >= 0)
+                dup2(share, 4);
             execvp(argv[0], argv);
             fprintf(stderr, "cannot run '%s': %s\n", argv[0],
                     strerror(errno));

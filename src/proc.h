@@ -23,8 +23,13 @@ typedef struct pg_proc_opts {
      */
     int (*watchdog)(void *payload);
     void *payload;
-    /* Receives the lines the child writes to its message pipe (fn only). */
+    /*
+     * Receives the lines the child writes to its message pipe: fn's msg_fd,
+     * or a program's fd 3.
+     */
     void (*on_line)(void *payload, const char *line);
+    /* A descriptor a program gets as its fd 4 (0: none). */
+    int share_fd;
 } pg_proc_opts;
 
 typedef struct pg_proc_result {

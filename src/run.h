@@ -1,7 +1,7 @@
 /*
- * run.h - running one benchmark, in a child process.
+ * run.h - running one benchmark, in perfgate-measure (runner.c).
  *
- * The child loads the problem plugin and each side's library, sets up every
+ * That process loads the problem plugin and each side's library, sets up every
  * case on each side, runs each side once and verifies it, then measures
  * both interleaved (measure.h) and verifies again.  Whatever the user's code
  * does (crash, hang, exit, flood its output, exhaust memory) ends in a
@@ -16,36 +16,23 @@
 
 #include <stddef.h>
 
-#include "config.h"
 #include "result.h"
-
-typedef struct pg_run_spec {
-    const char *problem_lib;
-    const char *problem_name;
-    const char *lib[2];  /* per side; NULL: the side is absent (new) */
-    const char *symbol;
-    const pg_case_spec *cases;
-    size_t ncases;
-    const pg_settings *settings;
-    int cpu;            /* pin the measuring child to it; -1: do not */
-    size_t evict_bytes; /* cache: cold; 0: warm (CPU solutions) */
-    int gpu;            /* CUDA solutions: measured on the device */
-    int cold;           /* cache: cold (the device flushes its own) */
-    /* Progress while measuring; may be NULL. */
-    void (*on_progress)(void *payload, const char *stage, int round,
-                        double elapsed);
-    void *payload;
-} pg_run_spec;
-
-/* Zeroes `spec`, with no CPU to pin to (cpu -1). */
-void pg_run_spec_init(pg_run_spec *spec);
+#include "runspec.h"
 
 /*
- * Runs the benchmark and fills `out`: on success its cases, rounds and
- * calls (status still to be decided by pg_decide()); on failure its status,
- * side, message and log.  Returns negative only when perfgate itself
+ * Runs the benchmark in perfgate-measure, its spec written to `spec_path`,
+ * and fills `out`: on success its cases, rounds and calls (status still to
+ * be decided by pg_decide()); on failure its status, side, message and log.  Returns negative only when perfgate itself
  * failed or was interrupted.
  */
-int pg_run_bench(pg_bench_result *out, const pg_run_spec *spec);
+int pg_run_bench(pg_bench_result *out, const pg_run_spec *spec,
+                 const char *spec_path);
+
+/*
+ * The measuring executable: $PERFGATE_MEASURE, else perfgate-measure beside
+ * this executable, else in ../libexec/perfgate, else the one of the build
+ * tree this was built in, else looked up in PATH.
+ */
+const char *pg_runner_path(void);
 
 #endif

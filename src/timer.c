@@ -180,3 +180,11 @@ const pg_timer *pg_timer_current(void)
         pg_timer_select(NULL);
     return &current;
 }
+
+void pg_timer_use(const pg_clock_info *chosen)
+{
+    memset(&current, 0, sizeof(current));
+    current.chosen = *chosen;
+    current.candidates[chosen->id] = *chosen;
+    selected = 1;
+}

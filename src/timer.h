@@ -46,6 +46,12 @@ const char *pg_clock_name(pg_clock_id id);
  */
 void pg_timer_select(pg_timer *out);
 
+/*
+ * Makes `chosen` current without measuring: the measuring executable times
+ * with the clock perfgate chose and reported.
+ */
+void pg_timer_use(const pg_clock_info *chosen);
+
 /* The current clock; selects one first when none has been. */
 const pg_timer *pg_timer_current(void);
 

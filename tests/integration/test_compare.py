@@ -476,6 +476,166 @@ class Library(RepoTest):
                              (name, "incorrect", "head"), b["message"])
 
 
+# A problem for functions `unsigned long f(const unsigned char *p, size_t n)`
+# that must return mul * n + add.  Its check also fails when a library of
+# perfgate's own is loaded in the process that runs the user's code.
+PROBE_PROBLEM = r"""#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <perfgate/problem.h>
+
+typedef unsigned long (*probe_fn)(const unsigned char *p, size_t n);
+
+struct state {
+    unsigned char *data;
+    size_t n;
+    unsigned long result, expected;
+};
+
+static void *setup(pg_case *c)
+{
+    struct state *s = pg_host_alloc(c, sizeof(*s));
+    if (!s)
+        return NULL;
+    s->n = (size_t)pg_param(c, "n", 64);
+    s->data = pg_alloc(c, s->n);
+    s->expected = (unsigned long)pg_param(c, "mul", 3) * s->n +
+                  (unsigned long)pg_param(c, "add", 0);
+    return s->data ? s : NULL;
+}
+
+static void run(void *state, pg_fn fn)
+{
+    struct state *s = state;
+    s->result = ((probe_fn)fn)(s->data, s->n);
+}
+
+static int verify(void *state, pg_case *c)
+{
+    static const char *const theirs[] = {
+        "git_libgit2_init", "yaml_parser_initialize", "cJSON_Parse",
+        "crc32_z", "inflate", NULL};
+    struct state *s = state;
+    for (int i = 0; theirs[i]; i++)
+        if (dlsym(RTLD_DEFAULT, theirs[i]))
+            return pg_fail(c, "%s() is loaded beside the user's code",
+                           theirs[i]);
+    if (s->result != s->expected)
+        return pg_fail(c, "returned %lu, expected %lu", s->result,
+                       s->expected);
+    return 0;
+}
+
+static const pg_problem problem = {
+    .abi = PG_PROBLEM_ABI,
+    .name = "probe",
+    .signature = "unsigned long f(const unsigned char *p, size_t n)",
+    .default_cases = "n=64,mul=3,add=0",
+    .setup = setup, .run = run, .verify = verify,
+};
+
+PG_EXPORT_PROBLEM(problem)
+"""
+
+# Functions named as zlib's, cJSON's, libyaml's and libgit2's, which return
+# what only this library's own definitions give: 1 + 3n + 7 from crc32_z,
+# 10 * 1000 and 9 * 100000 from the version strings' lengths, and 4242.
+NAMESAKES = """#include <stddef.h>
+#include <string.h>
+unsigned long crc32_z(unsigned long crc, const unsigned char *buf, size_t len)
+{
+    (void)buf;
+    return crc + 3 * len + 7;
+}
+const char *cJSON_Version(void) { return "user-cjson"; }
+const char *yaml_get_version_string(void) { return "user-yaml"; }
+int git_libgit2_init(void) { return 4242; }
+unsigned long solution(const unsigned char *p, size_t n)
+{
+    unsigned long r = crc32_z(1, p, n);
+    r += 1000 * strlen(cJSON_Version());
+    r += 100000 * strlen(yaml_get_version_string());
+    return r + (unsigned long)git_libgit2_init();
+}
+"""
+NAMESAKES_ADD = 1 + 7 + 10 * 1000 + 9 * 100000 + 4242
+
+# Base and head each define helper(), differently; each side is right only
+# with its own (3n either way).
+HELPER_BASE = """#include <stddef.h>
+unsigned long helper(unsigned long x) { return 2 * x; }
+unsigned long solution(const unsigned char *p, size_t n)
+{
+    (void)p;
+    return helper(n) + n;
+}
+"""
+HELPER_HEAD = """#include <stddef.h>
+unsigned long helper(unsigned long x) { return 3 * x; }
+unsigned long solution(const unsigned char *p, size_t n)
+{
+    (void)p;
+    return helper(n);
+}
+"""
+
+# A library with its own rand(), which the C library has too: shipped
+# libraries call their own; a plain -shared build calls the first found.
+OWN_RAND = """#include <stddef.h>
+int rand(void) { return 3; }
+unsigned long solution(const unsigned char *p, size_t n)
+{
+    (void)p;
+    return (unsigned long)rand() * n;
+}
+"""
+
+
+class Isolation(RepoTest):
+    """The user's code runs apart from perfgate's own libraries, each side
+    binds its own definitions, and the default build binds them as a
+    shipped library does."""
+
+    def probe_config(self, add=0, symbols=None):
+        extra = ", symbols: %s" % symbols if symbols else ""
+        return ("version: 1\nsettings: {max_time: 200ms, noise_floor: 90%%}\n"
+                "benchmarks:\n  - {name: probe, problem: perf/probe.c, "
+                "sources: [src/lib.c], cases: [{n: 64, mul: 3, add: %d}]%s}\n"
+                % (add, extra))
+
+    def test_namesakes_of_perfgates_libraries_run_their_own_code(self):
+        # Interposable, so that every call looks for the first definition
+        # in the process: only perfgate's absence makes it the user's.
+        self.commit({"perfgate.yml": self.probe_config(NAMESAKES_ADD,
+                                                       "interposable"),
+                     "perf/probe.c": PROBE_PROBLEM, "src/lib.c": NAMESAKES})
+        r = self.perfgate("--aa")
+        b = r.bench("probe")
+        self.assertEqual(b["status"], "unchanged", b["message"])
+
+    def test_base_and_head_bind_their_own_definitions(self):
+        self.commit({"perfgate.yml": self.probe_config(0, "interposable"),
+                     "perf/probe.c": PROBE_PROBLEM, "src/lib.c": HELPER_BASE})
+        self.commit({"src/lib.c": HELPER_HEAD})
+        r = self.perfgate("HEAD~1", "HEAD")
+        b = r.bench("probe")
+        self.assertIn(b["status"], ("unchanged", "improvement", "regression"),
+                      b["message"])
+        self.assertEqual(r.code, 0, r.stdout)
+
+    def test_default_build_binds_internal_calls_within_the_library(self):
+        self.commit({"perfgate.yml": self.probe_config(),
+                     "perf/probe.c": PROBE_PROBLEM, "src/lib.c": OWN_RAND})
+        r = self.perfgate("--aa")
+        self.assertEqual(r.bench("probe")["status"], "unchanged",
+                         r.bench("probe")["message"])
+        # The knob that turns it off: the C library's rand() is called.
+        self.write("perfgate.yml", self.probe_config(0, "interposable"))
+        r = self.perfgate("--aa")
+        b = r.bench("probe")
+        self.assertEqual(b["status"], "incorrect", b["message"])
+        self.assertIn("expected 192", b["message"])
+
+
 class Cxx(RepoTest):
     """A C++ solution: c++ from the extension, the function extern "C"."""
 

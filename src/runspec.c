@@ -1,0 +1,165 @@
+/*
+ * runspec.c - the run spec file between perfgate and perfgate-measure.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "runspec.h"
+#include "error.h"
+#include "fs.h"
+#include "str.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SPEC_MAX (1024 * 1024)
+
+void pg_run_spec_init(pg_run_spec *spec)
+{
+    memset(spec, 0, sizeof(*spec));
+    spec->cpu = -1;
+}
+
+int pg_run_spec_write(const pg_run_spec *spec, const char *path)
+{
+    pg_str s = PG_STR_INIT;
+    const pg_settings *st = spec->settings;
+    size_t i;
+    int k, err;
+
+    pg_str_puts(&s, "perfgate-measure 1\n");
+    pg_str_printf(&s, "problem_lib %s\nproblem_name %s\n", spec->problem_lib,
+                  spec->problem_name);
+    for (k = 0; k < 2; k++)
+        if (spec->lib[k])
+            pg_str_printf(&s, "lib%d %s\n", k, spec->lib[k]);
+    pg_str_printf(&s, "symbol %s\n", spec->symbol);
+    pg_str_printf(&s, "settings %d %.17g %.17g %.17g\n", st->min_rounds,
+                  st->max_time, st->noise_floor, st->timeout);
+    pg_str_printf(&s, "cpu %d\nevict_bytes %zu\ngpu %d\ncold %d\n", spec->cpu,
+                  spec->evict_bytes, spec->gpu, spec->cold);
+    if (spec->clock)
+        pg_str_printf(&s, "clock %d %.17g %.17g %.17g\n", (int)spec->clock->id,
+                      spec->clock->ticks_per_ns, spec->clock->overhead_ns,
+                      spec->clock->resolution_ns);
+    for (i = 0; i < spec->ncases; i++)
+        pg_str_printf(&s, "case %s\n", spec->cases[i].name);
+    err = pg_write_file(path, s.ptr, s.size, 0);
+    pg_str_free(&s);
+    if (err < 0)
+        return pg_error_set(PG_ERR_GENERIC, "cannot write %s", path);
+    return 0;
+}
+
+static const char *const string_keys[5] = {"problem_lib", "problem_name",
+                                           "lib0", "lib1", "symbol"};
+
+/* One "key value" line into `f`; -1 when it is not one we know. */
+static int read_line(pg_run_file *f, const char *key, const char *value)
+{
+    pg_run_spec *spec = &f->spec;
+    long long n;
+    int i, id;
+
+    for (i = 0; i < 5; i++)
+        if (!strcmp(key, string_keys[i])) {
+            free(f->strings[i]);
+            f->strings[i] = pg_strdup(value);
+            return 0;
+        }
+    if (!strcmp(key, "settings"))
+        return sscanf(value, "%d %lf %lf %lf", &f->settings.min_rounds,
+                      &f->settings.max_time, &f->settings.noise_floor,
+                      &f->settings.timeout) == 4
+                   ? 0
+                   : -1;
+    if (!strcmp(key, "clock")) {
+        if (sscanf(value, "%d %lf %lf %lf", &id, &f->clock.ticks_per_ns,
+                   &f->clock.overhead_ns, &f->clock.resolution_ns) != 4 ||
+            id < 0 || id >= PG_CLOCK_COUNT || !(f->clock.ticks_per_ns > 0))
+            return -1;
+        f->clock.id = (pg_clock_id)id;
+        f->clock.usable = 1;
+        spec->clock = &f->clock;
+        return 0;
+    }
+    if (!strcmp(key, "case")) {
+        f->cases = pg_realloc(f->cases, (spec->ncases + 1) * sizeof(*f->cases));
+        if (pg_case_spec_parse(&f->cases[spec->ncases], value) < 0)
+            return -1;
+        spec->ncases++;
+        return 0;
+    }
+    if (pg_parse_ll(&n, value) < 0)
+        return -1;
+    if (!strcmp(key, "cpu"))
+        spec->cpu = (int)n;
+    else if (!strcmp(key, "evict_bytes") && n >= 0)
+        spec->evict_bytes = (size_t)n;
+    else if (!strcmp(key, "gpu"))
+        spec->gpu = n != 0;
+    else if (!strcmp(key, "cold"))
+        spec->cold = n != 0;
+    else
+        return -1;
+    return 0;
+}
+
+int pg_run_file_read(pg_run_file *out, const char *path)
+{
+    char *text = NULL, *line, *save = NULL;
+    size_t len;
+    int lineno = 0, err = 0;
+
+    memset(out, 0, sizeof(*out));
+    pg_run_spec_init(&out->spec);
+    out->spec.settings = &out->settings;
+    if (pg_read_file(&text, &len, path, SPEC_MAX) < 0)
+        return pg_error_set(PG_ERR_USAGE, "%s: cannot read", path);
+    for (line = strtok_r(text, "\n", &save); line && !err;
+         line = strtok_r(NULL, "\n", &save)) {
+        char *sp = strchr(line, ' ');
+        lineno++;
+        if (!sp)
+            err = -1;
+        else if (lineno == 1)
+            err = strcmp(line, "perfgate-measure 1") ? -1 : 0;
+        else {
+            *sp = '\0';
+            err = read_line(out, line, sp + 1);
+            *sp = ' ';
+        }
+        if (err)
+            err = pg_error_set(PG_ERR_USAGE, "%s:%d: not a run spec line: %s",
+                               path, lineno, line);
+    }
+    free(text);
+    if (err)
+        return err;
+    out->spec.problem_lib = out->strings[0];
+    out->spec.problem_name = out->strings[1];
+    out->spec.lib[0] = out->strings[2];
+    out->spec.lib[1] = out->strings[3];
+    out->spec.symbol = out->strings[4];
+    out->spec.cases = out->cases;
+    if (!out->spec.problem_lib || !out->spec.problem_name ||
+        !out->spec.lib[1] || !out->spec.symbol || !out->spec.ncases ||
+        out->settings.min_rounds < 1 || !(out->settings.max_time > 0))
+        return pg_error_set(PG_ERR_USAGE,
+                            "%s: incomplete run spec (problem, head library, "
+                            "symbol, settings and a case are needed)",
+                            path);
+    return 0;
+}
+
+void pg_run_file_free(pg_run_file *f)
+{
+    size_t i;
+
+    for (i = 0; i < 5; i++)
+        free(f->strings[i]);
+    for (i = 0; i < f->spec.ncases; i++)
+        pg_case_spec_free(&f->cases[i]);
+    free(f->cases);
+    memset(f, 0, sizeof(*f));
+}
