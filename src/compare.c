@@ -400,6 +400,8 @@ static void set_build_failure(pg_bench_result *out, pg_build *build,
 {
     out->status = PG_STATUS_BUILD_FAILED;
     out->side = side;
+    free(out->message);
+    free(out->log);
     out->message = pg_strdupf("%s side: %s", pg_side_name(side),
                               build->message ? build->message : "build failed");
     out->log = build->log;
@@ -412,7 +414,7 @@ static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
     pg_build build[2];
     pg_case_spec *cases = NULL;
     size_t ncases = 0, i;
-    int owned = 0, err, s;
+    int owned = 0, base_failed, err, s;
     char *problem_lib = NULL, *spec_path = NULL;
     pg_run_spec spec;
 
@@ -435,10 +437,8 @@ static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
         set_build_failure(out, &build[1], PG_SIDE_HEAD);
         goto done;
     }
-    if (!build[0].missing && !build[0].ok) {
-        set_build_failure(out, &build[0], PG_SIDE_BASE);
-        goto done;
-    }
+    /* A base that does not build: the head is still checked, alone. */
+    base_failed = !build[0].missing && !build[0].ok;
     if (build[0].missing) {
         out->status = PG_STATUS_NEW;
         out->message = pg_strdupf("no baseline: %s in %s", build[0].message,
@@ -450,6 +450,10 @@ static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
         /* Built on both sides, so a head that does not compile fails the
          * gate on any machine; measured only where there is a GPU. */
         const pg_gpu_info *gpu = pg_gpu_probe();
+        if (!gpu->present && base_failed) {
+            set_build_failure(out, &build[0], PG_SIDE_BASE);
+            goto done;
+        }
         if (!gpu->present) {
             out->status = PG_STATUS_SKIPPED;
             out->message =
@@ -461,7 +465,8 @@ static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
     }
     spec.problem_lib = problem_lib;
     spec.problem_name = b->problem;
-    spec.lib[0] = build[0].missing ? NULL : build[0].lib;
+    spec.lib[0] = build[0].missing || base_failed ? NULL : build[0].lib;
+    spec.verify_only = base_failed;
     spec.lib[1] = build[1].lib;
     spec.symbol = b->symbol;
     spec.cases = cases;
@@ -480,6 +485,17 @@ static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
     spec_path = pg_strdupf("%s/%s.run", ctx->build_dir, b->name);
     if ((err = pg_run_bench(out, &spec, spec_path)) < 0)
         goto done;
+    if (base_failed && out->side == PG_SIDE_HEAD) {
+        char *msg = pg_strdupf("%s (the base side failed too: it does not "
+                               "build)", out->message);
+        free(out->message);
+        out->message = msg;
+        goto done;
+    }
+    if (base_failed) {
+        set_build_failure(out, &build[0], PG_SIDE_BASE);
+        goto done;
+    }
     if (out->gpu.runtime_version)
         ctx->result->gpu.runtime_version = out->gpu.runtime_version;
     if (out->status == PG_STATUS_UNCHANGED || out->status == PG_STATUS_NEW)

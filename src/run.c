@@ -36,6 +36,7 @@ typedef struct parent_ctx {
     pg_watch *watch;
     int failed;
     int done;
+    int head_verified; /* the head was checked and found right */
     int timeout_side;
 } parent_ctx;
 
@@ -96,6 +97,11 @@ static void on_line(void *payload, const char *line)
             g->throttled = v[1];
             g->kept_throttled = v[2];
         }
+    } else if (!strcmp(word, "verified")) {
+        if (!strcmp(line + n, "head"))
+            ctx->head_verified = 1;
+        else
+            ctx->done = 1;
     } else if (!strcmp(word, "done")) {
         unsigned long long c0, c1;
         char f[3][40], stop[32];
@@ -174,6 +180,40 @@ const char *pg_runner_path(void)
         return path = pg_strdup(PG_RUNNER_BUILT);
 #endif
     return path = pg_strdup(RUNNER);
+}
+
+/*
+ * The base failed before the head was checked (it crashed, hung or did not
+ * load): the head is checked alone, so that a head as broken as its base
+ * still fails the gate.  Its failure, if any, replaces the base's.
+ */
+static int check_head_alone(pg_bench_result *out, const pg_run_spec *spec,
+                            const char *spec_path)
+{
+    pg_run_spec alone = *spec;
+    pg_bench_result head;
+    int err;
+
+    alone.lib[0] = NULL;
+    alone.verify_only = 1;
+    alone.on_progress = NULL;
+    memset(&head, 0, sizeof(head));
+    head.side = PG_SIDE_NONE;
+    err = pg_run_bench(&head, &alone, spec_path);
+    if (!err && head.side == PG_SIDE_HEAD) {
+        char *msg = pg_strdupf("%s (the base side failed too: %s)",
+                               head.message ? head.message : "failed",
+                               out->message ? out->message : "failed");
+        out->status = head.status;
+        out->side = PG_SIDE_HEAD;
+        free(out->message);
+        out->message = msg;
+        free(out->log);
+        out->log = head.log;
+        head.log = NULL;
+    }
+    pg_bench_result_clear(&head);
+    return err;
 }
 
 int pg_run_bench(pg_bench_result *out, const pg_run_spec *spec,
@@ -277,6 +317,9 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *spec,
                                   side < 0 ? "" : " side: ", res.exit_code);
         set_log(out, &res.output);
     }
+    if (out->side == PG_SIDE_BASE && !pctx.head_verified && spec->lib[0] &&
+        !spec->verify_only)
+        err = check_head_alone(out, spec, spec_path);
 done:
     pg_proc_result_free(&res);
     if (watch != MAP_FAILED)

@@ -40,6 +40,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,37 +157,57 @@ static void limit_resources(int gpu)
 #endif
 }
 
-/* Verifies every case of every side; 0 or -1 after reporting. */
-static int verify_all(child_ctx *ctx, const pg_problem *p, pg_case *cases,
-                      pg_target (*targets)[2], const int *sides, int nsides,
-                      const char *when)
+/*
+ * Runs each side present (head first) once on every case, on its own
+ * set-up, and checks it.  Both sides are checked whatever happens to the
+ * other; a failure is reported for the head when the head has one (that is
+ * what the gate decides on), saying when the base failed too.  A head
+ * found right is said at once ("verified head"), so that perfgate knows it
+ * even if the base then crashes the process.  0, or -1 after reporting.
+ */
+static int verify_sides(child_ctx *ctx, const pg_problem *p, pg_case *cases,
+                        pg_target (*own)[2], const char *when)
 {
     const pg_run_spec *spec = ctx->spec;
+    pg_str why[2] = {PG_STR_INIT, PG_STR_INIT};
     size_t c;
-    int k;
+    int side, failed = -1;
 
-    for (k = 0; k < nsides; k++) {
-        int side = sides[k];
-        for (c = 0; c < spec->ncases; c++) {
-            pg_case *pc = &cases[c * 2 + (size_t)side];
+    for (side = 1; side >= 0; side--) {
+        if (!spec->lib[side])
+            continue;
+        for (c = 0; c < spec->ncases && !why[side].size; c++) {
+            pg_case *pc = &cases[c * 3 + (size_t)side];
+            const char *msg;
             int bad;
             pg_watch_enter(ctx->watch, side);
-            if (!when)
-                p->run(targets[c][k].state, targets[c][k].fn);
+            p->run(own[c][side].state, own[c][side].fn);
             if (ctx->gpu)
                 pg_gpu_check(ctx->gpu);
-            bad = p->verify(targets[c][k].state, pc) != 0;
+            bad = p->verify(own[c][side].state, pc) != 0;
             pg_watch_leave(ctx->watch);
             if (bad) {
-                const char *why = pg_case_message(pc);
-                child_fail(ctx, "incorrect", side, "case %s%s: %s",
-                           spec->cases[c].name, when ? when : "",
-                           *why ? why : "wrong output");
-                return -1;
+                msg = pg_case_message(pc);
+                pg_str_printf(&why[side], "case %s%s: %s",
+                              spec->cases[c].name, when,
+                              *msg ? msg : "wrong output");
             }
         }
+        if (side == PG_HEAD && !why[side].size)
+            send_line(ctx, "verified head");
+        if (why[side].size && failed < 0)
+            failed = side;
     }
-    return 0;
+    if (failed == PG_HEAD && why[PG_BASE].size)
+        child_fail(ctx, "incorrect", PG_HEAD, "%s (the base side is "
+                   "incorrect too: %s)", pg_str_cstr(&why[PG_HEAD]),
+                   pg_str_cstr(&why[PG_BASE]));
+    else if (failed >= 0)
+        child_fail(ctx, "incorrect", failed, "%s",
+                   pg_str_cstr(&why[failed]));
+    pg_str_free(&why[0]);
+    pg_str_free(&why[1]);
+    return failed >= 0 ? -1 : 0;
 }
 
 /* The device reported an error: the side that was running caused it, and
@@ -200,6 +221,21 @@ static void on_gpu_error(void *payload, const char *message)
                side < 0 ? "" : side_names[side], side < 0 ? "" : " side: ",
                message);
     _exit(0);
+}
+
+/* Sets up one case into `pc`; NULL after reporting, blamed on `side`. */
+static void *set_up(child_ctx *ctx, const pg_problem *p, pg_case *pc,
+                    size_t index, int side)
+{
+    void *state;
+
+    pg_watch_enter(ctx->watch, side);
+    state = p->setup(pc);
+    pg_watch_leave(ctx->watch);
+    if (!state)
+        child_fail(ctx, "crashed", side, "case %s: setup failed: %s",
+                   ctx->spec->cases[index].name, pg_case_message(pc));
+    return state;
 }
 
 /*
@@ -222,14 +258,8 @@ static int set_up_copies(child_ctx *ctx, const pg_problem *p, pg_target *t,
         pg_case *pc = pg_calloc(1, sizeof(*pc));
         pg_case_init(pc, p->name, &spec->cases[index],
                      pg_gpu_memory(ctx->gpu));
-        pg_watch_enter(ctx->watch, side);
-        t->copies[i] = p->setup(pc);
-        pg_watch_leave(ctx->watch);
-        if (!t->copies[i]) {
-            child_fail(ctx, "crashed", side, "case %s: setup failed: %s",
-                       spec->cases[index].name, pg_case_message(pc));
+        if (!(t->copies[i] = set_up(ctx, p, pc, index, side)))
             return -1;
-        }
     }
     t->ncopies = n;
     return 0;
@@ -240,14 +270,15 @@ static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
     child_ctx ctx;
     pg_plugin plugin;
     const pg_problem *p;
-    pg_target(*targets)[2];
+    pg_target(*own)[2], (*targets)[2];
     pg_case *cases;
     pg_case_timing *timing;
     pg_measure_summary summary;
     pg_measure_opts opts;
     const pg_memory_ops *memory = NULL;
-    void *libs[2] = {NULL, NULL}, *syms[2] = {NULL, NULL};
-    int sides[2], nsides = 0, k;
+    void *lib = NULL;
+    pg_fn syms[2] = {NULL, NULL};
+    int sides[2], nsides = 0, k, side;
     size_t c;
 
     memset(&ctx, 0, sizeof(ctx));
@@ -265,20 +296,21 @@ static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
         return child_fail(&ctx, "crashed", -1, "%s", pg_error_last());
     p = plugin.problem;
 
+    own = pg_calloc(spec->ncases, sizeof(*own));
     targets = pg_calloc(spec->ncases, sizeof(*targets));
-    cases = pg_calloc(spec->ncases * 2, sizeof(*cases));
+    /* Per case: the base's, the head's, and the one both are timed on. */
+    cases = pg_calloc(spec->ncases * 3, sizeof(*cases));
     timing = pg_calloc(spec->ncases, sizeof(*timing));
 
-    /* Head first: when a case cannot even be set up, the head is blamed. */
-    for (k = 1; k >= 0; k--)
-        if (spec->lib[k])
-            sides[nsides++] = k;
-    for (k = 0; k < nsides; k++) {
-        int side = sides[k];
-        if (!(libs[k] = dlopen(spec->lib[side], RTLD_NOW | RTLD_LOCAL)))
+    /* Head first: when a case cannot even be set up, the head is blamed.
+     * Each library alone (RTLD_LOCAL): neither binds the other's names. */
+    for (side = 1; side >= 0; side--) {
+        if (!spec->lib[side])
+            continue;
+        if (!(lib = dlopen(spec->lib[side], RTLD_NOW | RTLD_LOCAL)))
             return child_fail(&ctx, "build_failed", side, "cannot load: %s",
                               dlerror());
-        if (!(syms[k] = dlsym(libs[k], spec->symbol)))
+        if (!(*(void **)&syms[side] = dlsym(lib, spec->symbol)))
             return child_fail(&ctx, "build_failed", side,
                               "no function '%s' in the sources; set 'symbol' "
                               "in perfgate.yml to the function's name",
@@ -287,45 +319,61 @@ static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
     if (spec->gpu) {
         pg_str why = PG_STR_INIT;
         /* Both sides link the same runtime: either library finds it. */
-        if (!(ctx.gpu = pg_gpu_open(libs[0], on_gpu_error, &ctx, &why)))
+        if (!(ctx.gpu = pg_gpu_open(lib, on_gpu_error, &ctx, &why)))
             return child_fail(&ctx, "crashed", -1, "cannot use the GPU: %s",
                               pg_str_cstr(&why));
         memory = pg_gpu_memory(ctx.gpu);
     }
-    for (k = 0; k < nsides; k++) {
-        int side = sides[k];
+    for (side = 1; side >= 0; side--) {
+        if (!spec->lib[side])
+            continue;
         for (c = 0; c < spec->ncases; c++) {
-            pg_case *pc = &cases[c * 2 + (size_t)side];
+            pg_case *pc = &cases[c * 3 + (size_t)side];
             pg_case_init(pc, p->name, &spec->cases[c], memory);
-            targets[c][k].problem = p;
-            *(void **)&targets[c][k].fn = syms[k];
-            pg_watch_enter(ctx.watch, side);
-            targets[c][k].state = p->setup(pc);
-            pg_watch_leave(ctx.watch);
-            if (!targets[c][k].state)
-                return child_fail(&ctx, "crashed", side,
-                                  "case %s: setup failed: %s",
-                                  spec->cases[c].name, pg_case_message(pc));
-            if (ctx.gpu && spec->cold &&
-                set_up_copies(&ctx, p, &targets[c][k], pc, c, side) < 0)
+            own[c][side].problem = p;
+            own[c][side].fn = syms[side];
+            if (!(own[c][side].state = set_up(&ctx, p, pc, c, side)))
                 return 0;
         }
     }
-    /* Measurement puts the base side first: targets[c][0] is base when
-     * both sides are here (sides[] is head, base). */
+
+    send_line(&ctx, "progress verifying 0 0");
+    if (verify_sides(&ctx, p, cases, own, "") < 0 || spec->verify_only) {
+        send_line(&ctx, "verified");
+        return 0;
+    }
+
+    /*
+     * Both sides are timed on the same memory: a third set-up of each case,
+     * which both call in turn.  Apart, each side's arrays would sit at their
+     * own addresses and on their own physical pages, and how they fall
+     * against each other (4 KiB aliasing, cache sets, DRAM banks) would be a
+     * steady difference that interleaving cannot cancel.  The sides' own
+     * set-ups stay theirs, to be checked on.
+     */
+    for (k = 1; k >= 0; k--)
+        if (spec->lib[k])
+            sides[nsides++] = k;
     if (nsides == 2) {
-        for (c = 0; c < spec->ncases; c++) {
-            pg_target t = targets[c][0];
-            targets[c][0] = targets[c][1];
-            targets[c][1] = t;
-        }
         sides[0] = PG_BASE;
         sides[1] = PG_HEAD;
     }
-
-    send_line(&ctx, "progress verifying 0 0");
-    if (verify_all(&ctx, p, cases, targets, sides, nsides, NULL) < 0)
-        return 0;
+    for (c = 0; c < spec->ncases; c++) {
+        pg_case *pc = &cases[c * 3 + 2];
+        pg_target shared;
+        pg_case_init(pc, p->name, &spec->cases[c], memory);
+        memset(&shared, 0, sizeof(shared));
+        shared.problem = p;
+        if (!(shared.state = set_up(&ctx, p, pc, c, -1)))
+            return 0;
+        if (ctx.gpu && spec->cold &&
+            set_up_copies(&ctx, p, &shared, pc, c, -1) < 0)
+            return 0;
+        for (k = 0; k < nsides; k++) {
+            targets[c][k] = shared;
+            targets[c][k].fn = syms[sides[k]];
+        }
+    }
 
     pg_measure_opts_init(&opts, spec->settings->min_rounds,
                          spec->settings->max_time,
@@ -347,13 +395,13 @@ static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
     ctx.last_progress = 0;
     pg_measure(timing, &summary, targets, spec->ncases, nsides, &opts);
 
-    /* Right once is not enough: the last timed call must be right too. */
-    if (verify_all(&ctx, p, cases, targets, sides, nsides,
-                   " (after timing)") < 0)
+    /* Right once is not enough: after all those calls, each side must
+     * still be right. */
+    if (verify_sides(&ctx, p, cases, own, " (after timing)") < 0)
         return 0;
 
     for (c = 0; c < spec->ncases; c++) {
-        pg_case *pc = &cases[c * 2 + (size_t)sides[nsides - 1]];
+        pg_case *pc = &cases[c * 3 + 2];
         double ns[2] = {NAN, NAN};
         for (k = 0; k < nsides; k++)
             ns[sides[k]] = timing[c].ns[k];
@@ -385,7 +433,6 @@ static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
      * the fastest and safest way to free what the user's code holds. */
     return 0;
 }
-
 
 /* The problem's default cases, for perfgate to check a config against. */
 static int describe_main(const char *lib, const char *name, int fd)
@@ -429,6 +476,18 @@ static pg_watch *map_watch(void)
     return p == MAP_FAILED ? NULL : p;
 }
 
+/* A crash in the user's code ends this process with its signal, for
+ * perfgate to name, even where a sanitizer runtime installed a handler. */
+static void default_signals(void)
+{
+    static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
+                               SIGTRAP};
+    size_t i;
+
+    for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+        signal(sigs[i], SIG_DFL);
+}
+
 int main(int argc, char **argv)
 {
     int fd = inherited(MSG_FD) ? MSG_FD : 1;
@@ -436,6 +495,7 @@ int main(int argc, char **argv)
     pg_watch *watch;
     int err;
 
+    default_signals();
     if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
         fputs(usage_text, stdout);
         return 0;

@@ -16,6 +16,7 @@
  *   evict_bytes 0
  *   gpu 0
  *   cold 0
+ *   verify_only 0                                     (1: check, not time)
  *   clock ID TICKS_PER_NS OVERHEAD_NS RESOLUTION_NS   (absent: choose one)
  *   case n=1000                                       (one per case)
  */
@@ -40,6 +41,7 @@ typedef struct pg_run_spec {
     size_t evict_bytes; /* cache: cold; 0: warm (CPU solutions) */
     int gpu;            /* CUDA solutions: measured on the device */
     int cold;           /* cache: cold (the device flushes its own) */
+    int verify_only;    /* check the sides, do not time them */
     const pg_clock_info *clock; /* the clock to time with; NULL: choose */
     /* Progress while measuring; may be NULL (the parent's only). */
     void (*on_progress)(void *payload, const char *stage, int round,
