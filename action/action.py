@@ -196,6 +196,15 @@ def cmd_publish():
         with open(md_path) as f, open(summary, "a") as out:
             out.write(f.read() + "\n")
     for b in report["benchmarks"]:
+        slower = b.get("slower_case")
+        if isinstance(slower, dict) and isinstance(slower.get("change"),
+                                                   (int, float)):
+            notice("warning", "the total is %s, but case %s is %+.1f%% "
+                   "slower (noise floor %.0f%%); 'gate: cases' fails the "
+                   "gate on any case" % (
+                       b["status"], slower.get("name"),
+                       100 * slower["change"], 100 * report["noise_floor"]),
+                   title="perfgate: %s case slower" % b["name"])
         if b["status"] not in FAILING:
             continue
         if b["status"] != "regression" and b.get("side") == "base":

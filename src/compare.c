@@ -478,6 +478,8 @@ static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
     spec.evict_bytes = b->cold && !spec.gpu ? 2 * ctx->system->llc_bytes : 0;
     spec.cold = b->cold;
     out->cold = b->cold;
+    spec.gate_cases = out->gate_cases =
+        b->gate >= 0 ? b->gate : ctx->cfg.settings.gate_cases;
     spec.clock = &pg_timer_current()->chosen;
     spec.on_progress = on_run_progress;
     spec.payload = ctx;

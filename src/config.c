@@ -29,12 +29,12 @@ typedef struct parse_ctx {
 
 static const char *const top_keys[] = {"version", "settings", "benchmarks",
                                        NULL};
-static const char *const settings_keys[] = {"noise_floor", "max_time",
-                                            "min_rounds", "timeout", NULL};
+static const char *const settings_keys[] = {
+    "noise_floor", "max_time", "min_rounds", "timeout", "gate", NULL};
 static const char *const bench_keys[] = {
     "name",   "problem", "sources",   "symbol",     "language",
     "cflags", "include", "cases",     "cache",      "cuda_arch",
-    "nvcc_flags", "symbols", NULL};
+    "nvcc_flags", "symbols", "gate", NULL};
 
 void pg_settings_defaults(pg_settings *out)
 {
@@ -249,6 +249,24 @@ static int get_duration(parse_ctx *ctx, yaml_node_t *node, const char *key,
     return 0;
 }
 
+/* gate: total (0) or cases (1). */
+static int get_gate(parse_ctx *ctx, yaml_node_t *v, int *out)
+{
+    const char *t = scalar(v);
+
+    if (t && !strcmp(t, "total"))
+        *out = 0;
+    else if (t && !strcmp(t, "cases"))
+        *out = 1;
+    else
+        return fail_at(ctx, v,
+                       "gate '%s': want 'total' (the sum of minimums "
+                       "against the floor) or 'cases' (any case beyond "
+                       "the floor fails)",
+                       t ? t : "");
+    return 0;
+}
+
 static int parse_settings(parse_ctx *ctx, yaml_node_t *node, pg_settings *s)
 {
     yaml_node_t *v;
@@ -288,11 +306,11 @@ static int parse_settings(parse_ctx *ctx, yaml_node_t *node, pg_settings *s)
     if ((v = lookup(ctx, node, "min_rounds", NULL)) &&
         (err = get_positive_int(ctx, v, "min_rounds", &s->min_rounds)) < 0)
         return err;
+    if ((v = lookup(ctx, node, "gate", NULL)) &&
+        (err = get_gate(ctx, v, &s->gate_cases)) < 0)
+        return err;
     return 0;
 }
-
-
-
 
 static int parse_case(parse_ctx *ctx, yaml_node_t *node, pg_case_spec *out)
 {
@@ -465,6 +483,11 @@ static int parse_benchmark(parse_ctx *ctx, yaml_node_t *node,
         if (err < 0)
             return err;
     }
+
+    b->gate = -1;
+    if ((v = lookup(ctx, node, "gate", NULL)) &&
+        (err = get_gate(ctx, v, &b->gate)) < 0)
+        return err;
 
     if ((v = lookup(ctx, node, "symbols", NULL))) {
         char *symbols = NULL;

@@ -27,6 +27,8 @@ typedef struct pg_settings {
     double max_time; /* seconds of measuring per benchmark, both sides */
     int min_rounds;
     double timeout; /* seconds per benchmark and side */
+    int gate_cases; /* gate: cases, any case beyond the floor fails; 0:
+                       gate: total, the sum of minimums (the default) */
 } pg_settings;
 
 
@@ -48,6 +50,7 @@ typedef struct pg_bench_config {
     size_t ncases;
     int cold; /* cache: cold, caches evicted before each sample (the
                  default for CUDA) */
+    int gate; /* gate: -1 as in settings, 0 total, 1 cases */
     int interposable; /* symbols: interposable, a plain -shared build whose
                          calls to its own exported functions go through
                          the PLT; 0 (local): bound within the library */

@@ -261,11 +261,20 @@ static int compare_doubles(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* head / base - 1, of per-call times with the overhead discounted. */
+static double ratio_change(double base, double head)
+{
+    if (base > 0)
+        return head / base - 1;
+    /* Two totals of zero (an empty function on both sides) are equal. */
+    return head > 0 ? INFINITY : 0;
+}
+
 /* head / base - 1 of the sums of minimums over the rounds in `pick`
- * (NULL: every round). */
+ * (NULL: every round); with `cases`, each case's own change too. */
 static double change_of(const double *samples, const double *overhead,
                         size_t ncases, size_t rounds, const uint32_t *pick,
-                        double *min_buf)
+                        double *min_buf, double *cases)
 {
     double sum[2] = {0, 0};
     size_t r, c;
@@ -279,58 +288,112 @@ static double change_of(const double *samples, const double *overhead,
             if (row[c] < min_buf[c])
                 min_buf[c] = row[c];
     }
-    for (c = 0; c < ncases; c++)
+    for (c = 0; c < ncases; c++) {
+        double ns[2];
         for (s = 0; s < 2; s++) {
-            double ns = min_buf[c * 2 + s] - overhead[c];
-            sum[s] += ns > 0 ? ns : 0;
+            ns[s] = min_buf[c * 2 + s] - overhead[c];
+            ns[s] = ns[s] > 0 ? ns[s] : 0;
+            sum[s] += ns[s];
         }
-    if (sum[0] > 0)
-        return sum[1] / sum[0] - 1;
-    return sum[1] > 0 ? INFINITY : 0;
+        if (cases)
+            cases[c] = ratio_change(ns[0], ns[1]);
+    }
+    return ratio_change(sum[0], sum[1]);
 }
 
-void pg_change_interval(pg_interval *out, const double *samples,
-                        const double *overhead, size_t ncases, size_t rounds,
-                        int resamples)
+/* The 95% interval of `n` sorted-in-place estimates around `point`. */
+static void percentile_interval(pg_interval *out, double point, double *est,
+                                int n)
 {
-    double *est, *min_buf;
+    qsort(est, (size_t)n, sizeof(*est), compare_doubles);
+    out->change = point;
+    out->lo = est[(size_t)(0.025 * (n - 1) + 0.5)];
+    out->hi = est[(size_t)(0.975 * (n - 1) + 0.5)];
+    /* A resampled minimum is never below the sample's own: keep the point
+     * estimate inside its interval. */
+    if (point < out->lo)
+        out->lo = point;
+    if (point > out->hi)
+        out->hi = point;
+}
+
+void pg_change_interval(pg_interval *out, pg_interval *cases,
+                        const double *samples, const double *overhead,
+                        size_t ncases, size_t rounds, int resamples)
+{
+    double *est, *min_buf, *point, *row;
     uint32_t *pick;
     uint64_t seed = 0x9E3779B97F4A7C15ULL;
-    size_t r;
+    size_t r, c, ncols = cases ? ncases + 1 : 1;
     int b;
 
     out->change = out->lo = out->hi = NAN;
+    for (c = 0; cases && c < ncases; c++)
+        cases[c] = *out;
     if (!rounds || !ncases)
         return;
     min_buf = pg_malloc(ncases * 2 * sizeof(*min_buf));
-    out->change = change_of(samples, overhead, ncases, rounds, NULL, min_buf);
+    point = pg_malloc(ncols * sizeof(*point));
+    point[0] = change_of(samples, overhead, ncases, rounds, NULL, min_buf,
+                         cases ? point + 1 : NULL);
     if (resamples < 2) {
-        out->lo = out->hi = out->change;
+        for (c = 0; c < ncols; c++) {
+            pg_interval *iv = c ? &cases[c - 1] : out;
+            iv->change = iv->lo = iv->hi = point[c];
+        }
+        free(point);
         free(min_buf);
         return;
     }
-    est = pg_malloc((size_t)resamples * sizeof(*est));
+    /* est[c * resamples + b]: column c (the total, then each case). */
+    est = pg_malloc(ncols * (size_t)resamples * sizeof(*est));
+    row = pg_malloc(ncols * sizeof(*row));
     pick = pg_malloc(rounds * sizeof(*pick));
     for (b = 0; b < resamples; b++) {
         for (r = 0; r < rounds; r++)
             pick[r] = (uint32_t)(next_random(&seed) % rounds);
-        est[b] = change_of(samples, overhead, ncases, rounds, pick, min_buf);
+        row[0] = change_of(samples, overhead, ncases, rounds, pick, min_buf,
+                           cases ? row + 1 : NULL);
+        for (c = 0; c < ncols; c++)
+            est[c * (size_t)resamples + (size_t)b] = row[c];
     }
-    qsort(est, (size_t)resamples, sizeof(*est), compare_doubles);
-    out->lo = est[(size_t)(0.025 * (resamples - 1) + 0.5)];
-    out->hi = est[(size_t)(0.975 * (resamples - 1) + 0.5)];
-    /* A resampled minimum is never below the sample's own: keep the point
-     * estimate inside its interval. */
-    if (out->change < out->lo)
-        out->lo = out->change;
-    if (out->change > out->hi)
-        out->hi = out->change;
+    for (c = 0; c < ncols; c++)
+        percentile_interval(c ? &cases[c - 1] : out, point[c],
+                            est + c * (size_t)resamples, resamples);
     free(est);
+    free(row);
     free(pick);
+    free(point);
     free(min_buf);
 }
 
 #define RESAMPLES 200
+
+/* Under gate: cases, every case must be clear of the floor as well. */
+static int cases_clear(const pg_measure_opts *opts, const pg_interval *cases,
+                       size_t ncases)
+{
+    size_t c;
+
+    for (c = 0; opts->gate_cases && c < ncases; c++)
+        if (!pg_change_is_clear(opts, &cases[c]))
+            return 0;
+    return 1;
+}
+
+/* The settle threshold of the total and, under gate: cases, of the case
+ * nearest the floor. */
+static double settle_threshold(const pg_measure_opts *opts,
+                               const pg_interval *change,
+                               const pg_interval *cases, size_t ncases)
+{
+    double t = pg_settle_threshold(opts, change);
+    size_t c;
+
+    for (c = 0; opts->gate_cases && c < ncases; c++)
+        t = fmin(t, pg_settle_threshold(opts, &cases[c]));
+    return t;
+}
 
 double pg_settle_threshold(const pg_measure_opts *opts,
                            const pg_interval *change)
@@ -364,7 +427,7 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
     size_t cap = 0, c;
     double *gain = NULL;
     int round, next_check = 0, changed_at = 0;
-    pg_interval change = {NAN, NAN, NAN};
+    pg_interval change = {NAN, NAN, NAN}, *case_change;
     pg_stop stop = PG_STOP_NO;
     engine e;
 
@@ -376,6 +439,9 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
 
     memset(summary, 0, sizeof(*summary));
     overhead = pg_calloc(ncases, sizeof(*overhead));
+    case_change = pg_calloc(ncases, sizeof(*case_change));
+    for (c = 0; c < ncases; c++)
+        case_change[c] = change;
     first = pg_calloc(ncases * 2, sizeof(*first));
     start = pg_now_ns();
     for (c = 0; c < ncases; c++) {
@@ -457,24 +523,28 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
             stop = PG_STOP_NO;
             if (round + 1 >= next_check) {
                 int r = round + 1;
-                pg_change_interval(&change, samples, overhead, ncases,
-                                   (size_t)r, RESAMPLES);
+                pg_change_interval(&change, case_change, samples, overhead,
+                                   ncases, (size_t)r, RESAMPLES);
                 changed_at = r;
                 next_check = r + (r / 4 > 1 ? r / 4 : 1);
                 stop = pg_measure_should_stop(
                     opts, r,
-                    last_gain(gain, r, pg_settle_threshold(opts, &change)),
+                    last_gain(gain, r,
+                              settle_threshold(opts, &change, case_change,
+                                               ncases)),
                     elapsed, &change);
+                if (stop == PG_STOP_CLEAR &&
+                    !cases_clear(opts, case_change, ncases))
+                    stop = PG_STOP_NO;
             }
         }
     }
 
     /* The interval of the last check is final when no round came after. */
     if (nsides == 2 && changed_at != summary->rounds)
-        pg_change_interval(&summary->change, samples, overhead, ncases,
+        pg_change_interval(&change, case_change, samples, overhead, ncases,
                            (size_t)summary->rounds, RESAMPLES);
-    else
-        summary->change = change;
+    summary->change = change;
     summary->stop = stop;
 
     for (c = 0; c < ncases; c++) {
@@ -483,6 +553,7 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
         int s;
 
         r->overhead_ns = overhead[c];
+        r->change = case_change[c];
         for (s = 0; s < nsides; s++) {
             double raw = r->raw_ns[s] / n;
             r->raw_ns[s] = raw;
@@ -494,6 +565,7 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
     free(samples);
     free(gain);
     free(overhead);
+    free(case_change);
     free(first);
     free(e.evict);
     return 0;

@@ -67,6 +67,7 @@ typedef struct pg_measure_opts {
     double settle;      /* a minimum that improves less than this has settled */
     double noise_floor; /* the verdict's floor, for the stopping margin */
     double margin;      /* stop once the change is this far from the floor */
+    int gate_cases;     /* gate: cases: every case must be clear to stop */
     size_t evict_bytes; /* cold caches: bytes written before each sample, one
                            call per sample; 0: warm */
     const pg_device_clock *device; /* NULL: the CPU's clock times samples */
@@ -79,6 +80,11 @@ typedef struct pg_measure_opts {
     void *payload;
 } pg_measure_opts;
 
+/* A change (head / base - 1) with its 95% interval. */
+typedef struct pg_interval {
+    double change, lo, hi;
+} pg_interval;
+
 /* The result for one case. */
 typedef struct pg_case_timing {
     double ns[2];        /* minimum per call, overhead discounted */
@@ -86,12 +92,8 @@ typedef struct pg_case_timing {
     double overhead_ns;  /* the harness's cost per call */
     uint64_t inner;      /* calls per sample */
     uint64_t samples;    /* samples per side */
+    pg_interval change;  /* this case's own change; two sides only */
 } pg_case_timing;
-
-/* A change (head / base - 1) with its 95% interval. */
-typedef struct pg_interval {
-    double change, lo, hi;
-} pg_interval;
 
 typedef enum {
     PG_STOP_NO = 0,
@@ -129,14 +131,16 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
  * the paired rounds: `resamples` bootstrap resamples of whole rounds (both
  * sides and every case of a round stay together, so what hit a round hits
  * both sides of it), percentiles 2.5 and 97.5, from a fixed seed so that
- * the same samples always give the same interval.
+ * the same samples always give the same interval.  With `cases` (NULL:
+ * not wanted), each case's own change and interval too, from the same
+ * resamples.
  *
  * samples[(r * ncases + c) * 2 + side] is round r's time per call for case
  * c and side (raw); overhead[c] is discounted from every case-c figure.
  */
-void pg_change_interval(pg_interval *out, const double *samples,
-                        const double *overhead, size_t ncases, size_t rounds,
-                        int resamples);
+void pg_change_interval(pg_interval *out, pg_interval *cases,
+                        const double *samples, const double *overhead,
+                        size_t ncases, size_t rounds, int resamples);
 
 /*
  * The stopping rule, alone so that it can be tested.  `rounds` rounds are

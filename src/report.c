@@ -119,6 +119,15 @@ void pg_report_summary(pg_str *out, const pg_result *r)
 
 static void md_text(pg_str *out, const char *s, size_t max);
 
+/* How much slower: "2.9x slower" from 2x on, else "7.7% slower". */
+static void slower_text(pg_str *out, double change)
+{
+    if (change >= 1)
+        pg_str_printf(out, "%.1fx slower", change + 1);
+    else
+        pg_str_printf(out, "%.1f%% slower", change * 100);
+}
+
 /* "1a2b3c4d5e (HEAD~1)", "working tree (uncommitted changes)"; `md`
  * escapes what came from outside for markdown. */
 static void describe_side(pg_str *out, const pg_side_info *s, int md)
@@ -228,9 +237,38 @@ static void pad(pg_str *out, const char *text, size_t w)
 
 static void cell_status(pg_str *out, const pg_bench_result *b)
 {
+    const pg_case_result *hidden = pg_bench_hidden_regression(b);
+
     pg_str_puts(out, pg_status_name(b->status));
     if (b->side != PG_SIDE_NONE && is_failure(b->status))
         pg_str_printf(out, " (%s)", pg_side_name(b->side));
+    if (hidden) {
+        pg_str_printf(out, ", but %s is ", hidden->name);
+        slower_text(out, hidden->change);
+    }
+}
+
+/* "the total is unchanged, but case n=64 is 2.9x slower (+190.0 … +196.2%);
+ * 'gate: cases' fails the gate on any case" */
+static void hidden_line(pg_str *out, const pg_bench_result *b,
+                        const pg_case_result *c)
+{
+    pg_str_printf(out, "the total is %s, but case %s is ",
+                  b->status == PG_STATUS_IMPROVEMENT ? "an improvement"
+                                                     : "unchanged",
+                  c->name);
+    slower_text(out, c->change);
+    pg_str_puts(out, " (");
+    pg_format_interval(out, c->change_lo, c->change_hi);
+    pg_str_puts(out, "); 'gate: cases' in perfgate.yml fails the gate on "
+                     "any case");
+}
+
+/* Cases get rows of their own when there are several and they were
+ * measured. */
+static int shows_cases(const pg_bench_result *b)
+{
+    return b->ncases > 1 && b->rounds > 0 && !is_failure(b->status);
 }
 
 void pg_report_terminal(pg_str *out, const pg_result *r, int color)
@@ -239,29 +277,51 @@ void pg_report_terminal(pg_str *out, const pg_result *r, int color)
     static const char *const heads[NCOL] = {
         "benchmark", "base", "head", "change", "95% interval", "runs",
         "status"};
-    size_t w[NCOL], i, k;
+    size_t w[NCOL], i, j, k, nrows = 0;
     pg_str(*cells)[NCOL];
+    const pg_bench_result **row_bench;
     int passed = pg_result_passed(r);
 
-    cells = pg_calloc(r->nbenchmarks ? r->nbenchmarks : 1, sizeof(*cells));
+    /* A row per benchmark, and one per case under it when it has several:
+     * rows[j] is benchmark bench[j]'s, or its case kase[j] (>= 0). */
+    for (i = 0; i < r->nbenchmarks; i++)
+        nrows += 1 + (shows_cases(&r->benchmarks[i])
+                          ? r->benchmarks[i].ncases
+                          : 0);
+    cells = pg_calloc(nrows ? nrows : 1, sizeof(*cells));
+    row_bench = pg_calloc(nrows ? nrows : 1, sizeof(*row_bench));
     for (k = 0; k < NCOL; k++)
         w[k] = strlen(heads[k]);
-    for (i = 0; i < r->nbenchmarks; i++) {
+    for (i = 0, j = 0; i < r->nbenchmarks; i++) {
         const pg_bench_result *b = &r->benchmarks[i];
-        pg_str_puts(&cells[i][0], b->name);
-        pg_format_ns(&cells[i][1], b->base_ns);
-        pg_format_ns(&cells[i][2], b->head_ns);
-        pg_format_change(&cells[i][3], b->change);
-        pg_format_interval(&cells[i][4], b->change_lo, b->change_hi);
+        size_t c;
+        row_bench[j] = b;
+        pg_str_puts(&cells[j][0], b->name);
+        pg_format_ns(&cells[j][1], b->base_ns);
+        pg_format_ns(&cells[j][2], b->head_ns);
+        pg_format_change(&cells[j][3], b->change);
+        pg_format_interval(&cells[j][4], b->change_lo, b->change_hi);
         if (b->rounds > 0)
-            pg_str_printf(&cells[i][5], "%d", b->rounds);
+            pg_str_printf(&cells[j][5], "%d", b->rounds);
         else
-            pg_str_puts(&cells[i][5], "–");
-        cell_status(&cells[i][6], b);
-        for (k = 0; k < NCOL; k++)
-            if (width(pg_str_cstr(&cells[i][k])) > w[k])
-                w[k] = width(pg_str_cstr(&cells[i][k]));
+            pg_str_puts(&cells[j][5], "–");
+        cell_status(&cells[j][6], b);
+        j++;
+        for (c = 0; shows_cases(b) && c < b->ncases; c++, j++) {
+            const pg_case_result *cr = &b->cases[c];
+            row_bench[j] = NULL;
+            pg_str_printf(&cells[j][0], "  %s", cr->name);
+            pg_format_ns(&cells[j][1], cr->base_ns);
+            pg_format_ns(&cells[j][2], cr->head_ns);
+            pg_format_change(&cells[j][3], cr->change);
+            pg_format_interval(&cells[j][4], cr->change_lo, cr->change_hi);
+            pg_str_puts(&cells[j][6], pg_status_name(cr->status));
+        }
     }
+    for (j = 0; j < nrows; j++)
+        for (k = 0; k < NCOL; k++)
+            if (width(pg_str_cstr(&cells[j][k])) > w[k])
+                w[k] = width(pg_str_cstr(&cells[j][k]));
 
     pg_str_puts(out, "base  ");
     describe_side(out, &r->base, 0);
@@ -274,22 +334,32 @@ void pg_report_terminal(pg_str *out, const pg_result *r, int color)
         pad(out, heads[k], k + 1 < NCOL ? w[k] : 0);
     }
     pg_str_printf(out, "%s\n", color ? RESET : "");
-    for (i = 0; i < r->nbenchmarks; i++) {
-        const pg_bench_result *b = &r->benchmarks[i];
+    for (j = 0; j < nrows; j++) {
+        const pg_bench_result *b = row_bench[j];
+        if (!b && color)
+            pg_str_puts(out, DIM);
         for (k = 0; k < NCOL; k++) {
             pg_str_puts(out, k ? "  " : "");
-            if (k == NCOL - 1 && color)
+            if (k == NCOL - 1 && color && b)
                 pg_str_puts(out, status_color(b));
-            pad(out, pg_str_cstr(&cells[i][k]), k + 1 < NCOL ? w[k] : 0);
-            pg_str_free(&cells[i][k]);
+            pad(out, pg_str_cstr(&cells[j][k]), k + 1 < NCOL ? w[k] : 0);
+            pg_str_free(&cells[j][k]);
         }
         pg_str_printf(out, "%s\n", color ? RESET : "");
     }
     free(cells);
+    free(row_bench);
 
     /* Why, for everything that is not a plain verdict. */
     for (i = 0; i < r->nbenchmarks; i++) {
         const pg_bench_result *b = &r->benchmarks[i];
+        const pg_case_result *hidden = pg_bench_hidden_regression(b);
+        if (hidden) {
+            pg_str_printf(out, "\n%s%s%s: ", color ? BOLD : "", b->name,
+                          color ? RESET : "");
+            hidden_line(out, b, hidden);
+            pg_str_putc(out, '\n');
+        }
         if (!b->message)
             continue;
         pg_str_printf(out, "\n%s%s%s: %s\n", color ? BOLD : "", b->name,
@@ -398,6 +468,8 @@ static const char *status_icon(const pg_bench_result *b)
 
 static void md_bench_row(pg_str *out, const pg_bench_result *b)
 {
+    const pg_case_result *hidden;
+
     pg_str_puts(out, "| **");
     md_text(out, b->name, 200);
     pg_str_puts(out, "** | ");
@@ -423,6 +495,12 @@ static void md_bench_row(pg_str *out, const pg_bench_result *b)
     pg_str_printf(out, " | %s %s", status_icon(b), pg_status_name(b->status));
     if (b->side != PG_SIDE_NONE && is_failure(b->status))
         pg_str_printf(out, " (%s)", pg_side_name(b->side));
+    if ((hidden = pg_bench_hidden_regression(b))) {
+        pg_str_puts(out, ", but ⚠️ ");
+        md_text(out, hidden->name, 200);
+        pg_str_puts(out, " is ");
+        slower_text(out, hidden->change);
+    }
     pg_str_puts(out, " |\n");
 }
 
@@ -451,7 +529,13 @@ static void md_case_rows(pg_str *out, const pg_result *r,
         pg_format_ns(out, c->head_ns);
         pg_str_puts(out, " | ");
         pg_format_change(out, c->change);
-        pg_str_puts(out, " | ");
+        if (isfinite(c->change_lo)) {
+            pg_str_puts(out, " <sub>");
+            pg_format_interval(out, c->change_lo, c->change_hi);
+            pg_str_puts(out, "</sub>");
+        }
+        pg_str_printf(out, " | %s | ",
+                      isfinite(c->change) ? pg_status_name(c->status) : "–");
         md_rate(out, c->flops, c->head_ns, 1e9);
         pg_str_puts(out, " | ");
         md_rate(out, c->bytes, c->head_ns, 1e9);
@@ -542,16 +626,31 @@ void pg_report_markdown(pg_str *out, const pg_result *r)
         pg_str_printf(out, "\n…and %zu more benchmarks: see the JSON report.\n",
                       r->nbenchmarks - shown);
     pg_str_putc(out, '\n');
+    for (i = 0; i < shown; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        const pg_case_result *hidden = pg_bench_hidden_regression(b);
+        pg_str tmp = PG_STR_INIT;
+        if (!hidden)
+            continue;
+        hidden_line(&tmp, b, hidden);
+        pg_str_puts(out, "> ⚠️ **");
+        md_text(out, b->name, 200);
+        pg_str_puts(out, "**: ");
+        md_text(out, pg_str_cstr(&tmp), 600);
+        pg_str_puts(out, "\n\n");
+        pg_str_free(&tmp);
+    }
 
     /* Per-case figures, collapsed; dropped whole when they do not fit. */
     pg_str_clear(&section);
     pg_str_puts(&section,
                 "<details><summary>Per-case results</summary>\n\n"
-                "| Benchmark | Case | Base | Head | Change | GFLOPS (head) | "
-                "GB/s (head) |");
-    pg_str_puts(&section, r->gpu.present ? " Of the GPU's peak (head) |\n"
-                                           "|---|---|---|---|---|---|---|---|\n"
-                                         : "\n|---|---|---|---|---|---|---|\n");
+                "| Benchmark | Case | Base | Head | Change | Status | "
+                "GFLOPS (head) | GB/s (head) |");
+    pg_str_puts(&section,
+                r->gpu.present ? " Of the GPU's peak (head) |\n"
+                                 "|---|---|---|---|---|---|---|---|---|\n"
+                               : "\n|---|---|---|---|---|---|---|---|\n");
     for (i = 0; i < shown; i++)
         md_case_rows(&section, r, &r->benchmarks[i]);
     pg_str_puts(&section, "\n</details>\n\n");

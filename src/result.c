@@ -115,9 +115,24 @@ static cJSON *side_json(const pg_side_info *s)
     return o;
 }
 
+/* "change_interval": [lo, hi], or null when not measured. */
+static void add_interval(cJSON *o, double lo, double hi)
+{
+    cJSON *iv;
+
+    if (isnan(lo) || isnan(hi)) {
+        cJSON_AddNullToObject(o, "change_interval");
+        return;
+    }
+    iv = cJSON_AddArrayToObject(o, "change_interval");
+    cJSON_AddItemToArray(iv, cJSON_CreateNumber(lo));
+    cJSON_AddItemToArray(iv, cJSON_CreateNumber(hi));
+}
+
 static cJSON *bench_json(const pg_bench_result *b)
 {
     cJSON *o = cJSON_CreateObject(), *cases, *calls;
+    const pg_case_result *hidden;
     size_t i;
 
     add_string(o, "name", b->name);
@@ -125,12 +140,16 @@ static cJSON *bench_json(const pg_bench_result *b)
     add_string(o, "status", pg_status_name(b->status));
     add_string(o, "side", pg_side_name(b->side));
     add_number(o, "change", b->change);
-    if (isnan(b->change_lo)) {
-        cJSON_AddNullToObject(o, "change_interval");
+    add_interval(o, b->change_lo, b->change_hi);
+    cJSON_AddStringToObject(o, "gate", b->gate_cases ? "cases" : "total");
+    /* The case that got slower beyond the floor under a total that does
+     * not say so (gate: total), for CI annotations. */
+    if ((hidden = pg_bench_hidden_regression(b))) {
+        cJSON *h = cJSON_AddObjectToObject(o, "slower_case");
+        add_string(h, "name", hidden->name);
+        add_number(h, "change", hidden->change);
     } else {
-        cJSON *iv = cJSON_AddArrayToObject(o, "change_interval");
-        cJSON_AddItemToArray(iv, cJSON_CreateNumber(b->change_lo));
-        cJSON_AddItemToArray(iv, cJSON_CreateNumber(b->change_hi));
+        cJSON_AddNullToObject(o, "slower_case");
     }
     add_number(o, "base_ns", b->base_ns);
     add_number(o, "head_ns", b->head_ns);
@@ -151,6 +170,9 @@ static cJSON *bench_json(const pg_bench_result *b)
         add_number(co, "base_ns", c->base_ns);
         add_number(co, "head_ns", c->head_ns);
         add_number(co, "change", c->change);
+        add_interval(co, c->change_lo, c->change_hi);
+        if (!isnan(c->change))
+            add_string(co, "status", pg_status_name(c->status));
         add_number(co, "flops", c->flops);
         add_number(co, "bytes", c->bytes);
         cJSON_AddNumberToObject(co, "inner", (double)c->inner);
@@ -354,6 +376,17 @@ static void read_side(pg_side_info *s, const cJSON *o)
     s->dirty = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "dirty"));
 }
 
+static void read_interval(const cJSON *o, double *lo, double *hi)
+{
+    const cJSON *iv = cJSON_GetObjectItemCaseSensitive(o, "change_interval");
+
+    *lo = *hi = NAN;
+    if (cJSON_IsArray(iv) && cJSON_GetArraySize(iv) == 2) {
+        *lo = get_number_at(iv, 0);
+        *hi = get_number_at(iv, 1);
+    }
+}
+
 static int read_bench(pg_result *r, const cJSON *o, const char *display)
 {
     const cJSON *status = cJSON_GetObjectItemCaseSensitive(o, "status");
@@ -383,11 +416,9 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
                                               : PG_SIDE_NONE;
     free(side);
     b->change = get_number(o, "change");
-    iv = cJSON_GetObjectItemCaseSensitive(o, "change_interval");
-    if (cJSON_GetArraySize(iv) == 2) {
-        b->change_lo = get_number_at(iv, 0);
-        b->change_hi = get_number_at(iv, 1);
-    }
+    read_interval(o, &b->change_lo, &b->change_hi);
+    iv = cJSON_GetObjectItemCaseSensitive(o, "gate");
+    b->gate_cases = cJSON_IsString(iv) && !strcmp(iv->valuestring, "cases");
     b->stop = get_string(o, "stop");
     b->cold = cJSON_IsString(cache) && !strcmp(cache->valuestring, "cold");
     b->base_ns = get_number(o, "base_ns");
@@ -420,6 +451,12 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
         cr->base_ns = get_number(c, "base_ns");
         cr->head_ns = get_number(c, "head_ns");
         cr->change = get_number(c, "change");
+        read_interval(c, &cr->change_lo, &cr->change_hi);
+        iv = cJSON_GetObjectItemCaseSensitive(c, "status");
+        st = cJSON_IsString(iv) ? pg_status_parse(iv->valuestring) : -1;
+        cr->status = st == PG_STATUS_REGRESSION || st == PG_STATUS_IMPROVEMENT
+                         ? (pg_status)st
+                         : PG_STATUS_UNCHANGED;
         cr->flops = get_number(c, "flops");
         cr->bytes = get_number(c, "bytes");
         cr->inner = (uint64_t)get_number(c, "inner");

@@ -34,6 +34,10 @@ typedef struct pg_case_result {
     char *name;
     double base_ns, head_ns; /* minimum per call; NAN when not measured */
     double change;           /* NAN when not measured */
+    double change_lo;        /* its 95% interval; NAN */
+    double change_hi;
+    pg_status status;        /* unchanged, regression or improvement by its
+                                own change; unchanged when not measured */
     double flops, bytes;     /* per call; 0 when the problem does not say */
     uint64_t inner;          /* calls per sample */
     double overhead_ns;      /* harness cost per call, discounted */
@@ -59,6 +63,8 @@ typedef struct pg_bench_result {
     double change_lo;    /* its 95% interval from the paired rounds; NAN */
     double change_hi;
     char *stop;          /* why measuring stopped: "clear", "max_time" */
+    int gate_cases;      /* gate: cases (any case beyond the floor fails);
+                            0: gate: total, the sum of minimums */
     int cold;            /* measured with cold caches */
     double base_ns;      /* sums of per-case minimums; NAN when not measured */
     double head_ns;

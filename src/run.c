@@ -74,10 +74,11 @@ static void on_line(void *payload, const char *line)
             ctx->spec->on_progress)
             ctx->spec->on_progress(ctx->spec->payload, a, round, elapsed);
     } else if (!strcmp(word, "case")) {
-        char f[6][40];
+        char f[8][40];
         size_t i;
-        if (sscanf(line + n, "%zu %39s %39s %39s %39s %39s %39s", &i, f[0],
-                   f[1], f[2], f[3], f[4], f[5]) != 7 ||
+        if (sscanf(line + n, "%zu %39s %39s %39s %39s %39s %39s %39s %39s",
+                   &i, f[0], f[1], f[2], f[3], f[4], f[5], f[6],
+                   f[7]) != 9 ||
             i >= out->ncases)
             return;
         out->cases[i].base_ns = parse_double(f[0]);
@@ -86,6 +87,8 @@ static void on_line(void *payload, const char *line)
         out->cases[i].inner = strtoull(f[3], NULL, 10);
         out->cases[i].flops = parse_double(f[4]);
         out->cases[i].bytes = parse_double(f[5]);
+        out->cases[i].change_lo = parse_double(f[6]);
+        out->cases[i].change_hi = parse_double(f[7]);
     } else if (!strcmp(word, "gpu")) {
         pg_gpu_run *g = &out->gpu;
         unsigned long long v[3];
@@ -248,6 +251,7 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *spec,
         out->cases[c].name = pg_strdup(spec->cases[c].name);
         out->cases[c].base_ns = out->cases[c].head_ns = NAN;
         out->cases[c].change = NAN;
+        out->cases[c].change_lo = out->cases[c].change_hi = NAN;
     }
 
     memset(&pctx, 0, sizeof(pctx));

@@ -17,7 +17,7 @@
  * Events, one line each (run.c reads them):
  *   fail STATUS SIDE MESSAGE      the benchmark ends with STATUS
  *   progress STAGE ROUND SECONDS  for the progress line
- *   case I BASE HEAD OVERHEAD INNER FLOPS BYTES
+ *   case I BASE HEAD OVERHEAD INNER FLOPS BYTES LO HI
  *   done ROUNDS CALLS_BASE CALLS_HEAD SECONDS CHANGE LO HI STOP
  *   gpu RUNTIME SAMPLES THROTTLED KEPT_THROTTLED CLOCK_MHZ GATED
  * Which side is running user code, and since when, is in the pg_watch that
@@ -380,6 +380,7 @@ static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
                          spec->settings->noise_floor);
     opts.watch = ctx.watch;
     opts.sides = sides;
+    opts.gate_cases = spec->gate_cases;
     if (ctx.gpu) {
         /* To its working clocks first, then measured as any other. */
         send_line(&ctx, "progress warming 0 0");
@@ -405,11 +406,12 @@ static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
         double ns[2] = {NAN, NAN};
         for (k = 0; k < nsides; k++)
             ns[sides[k]] = timing[c].ns[k];
-        send_line(&ctx, "case %zu %.6f %.6f %.6f %llu %.17g %.17g", c, ns[0],
-                  ns[1], timing[c].overhead_ns,
+        send_line(&ctx, "case %zu %.6f %.6f %.6f %llu %.17g %.17g %.9f %.9f",
+                  c, ns[0], ns[1], timing[c].overhead_ns,
                   (unsigned long long)timing[c].inner,
                   p->flops ? p->flops(pc) : 0.0,
-                  p->bytes ? p->bytes(pc) : 0.0);
+                  p->bytes ? p->bytes(pc) : 0.0, timing[c].change.lo,
+                  timing[c].change.hi);
     }
     {
         unsigned long long calls[2] = {0, 0};

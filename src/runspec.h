@@ -17,6 +17,7 @@
  *   gpu 0
  *   cold 0
  *   verify_only 0                                     (1: check, not time)
+ *   gate_cases 0                                      (1: gate: cases)
  *   clock ID TICKS_PER_NS OVERHEAD_NS RESOLUTION_NS   (absent: choose one)
  *   case n=1000                                       (one per case)
  */
@@ -42,6 +43,7 @@ typedef struct pg_run_spec {
     int gpu;            /* CUDA solutions: measured on the device */
     int cold;           /* cache: cold (the device flushes its own) */
     int verify_only;    /* check the sides, do not time them */
+    int gate_cases;     /* gate: cases, each case clear of the floor */
     const pg_clock_info *clock; /* the clock to time with; NULL: choose */
     /* Progress while measuring; may be NULL (the parent's only). */
     void (*on_progress)(void *payload, const char *stage, int round,

@@ -14,6 +14,27 @@ pg_status pg_classify(double change, double noise_floor)
     return PG_STATUS_UNCHANGED;
 }
 
+/*
+ * A case's own verdict.  Under gate: cases it is the rule itself, and the
+ * measurement went on until every case was clear of the floor.  Under
+ * gate: total only the total was made clear, so a case counts as slower
+ * (or faster) only when its whole interval is beyond the floor: what is
+ * said of a case must not be noise.
+ */
+static pg_status case_status(const pg_case_result *c, int gate_cases,
+                             double noise_floor)
+{
+    if (isnan(c->change))
+        return PG_STATUS_UNCHANGED;
+    if (gate_cases)
+        return pg_classify(c->change, noise_floor);
+    if (c->change_lo > noise_floor)
+        return PG_STATUS_REGRESSION;
+    if (c->change_hi < -noise_floor)
+        return PG_STATUS_IMPROVEMENT;
+    return PG_STATUS_UNCHANGED;
+}
+
 void pg_decide(pg_bench_result *b, double noise_floor)
 {
     double base = 0, head = 0;
@@ -23,7 +44,13 @@ void pg_decide(pg_bench_result *b, double noise_floor)
         pg_case_result *c = &b->cases[i];
         base += c->base_ns;
         head += c->head_ns;
-        c->change = c->base_ns > 0 ? c->head_ns / c->base_ns - 1 : NAN;
+        c->change = c->base_ns > 0   ? c->head_ns / c->base_ns - 1
+                    : c->head_ns > 0 ? INFINITY
+                    : c->base_ns == 0 ? 0
+                                      : NAN;
+        c->status = b->status == PG_STATUS_NEW
+                        ? PG_STATUS_UNCHANGED
+                        : case_status(c, b->gate_cases, noise_floor);
     }
     b->base_ns = base;
     b->head_ns = head;
@@ -39,6 +66,25 @@ void pg_decide(pg_bench_result *b, double noise_floor)
         b->change = head > 0 ? INFINITY : 0;
     b->status = pg_classify(b->change, noise_floor);
     b->side = PG_SIDE_NONE;
+    for (i = 0; b->gate_cases && i < b->ncases; i++)
+        if (b->cases[i].status == PG_STATUS_REGRESSION)
+            b->status = PG_STATUS_REGRESSION;
+}
+
+const pg_case_result *pg_bench_hidden_regression(const pg_bench_result *b)
+{
+    const pg_case_result *worst = NULL;
+    size_t i;
+
+    if (b->status == PG_STATUS_REGRESSION || pg_bench_fails_gate(b))
+        return NULL;
+    for (i = 0; i < b->ncases; i++) {
+        const pg_case_result *c = &b->cases[i];
+        if (c->status == PG_STATUS_REGRESSION &&
+            (!worst || c->change > worst->change))
+            worst = c;
+    }
+    return worst;
 }
 
 static int is_failure_status(pg_status st)

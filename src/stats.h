@@ -3,7 +3,9 @@
  *
  * A side's total is the sum of its cases' minimum times.  The change is
  * head_total / base_total - 1: a regression when it is above the noise
- * floor, an improvement below minus the floor, else unchanged.  The gate
+ * floor, an improvement below minus the floor, else unchanged.  Under
+ * gate: cases, any case whose own change is above the floor makes the
+ * benchmark a regression too.  The gate
  * fails on any regression, and on a head side that is incorrect, crashed,
  * timed out or failed to build.  A failure on the base side alone is
  * reported and does not fail the gate.
@@ -18,6 +20,14 @@
  * and sets b->status by the rule above.  Call on a fully measured result.
  */
 void pg_decide(pg_bench_result *b, double noise_floor);
+
+/*
+ * Under gate: total, the case that got slower beyond the floor (its whole
+ * interval above it) while the benchmark's verdict does not say so: the
+ * slowest such, or NULL.  Said on the verdict line, in the comment and as
+ * a CI annotation, so that a case 3x slower cannot hide under the total.
+ */
+const pg_case_result *pg_bench_hidden_regression(const pg_bench_result *b);
 
 /* The status for `change` against `noise_floor`. */
 pg_status pg_classify(double change, double noise_floor);

@@ -290,6 +290,23 @@ class Action(RepoTest):
         self.assertIn("not a pull request; no comment", log)
         self.assertEqual(self.server.requests, [])
 
+    def test_a_case_slower_under_a_better_total_is_a_warning(self):
+        self.checkout = self.repo
+        report = {"verdict": "pass", "noise_floor": 0.1, "benchmarks": [
+            {"name": "crc", "status": "improvement", "change": -0.5,
+             "slower_case": {"name": "n=64", "change": 1.9}}]}
+        with open(os.path.join(self.runner_temp, "perfgate.json"), "w") as f:
+            json.dump(report, f)
+        with open(os.path.join(self.runner_temp, "perfgate.status"),
+                  "w") as f:
+            f.write("0")
+        p = self.step("publish", self.event("a" * 40, "b" * 40))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("::warning title=perfgate%3A crc case slower::the "
+                      "total is improvement, but case n=64 is +190.0%25 slower",
+                      p.stdout)
+        self.assertNotIn("::error", p.stdout)
+
     def test_a_failed_post_is_a_warning(self):
         a, b, c = self.pull_request()
         self.server.fail = True

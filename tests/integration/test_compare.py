@@ -54,6 +54,47 @@ class Verdicts(RepoTest):
         self.assertTrue(r.json["head"]["worktree"])
         self.assertFalse(r.json["head"]["dirty"])
 
+    def test_a_case_much_slower_under_a_faster_total_is_said(self):
+        # Four lanes make the large case about 4x faster; the small one
+        # does its work 40 times over: some 40x slower, a tiny part of the
+        # total.
+        small_slow = LANES.replace("    float a = 0", """    if (n < 1000) {
+        float s = 0;
+        for (int k = 0; k < 40; k++)
+            for (size_t j = 0; j < n; j++)
+                s += in[j] * (k == 0);
+        out[0] = s;
+        return;
+    }
+    float a = 0""")
+        config = CONFIG.replace("cases: [{n: 20000}, {n: 60000}]",
+                                "cases: [{n: 64}, {n: 400000}]")
+        self.base_repo(config=config)
+        self.commit({"src/sum.c": small_slow})
+        r = self.perfgate("HEAD~1", "HEAD")
+        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+        b = r.bench()
+        self.assertEqual(b["status"], "improvement")
+        self.assertEqual(b["gate"], "total")
+        small = b["cases"][0]
+        self.assertEqual(small["status"], "regression")
+        self.assertGreater(small["change_interval"][0], 0.05)
+        self.assertEqual(b["slower_case"]["name"], "n=64")
+        self.assertEqual(b["cases"][1]["status"], "improvement")
+        self.assertRegex(r.stdout, r"improvement, but n=64 is [\d.]+x slower")
+        self.assertIn("  n=64 ", r.stdout)  # the case's own row
+        self.assertIn("'gate: cases'", r.stdout)
+        # In the comment, above the collapsed details.
+        warn = r.markdown.index("⚠️ **sum**")
+        self.assertLess(warn, r.markdown.index("<details>"))
+        # gate: cases fails it.
+        self.write("perfgate.yml", config.replace(
+            "settings:", "settings:\n  gate: cases"))
+        r = self.perfgate("HEAD~1", "HEAD")
+        self.assertEqual(r.code, 1, r.stdout + r.stderr)
+        self.assertEqual(r.bench()["status"], "regression")
+        self.assertEqual(r.bench()["gate"], "cases")
+
     def test_uncommitted_changes_are_the_head(self):
         self.base_repo()
         self.write("src/sum.c", TWICE)  # not committed

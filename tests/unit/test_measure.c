@@ -208,30 +208,60 @@ static void interval(void)
 
     /* The estimate is the ratio of the minimums. */
     fill(samples, ROUNDS, 1.10, 0.5, 0);
-    pg_change_interval(&iv, samples, overhead, 1, ROUNDS, 200);
+    pg_change_interval(&iv, NULL, samples, overhead, 1, ROUNDS, 200);
     CHECK_NEAR(iv.change, 0.10, 1e-9);
     CHECK(iv.lo <= iv.change && iv.change <= iv.hi);
     CHECK(iv.hi - iv.lo < 0.01); /* many rounds reach the minimum */
 
     /* The same samples give the same interval: the seed is fixed. */
-    pg_change_interval(&again, samples, overhead, 1, ROUNDS, 200);
+    pg_change_interval(&again, NULL, samples, overhead, 1, ROUNDS, 200);
     CHECK(again.lo == iv.lo && again.hi == iv.hi);
 
     /* Few rounds near the minimum: the interval widens. */
     fill(samples, 12, 1.10, 3.0, 0);
     samples[0] = 90; /* one lucky base round */
-    pg_change_interval(&wide, samples, overhead, 1, 12, 200);
+    pg_change_interval(&wide, NULL, samples, overhead, 1, 12, 200);
     CHECK(wide.hi - wide.lo > iv.hi - iv.lo);
     CHECK(wide.lo <= wide.change && wide.change <= wide.hi);
 
     /* Overhead is discounted from both sides before the ratio. */
     fill(samples, ROUNDS, 1.10, 0, 0);
     overhead[0] = 50;
-    pg_change_interval(&iv, samples, overhead, 1, ROUNDS, 200);
+    pg_change_interval(&iv, NULL, samples, overhead, 1, ROUNDS, 200);
     CHECK_NEAR(iv.change, 60.0 / 50.0 - 1, 1e-9);
 }
 
+static void case_intervals(void)
+{
+    enum { ROUNDS = 100, CASES = 2 };
+    static double samples[ROUNDS * CASES * 2];
+    double overhead[CASES] = {0, 0};
+    pg_interval total, cases[CASES], alone;
+    int r;
+
+    /* Case 0 (10 ns) gets 3x slower, case 1 (1000 ns) 10% faster: the
+     * total improves while one case is far beyond the floor. */
+    for (r = 0; r < ROUNDS; r++) {
+        double noise = (r * 7919 % 13) * 0.01;
+        samples[(r * CASES + 0) * 2 + 0] = 10 + noise;
+        samples[(r * CASES + 0) * 2 + 1] = 30 + noise;
+        samples[(r * CASES + 1) * 2 + 0] = 1000 + noise * 10;
+        samples[(r * CASES + 1) * 2 + 1] = 900 + noise * 10;
+    }
+    pg_change_interval(&total, cases, samples, overhead, CASES, ROUNDS, 200);
+    CHECK_NEAR(total.change, 930.0 / 1010.0 - 1, 1e-9);
+    CHECK_NEAR(cases[0].change, 2.0, 1e-9);
+    CHECK_NEAR(cases[1].change, -0.10, 1e-9);
+    CHECK(cases[0].lo > 1.9 && cases[0].hi < 2.1);
+    CHECK(cases[1].lo <= cases[1].change && cases[1].change <= cases[1].hi);
+    /* The total is the same with or without the cases asked for. */
+    pg_change_interval(&alone, NULL, samples, overhead, CASES, ROUNDS, 200);
+    CHECK(alone.change == total.change && alone.lo == total.lo &&
+          alone.hi == total.hi);
+}
+
 const pg_test pg_tests_measure[] = {
+    {"case_intervals", case_intervals},
     {"empty_solution_measures_zero", empty_solution_measures_zero},
     {"known_ratio", known_ratio},
     {"calibration", calibration},

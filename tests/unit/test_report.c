@@ -35,6 +35,8 @@ static void sample(pg_result *r, size_t n)
         b->cases[0].flops = 1000;
         b->cases[0].bytes = 4000;
         b->cases[0].inner = 1;
+        b->cases[0].change_lo = i % 2 ? -0.12 : 0.20;
+        b->cases[0].change_hi = i % 2 ? -0.10 : 0.23;
         b->rounds = 315;
         pg_decide(b, r->noise_floor);
         if (i == 0) {
@@ -59,7 +61,8 @@ static void markdown_shape(void)
                    "improvement |");
     CHECK_CONTAINS(pg_str_cstr(&md), "<details><summary>Per-case results");
     CHECK_CONTAINS(pg_str_cstr(&md), "| bench\\_1 | n=1000 | 32.8 µs | 29.2 "
-                                     "µs | -11.0% | 0.03 | 0.14 |");
+                                     "µs | -11.0% <sub>-12.0 … -10.0%</sub> "
+                                     "| improvement | 0.03 | 0.14 |");
     CHECK_CONTAINS(pg_str_cstr(&md), "Base `0123456789` (HEAD\\~1)");
     CHECK_CONTAINS(pg_str_cstr(&md), "working tree (uncommitted changes)");
     CHECK_CONTAINS(pg_str_cstr(&md), "Noise floor 5% (default)");

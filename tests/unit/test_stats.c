@@ -64,6 +64,40 @@ static void new_keeps_its_status(void)
     CHECK_NEAR(b.head_ns, 300, 1e-9);
 }
 
+static void every_case_gated(void)
+{
+    /* The rule's total improves (1010 < 1100) while case 0 got 3x
+     * slower. */
+    pg_bench_result b = bench(10, 30, 1090, 980);
+
+    b.cases[0].change_lo = 1.9;
+    b.cases[0].change_hi = 2.1;
+    b.cases[1].change_lo = -0.11;
+    b.cases[1].change_hi = -0.09;
+    pg_decide(&b, 0.05);
+    CHECK(b.status == PG_STATUS_IMPROVEMENT);
+    CHECK(b.cases[0].status == PG_STATUS_REGRESSION);
+    CHECK(b.cases[1].status == PG_STATUS_IMPROVEMENT);
+    CHECK(pg_bench_hidden_regression(&b) == &b.cases[0]);
+
+    /* Under gate: total, a case is said slower only when its whole
+     * interval is beyond the floor. */
+    b = bench(100, 106, 1000, 1000);
+    b.cases[0].change_lo = 0.01;
+    b.cases[0].change_hi = 0.08;
+    pg_decide(&b, 0.05);
+    CHECK(b.cases[0].status == PG_STATUS_UNCHANGED);
+    CHECK(pg_bench_hidden_regression(&b) == NULL);
+
+    /* gate: cases: any case beyond the floor fails. */
+    b = bench(10, 30, 1090, 980);
+    b.gate_cases = 1;
+    pg_decide(&b, 0.05);
+    CHECK(b.status == PG_STATUS_REGRESSION);
+    CHECK(pg_bench_fails_gate(&b));
+    CHECK(pg_bench_hidden_regression(&b) == NULL);
+}
+
 static void which_failures_fail_the_gate(void)
 {
     pg_bench_result b;
@@ -96,4 +130,5 @@ const pg_test pg_tests_stats[] = {
     {"zero_totals_are_equal", zero_totals_are_equal},
     {"new_keeps_its_status", new_keeps_its_status},
     {"which_failures_fail_the_gate", which_failures_fail_the_gate},
+    {"every_case_gated", every_case_gated},
     PG_TESTS_END};
