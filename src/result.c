@@ -142,6 +142,7 @@ static cJSON *bench_json(const pg_bench_result *b)
     add_number(o, "change", b->change);
     add_interval(o, b->change_lo, b->change_hi);
     cJSON_AddStringToObject(o, "gate", b->gate_cases ? "cases" : "total");
+    cJSON_AddBoolToObject(o, "identical_code", b->identical);
     /* The case that got slower beyond the floor under a total that does
      * not say so (gate: total), for CI annotations. */
     if ((hidden = pg_bench_hidden_regression(b))) {
@@ -419,6 +420,8 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
     read_interval(o, &b->change_lo, &b->change_hi);
     iv = cJSON_GetObjectItemCaseSensitive(o, "gate");
     b->gate_cases = cJSON_IsString(iv) && !strcmp(iv->valuestring, "cases");
+    b->identical =
+        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "identical_code"));
     b->stop = get_string(o, "stop");
     b->cold = cJSON_IsString(cache) && !strcmp(cache->valuestring, "cold");
     b->base_ns = get_number(o, "base_ns");

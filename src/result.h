@@ -65,6 +65,8 @@ typedef struct pg_bench_result {
     char *stop;          /* why measuring stopped: "clear", "max_time" */
     int gate_cases;      /* gate: cases (any case beyond the floor fails);
                             0: gate: total, the sum of minimums */
+    int identical;       /* both sides load the same code: unchanged, not
+                            measured */
     int cold;            /* measured with cold caches */
     double base_ns;      /* sums of per-case minimums; NAN when not measured */
     double head_ns;

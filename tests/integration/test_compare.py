@@ -19,7 +19,10 @@ class Verdicts(RepoTest):
 
     def test_unchanged(self):
         self.base_repo()
-        self.commit({"src/sum.c": "/* reworded comment */\n" + SERIAL})
+        # The same work, in code that differs (one function more), so that
+        # it is measured rather than found identical.
+        self.commit({"src/sum.c": SERIAL + "int sum_revision(void) "
+                                           "{ return 2; }\n"})
         r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "15%")
         self.assertEqual(r.code, 0, r.stderr)
         b = r.bench()
@@ -29,6 +32,33 @@ class Verdicts(RepoTest):
         self.assertGreaterEqual(b["rounds"], 5)
         self.assertEqual(len(b["cases"]), 2)
         self.assertIsNone(b["side"])
+
+    def test_identical_code_is_not_measured(self):
+        self.base_repo()
+        self.commit({"src/sum.c": "/* reworded comment */\n" + SERIAL,
+                     "README": "docs only\n"})
+        r = self.perfgate("HEAD~1", "HEAD")
+        self.assertEqual(r.code, 0, r.stderr)
+        b = r.bench()
+        self.assertEqual(b["status"], "unchanged")
+        self.assertTrue(b["identical_code"])
+        self.assertEqual(b["rounds"], 0)
+        self.assertEqual(b["change"], 0)
+        self.assertIn("unchanged (identical code)", r.stdout)
+        self.assertIn("(identical code)", r.markdown)
+        # The self-check measures whatever the code.
+        r = self.perfgate("--aa", "HEAD", "--noise-floor", "50%")
+        self.assertFalse(r.bench()["identical_code"])
+        self.assertGreater(r.bench()["rounds"], 0)
+
+    def test_identical_code_is_still_verified(self):
+        # Wrong on main and untouched by the change: the head is wrong.
+        self.base_repo(WRONG)
+        self.commit({"README": "docs only\n"})
+        r = self.perfgate("HEAD~1", "HEAD")
+        self.assertEqual(r.code, 1, r.stdout)
+        b = r.bench()
+        self.assertEqual((b["status"], b["side"]), ("incorrect", "head"))
 
     def test_slower_is_a_regression(self):
         self.base_repo()
@@ -616,7 +646,7 @@ class Library(RepoTest):
             config += ("  - {name: %s, problem: %s, sources: [src/%s.c], "
                        "cases: %s}\n" % (name, name, name, cases))
         self.commit(dict(self.sources(), **{"perfgate.yml": config}), "base")
-        r = self.perfgate()
+        r = self.perfgate("--aa")
         self.assertEqual(r.code, 0, r.stdout + r.stderr)
         for name in LIBRARY:
             b = r.bench(name)
