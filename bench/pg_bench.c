@@ -7,6 +7,7 @@
  *   pg_bench --problem LIB --base LIB --head LIB [--symbol NAME]
  *            [--cases "k=v; ..."] [--trials N] [--noise-floor F]
  *            [--max-time S] [--min-rounds N] [--cpu N]
+ *            [--gate total|cases]
  */
 #define _GNU_SOURCE
 #include "cleanup.h"
@@ -47,6 +48,7 @@ int main(int argc, char **argv)
         {"max-time", required_argument, NULL, 'm'},
         {"min-rounds", required_argument, NULL, 'r'},
         {"cpu", required_argument, NULL, 'u'},
+        {"gate", required_argument, NULL, 'g'},
         {NULL, 0, NULL, 0}};
     const char *problem = NULL, *lib[2] = {NULL, NULL}, *symbol = "chain";
     const char *cases_text = "seed=1; seed=2; seed=3";
@@ -54,7 +56,7 @@ int main(int argc, char **argv)
     size_t ncases = 0, i;
     pg_settings settings;
     pg_system sys;
-    int trials = 1, cpu = -1, c, t;
+    int trials = 1, cpu = -1, gate_cases = 0, c, t;
     char *tmp = NULL, *spec_path = NULL;
 
     pg_settings_defaults(&settings);
@@ -72,6 +74,7 @@ int main(int argc, char **argv)
         case 'm': settings.max_time = atof(optarg); break;
         case 'r': settings.min_rounds = atoi(optarg); break;
         case 'u': cpu = atoi(optarg); break;
+        case 'g': gate_cases = !strcmp(optarg, "cases"); break;
         default:
             fprintf(stderr, "usage: see the comment at the top of "
                             "bench/pg_bench.c\n");
@@ -122,6 +125,7 @@ int main(int argc, char **argv)
         spec.settings = &settings;
         spec.cpu = cpu;
         spec.clock = &pg_timer_current()->chosen;
+        spec.gate_cases = b->gate_cases = gate_cases;
 
         start = pg_now_ns();
         if (pg_run_bench(b, &spec, spec_path) < 0) {

@@ -1,0 +1,91 @@
+/*
+ * mem.c - memory-touching solutions of the built-in problems vector_add
+ * and reduce_sum, for bench/memory.py, in variants whose cost is known:
+ *
+ *   -DVARIANT=0  the base
+ *   -DVARIANT=1  A/A: the same loop, in a library whose code differs (one
+ *                function more), so that perfgate cannot skip it as
+ *                identical code
+ *   -DVARIANT=2  10% more bytes read: the first tenth of the inputs read
+ *                again after the pass (into a sink the compiler must keep)
+ *   -DVARIANT=3  2x: the whole pass done twice
+ *
+ * with -DREDUCE for reduce_sum, else vector_add.
+ */
+#include <stddef.h>
+
+#ifndef VARIANT
+#define VARIANT 0
+#endif
+
+/* Keeps a value the compiler would otherwise drop. */
+#define SINK(x) __asm__ __volatile__("" ::"r"(x))
+#define BARRIER() __asm__ __volatile__("" ::: "memory")
+
+#if VARIANT == 1
+int mem_variant(void);
+int mem_variant(void) { return 1; }
+#endif
+
+#ifdef REDUCE
+static float pass(const float *in, size_t n)
+{
+    float a = 0, b = 0, c = 0, d = 0;
+    size_t i = 0;
+
+    for (; i + 4 <= n; i += 4) {
+        a += in[i];
+        b += in[i + 1];
+        c += in[i + 2];
+        d += in[i + 3];
+    }
+    for (; i < n; i++)
+        a += in[i];
+    return (a + b) + (c + d);
+}
+
+void solution(const float *in, float *out, size_t n);
+void solution(const float *in, float *out, size_t n)
+{
+    float s = pass(in, n);
+#if VARIANT == 2
+    SINK(pass(in, n / 10));
+#elif VARIANT == 3
+    SINK(s);
+    BARRIER();
+    s = pass(in, n);
+#endif
+    out[0] = s;
+}
+#else
+static void pass(const float *a, const float *b, float *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        c[i] = a[i] + b[i];
+}
+
+/* Reads a[0..n) and b[0..n) in four independent chains, so that reading
+ * costs what the bytes cost, not a chain of dependent adds. */
+static float read_again(const float *a, const float *b, size_t n)
+{
+    float s[4] = {0, 0, 0, 0};
+    size_t i = 0;
+
+    for (; i + 4 <= n; i += 4)
+        for (int k = 0; k < 4; k++)
+            s[k] += a[i + k] + b[i + k];
+    return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+void solution(const float *a, const float *b, float *c, size_t n);
+void solution(const float *a, const float *b, float *c, size_t n)
+{
+    pass(a, b, c, n);
+#if VARIANT == 2
+    SINK(read_again(a, b, n / 10));
+#elif VARIANT == 3
+    BARRIER();
+    pass(a, b, c, n);
+#endif
+}
+#endif
