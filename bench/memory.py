@@ -11,7 +11,8 @@ does the same work, so that perfgate's identical-code skip does not hide
 the engine), 10% more bytes read, and 2x; then, per function, an A/A with
 all four sizes as cases under `gate: cases`; and an A/A with a noisy
 neighbour.  The true size of a change is measured independently: Google
-Benchmark, each side alone for 5 x 0.5 s, the ratio of the medians.
+Benchmark with both libraries in one process on the same arrays, 20
+repetitions of 0.1 s randomly interleaved, the ratio of the medians.
 """
 import argparse
 import json
@@ -81,28 +82,27 @@ def perfgate_trials(args, problem, base, head, cases, trials, cpu,
             if not r.get("system")]
 
 
-def gbench_json(args, lib, fn, n, cpu, out, repetitions, min_time):
+def gbench_json(args, lib, fn, n, cpu, out, repetitions, min_time,
+                extra=()):
     run(["taskset", "-c", str(cpu), args.gbench_mem, lib, fn, str(n),
          "--benchmark_repetitions=%d" % repetitions,
          "--benchmark_min_time=%s" % min_time, "--benchmark_format=json",
-         "--benchmark_out_format=json", "--benchmark_out=" + out])
+         "--benchmark_out_format=json", "--benchmark_out=" + out, *extra])
     with open(out) as f:
         return json.load(f)
 
 
-def median_time(j):
-    for b in j["benchmarks"]:
-        if b["name"] == "BM_mem_median":
-            return b["real_time"]
-    return None
-
-
 def true_change(args, base, head, fn, n, cpu, tmp):
-    """Each side alone, long: 5 repetitions of 0.5 s, the medians' ratio."""
-    t = [median_time(gbench_json(args, lib, fn, n, cpu,
-                                 os.path.join(tmp, "truth.json"), 5, "0.5"))
-         for lib in (base, head)]
-    return t[1] / t[0] - 1
+    """Independently of perfgate: Google Benchmark with both libraries in
+    one process on the same arrays (so that placement is the same for
+    both), 20 repetitions of 0.1 s randomly interleaved, the ratio of the
+    medians."""
+    j = gbench_json(args, base + "," + head, fn, n, cpu,
+                    os.path.join(tmp, "truth.json"), 20, "0.1",
+                    ["--benchmark_enable_random_interleaving=true"])
+    t = {b["run_name"]: b["real_time"] for b in j["benchmarks"]
+         if b.get("aggregate_name") == "median"}
+    return t["BM_head"] / t["BM_base"] - 1
 
 
 def gbench_trial(args, base, head, fn, n, cpu, tmp):
@@ -242,8 +242,9 @@ def render(args, rows, cpu, seconds):
            "Google Benchmark: %d trials per row, %d repetitions of "
            "--benchmark_min_time=%s, regression when the median rose by "
            "more than the floor with compare.py's U test p < 0.05. True "
-           "change: Google Benchmark, each side alone, 5 x 0.5 s, ratio of "
-           "the medians. Right: the expected verdict (A/A unchanged, 2x "
+           "change: Google Benchmark, both libraries in one process on the "
+           "same arrays, 20 x 0.1 s randomly interleaved, ratio of the "
+           "medians. Right: the expected verdict (A/A unchanged, 2x "
            "regression, +10%% bytes a regression where its true size is "
            "above 7%%, unchanged below 3%%, not scored between)."
            % (" " + " ".join(sys.argv[1:]) if sys.argv[1:] else "",
