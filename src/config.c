@@ -249,22 +249,18 @@ static int get_duration(parse_ctx *ctx, yaml_node_t *node, const char *key,
     return 0;
 }
 
-/* gate: total (0) or cases (1). */
-static int get_gate(parse_ctx *ctx, yaml_node_t *v, int *out)
+/* A key with two values: *out is 0 for `off`, 1 for `on`. */
+static int get_choice(parse_ctx *ctx, yaml_node_t *v, const char *key,
+                      const char *off, const char *on, int *out)
 {
     const char *t = scalar(v);
 
-    if (t && !strcmp(t, "total"))
-        *out = 0;
-    else if (t && !strcmp(t, "cases"))
-        *out = 1;
-    else
-        return fail_at(ctx, v,
-                       "gate '%s': want 'total' (the sum of minimums "
-                       "against the floor) or 'cases' (any case beyond "
-                       "the floor fails)",
-                       t ? t : "");
-    return 0;
+    if (t && (!strcmp(t, off) || !strcmp(t, on))) {
+        *out = !strcmp(t, on);
+        return 0;
+    }
+    return fail_at(ctx, v, "%s '%s': want '%s' or '%s'", key, t ? t : "",
+                   off, on);
 }
 
 static int parse_settings(parse_ctx *ctx, yaml_node_t *node, pg_settings *s)
@@ -307,7 +303,8 @@ static int parse_settings(parse_ctx *ctx, yaml_node_t *node, pg_settings *s)
         (err = get_positive_int(ctx, v, "min_rounds", &s->min_rounds)) < 0)
         return err;
     if ((v = lookup(ctx, node, "gate", NULL)) &&
-        (err = get_gate(ctx, v, &s->gate_cases)) < 0)
+        (err = get_choice(ctx, v, "gate", "total", "cases",
+                           &s->gate_cases)) < 0)
         return err;
     return 0;
 }
@@ -470,39 +467,19 @@ static int parse_benchmark(parse_ctx *ctx, yaml_node_t *node,
     /* Kernels are cold by default: in a real pipeline their inputs were
      * just written by something else, not left in the L2 by themselves. */
     b->cold = !strcmp(b->language, "cuda");
-    if ((v = lookup(ctx, node, "cache", NULL))) {
-        char *cache = NULL;
-        if ((err = get_string(ctx, v, "cache", &cache)) < 0)
-            return err;
-        b->cold = !strcmp(cache, "cold");
-        err = b->cold || !strcmp(cache, "warm")
-                  ? 0
-                  : fail_at(ctx, v, "cache '%s': want 'warm' or 'cold'",
-                            cache);
-        free(cache);
-        if (err < 0)
-            return err;
-    }
+    if ((v = lookup(ctx, node, "cache", NULL)) &&
+        (err = get_choice(ctx, v, "cache", "warm", "cold", &b->cold)) < 0)
+        return err;
 
     b->gate = -1;
     if ((v = lookup(ctx, node, "gate", NULL)) &&
-        (err = get_gate(ctx, v, &b->gate)) < 0)
+        (err = get_choice(ctx, v, "gate", "total", "cases", &b->gate)) < 0)
         return err;
 
-    if ((v = lookup(ctx, node, "symbols", NULL))) {
-        char *symbols = NULL;
-        if ((err = get_string(ctx, v, "symbols", &symbols)) < 0)
-            return err;
-        b->interposable = !strcmp(symbols, "interposable");
-        err = b->interposable || !strcmp(symbols, "local")
-                  ? 0
-                  : fail_at(ctx, v,
-                            "symbols '%s': want 'local' or 'interposable'",
-                            symbols);
-        free(symbols);
-        if (err < 0)
-            return err;
-    }
+    if ((v = lookup(ctx, node, "symbols", NULL)) &&
+        (err = get_choice(ctx, v, "symbols", "local", "interposable",
+                          &b->interposable)) < 0)
+        return err;
 
     if ((v = lookup(ctx, node, "cflags", NULL))) {
         if ((err = get_string_list(ctx, v, "cflags", &b->cflags,

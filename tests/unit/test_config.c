@@ -300,7 +300,30 @@ static void languages(void)
     CHECK(pg_language_for("Makefile") == NULL);
 }
 
+static void gate_and_symbols(void)
+{
+    pg_config cfg;
+
+    CHECK(parse(&cfg, "version: 1\nsettings: {gate: cases}\nbenchmarks:\n"
+                      "  - {name: a, problem: reduce_sum, sources: [a.c]}\n"
+                      "  - {name: b, problem: reduce_sum, sources: [b.c], "
+                      "gate: total, symbols: interposable}\n") == 0);
+    CHECK(cfg.settings.gate_cases == 1);
+    CHECK(cfg.benchmarks[0].gate == -1); /* as in settings */
+    CHECK(cfg.benchmarks[0].interposable == 0);
+    CHECK(cfg.benchmarks[1].gate == 0);
+    CHECK(cfg.benchmarks[1].interposable == 1);
+    pg_config_free(&cfg);
+    EXPECT_ERROR("version: 1\nsettings: {gate: some}\nbenchmarks:\n" BENCH,
+                 "perfgate.yml:2:18: gate 'some': want 'total' or 'cases'");
+    EXPECT_ERROR("version: 1\nbenchmarks:\n  - {name: a, problem: "
+                 "reduce_sum, sources: [a.c], symbols: global}\n",
+                 "perfgate.yml:3:61: symbols 'global': want 'local' or "
+                 "'interposable'");
+}
+
 const pg_test pg_tests_config[] = {
+    {"gate_and_symbols", gate_and_symbols},
     {"add_benchmark", add_benchmark},
     {"init_starter", init_starter},
     {"languages", languages},
