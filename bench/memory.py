@@ -137,6 +137,8 @@ def main():
     p.add_argument("--floor", type=float, default=0.05)
     p.add_argument("--functions", default=",".join(FUNCTIONS))
     p.add_argument("--sizes", default="L1,L2,LLC,DRAM")
+    p.add_argument("--only-placement", action="store_true",
+                   help="only the rows of one library loaded twice")
     p.add_argument("--quick", action="store_true",
                    help="a smoke run: 2 trials, 1 peer trial, L1 only")
     p.add_argument("--out", help="also write the table to this file")
@@ -176,7 +178,7 @@ def main():
 
     try:
         build = Builder(tmp, os.environ.get("CC", "cc"))
-        for fn in functions:
+        for fn in [] if args.only_placement else functions:
             problem = build.problem(fn)
             base = build.solution(fn, 0)
             for size, n in [s for s in SIZES[fn] if s[0] in sizes]:
@@ -205,22 +207,35 @@ def main():
                                  cpu, gate="cases")
             row(fn, "A/A, %s as cases, gate: cases" % "+".join(sizes),
                 len(cases.split(";")), base, None, "unchanged", 0.0, pg, [])
-        # A load that comes and goes, on the measuring CPU.
-        fn = functions[0]
-        size, n = [s for s in SIZES[fn] if s[0] in sizes][-1]
-        log("%s %s A/A with a noisy neighbour" % (fn, size))
-        neighbour = Neighbour(cpu)
-        try:
+        # Code placement: the same library twice, byte for byte (as
+        # `perfgate compare --aa` builds it), at an unaligned size.  The
+        # sides share their data; only the code's addresses differ.
+        for fn in functions:
             problem, base = build.problem(fn), build.solution(fn, 0)
-            head = build.solution(fn, 1)
-            pg = perfgate_trials(args, problem, base, head, "n=%d" % n,
+            twin = base.replace(".so", ".twin.so")
+            shutil.copyfile(base, twin)
+            log("%s n=1001 A/A, the same library loaded twice" % fn)
+            pg = perfgate_trials(args, problem, base, twin, "n=1001",
                                  args.trials, cpu)
-            gb = [gbench_trial(args, base, head, fn, n, cpu, tmp)
-                  for _ in range(args.peer_trials)]
-        finally:
-            neighbour.stop()
-        row(fn, "%s n=%d A/A, noisy neighbour" % (size, n), 1, base, head,
-            "unchanged", 0.0, pg, gb, noisy=True)
+            row(fn, "n=1001 A/A, one library loaded twice", 1, base, twin,
+                "unchanged", 0.0, pg, [])
+        if not args.only_placement:
+            # A load that comes and goes, on the measuring CPU.
+            fn = functions[0]
+            size, n = [s for s in SIZES[fn] if s[0] in sizes][-1]
+            log("%s %s A/A with a noisy neighbour" % (fn, size))
+            neighbour = Neighbour(cpu)
+            try:
+                problem, base = build.problem(fn), build.solution(fn, 0)
+                head = build.solution(fn, 1)
+                pg = perfgate_trials(args, problem, base, head, "n=%d" % n,
+                                     args.trials, cpu)
+                gb = [gbench_trial(args, base, head, fn, n, cpu, tmp)
+                      for _ in range(args.peer_trials)]
+            finally:
+                neighbour.stop()
+            row(fn, "%s n=%d A/A, noisy neighbour" % (size, n), 1, base, head,
+                "unchanged", 0.0, pg, gb, noisy=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
