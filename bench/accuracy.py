@@ -110,25 +110,31 @@ def gbench_trial(args, base, head, cpu, tmp):
     start = time.monotonic()
     j1 = gbench_run(args, base, cpu, os.path.join(tmp, "gb_base.json"))
     j2 = gbench_run(args, head, cpu, os.path.join(tmp, "gb_head.json"))
-    seconds = time.monotonic() - start
-    diff = gbench_report.get_difference_report(j1, j2, True)
-    change = pvalue = None
-    base_ns = None
-    for entry in diff:
-        if entry["name"] == "BM_chain_median":
+    result = gbench_decision(j1, j2, "BM_chain", args.floor)
+    result["seconds"] = time.monotonic() - start
+    return result
+
+
+def gbench_decision(j1, j2, name, floor):
+    """compare.py's difference report of benchmark `name`, judged as a CI
+    user would: regression when the median rose by more than the floor and
+    the U test's p < 0.05 (improvement likewise)."""
+    change = pvalue = base_ns = None
+    for entry in gbench_report.get_difference_report(j1, j2, True):
+        if entry["name"] == name + "_median":
             m = entry["measurements"][0]
             change = m["time"]
             base_ns = m["real_time"]
-        if entry["name"] == "BM_chain" and entry.get("utest"):
+        if entry["name"] == name and entry.get("utest"):
             pvalue = entry["utest"]["time_pvalue"]
     verdict = "unchanged"
     if change is not None and pvalue is not None and pvalue < 0.05:
-        if change > args.floor:
+        if change > floor:
             verdict = "regression"
-        elif change < -args.floor:
+        elif change < -floor:
             verdict = "improvement"
-    return {"verdict": verdict, "change": change, "seconds": seconds,
-            "base_ns": base_ns, "pvalue": pvalue}
+    return {"verdict": verdict, "change": change, "base_ns": base_ns,
+            "pvalue": pvalue}
 
 
 def summarize(results, truth, expected):

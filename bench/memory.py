@@ -27,7 +27,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import accuracy  # noqa: E402  (re-runs under Debian's python3 for scipy)
 from accuracy import (Neighbour, fmt_counts, fmt_pct, fmt_pp, fmt_s,  # noqa
-                      gbench_report, log, run, summarize)
+                      gbench_decision, log, run, summarize)
 
 ROOT = accuracy.ROOT
 FUNCTIONS = ("vector_add", "reduce_sum")
@@ -112,18 +112,9 @@ def gbench_trial(args, base, head, fn, n, cpu, tmp):
                      args.peer_repetitions, args.peer_min_time)
     j2 = gbench_json(args, head, fn, n, cpu, os.path.join(tmp, "h.json"),
                      args.peer_repetitions, args.peer_min_time)
-    seconds = time.monotonic() - start
-    change = pvalue = None
-    for entry in gbench_report.get_difference_report(j1, j2, True):
-        if entry["name"] == "BM_mem_median":
-            change = entry["measurements"][0]["time"]
-        if entry["name"] == "BM_mem" and entry.get("utest"):
-            pvalue = entry["utest"]["time_pvalue"]
-    verdict = "unchanged"
-    if change is not None and pvalue is not None and pvalue < 0.05:
-        verdict = ("regression" if change > args.floor else
-                   "improvement" if change < -args.floor else "unchanged")
-    return {"verdict": verdict, "change": change, "seconds": seconds}
+    result = gbench_decision(j1, j2, "BM_mem", args.floor)
+    result["seconds"] = time.monotonic() - start
+    return result
 
 
 def main():

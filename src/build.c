@@ -10,7 +10,6 @@
 #include "str.h"
 
 #include <dirent.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -39,18 +38,14 @@ static int is_data_dir(const char *dir)
 const char *pg_data_dir(void)
 {
     static char *dir;
-    char exe[PATH_MAX];
-    ssize_t n;
+    char *bin;
 
     if (dir)
         return dir;
     if (getenv("PERFGATE_DATA_DIR") && *getenv("PERFGATE_DATA_DIR"))
         return dir = pg_strdup(getenv("PERFGATE_DATA_DIR"));
-    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n > 0) {
-        char *bin, *share;
-        exe[n] = '\0';
-        bin = pg_path_dirname(exe);
+    if ((bin = pg_self_dir())) {
+        char *share;
         share = pg_strdupf("%s/../share/perfgate", bin);
         free(bin);
         if (is_data_dir(share))

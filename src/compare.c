@@ -324,11 +324,7 @@ static int resolve_cases(compare_ctx *ctx, const pg_bench_config *b,
     pg_error_clear();
     err = pg_proc_run_argv(&res, argv, &opts);
     if (!err && res.exited && res.exit_code == 127 && !d.default_cases)
-        err = pg_error_set(PG_ERR_GENERIC,
-                           "cannot run %s: install it beside perfgate (or "
-                           "in ../libexec/perfgate), or set "
-                           "PERFGATE_MEASURE to its path",
-                           argv[0]);
+        err = pg_runner_missing();
     pg_proc_result_free(&res);
     if (err < 0)
         goto done;

@@ -6,6 +6,7 @@
 #include "str.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -152,4 +153,15 @@ int pg_read_file(char **out, size_t *len, const char *path, size_t max)
         *len = s.size;
     *out = pg_str_detach(&s);
     return 0;
+}
+
+char *pg_self_dir(void)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+    if (n <= 0)
+        return NULL;
+    exe[n] = '\0';
+    return pg_path_dirname(exe);
 }

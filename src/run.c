@@ -16,7 +16,6 @@
 #include "util.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,18 +154,14 @@ const char *pg_runner_path(void)
 {
     static char *path;
     const char *env = getenv("PERFGATE_MEASURE");
-    char exe[PATH_MAX];
-    ssize_t n;
+    char *dir;
 
     if (path)
         return path;
     if (env && *env)
         return path = pg_strdup(env);
-    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n > 0) {
-        char *dir, *p;
-        exe[n] = '\0';
-        dir = pg_path_dirname(exe);
+    if ((dir = pg_self_dir())) {
+        char *p;
         /* Beside perfgate in a build tree; in libexec when installed. */
         p = pg_path_join(dir, RUNNER);
         if (!pg_path_is_file(p)) {
@@ -217,6 +212,15 @@ static int check_head_alone(pg_bench_result *out, const pg_run_spec *spec,
     }
     pg_bench_result_clear(&head);
     return err;
+}
+
+int pg_runner_missing(void)
+{
+    return pg_error_set(PG_ERR_GENERIC,
+                        "cannot run %s: install it beside perfgate (or in "
+                        "../libexec/perfgate), or set PERFGATE_MEASURE to its "
+                        "path",
+                        pg_runner_path());
 }
 
 int pg_run_bench(pg_bench_result *out, const pg_run_spec *spec,
@@ -279,11 +283,7 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *spec,
     if (res.exited && res.exit_code == 127 && !pctx.done && !pctx.failed &&
         watch->side < 0 && !strncmp(pg_str_cstr(&res.output), "cannot run '",
                                     12))
-        err = pg_error_set(PG_ERR_GENERIC,
-                           "cannot run %s: install it beside perfgate (or "
-                           "in ../libexec/perfgate), or set "
-                           "PERFGATE_MEASURE to its path",
-                           argv[0]);
+        err = pg_runner_missing();
     if (err < 0)
         goto done;
 

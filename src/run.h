@@ -35,4 +35,8 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *spec,
  */
 const char *pg_runner_path(void);
 
+/* Sets the error for a measuring executable that cannot be run; returns
+ * PG_ERR_GENERIC. */
+int pg_runner_missing(void);
+
 #endif
