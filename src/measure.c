@@ -99,9 +99,10 @@ static void evict_caches(const engine *e)
 }
 
 static double time_side(const engine *e, const pg_target *t, int side,
-                        uint64_t n)
+                        uint64_t n, int round)
 {
     const pg_device_clock *dev = e->opts->device;
+    pg_fn fn = t->nplaced ? t->placed[(size_t)round % t->nplaced] : t->fn;
     double ns;
 
     if (e->opts->sides)
@@ -117,8 +118,8 @@ static double time_side(const engine *e, const pg_target *t, int side,
     pg_watch_enter(e->opts->watch, side);
     /* A warm batch starts warm: one untimed call first. */
     if (n > 1 && !e->evict)
-        t->problem->run(t->state, t->fn);
-    ns = time_batch(t, t->fn, n, e->clock);
+        t->problem->run(t->state, fn);
+    ns = time_batch(t, fn, n, e->clock);
     pg_watch_leave(e->opts->watch);
     return ns;
 }
@@ -161,7 +162,7 @@ static uint64_t calibrate(const engine *e, pg_target *targets, int nsides,
         if (n > limit)
             n = limit;
         for (s = 0; s < nsides; s++) {
-            ns[s] = time_side(e, &targets[s], s, n);
+            ns[s] = time_side(e, &targets[s], s, n, 0);
             if (ns[s] < shortest)
                 shortest = ns[s];
         }
@@ -492,7 +493,8 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
                 if (round == 0 && isfinite(first[c * 2 + side]))
                     ns = first[c * 2 + side];
                 else
-                    ns = time_side(&e, &targets[c][side], side, r->inner);
+                    ns = time_side(&e, &targets[c][side], side, r->inner,
+                                   round);
                 row[c * 2 + side] = ns / n;
                 if (ns < r->raw_ns[side]) {
                     double g = 1 - ns / r->raw_ns[side];

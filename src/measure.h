@@ -38,6 +38,12 @@ typedef struct pg_target {
     const pg_problem *problem;
     void *state;
     pg_fn fn;
+    /* The same function at other addresses (copies of its library), which
+     * the rounds take in turn so that where a side's code lies is drawn
+     * afresh rather than fixed; NULL with nplaced 0 when there is only
+     * `fn`. */
+    const pg_fn *placed;
+    size_t nplaced;
     /* Identical set-ups of the case (copies[0] is `state`), for a device
      * that rotates through them so that a batch of calls runs cold; NULL
      * with ncopies 0 when there is only `state`. */

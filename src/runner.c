@@ -63,6 +63,10 @@
 
 enum { MSG_FD = 3, WATCH_FD = 4 };
 
+/* How many places each side's code is timed at, and the most memory its
+ * copies may take (place_copies). */
+enum { PLACEMENTS = 8, PLACEMENT_BYTES = 64 << 20 };
+
 static const char usage_text[] =
     "usage: perfgate-measure SPEC\n"
     "       perfgate-measure --describe PROBLEM_LIB PROBLEM_NAME\n"
@@ -238,6 +242,64 @@ static void *set_up(child_ctx *ctx, const pg_problem *p, pg_case *pc,
     return state;
 }
 
+
+/*
+ * Copies of a side's library, each loaded anew from its own memfd, so that
+ * the loader maps the same code at other addresses.  Where code lies
+ * (branch predictor and cache sets it shares with the harness, pages it
+ * crosses) is a steady difference between two loaded libraries that
+ * interleaving cannot cancel; the rounds take the copies in turn, and each
+ * side's minimum is then its best over several placements rather than the
+ * luck of one.  placed[0] is the library as loaded.  Returns how many
+ * placements there are: fewer than `want` where a copy cannot be made, as
+ * when /proc is not mounted.
+ */
+static size_t place_copies(const char *path, const char *symbol,
+                           pg_fn *placed)
+{
+    int src = open(path, O_RDONLY | O_CLOEXEC);
+    size_t n = 1, want = PLACEMENTS;
+    struct stat st;
+
+    /* The copies live in memory: a large library gets fewer. */
+    if (src >= 0 && fstat(src, &st) == 0 && st.st_size > 0 &&
+        (size_t)st.st_size * (want - 1) > PLACEMENT_BYTES)
+        want = 1 + PLACEMENT_BYTES / (size_t)st.st_size;
+    /* Each copy keeps its descriptor for good: the loader knows a library
+     * by its name, and a reused /proc/self/fd/N would be taken for the
+     * copy loaded under it before, whichever side's that was. */
+    while (src >= 0 && n < want) {
+        int fd;
+        char buf[65536], name[64];
+        ssize_t got = 0;
+        void *h;
+
+        if ((fd = memfd_create("perfgate-placement", MFD_CLOEXEC)) < 0)
+            break;
+        if (lseek(src, 0, SEEK_SET) < 0)
+            got = -1;
+        while (got == 0 && (got = read(src, buf, sizeof(buf))) > 0)
+            got = write(fd, buf, (size_t)got) == got ? 0 : -1;
+        snprintf(name, sizeof(name), "/proc/self/fd/%d", fd);
+        /* A library the loader already has under this name would be given
+         * back, maybe the other side's: never time one side's code as the
+         * other's. */
+        if ((h = dlopen(name, RTLD_NOW | RTLD_NOLOAD))) {
+            close(fd);
+            break;
+        }
+        h = got == 0 ? dlopen(name, RTLD_NOW | RTLD_LOCAL) : NULL;
+        if (!h || !(*(void **)&placed[n] = dlsym(h, symbol))) {
+            close(fd);
+            break;
+        }
+        n++;
+    }
+    if (src >= 0)
+        close(src);
+    return n;
+}
+
 /*
  * Cold on the device, a batch of calls rotates through identical set-ups
  * of the case, so that no call finds the one before it in the L2.  0, or
@@ -277,7 +339,8 @@ static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
     pg_measure_opts opts;
     const pg_memory_ops *memory = NULL;
     void *lib = NULL;
-    pg_fn syms[2] = {NULL, NULL};
+    pg_fn syms[2] = {NULL, NULL}, placed[2][PLACEMENTS];
+    size_t nplaced[2] = {0, 0};
     int sides[2], nsides = 0, k, side;
     size_t c;
 
@@ -316,6 +379,13 @@ static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
                               "in perfgate.yml to the function's name",
                               spec->symbol);
     }
+    /* A GPU's time is the kernel's, not the host code's around it. */
+    for (side = 0; side < 2 && !spec->gpu && !spec->verify_only; side++)
+        if (spec->lib[side]) {
+            placed[side][0] = syms[side];
+            nplaced[side] = place_copies(spec->lib[side], spec->symbol,
+                                         placed[side]);
+        }
     if (spec->gpu) {
         pg_str why = PG_STR_INIT;
         /* Both sides link the same runtime: either library finds it. */
@@ -372,6 +442,10 @@ static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
         for (k = 0; k < nsides; k++) {
             targets[c][k] = shared;
             targets[c][k].fn = syms[sides[k]];
+            if (nplaced[sides[k]] > 1) {
+                targets[c][k].placed = placed[sides[k]];
+                targets[c][k].nplaced = nplaced[sides[k]];
+            }
         }
     }
 

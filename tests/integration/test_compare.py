@@ -266,6 +266,36 @@ class Engine(RepoTest):
         self.assertEqual(b["status"], "unchanged", b["message"])
         self.assertLess(abs(b["change"]), 0.5)
 
+    def test_each_side_is_timed_at_several_addresses_of_its_own_code(self):
+        # Where code lies is a steady difference between two loaded
+        # libraries, so each side is loaded several times over and the
+        # rounds take the copies in turn.  Every copy that was timed says
+        # where it was and whose it is, at exit.
+        log = os.path.join(self.tmp, "placements.log")
+
+        def solution(side):
+            return SERIAL.replace("{\n", "{\n    called = 1;\n", 1).replace(
+                "#include <stddef.h>\n", "#include <stddef.h>\n"
+                "#include <stdio.h>\nstatic int called;\n"
+                "void solution(const float *in, float *out, size_t n);\n"
+                "__attribute__((destructor)) static void placed(void)\n"
+                "{\n    FILE *f;\n"
+                "    if (called && (f = fopen(\"%s\", \"a\"))) {\n"
+                "        fprintf(f, \"%s %%p\\n\", (void *)solution);\n"
+                "        fclose(f);\n    }\n}\n" % (log, side), 1)
+        self.base_repo(solution("base"))
+        self.commit({"src/sum.c": solution("head")})
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "50%")
+        self.assertEqual(r.bench()["status"], "unchanged", r.stdout)
+        with open(log) as f:
+            seen = [line.split() for line in f]
+        where = {side: {a for s, a in seen if s == side}
+                 for side in ("base", "head")}
+        for side, addresses in where.items():
+            self.assertGreaterEqual(len(addresses), 4, (side, seen))
+        # Never one side's code at the other's address.
+        self.assertFalse(where["base"] & where["head"], seen)
+
     def test_self_check_takes_one_revision(self):
         self.base_repo()
         r = self.perfgate("--aa", "HEAD", "HEAD")

@@ -4,6 +4,7 @@
  * engine's accuracy is measured for real by the benchmark, not here.
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "measure.h"
 #include "test.h"
@@ -42,6 +43,9 @@ static const pg_problem chain_problem = {.abi = PG_PROBLEM_ABI,
                                          .name = "chain",
                                          .run = chain_run};
 
+static const pg_fn *placed; /* the base's placements, when set */
+static size_t nplaced;
+
 static void measure_pair_opts(pg_case_timing *t, chain_fn a, chain_fn b,
                               const pg_measure_opts *opts,
                               pg_measure_summary *sum)
@@ -49,11 +53,16 @@ static void measure_pair_opts(pg_case_timing *t, chain_fn a, chain_fn b,
     static struct chain_state sa, sb;
     pg_target targets[1][2];
 
+    memset(targets, 0, sizeof(targets));
     targets[0][0].problem = targets[0][1].problem = &chain_problem;
     targets[0][0].state = &sa;
     targets[0][1].state = &sb;
     targets[0][0].fn = (pg_fn)a;
     targets[0][1].fn = (pg_fn)b;
+    if (placed) {
+        targets[0][0].placed = placed;
+        targets[0][0].nplaced = nplaced;
+    }
     pg_measure(t, sum, targets, 1, 2, opts);
     CHECK(sum->rounds >= opts->min_rounds);
     CHECK(sum->calls[0] == sum->calls[1]);
@@ -260,10 +269,29 @@ static void case_intervals(void)
           alone.hi == total.hi);
 }
 
+/* Rounds take a side's placements in turn, and its minimum is its best: a
+ * base whose code runs slow at two addresses of three reads as fast as the
+ * head, where `fn` alone would read twice as slow. */
+static void placements_take_turns(void)
+{
+    static const pg_fn where[3] = {(pg_fn)chain_800, (pg_fn)chain_800,
+                                   (pg_fn)chain_400};
+    pg_case_timing t;
+
+    placed = where;
+    nplaced = 3;
+    measure_pair(&t, chain_800, chain_400);
+    placed = NULL;
+    nplaced = 0;
+    CHECK(t.ns[0] < t.ns[1] * 1.3);
+    CHECK(t.ns[0] > t.ns[1] * 0.7);
+}
+
 const pg_test pg_tests_measure[] = {
     {"case_intervals", case_intervals},
     {"empty_solution_measures_zero", empty_solution_measures_zero},
     {"known_ratio", known_ratio},
+    {"placements_take_turns", placements_take_turns},
     {"calibration", calibration},
     {"stopping_rule", stopping_rule},
     {"clear_of_floor", clear_of_floor},
