@@ -123,6 +123,10 @@ def main():
     p.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
     p.add_argument("--trials", type=int, default=50)
     p.add_argument("--peer-trials", type=int, default=10)
+    p.add_argument("--unscored-trials", type=int, default=10,
+                   help="trials of a row whose true change lies between 3%%\n"
+                        "and 7%%, which no verdict is scored on (near the\n"
+                        "floor, such rows run to max_time)")
     p.add_argument("--peer-repetitions", type=int, default=9)
     p.add_argument("--peer-min-time", default="0.05")
     p.add_argument("--floor", type=float, default=0.05)
@@ -181,11 +185,12 @@ def main():
                         expected = ("regression" if truth > 0.07 else
                                     "unchanged" if truth < 0.03 else None)
                     label = "%s n=%d %s" % (size, n, name)
+                    trials = (args.trials if expected else
+                              min(args.trials, args.unscored_trials))
                     log("%s %s: true %+.2f%%, %d + %d trials" % (
-                        fn, label, truth * 100, args.trials,
-                        args.peer_trials))
+                        fn, label, truth * 100, trials, args.peer_trials))
                     pg = perfgate_trials(args, problem, base, head,
-                                         "n=%d" % n, args.trials, cpu)
+                                         "n=%d" % n, trials, cpu)
                     gb = [gbench_trial(args, base, head, fn, n, cpu, tmp)
                           for _ in range(args.peer_trials)]
                     row(fn, label, 1, base, head, expected, truth, pg, gb)
@@ -242,7 +247,8 @@ def main():
 
 def render(args, rows, cpu, seconds):
     out = ["Produced by `python3 bench/memory.py%s` in %.0f min, measuring "
-           "on CPU %d of %d. perfgate: %d trials per row (pg_bench: the "
+           "on CPU %d of %d. perfgate: %d trials per row, %d where no "
+           "verdict is scored (pg_bench: the "
            "measuring process, verification, calibration, interleaving, "
            "stopping rule; builds excluded), %g%% floor, max_time 10 s. "
            "Google Benchmark: %d trials per row, %d repetitions of "
@@ -255,6 +261,7 @@ def render(args, rows, cpu, seconds):
            "above 7%%, unchanged below 3%%, not scored between)."
            % (" " + " ".join(sys.argv[1:]) if sys.argv[1:] else "",
               seconds / 60, cpu, os.cpu_count(), args.trials,
+              min(args.trials, args.unscored_trials),
               args.floor * 100, args.peer_trials, args.peer_repetitions,
               args.peer_min_time), "",
            "| function | row | call | true change | perfgate R / U / I | "

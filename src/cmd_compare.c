@@ -82,7 +82,8 @@ enum {
     OPT_TIMEOUT,
     OPT_COLOR,
     OPT_AA,
-    OPT_NO_CI
+    OPT_NO_CI,
+    OPT_WARNING_EXIT
 };
 
 static const struct option long_opts[] = {
@@ -98,6 +99,7 @@ static const struct option long_opts[] = {
     {"aa", no_argument, NULL, OPT_AA},
     {"no-ci", no_argument, NULL, OPT_NO_CI},
     {"color", required_argument, NULL, OPT_COLOR},
+    {"warning-exit-code", required_argument, NULL, OPT_WARNING_EXIT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -127,7 +129,7 @@ int pg_cmd_compare(int argc, char **argv)
     const char *json_path = NULL, *md_path = NULL, *color_when = NULL;
     const char **only = NULL;
     size_t nonly = 0;
-    int quiet = 0, no_ci = 0, c, err, code;
+    int quiet = 0, no_ci = 0, warning_exit = PG_EXIT_PASS, c, err, code;
     pg_ci ci;
     long long n;
     pg_str out = PG_STR_INIT;
@@ -182,6 +184,14 @@ int pg_cmd_compare(int argc, char **argv)
                 return bad_value("--color", optarg,
                                  "want auto, always or never");
             color_when = optarg;
+            break;
+        case OPT_WARNING_EXIT:
+            /* Not one that already means something, nor a signal's. */
+            if (pg_parse_ll(&n, optarg) < 0 || n < 4 || n > 125)
+                return bad_value("--warning-exit-code", optarg,
+                                 "want a number from 4 to 125 (0 to 3 are "
+                                 "perfgate's own); 78 is a common choice");
+            warning_exit = (int)n;
             break;
         case 'q':
             quiet = 1;
@@ -252,9 +262,10 @@ int pg_cmd_compare(int argc, char **argv)
         pg_report_markdown(&out, &result);
         err = pg_cmd_write(md_path, out.ptr, out.size);
     }
-    code = err < 0 ? pg_cmd_fail(err)
-           : pg_result_passed(&result) ? PG_EXIT_PASS
-                                        : PG_EXIT_FAIL;
+    code = err < 0                       ? pg_cmd_fail(err)
+           : !pg_result_passed(&result) ? PG_EXIT_FAIL
+           : pg_result_warned(&result)  ? warning_exit
+                                        : PG_EXIT_PASS;
     pg_str_free(&out);
     pg_result_free(&result);
     return code;

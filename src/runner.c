@@ -370,7 +370,11 @@ static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
     for (side = 1; side >= 0; side--) {
         if (!spec->lib[side])
             continue;
-        if (!(lib = dlopen(spec->lib[side], RTLD_NOW | RTLD_LOCAL)))
+        /* Loading runs the library's constructors: the side's code. */
+        pg_watch_enter(ctx.watch, side);
+        lib = dlopen(spec->lib[side], RTLD_NOW | RTLD_LOCAL);
+        pg_watch_leave(ctx.watch);
+        if (!lib)
             return child_fail(&ctx, "build_failed", side, "cannot load: %s",
                               dlerror());
         if (!(*(void **)&syms[side] = dlsym(lib, spec->symbol)))
@@ -383,8 +387,10 @@ static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
     for (side = 0; side < 2 && !spec->gpu && !spec->verify_only; side++)
         if (spec->lib[side]) {
             placed[side][0] = syms[side];
+            pg_watch_enter(ctx.watch, side);
             nplaced[side] = place_copies(spec->lib[side], spec->symbol,
                                          placed[side]);
+            pg_watch_leave(ctx.watch);
         }
     if (spec->gpu) {
         pg_str why = PG_STR_INIT;

@@ -126,6 +126,18 @@ int pg_result_passed(const pg_result *r)
     return 1;
 }
 
+int pg_result_warned(const pg_result *r)
+{
+    size_t i;
+
+    if (r->aa || !pg_result_passed(r))
+        return 0;
+    for (i = 0; i < r->nbenchmarks; i++)
+        if (pg_bench_hidden_regression(&r->benchmarks[i]))
+            return 1;
+    return 0;
+}
+
 size_t pg_result_count(const pg_result *r, pg_status status)
 {
     size_t i, n = 0;

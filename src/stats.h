@@ -39,6 +39,10 @@ int pg_bench_fails_gate(const pg_bench_result *b);
  * benchmark was measured and the noise is within half the floor. */
 int pg_result_passed(const pg_result *r);
 
+/* 1 when the gate passes with a warning: some benchmark has a case slower
+ * beyond the floor that its verdict does not say (pg_bench_hidden_regression). */
+int pg_result_warned(const pg_result *r);
+
 /* How many benchmarks have `status`. */
 size_t pg_result_count(const pg_result *r, pg_status status);
 

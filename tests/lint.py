@@ -113,6 +113,10 @@ class Lint(unittest.TestCase):
         with open(os.path.join(ci, "gitlab", "perfgate.gitlab-ci.yml")) as f:
             job = yaml.safe_load(f)["perfgate"]
         self.assertTrue(all(isinstance(x, str) for x in job["script"]))
+        # A pass with a warning (a case slower under the total) is exit 78,
+        # which each system must show as a warning, not a failure.
+        self.assertIn("--warning-exit-code 78", " ".join(job["script"]))
+        self.assertEqual(job["allow_failure"]["exit_codes"], [78])
         self.assertEqual(str(job["variables"]["GIT_DEPTH"]), "0")
         self.assertEqual(job["image"]["entrypoint"], [""])
         self.assertIn("merge_request_event", job["rules"][0]["if"])
@@ -123,15 +127,23 @@ class Lint(unittest.TestCase):
             self.assertTrue(step["label"])
             script = os.path.join(ROOT, step["command"])
             self.assertTrue(os.access(script, os.X_OK), script)
+            self.assertEqual(step["soft_fail"], [{"exit_status": 78}])
+            with open(script) as f:
+                self.assertIn("--warning-exit-code 78", f.read())
         with open(os.path.join(ci, "azure", "azure-pipelines.yml")) as f:
             azure = yaml.safe_load(f)
         self.assertEqual(azure["steps"][0]["fetchDepth"], 0)
         self.assertIn("perfgate compare", azure["steps"][1]["script"])
+        self.assertIn("--warning-exit-code 78", azure["steps"][1]["script"])
+        self.assertIn("result=SucceededWithIssues",
+                      azure["steps"][1]["script"])
         with open(os.path.join(ci, "jenkins", "Jenkinsfile")) as f:
             jenkins = f.read()
         self.assertEqual(jenkins.count("{"), jenkins.count("}"))
         self.assertIn("changeRequest()", jenkins)
         self.assertIn("perfgate compare", jenkins)
+        self.assertIn("--warning-exit-code 78", jenkins)
+        self.assertIn("status == 78", jenkins)
 
     def test_the_validator_rejects_a_broken_action(self):
         with open(os.path.join(ROOT, "action.yml")) as f:

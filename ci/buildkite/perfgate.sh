@@ -7,10 +7,16 @@ set -u
 git fetch --no-tags origin \
     "+refs/heads/$BUILDKITE_PULL_REQUEST_BASE_BRANCH:refs/remotes/origin/$BUILDKITE_PULL_REQUEST_BASE_BRANCH"
 status=0
-perfgate compare --json perfgate.json --markdown perfgate.md || status=$?
+# Exit 78: passed, but a case got slower beyond the floor under the total
+# (soft_fail in pipeline.yml shows it as a warning).
+perfgate compare --json perfgate.json --markdown perfgate.md \
+    --warning-exit-code 78 || status=$?
 if [ -f perfgate.md ]; then
-    style=success
-    [ "$status" -eq 0 ] || style=error
+    case $status in
+    0) style=success ;;
+    78) style=warning ;;
+    *) style=error ;;
+    esac
     buildkite-agent annotate --style "$style" --context perfgate <perfgate.md
 fi
 exit "$status"

@@ -23,8 +23,9 @@ class Verdicts(RepoTest):
         # it is measured rather than found identical.
         self.commit({"src/sum.c": SERIAL + "int sum_revision(void) "
                                            "{ return 2; }\n"})
-        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "15%")
-        self.assertEqual(r.code, 0, r.stderr)
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "15%",
+                          "--warning-exit-code", "78")
+        self.assertEqual(r.code, 0, r.stderr)  # nothing to warn of
         b = r.bench()
         self.assertEqual(b["status"], "unchanged")
         self.assertEqual(r.json["verdict"], "pass")
@@ -117,6 +118,9 @@ class Verdicts(RepoTest):
         # In the comment, above the collapsed details.
         warn = r.markdown.index("⚠️ **sum**")
         self.assertLess(warn, r.markdown.index("<details>"))
+        # For CI systems that show a warning by the exit status.
+        r = self.perfgate("HEAD~1", "HEAD", "--warning-exit-code", "78")
+        self.assertEqual(r.code, 78, r.stdout + r.stderr)
         # gate: cases fails it.
         self.write("perfgate.yml", config.replace(
             "settings:", "settings:\n  gate: cases"))
@@ -345,6 +349,15 @@ class Failures(RepoTest):
 
     def test_crash_is_reported_with_its_signal(self):
         b = self.check_head_failure(CRASH, "crashed")
+        self.assertIn("SIGSEGV", b["message"])
+
+    def test_a_crash_while_loading_is_the_heads(self):
+        # A constructor is the side's code too, run when its library (or a
+        # copy of it at another address) is loaded.
+        b = self.check_head_failure(
+            "#include <signal.h>\n" + SERIAL +
+            "__attribute__((constructor)) static void boom(void)\n"
+            "{\n    raise(SIGSEGV);\n}\n", "crashed")
         self.assertIn("SIGSEGV", b["message"])
 
     def test_exit_in_user_code_is_a_crash(self):
@@ -1027,7 +1040,9 @@ class Cli(unittest.TestCase):
     def test_usage_errors_exit_2(self):
         for args in (["frobnicate"], ["compare", "--nope"],
                      ["compare", "--noise-floor", "5"], ["compare", "a", "b",
-                                                         "c"], []):
+                                                         "c"], [],
+                     ["compare", "--warning-exit-code", "1"],
+                     ["compare", "--warning-exit-code", "200"]):
             self.assertEqual(self.run_pg(*args).returncode, 2, args)
 
     def test_problems_lists_the_built_ins(self):
