@@ -242,7 +242,6 @@ static void *set_up(child_ctx *ctx, const pg_problem *p, pg_case *pc,
     return state;
 }
 
-
 /*
  * Copies of a side's library, each loaded anew from its own memfd, so that
  * the loader maps the same code at other addresses.  Where code lies
@@ -251,8 +250,9 @@ static void *set_up(child_ctx *ctx, const pg_problem *p, pg_case *pc,
  * interleaving cannot cancel; the rounds take the copies in turn, and each
  * side's minimum is then its best over several placements rather than the
  * luck of one.  placed[0] is the library as loaded.  Returns how many
- * placements there are: fewer than `want` where a copy cannot be made, as
- * when /proc is not mounted.
+ * placements there are: fewer than PLACEMENTS where a copy cannot be made
+ * (no /proc, a library that needs static TLS) or would pass
+ * PLACEMENT_BYTES.
  */
 static size_t place_copies(const char *path, const char *symbol,
                            pg_fn *placed)
