@@ -3,11 +3,13 @@
 // would, on arrays of N floats.
 //
 //   gbench_mem LIB vector_add|reduce_sum N [--benchmark_* flags]
-//   gbench_mem BASE,HEAD vector_add|reduce_sum N [--benchmark_* flags]
+//   gbench_mem BASE,HEAD[,BASE,HEAD]... vector_add|reduce_sum N [flags]
 //
-// With two libraries, BM_base and BM_head run in one process on the same
-// arrays (memory.py's independent measure of a change's true size, with
-// --benchmark_enable_random_interleaving).
+// With a list, the libraries run in one process on the same arrays as
+// BM_base/K and BM_head/K for the K-th pair (memory.py's independent
+// measure of a change's true size, with
+// --benchmark_enable_random_interleaving).  Several pairs of copies of the
+// same two files put each side's code at several addresses.
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
 
@@ -41,17 +43,21 @@ int main(int argc, char **argv)
                              "[--benchmark_*]\n");
         return 2;
     }
-    char *comma = std::strchr(argv[1], ',');
-    const char *paths[2] = {argv[1], comma ? comma + 1 : nullptr};
-    void *solutions[2] = {nullptr, nullptr};
-    if (comma)
-        *comma = '\0';
-    for (int k = 0; k < 2 && paths[k]; k++) {
-        void *lib = dlopen(paths[k], RTLD_NOW | RTLD_LOCAL);
-        if (!lib || !(solutions[k] = dlsym(lib, "solution"))) {
+    std::vector<void *> solutions;
+    for (char *path = std::strtok(argv[1], ","); path;
+         path = std::strtok(nullptr, ",")) {
+        void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        void *fn = lib ? dlsym(lib, "solution") : nullptr;
+        if (!fn) {
             std::fprintf(stderr, "gbench_mem: %s\n", dlerror());
             return 2;
         }
+        solutions.push_back(fn);
+    }
+    if (solutions.size() > 1 && solutions.size() % 2) {
+        std::fprintf(stderr, "gbench_mem: libraries come in BASE,HEAD "
+                             "pairs\n");
+        return 2;
     }
     reduce = !std::strcmp(argv[2], "reduce_sum");
     n = (size_t)std::strtoull(argv[3], nullptr, 10);
@@ -65,11 +71,15 @@ int main(int argc, char **argv)
     argv[3] = argv[0];
     argc -= 3;
     argv += 3;
-    if (solutions[1]) {
-        benchmark::RegisterBenchmark("BM_base", BM_mem, solutions[0]);
-        benchmark::RegisterBenchmark("BM_head", BM_mem, solutions[1]);
-    } else {
+    if (solutions.size() == 1) {
         benchmark::RegisterBenchmark("BM_mem", BM_mem, solutions[0]);
+    } else {
+        for (size_t k = 0; k < solutions.size(); k++) {
+            char name[64];
+            std::snprintf(name, sizeof(name), "BM_%s/%zu",
+                          k % 2 ? "head" : "base", k / 2);
+            benchmark::RegisterBenchmark(name, BM_mem, solutions[k]);
+        }
     }
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();

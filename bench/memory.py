@@ -11,8 +11,8 @@ does the same work, so that perfgate's identical-code skip does not hide
 the engine), 10% more bytes read, and 2x; then, per function, an A/A with
 all four sizes as cases under `gate: cases`; and an A/A with a noisy
 neighbour.  The true size of a change is measured independently: Google
-Benchmark with both libraries in one process on the same arrays, 20
-repetitions of 0.1 s randomly interleaved, the ratio of the medians.
+Benchmark with both libraries in one process on the same arrays, each
+loaded from 8 copies of its file, randomly interleaved (true_change).
 """
 import argparse
 import json
@@ -43,6 +43,8 @@ PAIRS = [("A/A", 1, "unchanged"), ("+10% bytes", 2, None),
          ("2x", 3, "regression")]
 # Perfgate's own flags for a side (src/build.c), so that this measures
 # what perfgate measures.
+# Copies of each side's library in the true-change measurement.
+COPIES = 8
 SIDE_FLAGS = ["-O2", "-fPIC", "-shared", "-fno-semantic-interposition",
               "-Wl,-Bsymbolic"]
 
@@ -94,15 +96,25 @@ def gbench_json(args, lib, fn, n, cpu, out, repetitions, min_time,
 
 def true_change(args, base, head, fn, n, cpu, tmp):
     """Independently of perfgate: Google Benchmark with both libraries in
-    one process on the same arrays (so that placement is the same for
-    both), 20 repetitions of 0.1 s randomly interleaved, the ratio of the
-    medians."""
-    j = gbench_json(args, base + "," + head, fn, n, cpu,
-                    os.path.join(tmp, "truth.json"), 20, "0.1",
+    one process on the same arrays (so that data placement is the same for
+    both), each loaded from COPIES copies of its file (so that each side's
+    code sits at as many addresses: one address can cost a side some 4%,
+    docs/accuracy.md), 10 repetitions of 0.05 s of every copy, randomly
+    interleaved; the ratio of the means of the copies' medians."""
+    libs = []
+    for k in range(COPIES):
+        for side, lib in (("base", base), ("head", head)):
+            libs.append(os.path.join(tmp, "truth.%s.%d.so" % (side, k)))
+            shutil.copyfile(lib, libs[-1])
+    j = gbench_json(args, ",".join(libs), fn, n, cpu,
+                    os.path.join(tmp, "truth.json"), 10, "0.05",
                     ["--benchmark_enable_random_interleaving=true"])
     t = {b["run_name"]: b["real_time"] for b in j["benchmarks"]
          if b.get("aggregate_name") == "median"}
-    return t["BM_head"] / t["BM_base"] - 1
+    mean = {side: statistics.mean(t["BM_%s/%d" % (side, k)]
+                                  for k in range(COPIES))
+            for side in ("base", "head")}
+    return mean["head"] / mean["base"] - 1
 
 
 def gbench_trial(args, base, head, fn, n, cpu, tmp):
@@ -255,15 +267,16 @@ def render(args, rows, cpu, seconds):
            "--benchmark_min_time=%s, regression when the median rose by "
            "more than the floor with compare.py's U test p < 0.05. True "
            "change: Google Benchmark, both libraries in one process on the "
-           "same arrays, 20 x 0.1 s randomly interleaved, ratio of the "
-           "medians. Right: the expected verdict (A/A unchanged, 2x "
+           "same arrays, each loaded from %d copies of its file, 10 x 0.05 s "
+           "of each copy randomly interleaved, ratio of the means of the "
+           "copies' medians. Right: the expected verdict (A/A unchanged, 2x "
            "regression, +10%% bytes a regression where its true size is "
            "above 7%%, unchanged below 3%%, not scored between)."
            % (" " + " ".join(sys.argv[1:]) if sys.argv[1:] else "",
               seconds / 60, cpu, os.cpu_count(), args.trials,
               min(args.trials, args.unscored_trials),
               args.floor * 100, args.peer_trials, args.peer_repetitions,
-              args.peer_min_time), "",
+              args.peer_min_time, COPIES), "",
            "| function | row | call | true change | perfgate R / U / I | "
            "perfgate right | perfgate median change | perfgate median error "
            "| perfgate time per decision | GB R / U / I | GB right | GB "
