@@ -271,63 +271,28 @@ static double ratio_change(double base, double head)
     return head > 0 ? INFINITY : 0;
 }
 
-/* The larger of the two sides' placement counts. */
-static size_t most_places(const size_t *places)
-{
-    return places[0] > places[1] ? places[0] : places[1];
-}
-
-/* A side's time per call: the mean over its placements (all of them, or
- * the `places` drawn in `draw`) of each placement's minimum; placements no
- * round reached are left out.  INFINITY when none was reached. */
-static double over_places(const double *mins, size_t places,
-                          const uint32_t *draw)
-{
-    double sum = 0;
-    size_t j, have = 0;
-
-    for (j = 0; j < places; j++) {
-        double m = mins[draw ? draw[j] : j];
-        if (isfinite(m)) {
-            sum += m;
-            have++;
-        }
-    }
-    if (!have && draw)
-        return over_places(mins, places, NULL);
-    return have ? sum / (double)have : INFINITY;
-}
-
-/* head / base - 1 of the sums over cases of each side's time, from the
- * rounds in `pick` (NULL: every round) and the placements in `draw` (NULL:
- * every placement); with `cases`, each case's own change too.  Round r
- * timed a side at its placement r % places[side]. */
+/* head / base - 1 of the sums of minimums over the rounds in `pick`
+ * (NULL: every round); with `cases`, each case's own change too. */
 static double change_of(const double *samples, const double *overhead,
-                        size_t ncases, size_t rounds, const size_t *places,
-                        const uint32_t *pick, const uint32_t *draw,
+                        size_t ncases, size_t rounds, const uint32_t *pick,
                         double *min_buf, double *cases)
 {
     double sum[2] = {0, 0};
-    size_t pmax = most_places(places), r, c;
+    size_t r, c;
     int s;
 
-    for (c = 0; c < ncases * 2 * pmax; c++)
+    for (c = 0; c < ncases * 2; c++)
         min_buf[c] = INFINITY;
     for (r = 0; r < rounds; r++) {
-        size_t at = pick ? pick[r] : r;
-        const double *row = samples + at * ncases * 2;
-        for (c = 0; c < ncases * 2; c++) {
-            double *m = &min_buf[c * pmax + at % places[c & 1]];
-            if (row[c] < *m)
-                *m = row[c];
-        }
+        const double *row = samples + (pick ? pick[r] : r) * ncases * 2;
+        for (c = 0; c < ncases * 2; c++)
+            if (row[c] < min_buf[c])
+                min_buf[c] = row[c];
     }
     for (c = 0; c < ncases; c++) {
         double ns[2];
         for (s = 0; s < 2; s++) {
-            ns[s] = over_places(min_buf + (c * 2 + (size_t)s) * pmax,
-                                places[s], draw ? draw + s * pmax : NULL) -
-                    overhead[c];
+            ns[s] = min_buf[c * 2 + s] - overhead[c];
             ns[s] = ns[s] > 0 ? ns[s] : 0;
             sum[s] += ns[s];
         }
@@ -355,28 +320,23 @@ static void percentile_interval(pg_interval *out, double point, double *est,
 
 void pg_change_interval(pg_interval *out, pg_interval *cases,
                         const double *samples, const double *overhead,
-                        size_t ncases, size_t rounds, const size_t *places,
-                        int resamples)
+                        size_t ncases, size_t rounds, int resamples)
 {
-    static const size_t one_place[2] = {1, 1};
     double *est, *min_buf, *point, *row;
-    uint32_t *pick, *draw;
+    uint32_t *pick;
     uint64_t seed = 0x9E3779B97F4A7C15ULL;
-    size_t r, c, pmax, ncols = cases ? ncases + 1 : 1;
-    int b, s;
+    size_t r, c, ncols = cases ? ncases + 1 : 1;
+    int b;
 
     out->change = out->lo = out->hi = NAN;
     for (c = 0; cases && c < ncases; c++)
         cases[c] = *out;
     if (!rounds || !ncases)
         return;
-    if (!places)
-        places = one_place;
-    pmax = most_places(places);
-    min_buf = pg_malloc(ncases * 2 * pmax * sizeof(*min_buf));
+    min_buf = pg_malloc(ncases * 2 * sizeof(*min_buf));
     point = pg_malloc(ncols * sizeof(*point));
-    point[0] = change_of(samples, overhead, ncases, rounds, places, NULL,
-                         NULL, min_buf, cases ? point + 1 : NULL);
+    point[0] = change_of(samples, overhead, ncases, rounds, NULL, min_buf,
+                         cases ? point + 1 : NULL);
     if (resamples < 2) {
         for (c = 0; c < ncols; c++) {
             pg_interval *iv = c ? &cases[c - 1] : out;
@@ -390,18 +350,10 @@ void pg_change_interval(pg_interval *out, pg_interval *cases,
     est = pg_malloc(ncols * (size_t)resamples * sizeof(*est));
     row = pg_malloc(ncols * sizeof(*row));
     pick = pg_malloc(rounds * sizeof(*pick));
-    draw = pg_malloc(2 * pmax * sizeof(*draw));
     for (b = 0; b < resamples; b++) {
         for (r = 0; r < rounds; r++)
             pick[r] = (uint32_t)(next_random(&seed) % rounds);
-        /* Each side's placements are drawn afresh too, the same for every
-         * case: where the code lies is a sample like the rounds are. */
-        for (s = 0; s < 2; s++)
-            for (r = 0; r < places[s]; r++)
-                draw[(size_t)s * pmax + r] =
-                    (uint32_t)(next_random(&seed) % places[s]);
-        row[0] = change_of(samples, overhead, ncases, rounds, places, pick,
-                           places == one_place ? NULL : draw, min_buf,
+        row[0] = change_of(samples, overhead, ncases, rounds, pick, min_buf,
                            cases ? row + 1 : NULL);
         for (c = 0; c < ncols; c++)
             est[c * (size_t)resamples + (size_t)b] = row[c];
@@ -412,7 +364,6 @@ void pg_change_interval(pg_interval *out, pg_interval *cases,
     free(est);
     free(row);
     free(pick);
-    free(draw);
     free(point);
     free(min_buf);
 }
@@ -473,8 +424,8 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
                const pg_measure_opts *opts)
 {
     int64_t start;
-    double elapsed = 0, *samples = NULL, *overhead, *first, *mins;
-    size_t cap = 0, c, places[2] = {1, 1}, pmax;
+    double elapsed = 0, *samples = NULL, *overhead, *first;
+    size_t cap = 0, c;
     double *gain = NULL;
     int round, next_check = 0, changed_at = 0;
     pg_interval change = {NAN, NAN, NAN}, *case_change;
@@ -493,16 +444,6 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
     for (c = 0; c < ncases; c++)
         case_change[c] = change;
     first = pg_calloc(ncases * 2, sizeof(*first));
-    /* A side's placements are the same for every case. */
-    for (c = 0; c < (size_t)nsides; c++)
-        if (ncases && targets[0][c].nplaced)
-            places[c] = targets[0][c].nplaced;
-    pmax = most_places(places);
-    /* mins[(c * 2 + side) * pmax + k]: the minimum time per call of case c
-     * on that side at placement k, so far. */
-    mins = pg_malloc(ncases * 2 * pmax * sizeof(*mins));
-    for (c = 0; c < ncases * 2 * pmax; c++)
-        mins[c] = INFINITY;
     start = pg_now_ns();
     for (c = 0; c < ncases; c++) {
         memset(&out[c], 0, sizeof(out[c]));
@@ -527,7 +468,7 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
             pg_case_timing *r = &out[c];
             double n = (double)r->inner;
             pg_target empty = targets[c][0];
-            double ns, *m;
+            double ns;
             int k;
 
             empty.fn = empty_solution;
@@ -555,16 +496,11 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
                     ns = time_side(&e, &targets[c][side], side, r->inner,
                                    round);
                 row[c * 2 + side] = ns / n;
-                /* A placement's minimum is one of places[side] in its
-                 * side's time: it moves that time by a share of its own
-                 * gain.  A placement's first sample is no gain. */
-                m = &mins[(c * 2 + (size_t)side) * pmax +
-                          (size_t)round % places[side]];
-                if (ns / n < *m) {
-                    double g = (1 - ns / n / *m) / (double)places[side];
-                    if (isfinite(*m) && g > gain[round])
+                if (ns < r->raw_ns[side]) {
+                    double g = 1 - ns / r->raw_ns[side];
+                    if (isfinite(r->raw_ns[side]) && g > gain[round])
                         gain[round] = g;
-                    *m = ns / n;
+                    r->raw_ns[side] = ns;
                 }
             }
             r->samples++;
@@ -590,7 +526,7 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
             if (round + 1 >= next_check) {
                 int r = round + 1;
                 pg_change_interval(&change, case_change, samples, overhead,
-                                   ncases, (size_t)r, places, RESAMPLES);
+                                   ncases, (size_t)r, RESAMPLES);
                 changed_at = r;
                 next_check = r + (r / 4 > 1 ? r / 4 : 1);
                 stop = pg_measure_should_stop(
@@ -609,19 +545,19 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
     /* The interval of the last check is final when no round came after. */
     if (nsides == 2 && changed_at != summary->rounds)
         pg_change_interval(&change, case_change, samples, overhead, ncases,
-                           (size_t)summary->rounds, places, RESAMPLES);
+                           (size_t)summary->rounds, RESAMPLES);
     summary->change = change;
     summary->stop = stop;
 
     for (c = 0; c < ncases; c++) {
         pg_case_timing *r = &out[c];
+        double n = (double)r->inner;
         int s;
 
         r->overhead_ns = overhead[c];
         r->change = case_change[c];
         for (s = 0; s < nsides; s++) {
-            double raw = over_places(mins + (c * 2 + (size_t)s) * pmax,
-                                     places[s], NULL);
+            double raw = r->raw_ns[s] / n;
             r->raw_ns[s] = raw;
             r->ns[s] = raw > r->overhead_ns ? raw - r->overhead_ns : 0;
             summary->calls[s] += r->samples * r->inner;
@@ -629,7 +565,6 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
     }
     summary->seconds = (double)(pg_now_ns() - start) / 1e9;
     free(samples);
-    free(mins);
     free(gain);
     free(overhead);
     free(case_change);

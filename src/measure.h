@@ -94,8 +94,7 @@ typedef struct pg_interval {
 /* The result for one case. */
 typedef struct pg_case_timing {
     double ns[2];        /* minimum per call, overhead discounted */
-    double raw_ns[2];    /* per call, as measured: the mean over the
-                          * side's placements of each one's minimum */
+    double raw_ns[2];    /* minimum per call, as measured */
     double overhead_ns;  /* the harness's cost per call */
     uint64_t inner;      /* calls per sample */
     uint64_t samples;    /* samples per side */
@@ -134,26 +133,20 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
                const pg_measure_opts *opts);
 
 /*
- * The change between the sums over cases of each side's time per call, and
- * its interval.  A side's time for a case is the mean over its placements
- * (copies of its code at other addresses, which the rounds take in turn:
- * round r timed placement r % places[side]) of the minimum at each; with
- * one placement, simply its minimum.  The interval: `resamples` bootstrap
- * resamples of whole rounds (both sides and every case of a round stay
- * together, so what hit a round hits both sides of it) and of each side's
- * placements (where code lies is drawn once per process, a sample like a
- * round), percentiles 2.5 and 97.5, from a fixed seed so that the same
- * samples always give the same interval.  With `cases` (NULL: not wanted),
- * each case's own change and interval too, from the same resamples.
+ * The change between the sums of per-case minimums, and its interval from
+ * the paired rounds: `resamples` bootstrap resamples of whole rounds (both
+ * sides and every case of a round stay together, so what hit a round hits
+ * both sides of it), percentiles 2.5 and 97.5, from a fixed seed so that
+ * the same samples always give the same interval.  With `cases` (NULL:
+ * not wanted), each case's own change and interval too, from the same
+ * resamples.
  *
  * samples[(r * ncases + c) * 2 + side] is round r's time per call for case
  * c and side (raw); overhead[c] is discounted from every case-c figure.
- * places[side]: each side's placements (NULL: one each).
  */
 void pg_change_interval(pg_interval *out, pg_interval *cases,
                         const double *samples, const double *overhead,
-                        size_t ncases, size_t rounds, const size_t *places,
-                        int resamples);
+                        size_t ncases, size_t rounds, int resamples);
 
 /*
  * The stopping rule, alone so that it can be tested.  `rounds` rounds are
