@@ -39,8 +39,8 @@ static void BM_mem(benchmark::State &state, void *solution)
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        std::fprintf(stderr, "usage: gbench_mem LIB vector_add|reduce_sum N "
-                             "[--benchmark_*]\n");
+        std::fprintf(stderr, "usage: gbench_mem LIB|BASE,HEAD[,BASE,HEAD]... "
+                             "vector_add|reduce_sum N [--benchmark_*]\n");
         return 2;
     }
     std::vector<void *> solutions;

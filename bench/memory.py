@@ -41,10 +41,10 @@ SIZES = {
 # (name, bench/mem.c variant, expected verdict; None: depends on its size)
 PAIRS = [("A/A", 1, "unchanged"), ("+10% bytes", 2, None),
          ("2x", 3, "regression")]
-# Perfgate's own flags for a side (src/build.c), so that this measures
-# what perfgate measures.
 # Copies of each side's library in the true-change measurement.
 COPIES = 8
+# Perfgate's own flags for a side (src/build.c), so that this measures
+# what perfgate measures.
 SIDE_FLAGS = ["-O2", "-fPIC", "-shared", "-fno-semantic-interposition",
               "-Wl,-Bsymbolic"]
 
