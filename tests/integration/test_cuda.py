@@ -129,7 +129,27 @@ FAKE_DIR = os.environ.get("FAKECUDA_DIR", "")
 # vector_add "kernels" for the fake device (tests/fakecuda): C that the fake
 # nvcc compiles.  Each checks that its arrays are device memory, so that a
 # pg_alloc() that handed out host memory would make the output wrong.
+#
+# The loop adds sixteen floats an iteration, with vectors.  A fake kernel is
+# host code, and the GPU path loads each side once (a real kernel's time does
+# not depend on where its host code sits), so a fake kernel is exposed to the
+# host's code-placement bias that the CPU path's placed copies remove.  The
+# plain scalar loop runs at about one element a cycle, bound by the front
+# end (on 3 MB of arrays: 72-84 us scalar, 30.5 us four floats at a time,
+# 30.5 us sixteen at a time, so the vector loops wait on memory), and in some
+# processes one side's copy ran at half speed in every round: in
+# test_a_solution_that_waits_for_the_device_is_not_gated the head read +78%
+# to +99% in 5 of 156 runs beside a fork-heavy load (gzip in a loop), always
+# the head, whose loop crossed a 64-byte line; never with the wait moved to
+# the base (0 of 150).  How often comes and goes with the machine's state
+# (later the scalar loop read 0 of 260), so the fix is a loop that waits on
+# memory, with four times fewer iterations for the front end than it could
+# run.
 FAKE_KERNEL = """#include <stddef.h>
+#include <string.h>
+typedef float v4 __attribute__((vector_size(16)));
+#define ADD4(k) { v4 x, y; memcpy(&x, a + i + k, sizeof(x)); \\
+    memcpy(&y, b + i + k, sizeof(y)); x += y; memcpy(c + i + k, &x, sizeof(x)); }
 int fakecuda_is_device(const void *p);
 int cudaDeviceSynchronize(void);
 void fakecuda_fault(int code);
@@ -139,7 +159,11 @@ void solution(const float *a, const float *b, float *c, size_t n)
     if (!fakecuda_is_device(a) || !fakecuda_is_device(b) ||
         !fakecuda_is_device(c))
         return;
-    for (size_t i = 0; i < n; i++)
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        ADD4(0) ADD4(4) ADD4(8) ADD4(12)
+    }
+    for (; i < n; i++)
         c[i] = a[i] + b[i];
     EXTRA
 }
