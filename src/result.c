@@ -302,16 +302,38 @@ static double get_number_at(const cJSON *arr, int i)
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
+/*
+ * Numbers from a result file, which anyone may have written: a value that
+ * is missing, not finite or out of range reads as the fallback, and is never
+ * converted to an integer that cannot hold it.
+ */
+static int get_int_or(const cJSON *o, const char *key, int fallback)
+{
+    double v = get_number(o, key);
+    return v > -2e9 && v < 2e9 ? (int)v : fallback;
+}
+
+static int get_int(const cJSON *o, const char *key)
+{
+    return get_int_or(o, key, 0);
+}
+
+/* A count: whole numbers from 0 to 2^53, else 0. */
+static uint64_t get_count(const cJSON *o, const char *key)
+{
+    double v = get_number(o, key);
+    return v >= 0 && v <= 9007199254740992.0 ? (uint64_t)v : 0;
+}
+
 static void read_system(pg_system *s, const cJSON *o)
 {
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "timer"), *w;
     char *clock = get_string(t, "clock");
-    double cpu = get_number(o, "cpu");
     int id;
 
     memset(s, 0, sizeof(*s));
-    s->cpu = isnan(cpu) ? -1 : (int)cpu;
-    s->ncpus = (int)(isnan(get_number(o, "ncpus")) ? 0 : get_number(o, "ncpus"));
+    s->cpu = get_int_or(o, "cpu", -1);
+    s->ncpus = get_int(o, "ncpus");
     s->load1 = get_number(o, "load1");
     s->cpu_busy = get_number(o, "cpu_busy");
     s->steal = get_number(o, "steal");
@@ -330,12 +352,6 @@ static void read_system(pg_system *s, const cJSON *o)
         if (cJSON_IsString(w))
             pg_system_warn(s, "%s", w->valuestring);
     }
-}
-
-static int get_int(const cJSON *o, const char *key)
-{
-    double v = get_number(o, key);
-    return isfinite(v) && fabs(v) < 2e9 ? (int)v : 0;
 }
 
 static int khz(double mhz)
@@ -426,20 +442,20 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
     b->cold = cJSON_IsString(cache) && !strcmp(cache->valuestring, "cold");
     b->base_ns = get_number(o, "base_ns");
     b->head_ns = get_number(o, "head_ns");
-    b->rounds = (int)get_number(o, "rounds");
+    b->rounds = get_int(o, "rounds");
     b->seconds = get_number(o, "seconds");
     if (calls) {
-        b->calls[0] = (uint64_t)get_number(calls, "base");
-        b->calls[1] = (uint64_t)get_number(calls, "head");
+        b->calls[0] = get_count(calls, "base");
+        b->calls[1] = get_count(calls, "head");
     }
     b->message = get_string(o, "message");
     b->log = get_string(o, "log");
     if ((c = cJSON_GetObjectItemCaseSensitive(o, "gpu")) && cJSON_IsObject(c)) {
         double clock = get_number(c, "clock_mhz");
         b->gpu.measured = 1;
-        b->gpu.samples = (uint64_t)get_int(c, "samples");
-        b->gpu.throttled = (uint64_t)get_int(c, "throttled");
-        b->gpu.kept_throttled = (uint64_t)get_int(c, "kept_throttled");
+        b->gpu.samples = get_count(c, "samples");
+        b->gpu.throttled = get_count(c, "throttled");
+        b->gpu.kept_throttled = get_count(c, "kept_throttled");
         b->gpu.clock_mhz = isfinite(clock) ? clock : 0;
         b->gpu.gated = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "gated"));
         b->gpu.runtime_version = get_int(c, "runtime_version");
@@ -462,7 +478,7 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
                          : PG_STATUS_UNCHANGED;
         cr->flops = get_number(c, "flops");
         cr->bytes = get_number(c, "bytes");
-        cr->inner = (uint64_t)get_number(c, "inner");
+        cr->inner = get_count(c, "inner");
         cr->overhead_ns = get_number(c, "overhead_ns");
     }
     return 0;
