@@ -73,39 +73,56 @@ static const char *json_string(const cJSON *o, const char *path)
     return cJSON_IsString(o) && *o->valuestring ? o->valuestring : NULL;
 }
 
-static int github(pg_ci *out, const char *(*get)(const char *))
+/* A commit id as GitHub writes it: 40 or 64 hex digits. */
+static int is_object_id(const char *s)
 {
-    const char *event = nonempty(get, "GITHUB_EVENT_NAME");
-    const char *path = nonempty(get, "GITHUB_EVENT_PATH");
-    const char *sha = commit_var(get, "GITHUB_SHA");
-    char *text = NULL;
-    cJSON *root = NULL;
+    size_t n = strspn(s, "0123456789abcdefABCDEF");
+
+    return (n == 40 || n == 64) && !s[n];
+}
+
+/* The event's commit at `path`; NULL when absent or git's 40 zeros for
+ * "none", PG_ERR_USAGE when it is not a commit id (the event carries what
+ * the pull request's author wrote: nothing in it reaches git unchecked). */
+static int event_commit(const char **out, const cJSON *root, const char *path)
+{
+    *out = json_string(root, path);
+    if (*out && strspn(*out, "0") == strlen(*out))
+        *out = NULL;
+    if (*out && !is_object_id(*out)) {
+        *out = NULL;
+        return pg_error_set(PG_ERR_USAGE,
+                            "the GitHub event's %s is not a commit id; give "
+                            "the revisions: perfgate compare BASE HEAD",
+                            path);
+    }
+    return 0;
+}
+
+int pg_ci_from_github_event(pg_ci *out, const char *event, const char *json,
+                            size_t len, const char *sha)
+{
+    cJSON *root = json ? cJSON_ParseWithLength(json, len) : NULL;
+    const char *base = NULL, *head = NULL;
     int err = 0;
 
-    out->fetch_hint = "set 'fetch-depth: 0' on actions/checkout, or use "
-                      "perfgate's action, which fetches what it needs";
-    if (path) {
-        if (pg_read_file(&text, NULL, path, 64 << 20) < 0 ||
-            !(root = cJSON_Parse(text))) {
-            err = pg_error_set(PG_ERR_USAGE,
-                               "cannot read the GitHub event in %s "
-                               "(GITHUB_EVENT_PATH); give the revisions: "
-                               "perfgate compare BASE HEAD",
-                               path);
-            goto done;
-        }
-    }
+    if (json && !root)
+        return pg_error_set(PG_ERR_USAGE,
+                            "the GitHub event is not JSON; give the "
+                            "revisions: perfgate compare BASE HEAD");
     if (root && event && !strncmp(event, "pull_request", 12)) {
-        const char *base = json_string(root, "pull_request.base.sha");
-        const char *head = json_string(root, "pull_request.head.sha");
         const cJSON *number = cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(root, "pull_request"),
             "number");
+        if ((err = event_commit(&base, root, "pull_request.base.sha")) < 0 ||
+            (err = event_commit(&head, root, "pull_request.head.sha")) < 0)
+            goto done;
         if (base && head) {
             out->base = pg_strdup(base);
             out->head = pg_strdup(head);
             out->merge_base = 1;
-            out->what = cJSON_IsNumber(number)
+            out->what = cJSON_IsNumber(number) && number->valuedouble >= 1 &&
+                                number->valuedouble < 2e9
                             ? pg_strdupf("pull request #%d",
                                          number->valueint)
                             : pg_strdup("pull request");
@@ -113,8 +130,9 @@ static int github(pg_ci *out, const char *(*get)(const char *))
         }
     }
     if (root && event && !strcmp(event, "merge_group")) {
-        const char *base = json_string(root, "merge_group.base_sha");
-        const char *head = json_string(root, "merge_group.head_sha");
+        if ((err = event_commit(&base, root, "merge_group.base_sha")) < 0 ||
+            (err = event_commit(&head, root, "merge_group.head_sha")) < 0)
+            goto done;
         if (base && head) {
             out->base = pg_strdup(base);
             out->head = pg_strdup(head);
@@ -123,15 +141,15 @@ static int github(pg_ci *out, const char *(*get)(const char *))
         }
     }
     if (root && event && !strcmp(event, "push")) {
-        const char *before = json_string(root, "before");
-        const char *after = json_string(root, "after");
-        if (after && strspn(after, "0") != strlen(after))
-            sha = after;
+        const char *before;
+        if ((err = event_commit(&before, root, "before")) < 0 ||
+            (err = event_commit(&head, root, "after")) < 0)
+            goto done;
+        if (head)
+            sha = head;
         out->head = sha ? pg_strdup(sha) : NULL;
         /* The branch's tip before the push; for a new branch, none. */
-        out->base = before && strspn(before, "0") != strlen(before)
-                        ? pg_strdup(before)
-                        : parent_of(sha);
+        out->base = before ? pg_strdup(before) : parent_of(sha);
         out->what = pg_strdup("push");
         goto done;
     }
@@ -141,6 +159,27 @@ static int github(pg_ci *out, const char *(*get)(const char *))
     out->what = pg_strdupf("%s event", event ? event : "workflow");
 done:
     cJSON_Delete(root);
+    return err;
+}
+
+static int github(pg_ci *out, const char *(*get)(const char *))
+{
+    const char *path = nonempty(get, "GITHUB_EVENT_PATH");
+    char *text = NULL;
+    size_t len = 0;
+    int err;
+
+    out->fetch_hint = "set 'fetch-depth: 0' on actions/checkout, or use "
+                      "perfgate's action, which fetches what it needs";
+    if (path && pg_read_file(&text, &len, path, 64 << 20) < 0)
+        return pg_error_set(PG_ERR_USAGE,
+                            "cannot read the GitHub event in %s "
+                            "(GITHUB_EVENT_PATH); give the revisions: "
+                            "perfgate compare BASE HEAD",
+                            path);
+    err = pg_ci_from_github_event(out, nonempty(get, "GITHUB_EVENT_NAME"),
+                                  text, len,
+                                  commit_var(get, "GITHUB_SHA"));
     free(text);
     return err;
 }

@@ -11,6 +11,8 @@
 #ifndef PG_CI_H
 #define PG_CI_H
 
+#include <stddef.h>
+
 typedef enum {
     PG_CI_NONE,
     PG_CI_GITHUB,
@@ -41,6 +43,16 @@ const char *pg_ci_name(pg_ci_system system);
  * unusable (a GitHub event file that cannot be read).
  */
 int pg_ci_detect(pg_ci *out, const char *(*get)(const char *name));
+
+/*
+ * Fills `out` from a GitHub event: its name (GITHUB_EVENT_NAME), the JSON
+ * of GITHUB_EVENT_PATH (NULL: none) and GITHUB_SHA (NULL: none).  The event
+ * is input the pull request's author can shape: an event that is not JSON,
+ * or whose commits are not commit ids, is PG_ERR_USAGE, and `out` may then
+ * hold part of the answer (pg_ci_free it).
+ */
+int pg_ci_from_github_event(pg_ci *out, const char *event, const char *json,
+                            size_t len, const char *sha);
 
 void pg_ci_free(pg_ci *ci);
 

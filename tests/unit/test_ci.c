@@ -161,6 +161,38 @@ static void github(void)
         pg_ci_free(&ci);
     }
     unlink(path);
+
+    /* The event carries what the pull request's author wrote: a "commit"
+     * that is an option, a revision expression or a path is refused, in
+     * every event that names commits. */
+    {
+        static const char *const bad[] = {
+            "--upload-pack=touch /tmp/x", "HEAD~1", "1111111", "../../etc",
+            SHA_A "~1", SHA_A " ", SHA_A SHA_A};
+        size_t i;
+        for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+            char json[512];
+            snprintf(json, sizeof(json),
+                     "{\"pull_request\": {\"base\": {\"sha\": \"" SHA_A
+                     "\"}, \"head\": {\"sha\": \"%s\"}}, \"merge_group\": "
+                     "{\"base_sha\": \"%s\", \"head_sha\": \"" SHA_B
+                     "\"}, \"before\": \"%s\", \"after\": \"" SHA_B "\"}",
+                     bad[i], bad[i], bad[i]);
+            CHECK(pg_ci_from_github_event(&ci, "pull_request", json,
+                                          strlen(json), NULL) == PG_ERR_USAGE);
+            CHECK_CONTAINS(pg_error_last(), "pull_request.head.sha is not a "
+                                            "commit id");
+            pg_ci_free(&ci);
+            CHECK(pg_ci_from_github_event(&ci, "merge_group", json,
+                                          strlen(json), NULL) == PG_ERR_USAGE);
+            CHECK_CONTAINS(pg_error_last(), "merge_group.base_sha");
+            pg_ci_free(&ci);
+            CHECK(pg_ci_from_github_event(&ci, "push", json, strlen(json),
+                                          SHA_C) == PG_ERR_USAGE);
+            CHECK_CONTAINS(pg_error_last(), "before");
+            pg_ci_free(&ci);
+        }
+    }
 }
 
 static void gitlab(void)
