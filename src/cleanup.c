@@ -1,32 +1,132 @@
 /*
  * cleanup.c - temporary directories and signal handling.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include "cleanup.h"
 #include "error.h"
 #include "fs.h"
 #include "str.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define MAX_TEMPDIRS 16
+#define PREFIX "perfgate-"
+#define OWNER_FILE ".perfgate-owner"
+/* After SIGINT or SIGTERM, how long the work has to unwind by itself. */
+#define GRACE_SECONDS 2
 
 static char *tempdirs[MAX_TEMPDIRS];
 static pid_t owner_pid;
 static volatile sig_atomic_t interrupted;
 static volatile pid_t child_pgid;
 
+/*
+ * Empties the directory open as `dir` and closes it, with calls that are
+ * async-signal-safe (no malloc, no stdio), so that a signal's last resort
+ * still leaves nothing behind.  Entries are removed while the directory is
+ * read, so it is read again until a pass finds nothing it can remove.
+ */
+static void empty_dir_fd(int dir, int depth)
+{
+    struct entry {
+        unsigned long long ino;
+        long long off;
+        unsigned short reclen;
+        unsigned char type;
+        char name[];
+    };
+    char buf[2048] __attribute__((aligned(8)));
+    int removed = 1;
+
+    while (removed) {
+        long n;
+        removed = 0;
+        lseek(dir, 0, SEEK_SET);
+        while ((n = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
+            long off = 0;
+            while (off < n) {
+                struct entry *e = (struct entry *)(void *)(buf + off);
+                int sub;
+                off += e->reclen;
+                if (!strcmp(e->name, ".") || !strcmp(e->name, ".."))
+                    continue;
+                if (!unlinkat(dir, e->name, 0)) {
+                    removed = 1;
+                    continue;
+                }
+                sub = depth < 64 ? openat(dir, e->name, O_RDONLY | O_DIRECTORY
+                                                            | O_NOFOLLOW |
+                                                            O_CLOEXEC)
+                                 : -1;
+                if (sub >= 0)
+                    empty_dir_fd(sub, depth + 1);
+                if (!unlinkat(dir, e->name, AT_REMOVEDIR))
+                    removed = 1;
+            }
+        }
+    }
+    close(dir);
+}
+
+/* Removes the registered directories; async-signal-safe. */
+static void remove_all_now(void)
+{
+    int i;
+
+    if (getpid() != owner_pid)
+        return;
+    for (i = 0; i < MAX_TEMPDIRS; i++) {
+        const char *path = tempdirs[i];
+        int fd;
+        if (!path)
+            continue;
+        fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd >= 0)
+            empty_dir_fd(fd, 0);
+        rmdir(path);
+    }
+}
+
+/* The last resort: the work did not unwind in time, or the signal came
+ * twice.  Remove what is ours and exit as an interrupted run does. */
+static void give_up(int sig)
+{
+    static const char msg[] = "perfgate: interrupted\n";
+    pid_t pgid = child_pgid;
+
+    (void)sig;
+    if (pgid > 0)
+        kill(-pgid, SIGKILL);
+    remove_all_now();
+    if (write(2, msg, sizeof(msg) - 1) < 0) {
+        /* Nothing more to do. */
+    }
+    _exit(PG_EXIT_INTERRUPTED);
+}
+
 static void on_signal(int sig)
 {
     pid_t pgid = child_pgid;
 
+    if (interrupted) {
+        give_up(sig);
+        return;
+    }
     interrupted = sig;
     if (pgid > 0)
         kill(-pgid, SIGKILL);
+    /* Most work sees the flag within milliseconds; what cannot (a long
+     * computation, a blocked read) is ended by SIGALRM. */
+    alarm(GRACE_SECONDS);
 }
 
 void pg_tempdir_remove_all(void)
@@ -37,10 +137,12 @@ void pg_tempdir_remove_all(void)
     if (getpid() != owner_pid)
         return;
     for (i = 0; i < MAX_TEMPDIRS; i++) {
-        if (tempdirs[i]) {
-            pg_rm_rf(tempdirs[i]);
-            free(tempdirs[i]);
+        char *path = tempdirs[i];
+        if (path) {
+            pg_rm_rf(path);
+            /* Unregistered before it is freed: a signal may read it. */
             tempdirs[i] = NULL;
+            free(path);
         }
     }
 }
@@ -55,11 +157,87 @@ void pg_cleanup_init(void)
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    /* No SA_RESTART: a blocking wait must return and see the flag. */
+    /* No SA_RESTART: a blocking wait must return and see the flag.  The
+     * handlers block each other, so that give_up() runs once. */
+    for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+        sigaddset(&sa.sa_mask, sigs[i]);
+    sigaddset(&sa.sa_mask, SIGALRM);
     for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
         sigaction(sigs[i], &sa, NULL);
+    sa.sa_handler = give_up;
+    sigaction(SIGALRM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
     atexit(pg_tempdir_remove_all);
+}
+
+/* "PID START": this process and when it started (in clock ticks since
+ * boot, /proc/self/stat's 22nd field), which together name it even after
+ * its pid is reused. */
+static int start_time(pid_t pid, unsigned long long *out)
+{
+    char path[64], buf[1024], *p;
+    int fd, n;
+
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return -1;
+    n = (int)read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    /* After the command's name, which may hold spaces and parentheses. */
+    if (!(p = strrchr(buf, ')')) ||
+        sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u "
+                      "%*d %*d %*d %*d %*d %*d %llu",
+               out) != 1)
+        return -1;
+    return 0;
+}
+
+/* Whether the run that wrote `owner` (an OWNER_FILE's text) is gone. */
+static int owner_is_gone(const char *owner)
+{
+    int pid;
+    unsigned long long started, now;
+
+    if (sscanf(owner, "%d %llu", &pid, &started) != 2 || pid <= 0)
+        return 0;
+    if (kill(pid, 0) < 0 && errno == ESRCH)
+        return 1;
+    /* Alive: the same process only if it started when the owner did. */
+    return start_time(pid, &now) == 0 && now != started;
+}
+
+/*
+ * Removes the temporary directories of earlier runs that were killed
+ * before they could (SIGKILL, a power cut): ours by owner, named as ours,
+ * and naming an owner process that is gone.  Anything else is left alone.
+ */
+static void remove_stale(const char *base)
+{
+    DIR *d = opendir(base);
+    struct dirent *e;
+    uid_t uid = geteuid();
+
+    if (!d)
+        return;
+    while ((e = readdir(d))) {
+        struct stat st;
+        char *dir, *owner_path, *owner = NULL;
+        if (strncmp(e->d_name, PREFIX, strlen(PREFIX)))
+            continue;
+        dir = pg_strdupf("%s/%s", base, e->d_name);
+        owner_path = pg_strdupf("%s/" OWNER_FILE, dir);
+        if (!lstat(dir, &st) && S_ISDIR(st.st_mode) && st.st_uid == uid &&
+            pg_read_file(&owner, NULL, owner_path, 256) == 0 &&
+            owner_is_gone(owner))
+            pg_rm_rf(dir);
+        free(owner);
+        free(owner_path);
+        free(dir);
+    }
+    closedir(d);
 }
 
 int pg_tempdir_create(char **out)
@@ -70,7 +248,8 @@ int pg_tempdir_create(char **out)
 
     if (!base || !*base)
         base = "/tmp";
-    path = pg_strdupf("%s/perfgate-XXXXXX", base);
+    remove_stale(base);
+    path = pg_strdupf("%s/" PREFIX "XXXXXX", base);
     if (!mkdtemp(path)) {
         int saved = errno;
         free(path);
@@ -87,6 +266,16 @@ int pg_tempdir_create(char **out)
         return pg_error_set(PG_ERR_GENERIC, "too many temporary directories");
     }
     tempdirs[i] = pg_strdup(path);
+    {
+        unsigned long long started = 0;
+        char *owner_path = pg_strdupf("%s/" OWNER_FILE, path);
+        char *owner;
+        start_time(getpid(), &started);
+        owner = pg_strdupf("%d %llu\n", (int)getpid(), started);
+        pg_write_file(owner_path, owner, strlen(owner), 0);
+        free(owner);
+        free(owner_path);
+    }
     *out = path;
     return 0;
 }
@@ -99,15 +288,4 @@ int pg_interrupted(void)
 void pg_cleanup_set_child(pid_t pgid)
 {
     child_pgid = pgid;
-}
-
-void pg_cleanup_reraise(void)
-{
-    int sig = interrupted;
-
-    if (!sig)
-        return;
-    pg_tempdir_remove_all();
-    signal(sig, SIG_DFL);
-    raise(sig);
 }

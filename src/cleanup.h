@@ -2,10 +2,15 @@
  * cleanup.h - temporaries that never outlive perfgate, and interruption.
  *
  * Every temporary directory perfgate makes is registered here and removed
- * on exit, on error, and on SIGINT, SIGTERM or SIGHUP.  A signal does not
- * remove anything itself (that is not async-signal-safe): it records the
- * signal, stops the child process that is running, and the code waiting on
+ * on exit, on error, and on SIGINT, SIGTERM or SIGHUP.  A signal records
+ * itself, stops the child process that is running, and the code waiting on
  * that child sees pg_interrupted() and unwinds through its normal cleanup.
+ * Work that cannot see the flag (a long computation, a blocked read) gets
+ * two seconds: then, or at a second signal, the handler removes the
+ * directories itself, with async-signal-safe calls only, and perfgate exits
+ * 130 as an interrupted run does.  A run that was killed outright
+ * (SIGKILL) leaves its directory; each directory names its owner process,
+ * and the next run removes those whose owner is gone.
  */
 #ifndef PG_CLEANUP_H
 #define PG_CLEANUP_H
@@ -32,8 +37,5 @@ int pg_interrupted(void);
  * in their own group so that a signal reaches their descendants too.
  */
 void pg_cleanup_set_child(pid_t pgid);
-
-/* After cleanup, ends the process the way the signal would have. */
-void pg_cleanup_reraise(void);
 
 #endif

@@ -7,6 +7,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "config.h"
+#include "cleanup.h"
 #include "error.h"
 #include "fs.h"
 #include "str.h"
@@ -19,6 +20,13 @@
 #include <yaml.h>
 
 #define PG_CONFIG_MAX_BYTES (1 << 20)
+/* What a config may be, beyond its size: far more than any real one needs,
+ * far less than it takes to keep perfgate busy. */
+#define MAX_DEPTH 32          /* mappings and lists inside each other */
+#define MAX_NODES 100000      /* scalars, mappings and lists */
+#define MAX_ALIASES 100       /* *references to &anchors */
+#define MAX_BENCHMARKS 1000
+#define MAX_CASES 1000        /* per benchmark */
 
 typedef struct parse_ctx {
     yaml_document_t *doc;
@@ -502,6 +510,12 @@ static int parse_benchmark(parse_ctx *ctx, yaml_node_t *node,
             return fail_at(ctx, v,
                            "'cases' must be a list of mappings, "
                            "such as [{n: 1000}, {n: 100000}]");
+        if (v->data.sequence.items.top - v->data.sequence.items.start >
+            MAX_CASES)
+            return fail_at(ctx, v,
+                           "more than %d cases in one benchmark; a few "
+                           "sizes that matter say more than many",
+                           MAX_CASES);
         b->cases = pg_calloc((size_t)(v->data.sequence.items.top -
                                       v->data.sequence.items.start),
                              sizeof(pg_case_spec));
@@ -558,6 +572,12 @@ static int parse_root(parse_ctx *ctx, yaml_node_t *root, pg_config *cfg)
         return fail_at(ctx, v->type == YAML_SEQUENCE_NODE ? key : v,
                        "'benchmarks' must be a list of at least one "
                        "benchmark");
+    if (v->data.sequence.items.top - v->data.sequence.items.start >
+        MAX_BENCHMARKS)
+        return fail_at(ctx, v,
+                       "more than %d benchmarks; split them over several "
+                       "configs (perfgate compare --config FILE)",
+                       MAX_BENCHMARKS);
     cfg->benchmarks = pg_calloc(
         (size_t)(v->data.sequence.items.top - v->data.sequence.items.start),
         sizeof(pg_bench_config));
@@ -583,6 +603,64 @@ static int parse_root(parse_ctx *ctx, yaml_node_t *root, pg_config *cfg)
     return 0;
 }
 
+static int too_big(const char *display, const yaml_mark_t *mark,
+                   const char *what, int limit)
+{
+    return pg_error_set(PG_ERR_USAGE,
+                        "%s:%d:%d: more than %d %s: perfgate reads configs "
+                        "up to that",
+                        display, (int)mark->line + 1, (int)mark->column + 1,
+                        limit, what);
+}
+
+/*
+ * Reads the config's events, before any document is built, and refuses
+ * one deeper, larger or with more aliases than a config can need: a pull
+ * request may carry a config made to keep perfgate busy.  Syntax errors
+ * are left for the loader to report.
+ */
+static int check_shape(const char *text, size_t len, const char *display)
+{
+    yaml_parser_t parser;
+    yaml_event_t ev;
+    int depth = 0, nodes = 0, aliases = 0, err = 0, done = 0;
+
+    if (!yaml_parser_initialize(&parser))
+        return pg_error_set(PG_ERR_GENERIC, "cannot initialize libyaml");
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    while (!err && !done && yaml_parser_parse(&parser, &ev)) {
+        switch (ev.type) {
+        case YAML_SEQUENCE_START_EVENT:
+        case YAML_MAPPING_START_EVENT:
+            if (++depth > MAX_DEPTH)
+                err = too_big(display, &ev.start_mark, "levels of nesting",
+                              MAX_DEPTH);
+            /* fall through */
+        case YAML_SCALAR_EVENT:
+            if (!err && ++nodes > MAX_NODES)
+                err = too_big(display, &ev.start_mark, "values", MAX_NODES);
+            break;
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT:
+            depth--;
+            break;
+        case YAML_ALIAS_EVENT:
+            if (++aliases > MAX_ALIASES)
+                err = too_big(display, &ev.start_mark, "aliases",
+                              MAX_ALIASES);
+            break;
+        case YAML_STREAM_END_EVENT:
+            done = 1;
+            break;
+        default:
+            break;
+        }
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&parser);
+    return err;
+}
+
 int pg_config_parse(pg_config *out, const char *text, size_t len,
                     const char *display, const char *dir,
                     const char *const *builtins)
@@ -596,6 +674,8 @@ int pg_config_parse(pg_config *out, const char *text, size_t len,
     out->path = pg_strdup(display);
     pg_settings_defaults(&out->settings);
 
+    if ((err = check_shape(text, len, display)) < 0)
+        return err;
     if (!yaml_parser_initialize(&parser))
         return pg_error_set(PG_ERR_GENERIC, "cannot initialize libyaml");
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
@@ -720,6 +800,9 @@ int pg_config_load(pg_config *out, const char *path, const char *display,
 
     if (pg_read_file(&text, &len, path, PG_CONFIG_MAX_BYTES) < 0) {
         memset(out, 0, sizeof(*out));
+        /* A FIFO that nobody writes: Ctrl-C is not a bad config. */
+        if (errno == EINTR || pg_interrupted())
+            return pg_error_set(PG_ERR_INTERRUPTED, "interrupted");
         if (errno == ENOENT)
             return pg_error_set(PG_ERR_USAGE,
                                 "%s: no such file; create one (see "
@@ -736,9 +819,6 @@ int pg_config_load(pg_config *out, const char *path, const char *display,
     free(text);
     return err;
 }
-
-
-
 
 static void free_list(char **list, size_t n)
 {

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -191,7 +192,7 @@ static int spawn(pg_proc_result *out, char *const argv[],
 {
     int outp[2], msgp[2] = {-1, -1}, err;
     int64_t start;
-    pid_t pid;
+    pid_t pid, parent;
 
     memset(out, 0, sizeof(*out));
     pg_str_init(&out->output, opts->output_cap ? opts->output_cap : 65536);
@@ -204,6 +205,7 @@ static int spawn(pg_proc_result *out, char *const argv[],
     fflush(stdout);
     fflush(stderr);
     start = pg_now_ns();
+    parent = getpid();
     pid = fork();
     if (pid < 0) {
         err = errno;
@@ -219,6 +221,11 @@ static int spawn(pg_proc_result *out, char *const argv[],
         int devnull = open("/dev/null", O_RDONLY);
 
         setpgid(0, 0);
+        /* A perfgate killed outright (SIGKILL) takes its children along:
+         * nothing it started may run on, unwatched. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(127);
         child_reset_signals();
         if (devnull >= 0)
             dup2(devnull, 0);

@@ -521,6 +521,195 @@ class Interrupt(RepoTest):
         self.assertEqual(os.listdir(self.pgtmp), before)
 
 
+    def _start(self, *args, **kw):
+        return subprocess.Popen(
+            [PERFGATE, "compare", *args], cwd=self.repo,
+            env=dict(os.environ, TMPDIR=self.pgtmp), stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True, **kw)
+
+    def test_sigterm_while_reading_a_config_from_a_fifo(self):
+        # open() of a FIFO nobody writes blocks: the signal interrupts it.
+        self.base_repo()
+        fifo = os.path.join(self.out, "config.fifo")
+        os.mkfifo(fifo)
+        proc = self._start("--config", fifo, "HEAD", "HEAD")
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 130, err)
+        self.assertIn("interrupted", err)
+
+    def test_work_that_cannot_see_the_signal_is_ended(self):
+        # A FIFO opened for writing and never written: read() is retried
+        # after the signal, so perfgate cannot unwind by itself.  It still
+        # ends within seconds, temporaries removed.
+        self.base_repo()
+        fifo = os.path.join(self.out, "config.fifo")
+        os.mkfifo(fifo)
+        proc = self._start("--config", fifo, "HEAD", "HEAD")
+        writer = os.open(fifo, os.O_WRONLY)
+        try:
+            time.sleep(0.5)
+            start = time.monotonic()
+            proc.send_signal(signal.SIGTERM)
+            out, err = proc.communicate(timeout=60)
+            took = time.monotonic() - start
+        finally:
+            os.close(writer)
+        self.assertEqual(proc.returncode, 130, err)
+        self.assertIn("interrupted", err)
+        self.assertLess(took, 30)
+
+    def _runs_under(self, name):
+        """Processes whose command line names the directory `name`."""
+        found = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    if name.encode() in f.read():
+                        found.append(int(pid))
+            except OSError:
+                pass
+        return found
+
+    def test_a_killed_run_leaves_nothing_for_long(self):
+        # SIGKILL cannot be caught: the run's directory stays, and the next
+        # run removes it, as it names an owner that is gone.  Directories
+        # of live runs, of other programs and without an owner are kept.
+        self.base_repo()
+        self.commit({"src/sum.c": HANG})
+        proc = self._start("HEAD~1", "HEAD", "--timeout", "120s")
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not os.listdir(self.pgtmp):
+            time.sleep(0.05)
+        time.sleep(1.0)
+        killed = os.listdir(self.pgtmp)
+        self.assertEqual(len(killed), 1, killed)
+        proc.kill()
+        proc.communicate(timeout=30)
+        self.assertEqual(os.listdir(self.pgtmp), killed)
+        # Its hanging child, in a process group of its own, died with it.
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and self._runs_under(killed[0]):
+            time.sleep(0.1)
+        self.assertEqual(self._runs_under(killed[0]), [])
+        keep = ["perfgate-nowner", "perfgate-live01", "other-dir"]
+        for name in keep:
+            os.mkdir(os.path.join(self.pgtmp, name))
+        with open(f"/proc/{os.getpid()}/stat") as f:
+            started = f.read().rsplit(")", 1)[1].split()[19]
+        with open(os.path.join(self.pgtmp, "perfgate-live01",
+                               ".perfgate-owner"), "w") as f:
+            f.write(f"{os.getpid()} {started}\n")
+        self.commit({"src/sum.c": TWICE})
+        proc = self._start("HEAD~1", "HEAD", "--noise-floor", "50%")
+        out, err = proc.communicate(timeout=300)
+        self.assertIn(proc.returncode, (0, 1), err)
+        self.assertEqual(sorted(os.listdir(self.pgtmp)), sorted(keep))
+
+
+class Symlinks(RepoTest):
+    """A pull request may commit symbolic links: what perfgate compiles or
+    reads from a revision must not lead out of it (the compiler quotes the
+    lines of a file it cannot compile into every report)."""
+
+    SECRET = "ghp_SECRETtokenLINE0123456789 = leaked;\n"
+
+    def setUp(self):
+        super().setUp()
+        self.secret = os.path.join(self.out, "secret.txt")
+        with open(self.secret, "w") as f:
+            f.write(self.SECRET)
+
+    def link(self, path, target):
+        full = os.path.join(self.repo, path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        if os.path.lexists(full):
+            os.remove(full)
+        os.symlink(target, full)
+
+    def assert_not_leaked(self, r):
+        for text in (r.stdout, r.stderr, r.markdown or "",
+                     json.dumps(r.json)):
+            self.assertNotIn("SECRETtoken", text)
+
+    def test_a_source_linked_outside_is_not_compiled(self):
+        self.base_repo()
+        self.link("src/sum.c", self.secret)
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", "link")
+        r = self.perfgate("HEAD~1", "HEAD")
+        self.assertEqual(r.code, 1, r.stderr)
+        b = r.bench("sum")
+        self.assertEqual((b["status"], b["side"]), ("build_failed", "head"))
+        self.assertIn("src/sum.c: the source leads outside", b["message"])
+        self.assert_not_leaked(r)
+
+    def test_the_working_tree_is_checked_too(self):
+        self.base_repo()
+        self.link("src/sum.c", self.secret)
+        r = self.perfgate()
+        self.assertEqual(r.code, 1, r.stderr)
+        self.assertEqual(r.bench("sum")["status"], "build_failed")
+        self.assert_not_leaked(r)
+
+    def test_a_link_inside_the_revision_is_fine(self):
+        self.base_repo()
+        self.commit({"src/real/sum.c": SERIAL})
+        self.link("src/sum.c", "real/sum.c")
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", "link inside")
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "50%")
+        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+
+    def test_an_include_directory_linked_outside(self):
+        config = CONFIG.replace("    sources: [src/sum.c]",
+                                "    sources: [src/sum.c]\n"
+                                "    include: [inc]")
+        self.base_repo(config=config)
+        self.link("inc", self.out)
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", "include outside")
+        r = self.perfgate("HEAD~1", "HEAD")
+        self.assertEqual(r.code, 1, r.stderr)
+        self.assertIn("inc: the include directory leads outside",
+                      r.bench("sum")["message"])
+
+    def test_a_problem_linked_outside(self):
+        config = CONFIG.replace("problem: reduce_sum",
+                                "problem: problems/sum.problem.c")
+        self.commit({"perfgate.yml": config, "src/sum.c": SERIAL})
+        self.link("problems/sum.problem.c", self.secret)
+        r = self.perfgate("HEAD", "HEAD")
+        self.assertEqual(r.code, 2, r.stderr)
+        self.assertIn("problem 'problems/sum.problem.c' leads outside the "
+                      "repository", r.stderr)
+        self.assertNotIn("SECRETtoken", r.stdout + r.stderr)
+
+
+class Config(RepoTest):
+    def test_a_config_made_to_keep_perfgate_busy_is_refused(self):
+        self.base_repo()
+        cases = {
+            "levels of nesting": "version: 1\nbenchmarks: " + "[" * 300000,
+            "values": "version: 1\nbenchmarks: [" + "a, " * 200000 + "]\n",
+            "aliases": "version: 1\nx: &a [1]\nbenchmarks: [" +
+                       "*a, " * 1000 + "]\n",
+            "benchmarks": "version: 1\nbenchmarks:\n" + "".join(
+                f"  - {{name: b{i}, problem: reduce_sum, sources: "
+                f"[src/sum.c]}}\n" for i in range(1001)),
+        }
+        for what, text in cases.items():
+            with self.subTest(what=what):
+                self.write("perfgate.yml", text)
+                start = time.monotonic()
+                r = self.perfgate("HEAD", "HEAD", timeout=120)
+                self.assertLess(time.monotonic() - start, 60)
+                self.assertEqual(r.code, 2, r.stderr)
+                self.assertRegex(r.stderr, r"perfgate\.yml:\d+:\d+: more "
+                                           r"than \d+ " + what)
+
+
 class Reports(RepoTest):
     def test_report_renders_a_saved_result(self):
         self.base_repo()
