@@ -210,6 +210,15 @@ static void cuda_args(argv_list *a, const pg_bench_config *b)
     free(home);
 }
 
+/* Why a file of the revision is not compiled: it leads out of it. */
+static char *outside(const char *path, const char *what)
+{
+    return pg_strdupf("%s: the %s leads outside the revision's files (a "
+                      "symbolic link, or an absolute or '..' path); perfgate "
+                      "compiles only what the revision holds",
+                      path, what);
+}
+
 int pg_build_solution(pg_build *out, const pg_bench_config *b,
                       const char *side_dir, const char *out_dir,
                       const char *tag)
@@ -223,10 +232,25 @@ int pg_build_solution(pg_build *out, const pg_bench_config *b,
     for (i = 0; i < b->nsources; i++) {
         char *p = pg_path_join(side_dir, b->sources[i]);
         int there = pg_path_is_file(p);
+        int inside = there ? pg_path_inside(side_dir, p) : -1;
         free(p);
         if (!there) {
             out->missing = 1;
             out->message = pg_strdupf("%s: no such file", b->sources[i]);
+            return 0;
+        }
+        if (inside != 1) {
+            out->message = outside(b->sources[i], "source");
+            return 0;
+        }
+    }
+    for (i = 0; i < b->ninclude; i++) {
+        char *p = pg_path_join(side_dir, b->include[i]);
+        int inside = pg_path_inside(side_dir, p);
+        free(p);
+        /* A missing directory is the compiler's to ignore. */
+        if (inside == 0) {
+            out->message = outside(b->include[i], "include directory");
             return 0;
         }
     }

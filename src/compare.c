@@ -82,6 +82,33 @@ static void on_run_progress(void *payload, const char *stage, int round,
         progress(ctx, "%s", stage);
 }
 
+/*
+ * A config in the repository names problem files in it: one that leads out
+ * (a symbolic link a pull request committed) would have perfgate compile,
+ * and quote in its report, a file of the machine's.  A config from outside
+ * the repository is the user's own, and may point anywhere.
+ */
+static int check_problems_inside(compare_ctx *ctx, const char *config_path)
+{
+    const char *root = pg_repo_workdir(ctx->repo);
+    size_t i;
+
+    if (!root || pg_path_inside(root, config_path) != 1)
+        return 0;
+    for (i = 0; i < ctx->cfg.nbenchmarks; i++) {
+        const pg_bench_config *b = &ctx->cfg.benchmarks[i];
+        if (b->problem_path && pg_path_inside(root, b->problem_path) != 1)
+            return pg_error_set(PG_ERR_USAGE,
+                                "%s:%d:%d: problem '%s' leads outside the "
+                                "repository (a symbolic link, or an absolute "
+                                "or '..' path); perfgate reads only the "
+                                "repository's files",
+                                ctx->cfg.path, b->mark.line, b->mark.col,
+                                b->problem);
+    }
+    return 0;
+}
+
 static int load_config(compare_ctx *ctx)
 {
     const pg_compare_opts *o = ctx->opts;
@@ -96,6 +123,8 @@ static int load_config(compare_ctx *ctx)
         display = pg_strdup("perfgate.yml");
     }
     err = pg_config_load(&ctx->cfg, path, display, pg_builtin_problems());
+    if (err >= 0)
+        err = check_problems_inside(ctx, path);
     free(path);
     free(display);
     if (err < 0)

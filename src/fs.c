@@ -53,6 +53,21 @@ int pg_path_is_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+int pg_path_inside(const char *root, const char *path)
+{
+    char *r = realpath(root, NULL), *p = r ? realpath(path, NULL) : NULL;
+    int inside = -1;
+
+    if (r && p) {
+        size_t n = strlen(r);
+        inside = !strncmp(p, r, n) &&
+                 (p[n] == '\0' || p[n] == '/' || (n == 1 && r[0] == '/'));
+    }
+    free(p);
+    free(r);
+    return inside;
+}
+
 int pg_mkdir_p(const char *path)
 {
     char *copy = pg_strdup(path), *p;

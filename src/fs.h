@@ -21,6 +21,14 @@ int pg_path_exists(const char *path);
 /* 1 when `path` is a regular file (following symlinks). */
 int pg_path_is_file(const char *path);
 
+/*
+ * Whether `path`, with every symbolic link in it followed, lies inside the
+ * directory `root` (or is it): 1 inside, 0 outside, -1 when either cannot
+ * be resolved (errno).  A repository's files may be links: what perfgate
+ * compiles or reads from one must not be a way to read the machine's.
+ */
+int pg_path_inside(const char *root, const char *path);
+
 /* Creates `path` and its missing parents (mode 0755); 0 or -1 (errno). */
 int pg_mkdir_p(const char *path);
 
