@@ -13,16 +13,23 @@ INPUT_BASE, ...), and GitHub's own (GITHUB_EVENT_PATH, GITHUB_OUTPUT,
 GITHUB_STEP_SUMMARY, GITHUB_REPOSITORY, GITHUB_API_URL, RUNNER_TEMP).
 Only the standard library: it runs on any runner with a Python 3.
 """
+import base64
 import json
 import os
+import re
 import secrets
 import subprocess
 import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 
 MARKER = "<!-- perfgate -->"
 MAX_REPORT = 1 << 20  # a report larger than this is not perfgate's
+COMMIT_ID = re.compile(r"^[0-9a-fA-F]{40}([0-9a-fA-F]{24})?$")
+# The identity GITHUB_TOKEN posts as; a token that can ask (GET /user)
+# says its own.
+ACTIONS_BOT = "github-actions[bot]"
 
 
 def env(name, default=""):
@@ -66,30 +73,64 @@ def git(*args, cwd=None):
                           text=True)
 
 
-def has_commit(sha, cwd):
-    return git("cat-file", "-e", sha + "^{commit}", cwd=cwd).returncode == 0
+def git_fetch(*args, cwd=None):
+    """git fetch, with the token (when there is one) on the command line
+    only: the checkout keeps no credentials (persist-credentials: false),
+    so that the pull request's code, which runs later, finds none."""
+    token = inp("github-token")
+    auth = []
+    if token:
+        basic = base64.b64encode(("x-access-token:" + token).encode())
+        auth = ["-c", "http.extraheader=AUTHORIZATION: basic "
+                + basic.decode()]
+    return git(*auth, "fetch", "--no-tags", "--quiet", *args, cwd=cwd)
+
+
+def usable_revision(rev):
+    """A revision from an input, as git may be given it: not an option,
+    nothing but printable characters, no spaces; at most 255 of them."""
+    return (0 < len(rev) < 256 and not rev.startswith("-")
+            and all(c.isprintable() and not c.isspace() for c in rev))
+
+
+def has_commit(rev, cwd):
+    return git("rev-parse", "--verify", "--quiet", "--end-of-options",
+               rev + "^{commit}", cwd=cwd).returncode == 0
 
 
 # ---- fetch ----
 
 def wanted_commits(ev, name):
-    """The commits perfgate will need, from the event."""
+    """The commits perfgate will need: the inputs', or the event's.  The
+    event's must be commit ids (it carries what the pull request's author
+    wrote); ValueError names the first that is not."""
     if inp("base") or inp("head"):
-        return [c for c in (inp("base"), inp("head")) if c]
+        wanted = [c for c in (inp("base"), inp("head")) if c]
+        for c in wanted:
+            if not usable_revision(c):
+                raise ValueError("the input %r is not a revision" % c[:60])
+        return wanted
     pr = ev.get("pull_request") or {}
+    wanted = []
     if name.startswith("pull_request") and pr:
-        return [pr.get("base", {}).get("sha"), pr.get("head", {}).get("sha")]
-    if name == "push":
-        before = ev.get("before") or ""
-        if before.strip("0"):
-            return [before, ev.get("after")]
-    return []
+        wanted = [(pr.get("base") or {}).get("sha"),
+                  (pr.get("head") or {}).get("sha")]
+    elif name == "push" and str(ev.get("before") or "").strip("0"):
+        wanted = [ev.get("before"), ev.get("after")]
+    for c in wanted:
+        if not isinstance(c, str) or not COMMIT_ID.match(c):
+            raise ValueError("the event's commit %r is not a commit id"
+                             % str(c)[:60])
+    return wanted
 
 
 def cmd_fetch():
     cwd = inp("working-directory", ".")
-    ev = event()
-    wanted = [c for c in wanted_commits(ev, env("GITHUB_EVENT_NAME")) if c]
+    try:
+        wanted = wanted_commits(event(), env("GITHUB_EVENT_NAME"))
+    except ValueError as e:
+        notice("error", "perfgate: %s" % e, title="perfgate")
+        return 2
     shallow = git("rev-parse", "--is-shallow-repository",
                   cwd=cwd).stdout.strip() == "true"
     missing = [c for c in wanted if not has_commit(c, cwd)]
@@ -99,9 +140,9 @@ def cmd_fetch():
     if shallow:
         print("perfgate: the clone is shallow; fetching its history",
               flush=True)
-        git("fetch", "--no-tags", "--quiet", "--unshallow", "origin", cwd=cwd)
-    for sha in [c for c in wanted if not has_commit(c, cwd)]:
-        git("fetch", "--no-tags", "--quiet", "origin", sha, cwd=cwd)
+        git_fetch("--unshallow", "--", "origin", cwd=cwd)
+    for rev in [c for c in wanted if not has_commit(c, cwd)]:
+        git_fetch("--", "origin", rev, cwd=cwd)
     still = [c for c in wanted if not has_commit(c, cwd)]
     if still or git("rev-parse", "--is-shallow-repository",
                     cwd=cwd).stdout.strip() == "true":
@@ -133,13 +174,21 @@ def cmd_compare():
         args += ["--noise-floor", inp("noise-floor")]
     if inp("max-time"):
         args += ["--max-time", inp("max-time")]
+    revs = []
     if inp("base"):
-        args.append(inp("base"))
-        if inp("head"):
-            args.append(inp("head"))
+        revs = [inp("base")] + ([inp("head")] if inp("head") else [])
     elif inp("head"):
         # A head alone compares with its parent.
-        args += [inp("head") + "~1", inp("head")]
+        revs = [inp("head") + "~1", inp("head")]
+    for rev in revs:
+        if not usable_revision(rev):
+            notice("error", "perfgate: the input %r is not a revision"
+                   % rev[:60], title="perfgate")
+            with open(os.path.join(tmp, "perfgate.status"), "w") as f:
+                f.write("2\n")
+            return 0
+    if revs:
+        args += ["--"] + revs
     print("perfgate: " + " ".join(args[1:]), flush=True)
     code = subprocess.run(args, cwd=inp("working-directory", ".")).returncode
     with open(os.path.join(tmp, "perfgate.status"), "w") as f:
@@ -235,14 +284,41 @@ def cmd_finish():
 
 # ---- comment ----
 
+class SameHostRedirects(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect only to the API's own scheme, host and port: the
+    token is in a header, and urllib would send it anywhere."""
+
+    def __init__(self, origin):
+        super().__init__()
+        self.origin = origin
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        if origin_of(newurl) != self.origin:
+            raise urllib.error.HTTPError(
+                req.full_url, code, "redirected to another host; not "
+                "followed with the token", headers, fp)
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+def origin_of(url):
+    u = urllib.parse.urlsplit(url)
+    return (u.scheme, u.hostname, u.port)
+
+
 class Api:
     def __init__(self, token):
         self.base = env("GITHUB_API_URL", "https://api.github.com").rstrip("/")
         self.token = token
+        self.origin = origin_of(self.base)
+        self.opener = urllib.request.build_opener(
+            SameHostRedirects(self.origin))
 
     def call(self, method, url, body=None):
         if not url.startswith("http"):
             url = self.base + url
+        if origin_of(url) != self.origin:
+            # A Link header may name any URL: the token stays home.
+            raise ValueError("the API pointed to another host")
         data = json.dumps(body).encode() if body is not None else None
         req = urllib.request.Request(url, data=data, method=method)
         req.add_header("Authorization", "Bearer " + self.token)
@@ -251,10 +327,23 @@ class Api:
         req.add_header("User-Agent", "perfgate-action")
         if data is not None:
             req.add_header("Content-Type", "application/json")
-        with urllib.request.urlopen(req, timeout=30) as resp:
+        with self.opener.open(req, timeout=30) as resp:
             payload = resp.read()
             return (json.loads(payload) if payload else None,
                     resp.headers.get("Link", ""))
+
+    def identity(self):
+        """Who this token posts as: its user, or GITHUB_TOKEN's bot (whose
+        installation token may not ask); the input comment-author wins."""
+        if inp("comment-author"):
+            return inp("comment-author")
+        try:
+            me, _ = self.call("GET", "/user")
+            if isinstance(me, dict) and isinstance(me.get("login"), str):
+                return me["login"]
+        except (urllib.error.URLError, OSError, ValueError):
+            pass
+        return ACTIONS_BOT
 
 
 def next_page(link):
@@ -265,8 +354,6 @@ def next_page(link):
 
 
 def pr_number():
-    if inp("pr-number"):
-        return inp("pr-number")
     ev = event()
     number = (ev.get("pull_request") or {}).get("number")
     if number is None and (ev.get("issue") or {}).get("pull_request"):
@@ -274,45 +361,101 @@ def pr_number():
     return str(number) if number is not None else ""
 
 
+def run_pull_request(api, repo):
+    """post-only: the pull request whose run made the report, learned from
+    the workflow_run event and the API, never from the report's run.  A
+    fork's pull request is not in workflow_run.pull_requests: it is the
+    open pull request whose head is the run's repository, branch and
+    commit.  ValueError when none, or more than one, matches."""
+    run = event().get("workflow_run") or {}
+    sha = run.get("head_sha") or ""
+    branch = run.get("head_branch") or ""
+    head_repo = (run.get("head_repository") or {}).get("full_name") or ""
+    if run.get("event") != "pull_request":
+        raise ValueError("the run was not for a pull request")
+    if not COMMIT_ID.match(sha) or not branch or head_repo.count("/") != 1:
+        raise ValueError("the workflow_run event names no head commit, "
+                         "branch and repository")
+    url = "/repos/%s/pulls?state=open&per_page=100&head=%s" % (
+        repo, urllib.parse.quote("%s:%s" % (head_repo.split("/")[0],
+                                            branch), safe=":"))
+    found = []
+    while url:
+        pulls, link = api.call("GET", url)
+        for p in pulls or []:
+            head = p.get("head") or {}
+            if (head.get("sha") == sha and
+                    (head.get("repo") or {}).get("full_name") == head_repo and
+                    (p.get("base") or {}).get("repo", {}).get(
+                        "full_name", repo) == repo):
+                found.append(p.get("number"))
+        url = next_page(link)
+    if len(found) != 1 or not isinstance(found[0], int):
+        raise ValueError("%d open pull requests have %s:%s at %s as their "
+                         "head" % (len(found), head_repo, branch, sha[:12]))
+    return str(found[0])
+
+
+def render(json_path):
+    """post-only: the comment, rendered here by perfgate from the run's
+    JSON result (with perfgate's own escaping), never markdown the run
+    wrote.  ValueError when the result is not perfgate's."""
+    if os.path.getsize(json_path) > MAX_REPORT:
+        raise ValueError("larger than %d bytes" % MAX_REPORT)
+    md = os.path.join(env("RUNNER_TEMP", "/tmp"), "perfgate-post.md")
+    p = subprocess.run([env("PERFGATE", "perfgate"), "report", "--markdown",
+                        md, "--", json_path], capture_output=True, text=True)
+    # 0 and 1 are the saved verdict's; anything else, a bad file.
+    if p.returncode not in (0, 1):
+        raise ValueError("perfgate report refused it: %s"
+                         % (p.stderr.strip().splitlines() or ["?"])[-1][:200])
+    with open(md, encoding="utf-8") as f:
+        return f.read()
+
+
+def find_comment(api, repo, number, me):
+    """The pull request's perfgate comment: written by this identity and
+    starting with the marker.  Anyone can write the marker."""
+    url = "/repos/%s/issues/%s/comments?per_page=100" % (repo, number)
+    while url:
+        comments, link = api.call("GET", url)
+        for c in comments or []:
+            if ((c.get("user") or {}).get("login") == me and
+                    (c.get("body") or "").startswith(MARKER)):
+                return c
+        url = next_page(link)
+    return None
+
+
 def cmd_comment():
-    number = pr_number()
-    if not number:
-        print("perfgate: not a pull request; no comment", flush=True)
-        return 0
-    if not number.isdigit():
-        notice("warning", "perfgate: the pull request number %r is not a "
-               "number; no comment" % number[:40])
-        return 0
+    post_only = inp("mode") == "post-only"
     repo = env("GITHUB_REPOSITORY")
     token = inp("github-token") or env("GITHUB_TOKEN")
-    path = inp("report-markdown") or os.path.join(env("RUNNER_TEMP", "/tmp"),
-                                                  "perfgate.md")
-    try:
-        if os.path.getsize(path) > MAX_REPORT:
-            raise ValueError("larger than %d bytes" % MAX_REPORT)
-        with open(path, encoding="utf-8") as f:
-            body = f.read()
-        if not body.startswith(MARKER):
-            raise ValueError("not a perfgate comment")
-    except (OSError, ValueError) as e:
-        notice("warning", "perfgate: no comment posted: the report %s: %s"
-               % (path, e))
-        return 0
     if not repo or not token:
         notice("warning", "perfgate: no comment posted: no GITHUB_REPOSITORY "
                "or token")
         return 0
     api = Api(token)
     try:
-        url = "/repos/%s/issues/%s/comments?per_page=100" % (repo, number)
-        existing = None
-        while url and existing is None:
-            comments, link = api.call("GET", url)
-            for c in comments:
-                if MARKER in (c.get("body") or ""):
-                    existing = c
-                    break
-            url = next_page(link)
+        if post_only:
+            number = run_pull_request(api, repo)
+            body = render(inp("report-json"))
+        else:
+            number = pr_number()
+            if not number:
+                print("perfgate: not a pull request; no comment", flush=True)
+                return 0
+            path = os.path.join(env("RUNNER_TEMP", "/tmp"), "perfgate.md")
+            with open(path, encoding="utf-8") as f:
+                body = f.read()
+        if not number.isdigit() or not body.startswith(MARKER):
+            raise ValueError("not a perfgate comment for a pull request")
+    except (OSError, ValueError, urllib.error.URLError) as e:
+        notice("warning", "perfgate: no comment posted: %s"
+               % str(e).replace(token, "***"))
+        return 0
+    try:
+        existing = find_comment(api, repo, number, api.identity())
         if existing:
             api.call("PATCH", "/repos/%s/issues/comments/%d"
                      % (repo, existing["id"]), {"body": body})
@@ -321,7 +464,8 @@ def cmd_comment():
             api.call("POST", "/repos/%s/issues/%s/comments" % (repo, number),
                      {"body": body})
             print("perfgate: commented on #%s" % number, flush=True)
-    except (urllib.error.URLError, OSError, ValueError, KeyError) as e:
+    except (urllib.error.URLError, OSError, ValueError, KeyError,
+            TypeError) as e:
         # The verdict stands; only the comment is lost.  (The token is in
         # a header, never in a message.)
         notice("warning", "perfgate: the pull request comment could not be "

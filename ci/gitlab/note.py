@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Posts perfgate's markdown report as the merge request's one perfgate
-note, updated in place on every pipeline (found by its hidden marker).
+note, updated in place on every pipeline (found by its hidden marker and
+its author: the token's own user).
 
   usage: note.py REPORT.md
 
@@ -46,20 +47,28 @@ def main(argv):
         body = f.read()
     notes = "%s/projects/%s/merge_requests/%s/notes" % (api, project, iid)
     try:
+        # Anyone can write the marker: the note must also be this token's
+        # (a project access token is a bot user of its own).
+        me, _ = call("GET", "%s/user" % api, token)
         page, existing = "1", None
         while page and existing is None:
             found, headers = call("GET", "%s?per_page=100&page=%s"
                                   % (notes, page), token)
             existing = next((n for n in found
-                             if MARKER in (n.get("body") or "")), None)
+                             if (n.get("author") or {}).get("id") == me["id"]
+                             and (n.get("body") or "").startswith(MARKER)),
+                            None)
             page = headers.get("X-Next-Page")
+            if page and not page.isdigit():
+                raise ValueError("a next page that is not a number")
         if existing:
             call("PUT", "%s/%d" % (notes, existing["id"]), token, body)
             print("perfgate: updated the note on !%s" % iid)
         else:
             call("POST", notes, token, body)
             print("perfgate: noted on !%s" % iid)
-    except (urllib.error.URLError, OSError, ValueError, KeyError) as e:
+    except (urllib.error.URLError, OSError, ValueError, KeyError,
+            TypeError) as e:
         print("perfgate: warning: the merge request note could not be "
               "posted (%s)" % str(e).replace(token, "***"))
     return 0

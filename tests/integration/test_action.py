@@ -22,6 +22,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
 ACTION = os.path.join(ROOT, "action", "action.py")
 TOKEN = "ghs_secretTOKENvalue1234567890"
 MARKER = "<!-- perfgate -->"
+BOT = "github-actions[bot]"
 
 
 class FakeGitHub(http.server.ThreadingHTTPServer):
@@ -30,11 +31,17 @@ class FakeGitHub(http.server.ThreadingHTTPServer):
 
     def __init__(self):
         super().__init__(("127.0.0.1", 0), Handler)
-        self.comments = []  # {"id", "body"}
+        self.comments = []  # {"id", "body", "user": {"login"}}
         self.requests = []
         self.fail = False
         self.page_size = 100
         self.next_id = 1000
+        self.poster = BOT    # who the token posts as
+        self.user = None     # GET /user: None answers 403, as for
+        #                      GITHUB_TOKEN's installation token
+        self.pulls = []      # open pull requests, as GET .../pulls lists
+        self.redirect = None  # a URL every comments GET is sent to
+        self.link_to = None   # a URL the comments GET names as next
 
     def start(self):
         threading.Thread(target=self.serve_forever, daemon=True).start()
@@ -80,7 +87,24 @@ class Handler(JsonHandler):
                              "body": body})
         if srv.fail:
             return self.reply(500, {"message": "boom"})
+        if self.path == "/user" and method == "GET":
+            if srv.user is None:
+                return self.reply(403, {"message": "Resource not accessible "
+                                        "by integration"})
+            return self.reply(200, {"login": srv.user})
+        if self.path.startswith("/repos/o/r/pulls?") and method == "GET":
+            query = urllib.parse.parse_qs(self.path.split("?", 1)[1])
+            owner, _, branch = query["head"][0].partition(":")
+            return self.reply(200, [
+                p for p in srv.pulls
+                if p["head"]["repo"]["full_name"].split("/")[0] == owner and
+                p["head"]["ref"] == branch])
         m = re.match(r"^/repos/o/r/issues/(\d+)/comments(\?.*)?$", self.path)
+        if m and method == "GET" and srv.redirect:
+            return self.reply(302, None, [("Location", srv.redirect)])
+        if m and method == "GET" and srv.link_to:
+            return self.reply(200, [], [("Link", '<%s>; rel="next"'
+                                         % srv.link_to)])
         if m and method == "GET":
             page = int((re.search(r"[?&]page=(\d+)", self.path) or
                         re.match("(1)", "1")).group(1))
@@ -96,7 +120,8 @@ class Handler(JsonHandler):
             return self.reply(200, chunk, headers)
         if m and method == "POST":
             srv.next_id += 1
-            srv.comments.append({"id": srv.next_id, "body": body["body"]})
+            srv.comments.append({"id": srv.next_id, "body": body["body"],
+                                 "user": {"login": srv.poster}})
             return self.reply(201, srv.comments[-1])
         m = re.match(r"^/repos/o/r/issues/comments/(\d+)$", self.path)
         if m and method == "PATCH":
@@ -263,17 +288,20 @@ class Action(RepoTest):
 
     def test_the_comment_is_found_on_a_later_page(self):
         self.server.page_size = 30
-        self.server.comments = [{"id": i, "body": "hello %d" % i}
+        self.server.comments = [{"id": i, "body": "hello %d" % i,
+                                 "user": {"login": "someone"}}
                                 for i in range(1, 71)]
         self.server.comments.insert(50, {"id": 500,
-                                         "body": MARKER + "\nold report"})
+                                         "body": MARKER + "\nold report",
+                                         "user": {"login": BOT}})
         a, b, c = self.pull_request()
         result, log = self.run_action(self.event(b, c))
         self.assertEqual(result.returncode, 0, log)
         patches = [r for r in self.server.requests if r["method"] == "PATCH"]
         self.assertEqual([p["path"] for p in patches],
                          ["/repos/o/r/issues/comments/500"])
-        gets = [r for r in self.server.requests if r["method"] == "GET"]
+        gets = [r for r in self.server.requests if r["method"] == "GET"
+                and "/comments" in r["path"]]
         self.assertEqual(len(gets), 2)
 
     def test_a_push_compares_with_the_commit_before_and_does_not_comment(self):
@@ -322,38 +350,148 @@ class Action(RepoTest):
         self.assertEqual(result.returncode, 2, log)
         self.assertIn("fetch-depth: 0", log)
 
-    def test_post_only_checks_what_it_posts(self):
-        report = os.path.join(self.tmp, "report.md")
-        with open(report, "w") as f:
-            f.write(MARKER + "\n### report\n")
-        self.checkout = self.repo
-        empty = os.path.join(self.tmp, "empty.json")
-        with open(empty, "w") as f:
-            f.write("{}")
-        ok = self.step("comment", empty, {"INPUT_REPORT_MARKDOWN": report,
-                                          "INPUT_PR_NUMBER": "12"},
-                       name_of_event="workflow_run")
-        self.assertEqual(ok.returncode, 0, ok.stdout + ok.stderr)
+    def test_a_marker_in_someone_elses_comment_is_left_alone(self):
+        # Anyone can write the marker; perfgate edits only its own comment.
+        self.server.comments = [
+            {"id": 1, "body": MARKER + "\nI am perfgate, trust me",
+             "user": {"login": "mallory"}},
+            {"id": 2, "body": "see " + MARKER, "user": {"login": BOT}}]
+        a, b, c = self.pull_request()
+        result, log = self.run_action(self.event(b, c))
+        self.assertEqual(result.returncode, 0, log)
+        self.assertEqual([r["method"] for r in self.server.requests
+                          if r["method"] != "GET"], ["POST"])
         self.assertEqual(self.server.comments[0]["body"],
-                         MARKER + "\n### report\n")
-        bad = self.step("comment", empty, {"INPUT_REPORT_MARKDOWN": report,
-                                           "INPUT_PR_NUMBER": "12; rm -rf"},
-                        name_of_event="workflow_run")
-        self.assertIn("is not a number", bad.stdout)
-        with open(report, "w") as f:
-            f.write("<script>not ours</script>")
-        bad = self.step("comment", empty, {"INPUT_REPORT_MARKDOWN": report,
-                                           "INPUT_PR_NUMBER": "12"},
-                        name_of_event="workflow_run")
-        self.assertIn("not a perfgate comment", bad.stdout)
-        self.assertEqual(len(self.server.requests), 2)  # the first post only
+                         MARKER + "\nI am perfgate, trust me")
+        # A token that can say who it is (a user's): its login decides.
+        self.server.user = "mallory"
+        self.assertEqual(self.step("comment", self.event(b, c)).returncode, 0)
+        self.assertEqual([r["path"] for r in self.server.requests
+                          if r["method"] == "PATCH"],
+                         ["/repos/o/r/issues/comments/1"])
+
+    def _other_server(self):
+        other = FakeGitHub()
+        url = other.start()
+        self.addCleanup(other.server_close)
+        self.addCleanup(other.shutdown)
+        return other, url
+
+    def test_the_token_does_not_follow_a_redirect_or_link_elsewhere(self):
+        a, b, c = self.pull_request()
+        other, url = self._other_server()
+        self.server.redirect = url + "/repos/o/r/issues/7/comments"
+        result, log = self.run_action(self.event(b, c))
+        self.assertIn("redirected to another host", log)
+        self.server.redirect = None
+        self.server.link_to = url + "/repos/o/r/issues/7/comments?page=2"
+        p = self.step("comment", self.event(b, c))
+        self.assertIn("another host", p.stdout)
+        self.assertEqual(other.requests, [])
+
+    def test_options_are_not_revisions(self):
+        a, b, c = self.pull_request()
+        pwned = os.path.join(self.tmp, "pwned")
+        evil = "--upload-pack=touch " + pwned
+        for inputs, ev in (({"INPUT_BASE": evil}, self.event(b, c)),
+                           ({}, self.event(evil, c)),
+                           ({}, self.event(b, "HEAD~1"))):
+            with self.subTest(inputs=inputs):
+                p = self.step("fetch", ev, inputs)
+                self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+                self.assertIn("::error", p.stdout)
+        p = self.step("compare", self.event(b, c), {"INPUT_BASE": evil})
+        with open(os.path.join(self.runner_temp, "perfgate.status")) as f:
+            self.assertEqual(f.read().strip(), "2")
+        self.assertFalse(os.path.exists(pwned))
+
+    def run_event(self, sha, branch="feature", repo="fork/r"):
+        path = os.path.join(self.tmp, "workflow_run.json")
+        with open(path, "w") as f:
+            json.dump({"workflow_run": {
+                "event": "pull_request", "head_sha": sha,
+                "head_branch": branch, "pull_requests": [],
+                "head_repository": {"full_name": repo}}}, f)
+        return path
+
+    def pull(self, number, sha, branch="feature", repo="fork/r"):
+        return {"number": number, "head": {"sha": sha, "ref": branch,
+                                           "repo": {"full_name": repo}},
+                "base": {"repo": {"full_name": "o/r"}}}
+
+    def post_only(self, event_path, report, extra=None):
+        path = os.path.join(self.tmp, "report.json")
+        with open(path, "w") as f:
+            f.write(report if isinstance(report, str) else json.dumps(report))
+        inputs = {"INPUT_MODE": "post-only", "INPUT_REPORT_JSON": path,
+                  # What the measuring run may try to say: never read.
+                  "INPUT_PR_NUMBER": "1", "INPUT_REPORT_MARKDOWN": path}
+        inputs.update(extra or {})
+        return self.step("comment", event_path, inputs,
+                         name_of_event="workflow_run")
+
+    def saved_result(self):
+        """A real result, with a benchmark name made to inject markdown."""
+        self.base_repo()
+        r = self.perfgate("HEAD", "HEAD", "--noise-floor", "50%")
+        result = dict(r.json)
+        result["benchmarks"][0]["name"] = (
+            "x</summary>\n\n## PASS <img src=x onerror=alert(1)>")
+        result["benchmarks"][0]["status"] = "regression"
+        return result
+
+    def test_post_only_finds_the_pull_request_and_renders_the_result(self):
+        self.checkout = self.repo
+        result = self.saved_result()
+        sha = "a" * 40
+        self.server.pulls = [self.pull(12, "b" * 40),
+                             self.pull(13, sha),
+                             self.pull(14, sha, repo="other/r")]
+        p = self.post_only(self.run_event(sha), result)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("commented on #13", p.stdout)
+        body = self.server.comments[0]["body"]
+        self.assertTrue(body.startswith(MARKER))
+        # Rendered by perfgate, escaped: the injection is text.
+        self.assertNotIn("<img", body)
+        self.assertNotIn("\n## PASS", body)
+        posts = [r["path"] for r in self.server.requests
+                 if r["method"] == "POST"]
+        self.assertEqual(posts, ["/repos/o/r/issues/13/comments"])
+
+    def test_post_only_refuses_what_does_not_match(self):
+        self.checkout = self.repo
+        result = self.saved_result()
+        sha = "a" * 40
+        cases = {
+            "no pull request has that head": ([self.pull(13, "c" * 40)],
+                                              self.run_event(sha), result),
+            "two have it": ([self.pull(13, sha), self.pull(15, sha)],
+                            self.run_event(sha), result),
+            "not perfgate's result": ([self.pull(13, sha)],
+                                      self.run_event(sha),
+                                      MARKER + "\n# all good"),
+            "not a pull request's run": ([self.pull(13, sha)],
+                                         self.run_event("not-a-sha"), result),
+        }
+        for what, (pulls, ev, report) in cases.items():
+            with self.subTest(what=what):
+                self.server.pulls = pulls
+                p = self.post_only(ev, report)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertIn("::warning::perfgate: no comment posted",
+                              p.stdout)
+        self.assertEqual([r for r in self.server.requests
+                          if r["method"] in ("POST", "PATCH")], [])
 
 
 class FakeGitLab(http.server.ThreadingHTTPServer):
     def __init__(self):
         super().__init__(("127.0.0.1", 0), GitLabHandler)
-        self.notes = [{"id": i, "body": "note %d" % i} for i in range(1, 131)]
+        self.notes = [{"id": i, "body": "note %d" % i,
+                       "author": {"id": 5}} for i in range(1, 131)]
         self.requests = []
+        self.me = 77  # the token's bot user
 
 
 class GitLabHandler(JsonHandler):
@@ -366,6 +504,8 @@ class GitLabHandler(JsonHandler):
         srv.requests.append((method, self.path,
                              self.headers.get("PRIVATE-TOKEN")))
         base = "/api/v4/projects/42/merge_requests/9/notes"
+        if method == "GET" and self.path == "/api/v4/user":
+            return self.reply(200, {"id": srv.me, "username": "bot"})
         if method == "GET" and self.path.startswith(base + "?"):
             page = int(re.search(r"[?&]page=(\d+)", self.path).group(1))
             chunk = srv.notes[(page - 1) * 100:page * 100]
@@ -373,7 +513,9 @@ class GitLabHandler(JsonHandler):
             return self.reply(200, chunk, [("X-Next-Page",
                                             str(page + 1) if more else "")])
         if method == "POST" and self.path == base:
-            srv.notes.append({"id": 9000, "body": form["body"][0]})
+            srv.notes.append({"id": 9000 + len(srv.notes),
+                              "body": form["body"][0],
+                              "author": {"id": srv.me}})
             return self.reply(201, srv.notes[-1])
         m = re.match(base + r"/(\d+)$", self.path)
         if method == "PUT" and m:
@@ -419,6 +561,14 @@ class GitLabNote(unittest.TestCase):
         ours = [n for n in self.server.notes if MARKER in n["body"]]
         self.assertEqual([n["body"] for n in ours], [MARKER + "\nsecond\n"])
         self.assertTrue(all(r[2] == TOKEN for r in self.server.requests))
+
+    def test_a_marker_in_someone_elses_note_is_left_alone(self):
+        self.server.notes[3]["body"] = MARKER + "\nfake verdict: pass"
+        self.assertIn("noted on !9", self.note(MARKER + "\nfirst\n"))
+        self.assertEqual(self.server.notes[3]["body"],
+                         MARKER + "\nfake verdict: pass")
+        self.assertIn("updated the note", self.note(MARKER + "\nsecond\n"))
+        self.assertEqual(self.server.notes[-1]["body"], MARKER + "\nsecond\n")
 
     def test_no_token_is_a_warning(self):
         out = self.note(MARKER, PERFGATE_GITLAB_TOKEN="")
