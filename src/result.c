@@ -511,6 +511,7 @@ int pg_result_from_json(pg_result *out, const char *text, const char *display)
     if (!isfinite(out->noise_floor) ||
         !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "benchmarks"))) {
         cJSON_Delete(root);
+        pg_result_free(out);
         return pg_error_set(PG_ERR_USAGE,
                             "%s: not a perfgate JSON report (no noise_floor "
                             "or benchmarks)",
@@ -528,6 +529,8 @@ int pg_result_from_json(pg_result *out, const char *text, const char *display)
             break;
     }
     cJSON_Delete(root);
+    if (err < 0)
+        pg_result_free(out);
     return err;
 }
 

@@ -123,7 +123,8 @@ pg_bench_result *pg_result_add(pg_result *r, const char *name,
 
 /*
  * Serializes `r` as the JSON report (a new string; free() it), and parses
- * one back into `out` (PG_ERR_USAGE with a message when malformed).
+ * one back into `out` (PG_ERR_USAGE with a message when malformed, and
+ * `out` then empty: nothing to free).  The text may come from anyone.
  */
 char *pg_result_to_json(const pg_result *r);
 int pg_result_from_json(pg_result *out, const char *text, const char *display);
