@@ -23,6 +23,10 @@ int pg_cmd_use_color(int fd, const char *when);
 int pg_cmd_bad_option(const char *command, const char *option,
                       const char *usage);
 
+/* Prints a report on stdout; on GitHub's runners, with workflow commands
+ * stopped around it (the report quotes user code). */
+void pg_cmd_print_report(const char *text);
+
 /* Writes `data` to `path`; 0, or a set error. */
 int pg_cmd_write(const char *path, const char *data, size_t len);
 

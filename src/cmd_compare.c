@@ -248,9 +248,12 @@ int pg_cmd_compare(int argc, char **argv)
         return code;
     }
 
+    /* Compiler output, user code's messages and commit subjects may hold
+     * any bytes: the terminal, the JSON and the comment get valid UTF-8
+     * without control characters. */
+    pg_result_clean_text(&result);
     pg_report_terminal(&out, &result, pg_cmd_use_color(1, color_when));
-    fputs(pg_str_cstr(&out), stdout);
-    fflush(stdout);
+    pg_cmd_print_report(pg_str_cstr(&out));
     err = 0;
     if (json_path) {
         char *json = pg_result_to_json(&result);

@@ -71,8 +71,12 @@ int pg_cmd_report(int argc, char **argv)
         pg_result_free(&result);
         return pg_cmd_fail(err);
     }
+    /* Compiler output, user code's messages and commit subjects may hold
+     * any bytes: the terminal, the JSON and the comment get valid UTF-8
+     * without control characters. */
+    pg_result_clean_text(&result);
     pg_report_terminal(&out, &result, pg_cmd_use_color(1, color_when));
-    fputs(pg_str_cstr(&out), stdout);
+    pg_cmd_print_report(pg_str_cstr(&out));
     if (md_path) {
         pg_str_clear(&out);
         pg_report_markdown(&out, &result);

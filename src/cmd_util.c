@@ -5,6 +5,7 @@
 #include "cmd.h"
 #include "error.h"
 #include "fs.h"
+#include "str.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -16,10 +17,14 @@ int pg_cmd_fail(int err)
 {
     const char *msg = pg_error_last();
 
-    if (err == PG_ERR_INTERRUPTED)
+    if (err == PG_ERR_INTERRUPTED) {
         fputs("\nperfgate: interrupted; temporary files removed\n", stderr);
-    else
-        fprintf(stderr, "perfgate: %s\n", msg ? msg : "unknown error");
+    } else {
+        /* Messages quote configs and compiler output: any bytes. */
+        char *clean = pg_text_clean(msg ? msg : "unknown error");
+        fprintf(stderr, "perfgate: %s\n", clean);
+        free(clean);
+    }
     return pg_error_exit_code(err);
 }
 
@@ -48,4 +53,36 @@ int pg_cmd_bad_option(const char *command, const char *option,
     fprintf(stderr, "perfgate %s: unknown or incomplete option '%s'\n\n%s",
             command, option, usage);
     return PG_EXIT_USAGE;
+}
+
+void pg_cmd_print_report(const char *text)
+{
+    const char *gha = getenv("GITHUB_ACTIONS");
+    char token[33];
+    unsigned char raw[16];
+    size_t i;
+    FILE *f;
+
+    if (!gha || strcmp(gha, "true")) {
+        fputs(text, stdout);
+        fflush(stdout);
+        return;
+    }
+    /*
+     * On GitHub's runners, a line of stdout that starts with "::" is a
+     * workflow command, and the report quotes user code and compilers: a
+     * log line "::error::..." or "::add-mask::..." would be obeyed.  Stop
+     * commands around it, with a token nobody can guess to resume.
+     */
+    f = fopen("/dev/urandom", "rb");
+    if (!f || fread(raw, 1, sizeof(raw), f) != sizeof(raw))
+        memset(raw, 0, sizeof(raw));
+    if (f)
+        fclose(f);
+    for (i = 0; i < sizeof(raw); i++)
+        snprintf(token + 2 * i, 3, "%02x", raw[i]);
+    printf("::stop-commands::perfgate-%s\n", token);
+    fputs(text, stdout);
+    printf("::perfgate-%s::\n", token);
+    fflush(stdout);
 }

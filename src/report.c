@@ -441,9 +441,9 @@ static void md_text(pg_str *out, const char *s, size_t max)
 /* Text inside <pre>: HTML-escaped, line breaks kept. */
 static void html_text(pg_str *out, const char *s, size_t max)
 {
-    size_t n = 0;
+    size_t n = 0, limit = s ? pg_utf8_cut(s, max) : 0;
 
-    for (; s && *s && n < max; s++, n++) {
+    for (; s && *s && n < limit; s++, n++) {
         switch (*s) {
         case '<': pg_str_puts(out, "&lt;"); break;
         case '>': pg_str_puts(out, "&gt;"); break;

@@ -534,6 +534,33 @@ int pg_result_from_json(pg_result *out, const char *text, const char *display)
     return err;
 }
 
+void pg_result_clean_text(pg_result *r)
+{
+    pg_side_info *sides[2] = {&r->base, &r->head};
+    size_t i, j;
+
+    pg_text_clean_in_place(&r->version);
+    for (i = 0; i < 2; i++) {
+        pg_text_clean_in_place(&sides[i]->rev);
+        pg_text_clean_in_place(&sides[i]->commit);
+        pg_text_clean_in_place(&sides[i]->subject);
+    }
+    for (i = 0; i < r->system.nwarnings; i++)
+        pg_text_clean_in_place(&r->system.warnings[i]);
+    pg_text_clean_in_place(&r->system.hypervisor);
+    pg_text_clean_in_place(&r->system.governor);
+    for (i = 0; i < r->nbenchmarks; i++) {
+        pg_bench_result *b = &r->benchmarks[i];
+        pg_text_clean_in_place(&b->name);
+        pg_text_clean_in_place(&b->problem);
+        pg_text_clean_in_place(&b->stop);
+        pg_text_clean_in_place(&b->message);
+        pg_text_clean_in_place(&b->log);
+        for (j = 0; j < b->ncases; j++)
+            pg_text_clean_in_place(&b->cases[j].name);
+    }
+}
+
 void pg_bench_result_clear(pg_bench_result *b)
 {
     size_t i;

@@ -129,6 +129,13 @@ pg_bench_result *pg_result_add(pg_result *r, const char *name,
 char *pg_result_to_json(const pg_result *r);
 int pg_result_from_json(pg_result *out, const char *text, const char *display);
 
+/*
+ * Makes every text in `r` safe to write (pg_text_clean): compiler output,
+ * messages from user code, commit subjects in any encoding.  Called before
+ * a result is written or shown.
+ */
+void pg_result_clean_text(pg_result *r);
+
 void pg_bench_result_clear(pg_bench_result *b);
 void pg_result_free(pg_result *r);
 

@@ -103,6 +103,17 @@ void pg_str_put(pg_str *s, const char *data, size_t len)
     memcpy(s->ptr + s->size, data, len);
     s->size += len;
     s->ptr[s->size] = '\0';
+    if (s->truncated) {
+        /* What was cut off may have been a character's first bytes. */
+        size_t skip = 0;
+        while (skip < 3 && skip < s->size &&
+               ((unsigned char)s->ptr[skip] & 0xc0) == 0x80)
+            skip++;
+        if (skip) {
+            memmove(s->ptr, s->ptr + skip, s->size - skip + 1);
+            s->size -= skip;
+        }
+    }
 }
 
 void pg_str_puts(pg_str *s, const char *text)
@@ -190,4 +201,79 @@ char *pg_strdupf(const char *fmt, ...)
     pg_str_vprintf(&s, fmt, ap);
     va_end(ap);
     return pg_str_detach(&s);
+}
+
+size_t pg_utf8_char_len(const unsigned char *s, size_t avail)
+{
+    unsigned c = s[0];
+    size_t n, i;
+    unsigned cp;
+
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2, cp = c & 0x1f;
+    else if (c >= 0xe0 && c <= 0xef)
+        n = 3, cp = c & 0x0f;
+    else if (c >= 0xf0 && c <= 0xf4)
+        n = 4, cp = c & 0x07;
+    else
+        return 0;
+    if (avail < n)
+        return 0;
+    for (i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+        (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+        return 0;
+    return n;
+}
+
+char *pg_text_clean(const char *text)
+{
+    static const char replacement[] = "\xef\xbf\xbd"; /* U+FFFD */
+    const unsigned char *p = (const unsigned char *)text;
+    size_t len, i = 0;
+    pg_str out = PG_STR_INIT;
+
+    if (!text)
+        return NULL;
+    len = strlen(text);
+    pg_str_init(&out, 0);
+    grow(&out, len);
+    while (i < len) {
+        size_t n = pg_utf8_char_len(p + i, len - i);
+        int control = n == 1 ? (p[i] < 0x20 && p[i] != '\n' && p[i] != '\t') ||
+                                   p[i] == 0x7f
+                             : n == 2 && p[i] == 0xc2 && p[i + 1] < 0xa0;
+        if (!n || control)
+            pg_str_puts(&out, replacement);
+        else
+            pg_str_put(&out, text + i, n);
+        i += n ? n : 1;
+    }
+    return pg_str_detach(&out);
+}
+
+void pg_text_clean_in_place(char **text)
+{
+    char *clean = pg_text_clean(*text);
+
+    free(*text);
+    *text = clean;
+}
+
+size_t pg_utf8_cut(const char *text, size_t max)
+{
+    size_t len = strlen(text);
+
+    if (len <= max)
+        return len;
+    /* Back off over continuation bytes to a character's first byte. */
+    while (max > 0 && ((unsigned char)text[max] & 0xc0) == 0x80)
+        max--;
+    return max;
 }

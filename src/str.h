@@ -52,6 +52,29 @@ void pg_str_rtrim(pg_str *s);
 /* The last `lines` lines of `text`, appended to `out`. */
 void pg_str_put_tail_lines(pg_str *out, const char *text, int lines);
 
+/*
+ * The length of the UTF-8 character that starts at `s` (1 to 4), or 0 when
+ * the bytes there are not a valid one (a stray continuation byte, an
+ * overlong form, a surrogate, beyond U+10FFFF, or cut short).
+ */
+size_t pg_utf8_char_len(const unsigned char *s, size_t avail);
+
+/*
+ * `text` as text that is safe to show anywhere: valid UTF-8, with every
+ * invalid byte, and every control character but newline and tab (an
+ * escape sequence, a carriage return, C1 controls), replaced by U+FFFD.
+ * Text from compilers and user code, and commit subjects in any encoding,
+ * pass through this before perfgate writes them.  NULL gives NULL.
+ */
+char *pg_text_clean(const char *text);
+
+/* Replaces *text by pg_text_clean(*text). */
+void pg_text_clean_in_place(char **text);
+
+/* The largest n <= max at which `text` can be cut without splitting a
+ * UTF-8 character. */
+size_t pg_utf8_cut(const char *text, size_t max);
+
 /* printf into a new heap string (free() it); aborts on allocation failure. */
 char *pg_strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

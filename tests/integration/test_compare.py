@@ -687,6 +687,68 @@ class Symlinks(RepoTest):
         self.assertNotIn("SECRETtoken", r.stdout + r.stderr)
 
 
+class Text(RepoTest):
+    """Whatever bytes compilers, user code and commits hold, perfgate
+    writes valid UTF-8 without control characters: the JSON must parse
+    (the Action's publish step crashed on a Latin-1 subject) and the
+    comment must be text (a log cut inside a character posted nothing)."""
+
+    def assert_clean(self, r):
+        self.assertIsNotNone(r.json)  # json.load decoded it strictly
+        for text in (r.stdout, r.markdown, json.dumps(r.json,
+                                                      ensure_ascii=False)):
+            self.assertNotIn("\x1b", text)
+            self.assertNotIn("\r", text)
+
+    def test_a_latin1_subject_and_a_long_multibyte_log(self):
+        self.base_repo()
+        # Hundreds of lines of gcc's multibyte quotes: the comment cuts the
+        # log at 3000 bytes, which must not split a character.
+        bad = "".join("int \u00e9t\u00e9_%d = \u2018nope\u2019;\n" % i
+                      for i in range(300))
+        self.write("src/sum.c", bad)
+        self.git("add", "-A")
+        msg = os.path.join(self.out, "msg")
+        with open(msg, "wb") as f:
+            f.write(b"caf\xe9 cr\xe8me \x1b[31mred\r\n")
+        self.git("-c", "i18n.commitEncoding=latin1", "commit", "-q", "-F",
+                 msg)
+        r = self.perfgate("HEAD~1", "HEAD")
+        self.assertEqual(r.code, 1, r.stderr)
+        self.assert_clean(r)
+        self.assertIn("caf\ufffd cr\ufffdme", r.json["head"]["subject"])
+        self.assertEqual(r.bench("sum")["status"], "build_failed")
+
+    def test_output_of_user_code_is_cleaned(self):
+        noisy = SERIAL.replace(
+            "#include <stddef.h>",
+            "#include <stddef.h>\n#include <stdio.h>\n#include <stdlib.h>")
+        noisy = noisy.replace(
+            "{\n", "{\n    fputs(\"\\x1b]0;owned\\x07\\xff\\xfe \\x1b[2J"
+            "\\r::error::fake\\n\", stderr);\n    abort();\n", 1)
+        self.base_repo()
+        self.commit({"src/sum.c": noisy})
+        r = self.perfgate("HEAD~1", "HEAD")
+        self.assertEqual(r.code, 1, r.stderr)
+        self.assertEqual(r.bench("sum")["status"], "crashed")
+        self.assert_clean(r)
+        self.assertIn("\ufffd\ufffd", r.bench("sum")["log"])
+        # On GitHub's runners a line starting with "::" is a command: the
+        # report's lines run with commands stopped, resumed by a token.
+        r = self.perfgate("HEAD~1", "HEAD", env={"GITHUB_ACTIONS": "true"})
+        self.assertIn("::error::fake", r.stdout)
+        stopped = None
+        for line in r.stdout.splitlines():
+            if stopped is None and line.startswith("::stop-commands::"):
+                stopped = "::%s::" % line.split("::")[2]
+                self.assertGreater(len(stopped), 30)
+            elif line == stopped:
+                stopped = None
+            elif stopped is None:
+                self.assertFalse(line.lstrip().startswith("::"), line)
+        self.assertIsNone(stopped)
+
+
 class Config(RepoTest):
     def test_a_config_made_to_keep_perfgate_busy_is_refused(self):
         self.base_repo()

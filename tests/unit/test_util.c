@@ -1,4 +1,6 @@
 /* Units users write, formatting, suggestions and the capped buffer. */
+#include <stdlib.h>
+
 #include "str.h"
 #include "test.h"
 #include "util.h"
@@ -85,6 +87,36 @@ static void tail_lines(void)
     pg_str_free(&s);
 }
 
+static void text_is_cleaned(void)
+{
+    char *t;
+    pg_str s = PG_STR_INIT;
+
+    /* Valid text, newlines and tabs pass; gcc's quotes are multibyte. */
+    t = pg_text_clean("a\tb\n\xe2\x80\x98x\xe2\x80\x99 \xf0\x9f\x9a\x80");
+    CHECK_STR(t, "a\tb\n\xe2\x80\x98x\xe2\x80\x99 \xf0\x9f\x9a\x80");
+    free(t);
+    /* Latin-1, a cut character, an escape sequence, CR, DEL, C1, an
+     * overlong '/', a surrogate: each becomes U+FFFD. */
+    t = pg_text_clean("caf\xe9|\xe2\x80|\x1b[31m|\r|\x7f|\xc2\x9b|\xc0\xaf|"
+                      "\xed\xa0\x80|");
+    CHECK_STR(t, "caf\xef\xbf\xbd|\xef\xbf\xbd\xef\xbf\xbd|\xef\xbf\xbd[31m|"
+                 "\xef\xbf\xbd|\xef\xbf\xbd|\xef\xbf\xbd|\xef\xbf\xbd\xef\xbf\xbd|"
+                 "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd|");
+    free(t);
+    CHECK(pg_text_clean(NULL) == NULL);
+    /* Cuts land on a character's first byte. */
+    CHECK(pg_utf8_cut("ab\xe2\x80\x98", 3) == 2);
+    CHECK(pg_utf8_cut("ab\xe2\x80\x98", 4) == 2);
+    CHECK(pg_utf8_cut("ab\xe2\x80\x98", 5) == 5);
+    CHECK(pg_utf8_cut("ab", 1) == 1);
+    /* A capped buffer never starts inside a character. */
+    pg_str_init(&s, 4);
+    pg_str_puts(&s, "x\xe2\x80\x98\xe2\x80\x99");
+    CHECK_STR(pg_str_cstr(&s), "\xe2\x80\x99");
+    pg_str_free(&s);
+}
+
 static void names(void)
 {
     CHECK(pg_valid_name("reduce_sum-v2.1"));
@@ -102,4 +134,5 @@ const pg_test pg_tests_util[] = {
      capped_buffer_keeps_the_newest_bytes},
     {"tail_lines", tail_lines},
     {"names", names},
+    {"text_is_cleaned", text_is_cleaned},
     PG_TESTS_END};
