@@ -18,7 +18,7 @@
 #define PG_SOURCE_DIR "."
 #endif
 
-#define BUILD_TIMEOUT 600.0
+#define PROBLEM_TIMEOUT 600.0
 #define LOG_LINES 20
 
 const char *pg_compiler(void)
@@ -128,7 +128,7 @@ static void describe(pg_str *out, const argv_list *a)
 
 /* Runs the compiler; fills ok/message/log/seconds of `out`. */
 static int compile(pg_build *out, argv_list *a, const char *cwd,
-                   const char *what)
+                   const char *what, double timeout)
 {
     pg_proc_opts opts;
     pg_proc_result res;
@@ -137,7 +137,8 @@ static int compile(pg_build *out, argv_list *a, const char *cwd,
 
     memset(&opts, 0, sizeof(opts));
     opts.cwd = cwd;
-    opts.timeout = BUILD_TIMEOUT;
+    opts.timeout = timeout;
+    opts.memory_limit = pg_proc_memory_limit();
     if ((err = pg_proc_run_argv(&res, a->v, &opts)) < 0) {
         pg_proc_result_free(&res);
         return err;
@@ -163,7 +164,7 @@ static int compile(pg_build *out, argv_list *a, const char *cwd,
         else if (res.timed_out)
             out->message = pg_strdupf("the compiler did not finish %s within "
                                       "%.0f s",
-                                      what, BUILD_TIMEOUT);
+                                      what, timeout);
         else
             out->message = pg_strdupf("%s does not compile", what);
     }
@@ -221,7 +222,7 @@ static char *outside(const char *path, const char *what)
 
 int pg_build_solution(pg_build *out, const pg_bench_config *b,
                       const char *side_dir, const char *out_dir,
-                      const char *tag)
+                      const char *tag, double timeout)
 {
     argv_list a = {NULL, 0};
     pg_str what = PG_STR_INIT;
@@ -281,7 +282,8 @@ int pg_build_solution(pg_build *out, const pg_bench_config *b,
     pg_str_printf(&what, "%s", b->sources[0]);
     if (b->nsources > 1)
         pg_str_printf(&what, " (and %zu more)", b->nsources - 1);
-    err = compile(out, &a, side_dir, pg_str_cstr(&what));
+    err = compile(out, &a, side_dir, pg_str_cstr(&what),
+                  timeout > 0 ? timeout : PROBLEM_TIMEOUT);
     pg_str_free(&what);
     argv_free(&a);
     return err;
@@ -309,7 +311,7 @@ int pg_build_problem(char **out_lib, const pg_bench_config *b,
     arg(&a, pg_strdup(*out_lib));
     arg(&a, pg_strdup(src));
     arg(&a, pg_strdup("-lm"));
-    err = compile(&build, &a, NULL, src);
+    err = compile(&build, &a, NULL, src, PROBLEM_TIMEOUT);
     if (!err && !build.ok)
         err = pg_error_set(PG_ERR_USAGE, "problem '%s' (%s): %s\n%s",
                            b->problem, src, build.message, build.log);

@@ -38,12 +38,13 @@ char *pg_problem_source(const pg_bench_config *b);
 
 /*
  * Builds benchmark `b` from the tree at `side_dir` into `out_dir`, naming
- * the library after `tag`.  A failed build is not an error: it is reported
- * in `out`.  Returns negative only when perfgate itself failed.
+ * the library after `tag`.  The compiler may take `timeout` seconds (0:
+ * 600) and half the machine's memory.  A failed build is not an error: it
+ * is reported in `out`.  Returns negative only when perfgate itself failed.
  */
 int pg_build_solution(pg_build *out, const pg_bench_config *b,
                       const char *side_dir, const char *out_dir,
-                      const char *tag);
+                      const char *tag, double timeout);
 
 /*
  * Builds the problem plugin of `b` into `out_dir`.  A problem that does

@@ -258,6 +258,15 @@ int pg_tempdir_create(char **out)
                             "(set TMPDIR to a writable directory)",
                             base, strerror(saved));
     }
+    {
+        /* Absolute: children run in directories of their own. */
+        char *abs = realpath(path, NULL);
+        if (abs) {
+            free(path);
+            path = pg_strdup(abs);
+            free(abs);
+        }
+    }
     for (i = 0; i < MAX_TEMPDIRS && tempdirs[i]; i++)
         ;
     if (i == MAX_TEMPDIRS) {

@@ -454,9 +454,11 @@ static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
 
     for (s = 1; s >= 0; s--) {
         progress(ctx, "building %s", s ? "head" : "base");
+        /* A build may take ten times what a side may run: 600 s at the
+         * default timeout of 60 s, and --timeout moves both. */
         if ((err = pg_build_solution(&build[s], b, ctx->rev[s].dir,
-                                     ctx->build_dir,
-                                     s ? "head" : "base")) < 0)
+                                     ctx->build_dir, s ? "head" : "base",
+                                     10 * ctx->cfg.settings.timeout)) < 0)
             goto done;
     }
     if (build[1].missing || !build[1].ok) {

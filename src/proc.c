@@ -7,6 +7,7 @@
 #include "error.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -15,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define TICK_MS 20
@@ -187,6 +190,55 @@ static int supervise(pg_proc_result *out, pid_t pid, int out_fd, int msg_fd,
     return err;
 }
 
+/*
+ * Ends the processes that outlived the child they came from.  perfgate is
+ * a subreaper (PR_SET_CHILD_SUBREAPER), so a descendant whose parent died
+ * becomes perfgate's child, even one that left the child's process group
+ * with setsid(), which the group's SIGKILL missed.  With no child of its
+ * own running, every child perfgate has is such an orphan.
+ */
+static void end_orphans(void)
+{
+    int round, found = 1;
+    pid_t self = getpid();
+
+    for (round = 0; found && round < 64; round++) {
+        DIR *d = opendir("/proc");
+        struct dirent *e;
+        found = 0;
+        if (!d)
+            return;
+        while ((e = readdir(d))) {
+            char path[300], buf[512], *p;
+            int fd, n, ppid;
+            if (e->d_name[0] < '1' || e->d_name[0] > '9')
+                continue;
+            snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+            if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+                continue;
+            n = (int)read(fd, buf, sizeof(buf) - 1);
+            close(fd);
+            if (n <= 0)
+                continue;
+            buf[n] = '\0';
+            if ((p = strrchr(buf, ')')) && sscanf(p + 1, " %*c %d", &ppid) == 1
+                && ppid == self) {
+                kill((pid_t)atoi(e->d_name), SIGKILL);
+                found = 1;
+            }
+        }
+        closedir(d);
+        /* Reaped, their own children come to perfgate in turn: reap what
+         * died, and look again. */
+        if (found) {
+            struct timespec pause = {0, 2000000};
+            nanosleep(&pause, NULL);
+        }
+        while (waitpid(-1, NULL, WNOHANG) > 0)
+            ;
+    }
+}
+
 static int spawn(pg_proc_result *out, char *const argv[],
                  int (*fn)(void *, int), void *arg, const pg_proc_opts *opts)
 {
@@ -196,6 +248,8 @@ static int spawn(pg_proc_result *out, char *const argv[],
 
     memset(out, 0, sizeof(*out));
     pg_str_init(&out->output, opts->output_cap ? opts->output_cap : 65536);
+    /* Orphaned descendants come back to perfgate (end_orphans). */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
     if (pg_interrupted())
         return pg_error_set(PG_ERR_INTERRUPTED, "interrupted");
     if (pipe2(outp, O_CLOEXEC) < 0 ||
@@ -227,6 +281,11 @@ static int spawn(pg_proc_result *out, char *const argv[],
         if (getppid() != parent)
             _exit(127);
         child_reset_signals();
+        if (opts->memory_limit) {
+            struct rlimit rl;
+            rl.rlim_cur = rl.rlim_max = (rlim_t)opts->memory_limit;
+            setrlimit(RLIMIT_AS, &rl);
+        }
         if (devnull >= 0)
             dup2(devnull, 0);
         dup2(outp[1], 1);
@@ -265,6 +324,7 @@ static int spawn(pg_proc_result *out, char *const argv[],
     close(outp[0]);
     if (msgp[0] >= 0)
         close(msgp[0]);
+    end_orphans();
     return err;
 }
 
@@ -283,4 +343,11 @@ int pg_proc_run_fn(pg_proc_result *out, int (*fn)(void *arg, int msg_fd),
 void pg_proc_result_free(pg_proc_result *res)
 {
     pg_str_free(&res->output);
+}
+
+size_t pg_proc_memory_limit(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+
+    return pages > 0 && page > 0 ? (size_t)pages * (size_t)page / 2 : 0;
 }

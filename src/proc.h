@@ -30,6 +30,8 @@ typedef struct pg_proc_opts {
     void (*on_line)(void *payload, const char *line);
     /* A descriptor a program gets as its fd 4 (0: none). */
     int share_fd;
+    /* The most address space the child may map, in bytes (0: no limit). */
+    size_t memory_limit;
 } pg_proc_opts;
 
 typedef struct pg_proc_result {
@@ -62,5 +64,12 @@ void pg_proc_result_free(pg_proc_result *res);
 
 /* "SIGSEGV (segmentation fault)" for a signal number; static storage. */
 const char *pg_signal_describe(int sig);
+
+/*
+ * What perfgate lets one process it starts map: half the machine's memory,
+ * so that runaway code or a compiler fed /dev/zero fails, not the machine.
+ * 0 when unknown.
+ */
+size_t pg_proc_memory_limit(void);
 
 #endif

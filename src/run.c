@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define OUTPUT_CAP 16384
@@ -230,7 +231,7 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *spec,
     pg_proc_result res;
     parent_ctx pctx;
     pg_watch *watch = MAP_FAILED;
-    char *argv[3];
+    char *argv[3], *scratch = NULL;
     size_t c;
     int err, wfd;
 
@@ -264,7 +265,16 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *spec,
     pctx.watch = watch;
     pctx.timeout_side = -1;
 
+    /* User code runs in a directory of its own inside perfgate's temporary
+     * one: a relative path it writes lands there, not in the user's tree. */
+    scratch = pg_strdupf("%s.cwd", spec_path);
+    if (mkdir(scratch, 0700) < 0 && errno != EEXIST) {
+        err = pg_error_set(PG_ERR_GENERIC, "cannot create %s: %s", scratch,
+                           strerror(errno));
+        goto done;
+    }
     memset(&opts, 0, sizeof(opts));
+    opts.cwd = scratch;
     opts.output_cap = OUTPUT_CAP;
     /* The per-side timeout is the watchdog's; this only catches a child
      * stuck outside either side (in the problem or the loader). */
@@ -326,6 +336,7 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *spec,
         err = check_head_alone(out, spec, spec_path);
 done:
     pg_proc_result_free(&res);
+    free(scratch);
     if (watch != MAP_FAILED)
         munmap(watch, sizeof(*watch));
     if (wfd >= 0)

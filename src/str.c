@@ -244,6 +244,7 @@ char *pg_text_clean(const char *text)
     len = strlen(text);
     pg_str_init(&out, 0);
     grow(&out, len);
+    out.ptr[0] = '\0';
     while (i < len) {
         size_t n = pg_utf8_char_len(p + i, len - i);
         int control = n == 1 ? (p[i] < 0x20 && p[i] != '\n' && p[i] != '\t') ||

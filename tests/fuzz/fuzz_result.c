@@ -40,6 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(text);
         return 0;
     }
+    pg_result_clean_text(&r);
     pg_report_terminal(&out, &r, 1);
     pg_str_clear(&out);
     pg_report_markdown(&out, &r);

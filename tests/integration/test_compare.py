@@ -749,6 +749,84 @@ class Text(RepoTest):
         self.assertIsNone(stopped)
 
 
+class Contain(RepoTest):
+    """Every process perfgate starts stays perfgate's: none outlives it,
+    none writes into the user's tree by a relative path, and the compiler
+    is limited as the measuring child is."""
+
+    def test_a_daemon_started_by_user_code_is_ended(self):
+        daemon = SERIAL.replace("#include <stddef.h>", """#include <stddef.h>
+#include <unistd.h>
+#include <stdio.h>""").replace("{\n", """{
+    static int started;
+    if (!started) {
+        started = 1;
+        if (fork() == 0) {
+            setsid();
+            if (fork() == 0)
+                execlp("sleep", "sleep", "MARK", (char *)NULL);
+            _exit(0);
+        }
+        FILE *f = fopen("wrote-here.txt", "w");
+        if (f)
+            fclose(f);
+    }
+""", 1)
+        # A mark of this run's own: a daemon another run left is not ours.
+        self.mark = "987.%d" % (os.getpid() * 1000 + int(time.time()) % 1000)
+        daemon = daemon.replace("MARK", self.mark)
+        self.base_repo()
+        self.commit({"src/sum.c": daemon})
+        # The harness checks that the repository is untouched: the file
+        # written by a relative path lands in perfgate's scratch directory.
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "50%")
+        self.assertIn(r.code, (0, 1), r.stderr)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and self.sleepers():
+            time.sleep(0.1)
+        self.assertEqual(self.sleepers(), [])
+
+    def sleepers(self):
+        found = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    if f.read() == b"sleep\x00%s\x00" % self.mark.encode():
+                        found.append(int(pid))
+            except OSError:
+                pass
+        return found
+
+    def fake_compiler(self, body):
+        """A compiler that runs `body` for the solution (src/sum.c) and is
+        the real one for the problem."""
+        cc = os.path.join(self.out, "cc.sh")
+        with open(cc, "w") as f:
+            f.write('#!/bin/sh\ncase "$*" in *src/sum.c*) ;; '
+                    '*) exec cc "$@" ;; esac\n' + body)
+        os.chmod(cc, 0o755)
+        return cc
+
+    def test_the_compiler_is_limited(self):
+        self.base_repo()
+        cc = self.fake_compiler("grep 'Max address space' /proc/self/limits"
+                                "\nexit 1\n")
+        r = self.perfgate("HEAD", "HEAD", env={"CC": cc})
+        self.assertEqual(r.bench("sum")["status"], "build_failed")
+        log = r.bench("sum")["log"]
+        self.assertIn("Max address space", log)
+        self.assertNotIn("unlimited", log)
+
+    def test_the_compiler_gets_ten_times_the_timeout(self):
+        self.base_repo()
+        cc = self.fake_compiler("exec sleep 120\n")
+        start = time.monotonic()
+        r = self.perfgate("HEAD", "HEAD", "--timeout", "1s", env={"CC": cc})
+        self.assertLess(time.monotonic() - start, 100)
+        self.assertIn("did not finish src/sum.c within 10 s",
+                      r.bench("sum")["message"])
+
+
 class Config(RepoTest):
     def test_a_config_made_to_keep_perfgate_busy_is_refused(self):
         self.base_repo()
