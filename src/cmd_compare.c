@@ -155,10 +155,10 @@ int pg_cmd_compare(int argc, char **argv)
             break;
         case OPT_FLOOR:
             if (pg_parse_fraction(&opts.noise_floor, optarg) < 0 ||
-                opts.noise_floor >= 1)
+                opts.noise_floor >= 1 || opts.noise_floor <= 0)
                 return bad_value("--noise-floor", optarg,
-                                 "want a percentage such as 5% or a fraction "
-                                 "such as 0.05");
+                                 "want a percentage above 0% and below 100%, "
+                                 "such as 5%, or a fraction such as 0.05");
             break;
         case OPT_MAX_TIME:
             if (pg_parse_duration(&opts.max_time, optarg) < 0 ||

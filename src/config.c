@@ -299,6 +299,12 @@ static int parse_settings(parse_ctx *ctx, yaml_node_t *node, pg_settings *s)
         }
         if (s->noise_floor >= 1.0)
             return fail_at(ctx, v, "'noise_floor' must be below 100%%");
+        /* At 0%, noise alone fails identical code. */
+        if (s->noise_floor <= 0)
+            return fail_at(ctx, v,
+                           "'noise_floor' must be above 0%%: every "
+                           "measurement has some noise (perfgate compare "
+                           "--aa shows this machine's)");
         s->floor_source = PG_FLOOR_CONFIG;
     }
     if ((v = lookup(ctx, node, "max_time", NULL)) &&

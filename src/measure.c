@@ -27,13 +27,10 @@ void pg_watch_enter(pg_watch *w, int side)
 
 void pg_watch_leave(pg_watch *w)
 {
-    int side;
-
-    if (!w || (side = w->side) < 0)
+    if (!w)
         return;
     w->side = -1;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    w->used_ns[side] += pg_now_ns() - w->since_ns;
 }
 
 /*

@@ -21,13 +21,14 @@ enum { PG_BASE = 0, PG_HEAD = 1 };
 
 /*
  * Shared with the supervising parent (it lives in shared memory): which
- * side is running user code now and since when, and each side's total time
- * in user code, so that a hang is charged to the right side.
+ * side is running user code now and since when, so that a hang or a crash
+ * is charged to the right side.  The timeout is for one stretch in user
+ * code (a call, or one batch of calls), not the sum of them: a long
+ * max_time must not make correct code time out.
  */
 typedef struct pg_watch {
     volatile int side;          /* PG_BASE, PG_HEAD, or -1: neither */
     volatile int64_t since_ns;  /* pg_now_ns() when `side` was entered */
-    volatile int64_t used_ns[2];
 } pg_watch;
 
 void pg_watch_enter(pg_watch *w, int side);

@@ -132,7 +132,7 @@ static int watchdog(void *payload)
 
     if (side < 0 || side > 1)
         return 0;
-    used = ctx->watch->used_ns[side] + (pg_now_ns() - ctx->watch->since_ns);
+    used = pg_now_ns() - ctx->watch->since_ns;
     if ((double)used / 1e9 > ctx->spec->settings->timeout) {
         ctx->timeout_side = side;
         return 1;

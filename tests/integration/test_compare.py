@@ -330,6 +330,23 @@ class Engine(RepoTest):
 class Failures(RepoTest):
     """What the head's code does wrong fails the gate, named and explained."""
 
+
+    def test_the_timeout_is_per_call_not_for_the_whole_measurement(self):
+        # 50 ms a call, 1 s allowed, at least 30 rounds of two cases: each
+        # side spends 3 s or more in user code in all, none of it a hang.
+        slow = SERIAL.replace("#include <stddef.h>", "#include <stddef.h>\n"
+                              "#include <time.h>").replace(
+            "{\n", "{\n    nanosleep(&(struct timespec){0, 50000000}, "
+            "NULL);\n", 1)
+        self.base_repo(solution=slow)
+        self.commit({"src/sum.c": slow + "int head_marker(void) "
+                     "{ return 1; }\n"})
+        r = self.perfgate("HEAD~1", "HEAD", "--timeout", "1s",
+                          "--min-rounds", "30", "--max-time", "10s",
+                          "--noise-floor", "50%")
+        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+        self.assertEqual(r.bench("sum")["status"], "unchanged")
+
     def check_head_failure(self, source, status, *args):
         self.base_repo()
         self.commit({"src/sum.c": source})

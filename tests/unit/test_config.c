@@ -159,6 +159,14 @@ static void errors_for_wrong_types(void)
     EXPECT_ERROR("version: 1\nsettings:\n  noise_floor: 5\nbenchmarks:\n" BENCH,
                  "perfgate.yml:3:16: 'noise_floor' 5 is more than 100% (did "
                  "you mean '5%'?)");
+    EXPECT_ERROR("version: 1\nsettings:\n  noise_floor: 0%\nbenchmarks:\n" BENCH,
+                 "perfgate.yml:3:16: 'noise_floor' must be above 0%: every "
+                 "measurement has some noise (perfgate compare --aa shows "
+                 "this machine's)");
+    EXPECT_ERROR("version: 1\nsettings:\n  noise_floor: 0\nbenchmarks:\n" BENCH,
+                 "perfgate.yml:3:16: 'noise_floor' must be above 0%: every "
+                 "measurement has some noise (perfgate compare --aa shows "
+                 "this machine's)");
     EXPECT_ERROR("version: 1\nsettings:\n  max_time: soon\nbenchmarks:\n" BENCH,
                  "perfgate.yml:3:13: 'max_time' must be a duration such as "
                  "10s, 500ms or 2m");
