@@ -305,6 +305,8 @@ typedef struct describe_ctx {
     const char *lib, *name;
     char *default_cases;
     char *device_cases; /* NULL: the problem has none */
+    double *bytes;      /* per configured case: what bytes() says, or NAN */
+    size_t nbytes;
 } describe_ctx;
 
 static void describe_line(void *payload, const char *line)
@@ -319,7 +321,50 @@ static void describe_line(void *payload, const char *line)
         d->device_cases = pg_strdup(line + 7);
     } else if (!strncmp(line, "error ", 6)) {
         pg_error_set(PG_ERR_USAGE, "%s", line + 6);
+    } else if (!strncmp(line, "bytes ", 6)) {
+        size_t i;
+        double v;
+        if (sscanf(line + 6, "%zu %lg", &i, &v) == 2 && i < d->nbytes)
+            d->bytes[i] = v;
     }
+}
+
+/*
+ * A case too large for this machine is a config error, found before any
+ * side runs: each case is set up three times (base, head, and the copy
+ * both are timed on), and a run may map half the machine's memory.  Left
+ * to run, it was blamed on the head as a crash, or overflowed a problem's
+ * size arithmetic.
+ */
+static int check_case_sizes(const compare_ctx *ctx, const pg_bench_config *b,
+                            const describe_ctx *d)
+{
+    double limit = (double)pg_proc_memory_limit();
+    size_t i;
+
+    for (i = 0; i < d->nbytes && limit > 0; i++) {
+        double need = 3 * d->bytes[i];
+        pg_str want = PG_STR_INIT, have = PG_STR_INIT;
+        int err;
+        if (isnan(d->bytes[i]) || (need >= 0 && need <= limit))
+            continue;
+        if (isfinite(need) && need >= 0)
+            pg_format_bytes(&want, need);
+        else
+            pg_str_puts(&want, "more than can exist");
+        pg_format_bytes(&have, limit);
+        err = pg_error_set(PG_ERR_USAGE,
+                           "%s:%d:%d: case '%s' needs about %s (three "
+                           "set-ups of what one call moves); a run may use "
+                           "%s here, half the machine's memory",
+                           ctx->cfg.path, b->cases[i].mark.line,
+                           b->cases[i].mark.col, b->cases[i].name,
+                           pg_str_cstr(&want), pg_str_cstr(&have));
+        pg_str_free(&want);
+        pg_str_free(&have);
+        return err;
+    }
+    return 0;
 }
 
 /*
@@ -332,11 +377,12 @@ static int resolve_cases(compare_ctx *ctx, const pg_bench_config *b,
                          const char *problem_lib, pg_case_spec **cases,
                          size_t *ncases, int *owned)
 {
-    describe_ctx d = {problem_lib, b->problem, NULL, NULL};
+    describe_ctx d = {problem_lib, b->problem, NULL, NULL, NULL, 0};
     const char *defaults_text;
     pg_proc_opts opts;
     pg_proc_result res;
-    char *argv[5];
+    pg_str wanted = PG_STR_INIT;
+    char *argv[6];
     pg_case_spec *defaults = NULL;
     size_t ndefaults = 0, i;
     int err;
@@ -350,6 +396,17 @@ static int resolve_cases(compare_ctx *ctx, const pg_bench_config *b,
     argv[2] = (char *)problem_lib;
     argv[3] = (char *)b->problem;
     argv[4] = NULL;
+    if (b->ncases) {
+        /* And what each configured case would move. */
+        d.bytes = pg_calloc(b->ncases, sizeof(*d.bytes));
+        d.nbytes = b->ncases;
+        for (i = 0; i < b->ncases; i++) {
+            d.bytes[i] = NAN;
+            pg_str_printf(&wanted, "%s%s", i ? ";" : "", b->cases[i].name);
+        }
+        argv[4] = (char *)pg_str_cstr(&wanted);
+        argv[5] = NULL;
+    }
     pg_error_clear();
     err = pg_proc_run_argv(&res, argv, &opts);
     if (!err && res.exited && res.exit_code == 127 && !d.default_cases)
@@ -402,6 +459,8 @@ static int resolve_cases(compare_ctx *ctx, const pg_bench_config *b,
                 goto done;
             }
         }
+        if ((err = check_case_sizes(ctx, b, &d)) < 0)
+            goto done;
         *cases = b->cases;
         *ncases = b->ncases;
         *owned = 0;
@@ -418,6 +477,8 @@ done:
     free(defaults);
     free(d.default_cases);
     free(d.device_cases);
+    free(d.bytes);
+    pg_str_free(&wanted);
     return err;
 }
 

@@ -11,7 +11,7 @@
  * definitions.
  *
  *   perfgate-measure SPEC             measure (runspec.h), events on fd 3
- *   perfgate-measure --describe LIB NAME
+ *   perfgate-measure --describe LIB NAME [CASES]
  *                                     a problem's default cases, on fd 3
  *
  * Events, one line each (run.c reads them):
@@ -69,7 +69,7 @@ enum { PLACEMENTS = 8, PLACEMENT_BYTES = 64 << 20 };
 
 static const char usage_text[] =
     "usage: perfgate-measure SPEC\n"
-    "       perfgate-measure --describe PROBLEM_LIB PROBLEM_NAME\n"
+    "       perfgate-measure --describe PROBLEM_LIB PROBLEM_NAME [CASES]\n"
     "\n"
     "The process in which perfgate runs the code it measures; perfgate\n"
     "starts it, one benchmark at a time.  SPEC is a run spec as perfgate\n"
@@ -516,23 +516,41 @@ static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
     return 0;
 }
 
-/* The problem's default cases, for perfgate to check a config against. */
-static int describe_main(const char *lib, const char *name, int fd)
+/*
+ * The problem's default cases, for perfgate to check a config against, and
+ * for each of `cases` ("k=v,k=v;k=v", or NULL) the bytes one call moves,
+ * as the problem's bytes() says: "bytes INDEX VALUE".
+ */
+static int describe_main(const char *lib, const char *name, const char *cases,
+                         int fd)
 {
     pg_plugin plugin;
     pg_str line = PG_STR_INIT;
+    pg_case_spec *specs = NULL;
+    size_t nspecs = 0, i;
     ssize_t n;
 
-    if (pg_plugin_load(&plugin, lib, name) < 0)
+    if (pg_plugin_load(&plugin, lib, name) < 0) {
         pg_str_printf(&line, "error %s\n", pg_error_last());
-    else if (plugin.problem->device_cases)
-        pg_str_printf(&line, "cases %s\ndevice %s\n",
-                      plugin.problem->default_cases,
-                      plugin.problem->device_cases);
-    else
-        pg_str_printf(&line, "cases %s\n", plugin.problem->default_cases);
+    } else {
+        const pg_problem *p = plugin.problem;
+        pg_str_printf(&line, "cases %s\n", p->default_cases);
+        if (p->device_cases)
+            pg_str_printf(&line, "device %s\n", p->device_cases);
+        if (cases && p->bytes &&
+            pg_case_specs_parse(&specs, &nspecs, cases) == 0)
+            for (i = 0; i < nspecs; i++) {
+                pg_case c;
+                pg_case_init(&c, name, &specs[i], NULL);
+                pg_str_printf(&line, "bytes %zu %.17g\n", i, p->bytes(&c));
+                pg_case_free(&c);
+            }
+    }
     n = write(fd, line.ptr, line.size);
     pg_str_free(&line);
+    for (i = 0; i < nspecs; i++)
+        pg_case_spec_free(&specs[i]);
+    free(specs);
     return n < 0;
 }
 
@@ -586,8 +604,9 @@ int main(int argc, char **argv)
         printf("perfgate-measure %s\n", PG_VERSION);
         return 0;
     }
-    if (argc == 4 && !strcmp(argv[1], "--describe"))
-        return describe_main(argv[2], argv[3], fd);
+    if ((argc == 4 || argc == 5) && !strcmp(argv[1], "--describe"))
+        return describe_main(argv[2], argv[3], argc == 5 ? argv[4] : NULL,
+                             fd);
     if (argc != 2 || argv[1][0] == '-') {
         fputs(usage_text, stderr);
         return 2;

@@ -184,6 +184,24 @@ void pg_format_interval(pg_str *out, double lo, double hi)
     pg_str_printf(out, "%+.1f … %+.1f%%", lo * 100.0 + 0.0, hi * 100.0 + 0.0);
 }
 
+void pg_format_bytes(pg_str *out, double bytes)
+{
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB",
+                                        "EiB"};
+    size_t u = 0;
+
+    if (!(bytes >= 1024)) {
+        pg_str_printf(out, "%.0f B", bytes);
+        return;
+    }
+    bytes /= 1024;
+    while (bytes >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+        bytes /= 1024;
+        u++;
+    }
+    pg_str_printf(out, "%.1f %s", bytes, units[u]);
+}
+
 void pg_format_seconds(pg_str *out, double seconds)
 {
     if (seconds < 1.0)

@@ -45,6 +45,9 @@ void pg_format_interval(pg_str *out, double lo, double hi);
 void pg_format_seconds(pg_str *out, double seconds);
 
 /* Nanoseconds of CLOCK_MONOTONIC. */
+/* A size for people: "512 B", "3.0 MiB", "12.0 GiB". */
+void pg_format_bytes(pg_str *out, double bytes);
+
 int64_t pg_now_ns(void);
 
 /* 1 when `name` is a valid benchmark name: letters, digits, _ . - */

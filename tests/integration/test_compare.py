@@ -845,6 +845,19 @@ class Contain(RepoTest):
 
 
 class Config(RepoTest):
+    def test_a_case_too_large_for_the_machine_is_a_config_error(self):
+        # Before any side runs: it was blamed on the head as a crash.
+        for case in ("{n: 1000000000000}", "{n: 4611686018427387904}"):
+            with self.subTest(case=case):
+                self.commit({"perfgate.yml": CONFIG.replace(
+                    "[{n: 20000}, {n: 60000}]", "[{n: 20000}, %s]" % case),
+                    "src/sum.c": SERIAL})
+                r = self.perfgate("HEAD", "HEAD")
+                self.assertEqual(r.code, 2, r.stdout + r.stderr)
+                self.assertRegex(r.stderr, r"perfgate\.yml:\d+:\d+: case "
+                                 r"'n=\d+' needs about .*; a run may use "
+                                 r"[\d.]+ GiB here")
+
     def test_a_config_made_to_keep_perfgate_busy_is_refused(self):
         self.base_repo()
         cases = {

@@ -87,6 +87,24 @@ static void tail_lines(void)
     pg_str_free(&s);
 }
 
+static void sizes(void)
+{
+    pg_str s = PG_STR_INIT;
+
+    pg_format_bytes(&s, 512);
+    CHECK_STR(pg_str_cstr(&s), "512 B");
+    pg_str_clear(&s);
+    pg_format_bytes(&s, 3 * 1048576.0);
+    CHECK_STR(pg_str_cstr(&s), "3.0 MiB");
+    pg_str_clear(&s);
+    pg_format_bytes(&s, 12.5 * 1073741824.0);
+    CHECK_STR(pg_str_cstr(&s), "12.5 GiB");
+    pg_str_clear(&s);
+    pg_format_bytes(&s, 1e30);
+    CHECK_STR(pg_str_cstr(&s), "867361737988.4 EiB");
+    pg_str_free(&s);
+}
+
 static void text_is_cleaned(void)
 {
     char *t;
@@ -135,4 +153,5 @@ const pg_test pg_tests_util[] = {
     {"tail_lines", tail_lines},
     {"names", names},
     {"text_is_cleaned", text_is_cleaned},
+    {"sizes", sizes},
     PG_TESTS_END};
