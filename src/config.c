@@ -109,6 +109,13 @@ static yaml_node_t *node_at(parse_ctx *ctx, int id)
     return yaml_document_get_node(ctx->doc, id);
 }
 
+/* How many items a sequence node holds. */
+static size_t seq_len(const yaml_node_t *seq)
+{
+    return (size_t)(seq->data.sequence.items.top -
+                    seq->data.sequence.items.start);
+}
+
 static const char *scalar(const yaml_node_t *node)
 {
     return node->type == YAML_SCALAR_NODE ? (const char *)node->data.scalar.value
@@ -516,15 +523,12 @@ static int parse_benchmark(parse_ctx *ctx, yaml_node_t *node,
             return fail_at(ctx, v,
                            "'cases' must be a list of mappings, "
                            "such as [{n: 1000}, {n: 100000}]");
-        if (v->data.sequence.items.top - v->data.sequence.items.start >
-            MAX_CASES)
+        if (seq_len(v) > MAX_CASES)
             return fail_at(ctx, v,
                            "more than %d cases in one benchmark; a few "
                            "sizes that matter say more than many",
                            MAX_CASES);
-        b->cases = pg_calloc((size_t)(v->data.sequence.items.top -
-                                      v->data.sequence.items.start),
-                             sizeof(pg_case_spec));
+        b->cases = pg_calloc(seq_len(v), sizeof(pg_case_spec));
         for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
              it++) {
             size_t j;
@@ -578,15 +582,12 @@ static int parse_root(parse_ctx *ctx, yaml_node_t *root, pg_config *cfg)
         return fail_at(ctx, v->type == YAML_SEQUENCE_NODE ? key : v,
                        "'benchmarks' must be a list of at least one "
                        "benchmark");
-    if (v->data.sequence.items.top - v->data.sequence.items.start >
-        MAX_BENCHMARKS)
+    if (seq_len(v) > MAX_BENCHMARKS)
         return fail_at(ctx, v,
                        "more than %d benchmarks; split them over several "
                        "configs (perfgate compare --config FILE)",
                        MAX_BENCHMARKS);
-    cfg->benchmarks = pg_calloc(
-        (size_t)(v->data.sequence.items.top - v->data.sequence.items.start),
-        sizeof(pg_bench_config));
+    cfg->benchmarks = pg_calloc(seq_len(v), sizeof(pg_bench_config));
     for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
          it++) {
         yaml_node_t *bn = node_at(ctx, *it);
