@@ -16,6 +16,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,9 +50,17 @@ static void on_line(void *payload, const char *line)
 {
     parent_ctx *ctx = payload;
     pg_bench_result *out = ctx->out;
+    const char *token = ctx->spec->token;
     char word[32], a[32], b[32];
     int n = 0;
 
+    /* Only perfgate-measure's lines carry this run's token. */
+    if (token) {
+        size_t len = strlen(token);
+        if (strncmp(line, token, len) || line[len] != ' ')
+            return;
+        line += len + 1;
+    }
     if (sscanf(line, "%31s %n", word, &n) < 1)
         return;
     if (!strcmp(word, "fail") && !ctx->failed) {
@@ -224,14 +233,16 @@ int pg_runner_missing(void)
                         pg_runner_path());
 }
 
-int pg_run_bench(pg_bench_result *out, const pg_run_spec *spec,
+int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
                  const char *spec_path)
 {
+    pg_run_spec run = *given;
+    const pg_run_spec *spec = &run;
     pg_proc_opts opts;
     pg_proc_result res;
     parent_ctx pctx;
     pg_watch *watch = MAP_FAILED;
-    char *argv[3], *scratch = NULL;
+    char *argv[3], *scratch = NULL, token[33];
     size_t c;
     int err, wfd;
 
@@ -247,6 +258,21 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *spec,
     }
     memset(watch, 0, sizeof(*watch));
     watch->side = -1;
+    {
+        /* The run's token: 128 random bits. */
+        unsigned char raw[16];
+        int rfd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+        size_t i;
+        memset(raw, 0, sizeof(raw));
+        if (rfd >= 0) {
+            if (read(rfd, raw, sizeof(raw)) < 0)
+                memset(raw, 0, sizeof(raw));
+            close(rfd);
+        }
+        for (i = 0; i < sizeof(raw); i++)
+            snprintf(token + 2 * i, 3, "%02x", raw[i]);
+        run.token = token;
+    }
     if ((err = pg_run_spec_write(spec, spec_path)) < 0)
         goto done;
 

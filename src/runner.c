@@ -39,6 +39,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <time.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -95,6 +96,8 @@ static void send_line(child_ctx *ctx, const char *fmt, ...)
     va_list ap;
     size_t i, off = 0;
 
+    if (ctx->spec->token)
+        pg_str_printf(&s, "%s ", ctx->spec->token);
     va_start(ap, fmt);
     pg_str_vprintf(&s, fmt, ap);
     va_end(ap);
@@ -567,13 +570,35 @@ static pg_watch *map_watch(void)
     void *p;
 
     if (inherited(WATCH_FD) && fstat(WATCH_FD, &st) == 0 &&
-        (size_t)st.st_size >= sizeof(pg_watch))
+        (size_t)st.st_size >= sizeof(pg_watch)) {
         p = mmap(NULL, sizeof(pg_watch), PROT_READ | PROT_WRITE, MAP_SHARED,
                  WATCH_FD, 0);
-    else
+        /* The mapping is what is shared: user code writing to fd 4 must
+         * not reach it. */
+        close(WATCH_FD);
+    } else
         p = mmap(NULL, sizeof(pg_watch), PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * Moves the report channel from fd 3, where perfgate passed it, to a
+ * descriptor picked at random among high ones: user code that writes to fd
+ * 3 (or to the first descriptors it did not open) writes to nothing.
+ */
+static int hide_channel(int fd)
+{
+    struct timespec ts;
+    int high;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    high = fcntl(fd, F_DUPFD_CLOEXEC,
+                 512 + (int)(((unsigned)ts.tv_nsec ^ (unsigned)getpid()) % 384));
+    if (high < 0)
+        return fd;
+    close(fd);
+    return high;
 }
 
 /* A crash in the user's code ends this process with its signal, for
@@ -623,6 +648,8 @@ int main(int argc, char **argv)
         pg_run_file_free(&file);
         return 2;
     }
+    if (fd == MSG_FD)
+        fd = hide_channel(fd);
     err = measure_main(&file.spec, watch, fd);
     pg_run_file_free(&file);
     return err;

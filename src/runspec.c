@@ -46,6 +46,8 @@ int pg_run_spec_write(const pg_run_spec *spec, const char *path)
                       spec->clock->resolution_ns);
     for (i = 0; i < spec->ncases; i++)
         pg_str_printf(&s, "case %s\n", spec->cases[i].name);
+    if (spec->token)
+        pg_str_printf(&s, "token %s\n", spec->token);
     err = pg_write_file(path, s.ptr, s.size, 0);
     pg_str_free(&s);
     if (err < 0)
@@ -53,8 +55,8 @@ int pg_run_spec_write(const pg_run_spec *spec, const char *path)
     return 0;
 }
 
-static const char *const string_keys[5] = {"problem_lib", "problem_name",
-                                           "lib0", "lib1", "symbol"};
+static const char *const string_keys[6] = {"problem_lib", "problem_name",
+                                           "lib0", "lib1", "symbol", "token"};
 
 /* One "key value" line into `f`; -1 when it is not one we know. */
 static int read_line(pg_run_file *f, const char *key, const char *value)
@@ -63,7 +65,7 @@ static int read_line(pg_run_file *f, const char *key, const char *value)
     long long n;
     int i, id;
 
-    for (i = 0; i < 5; i++)
+    for (i = 0; i < 6; i++)
         if (!strcmp(key, string_keys[i])) {
             free(f->strings[i]);
             f->strings[i] = pg_strdup(value);
@@ -147,6 +149,7 @@ int pg_run_file_read(pg_run_file *out, const char *path)
     out->spec.lib[0] = out->strings[2];
     out->spec.lib[1] = out->strings[3];
     out->spec.symbol = out->strings[4];
+    out->spec.token = out->strings[5];
     out->spec.cases = out->cases;
     if (!out->spec.problem_lib || !out->spec.problem_name ||
         !out->spec.lib[1] || !out->spec.symbol || !out->spec.ncases ||
@@ -162,7 +165,7 @@ void pg_run_file_free(pg_run_file *f)
 {
     size_t i;
 
-    for (i = 0; i < 5; i++)
+    for (i = 0; i < sizeof(f->strings) / sizeof(*f->strings); i++)
         free(f->strings[i]);
     for (i = 0; i < f->spec.ncases; i++)
         pg_case_spec_free(&f->cases[i]);

@@ -20,6 +20,12 @@
  *   gate_cases 0                                      (1: gate: cases)
  *   clock ID TICKS_PER_NS OVERHEAD_NS RESOLUTION_NS   (absent: choose one)
  *   case n=1000                                       (one per case)
+ *   token 3f9c...                                     (absent: none)
+ *
+ * The token starts every line perfgate-measure writes to perfgate: user
+ * code, in the same process, cannot write a line perfgate takes for a
+ * result by accident.  (It can read the spec; a pull request's code can
+ * always lie about its own speed, see the README.)
  */
 #ifndef PG_RUNSPEC_H
 #define PG_RUNSPEC_H
@@ -45,6 +51,7 @@ typedef struct pg_run_spec {
     int verify_only;    /* check the sides, do not time them */
     int gate_cases;     /* gate: cases, each case clear of the floor */
     const pg_clock_info *clock; /* the clock to time with; NULL: choose */
+    const char *token;  /* starts each report line; NULL: none */
     /* Progress while measuring; may be NULL (the parent's only). */
     void (*on_progress)(void *payload, const char *stage, int round,
                         double elapsed);
@@ -62,7 +69,8 @@ typedef struct pg_run_file {
     pg_run_spec spec;
     pg_settings settings;
     pg_clock_info clock;
-    char *strings[5]; /* problem_lib, problem_name, lib0, lib1, symbol */
+    char *strings[6]; /* problem_lib, problem_name, lib0, lib1, symbol,
+                         token */
     pg_case_spec *cases;
 } pg_run_file;
 

@@ -803,6 +803,32 @@ class Contain(RepoTest):
             time.sleep(0.1)
         self.assertEqual(self.sleepers(), [])
 
+    def test_user_code_cannot_write_results_by_accident(self):
+        # A head twice as slow that writes lines shaped like perfgate's own
+        # report (a 100x improvement) to fd 3, where perfgate-measure's
+        # channel was, and to every other descriptor it did not open.
+        forger = TWICE.replace("#include <stddef.h>", """#include <stddef.h>
+#include <string.h>
+#include <unistd.h>""").replace("{\n", """{
+    static int forged;
+    if (!forged) {
+        static const char lie[] =
+            "case 0 100.0 1.0 0 1 0 0 -0.99 -0.98\\n"
+            "case 1 100.0 1.0 0 1 0 0 -0.99 -0.98\\n";
+        forged = 1;
+        for (int fd = 3; fd < 1024; fd++)
+            if (write(fd, lie, strlen(lie)) < 0) {
+            }
+    }
+""", 1)
+        self.base_repo()
+        self.commit({"src/sum.c": forger})
+        r = self.perfgate("HEAD~1", "HEAD")
+        self.assertEqual(r.code, 1, r.stdout + r.stderr)
+        b = r.bench("sum")
+        self.assertEqual(b["status"], "regression", b)
+        self.assertGreater(b["change"], 0.3)
+
     def sleepers(self):
         found = []
         for pid in filter(str.isdigit, os.listdir("/proc")):
