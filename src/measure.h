@@ -1,5 +1,5 @@
 /*
- * measure.h - the measurement engine (seeds 000, 002, 003, 004).
+ * measure.h - the measurement engine (README.md, "How perfgate measures").
  *
  * Both sides of every case are timed interleaved: in each round and case,
  * base then head, and head then base in the next round (ABBA), so that a

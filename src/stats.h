@@ -1,5 +1,5 @@
 /*
- * stats.h - the decision rule (seed 000).
+ * stats.h - the decision rule (README.md, "How perfgate measures").
  *
  * A side's total is the sum of its cases' minimum times.  The change is
  * head_total / base_total - 1: a regression when it is above the noise

@@ -241,6 +241,20 @@ static void check_frequency(pg_system *sys, const char *root)
     free(v);
 }
 
+/* The online CPUs: the "cpuN" lines of root's /proc/stat (so that a test's
+ * fake root is its own machine), else what sysconf says. */
+static int count_cpus(const char *root)
+{
+    char *text = read_all(root, "/proc/stat"), *p;
+    int n = 0;
+
+    for (p = text; p && (p = strstr(p, "\ncpu")); p += 4)
+        if (p[4] >= '0' && p[4] <= '9')
+            n++;
+    free(text);
+    return n > 0 ? n : (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 void pg_system_check(pg_system *out, const char *root, int sample_ms)
 {
     char *v;
@@ -248,7 +262,7 @@ void pg_system_check(pg_system *out, const char *root, int sample_ms)
     memset(out, 0, sizeof(*out));
     out->cpu = -1;
     out->load1 = NAN;
-    out->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    out->ncpus = count_cpus(root);
     if (!*root)
         out->timer = pg_timer_current()->chosen;
 

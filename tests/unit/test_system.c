@@ -76,6 +76,8 @@ static void noisy_machine(void)
     CHECK_NEAR(s.load1, 9.5, 1e-9);
     CHECK(has_warning(&s, "governor is 'powersave'"));
     CHECK(has_warning(&s, "turbo boost is on"));
+    /* The fake machine's two CPUs, not this machine's count. */
+    CHECK(s.ncpus == 2);
     CHECK(has_warning(&s, "the load average is 9.50"));
     CHECK(has_warning(&s, "virtual machine"));
     pg_system_free(&s);
