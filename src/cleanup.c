@@ -5,6 +5,7 @@
 #include "cleanup.h"
 #include "error.h"
 #include "fs.h"
+#include "proc.h"
 #include "str.h"
 
 #include <dirent.h>
@@ -170,29 +171,13 @@ void pg_cleanup_init(void)
     atexit(pg_tempdir_remove_all);
 }
 
-/* "PID START": this process and when it started (in clock ticks since
- * boot, /proc/self/stat's 22nd field), which together name it even after
- * its pid is reused. */
+/* When `pid` started, which together with the pid names a process even
+ * after its pid is reused. */
 static int start_time(pid_t pid, unsigned long long *out)
 {
-    char path[64], buf[1024], *p;
-    int fd, n;
+    pid_t ppid;
 
-    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-        return -1;
-    n = (int)read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
-    /* After the command's name, which may hold spaces and parentheses. */
-    if (!(p = strrchr(buf, ')')) ||
-        sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u "
-                      "%*d %*d %*d %*d %*d %*d %llu",
-               out) != 1)
-        return -1;
-    return 0;
+    return pg_proc_stat(pid, &ppid, out);
 }
 
 /* Whether the run that wrote `owner` (an OWNER_FILE's text) is gone. */

@@ -6,6 +6,7 @@
 #include "error.h"
 #include "fs.h"
 #include "str.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -59,9 +60,6 @@ void pg_cmd_print_report(const char *text)
 {
     const char *gha = getenv("GITHUB_ACTIONS");
     char token[33];
-    unsigned char raw[16];
-    size_t i;
-    FILE *f;
 
     if (!gha || strcmp(gha, "true")) {
         fputs(text, stdout);
@@ -74,13 +72,7 @@ void pg_cmd_print_report(const char *text)
      * log line "::error::..." or "::add-mask::..." would be obeyed.  Stop
      * commands around it, with a token nobody can guess to resume.
      */
-    f = fopen("/dev/urandom", "rb");
-    if (!f || fread(raw, 1, sizeof(raw), f) != sizeof(raw))
-        memset(raw, 0, sizeof(raw));
-    if (f)
-        fclose(f);
-    for (i = 0; i < sizeof(raw); i++)
-        snprintf(token + 2 * i, 3, "%02x", raw[i]);
+    pg_random_token(token);
     printf("::stop-commands::perfgate-%s\n", token);
     fputs(text, stdout);
     printf("::perfgate-%s::\n", token);

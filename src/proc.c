@@ -190,6 +190,30 @@ static int supervise(pg_proc_result *out, pid_t pid, int out_fd, int msg_fd,
     return err;
 }
 
+int pg_proc_stat(pid_t pid, pid_t *ppid, unsigned long long *started)
+{
+    char path[64], buf[1024], *p;
+    int fd, n, parent;
+
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return -1;
+    n = (int)read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    /* After the command's name, which may hold spaces and parentheses:
+     * state, ppid, then the 20th field after it, the start time. */
+    if (!(p = strrchr(buf, ')')) ||
+        sscanf(p + 1, " %*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u "
+                      "%*d %*d %*d %*d %*d %*d %llu",
+               &parent, started) != 2)
+        return -1;
+    *ppid = (pid_t)parent;
+    return 0;
+}
+
 /*
  * Ends the processes that outlived the child they came from.  perfgate is
  * a subreaper (PR_SET_CHILD_SUBREAPER), so a descendant whose parent died
@@ -209,21 +233,11 @@ static void end_orphans(void)
         if (!d)
             return;
         while ((e = readdir(d))) {
-            char path[300], buf[512], *p;
-            int fd, n, ppid;
-            if (e->d_name[0] < '1' || e->d_name[0] > '9')
-                continue;
-            snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-            if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-                continue;
-            n = (int)read(fd, buf, sizeof(buf) - 1);
-            close(fd);
-            if (n <= 0)
-                continue;
-            buf[n] = '\0';
-            if ((p = strrchr(buf, ')')) && sscanf(p + 1, " %*c %d", &ppid) == 1
-                && ppid == self) {
-                kill((pid_t)atoi(e->d_name), SIGKILL);
+            pid_t pid = (pid_t)atoi(e->d_name), ppid;
+            unsigned long long started;
+            if (pid > 0 && pg_proc_stat(pid, &ppid, &started) == 0 &&
+                ppid == self) {
+                kill(pid, SIGKILL);
                 found = 1;
             }
         }

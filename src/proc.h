@@ -65,6 +65,10 @@ void pg_proc_result_free(pg_proc_result *res);
 /* "SIGSEGV (segmentation fault)" for a signal number; static storage. */
 const char *pg_signal_describe(int sig);
 
+/* A process's parent and start time (clock ticks since boot), from
+ * /proc/PID/stat; -1 when it cannot be read (gone, or no /proc). */
+int pg_proc_stat(pid_t pid, pid_t *ppid, unsigned long long *started);
+
 /*
  * What perfgate lets one process it starts map: half the machine's memory,
  * so that runaway code or a compiler fed /dev/zero fails, not the machine.

@@ -16,7 +16,6 @@
 #include "util.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,21 +257,9 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
     }
     memset(watch, 0, sizeof(*watch));
     watch->side = -1;
-    {
-        /* The run's token: 128 random bits. */
-        unsigned char raw[16];
-        int rfd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-        size_t i;
-        memset(raw, 0, sizeof(raw));
-        if (rfd >= 0) {
-            if (read(rfd, raw, sizeof(raw)) < 0)
-                memset(raw, 0, sizeof(raw));
-            close(rfd);
-        }
-        for (i = 0; i < sizeof(raw); i++)
-            snprintf(token + 2 * i, 3, "%02x", raw[i]);
-        run.token = token;
-    }
+    /* The run's token, which starts every line perfgate-measure sends. */
+    pg_random_token(token);
+    run.token = token;
     if ((err = pg_run_spec_write(spec, spec_path)) < 0)
         goto done;
 

@@ -7,8 +7,10 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 
 static int parse_double(double *out, const char *text, const char **end)
@@ -227,4 +229,15 @@ int pg_valid_name(const char *name)
             return 0;
     }
     return 1;
+}
+
+void pg_random_token(char out[33])
+{
+    unsigned char raw[16];
+    size_t i;
+
+    if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
+        memset(raw, 0, sizeof(raw));
+    for (i = 0; i < sizeof(raw); i++)
+        snprintf(out + 2 * i, 3, "%02x", raw[i]);
 }

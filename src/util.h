@@ -50,6 +50,10 @@ void pg_format_bytes(pg_str *out, double bytes);
 
 int64_t pg_now_ns(void);
 
+/* 128 random bits as 32 hex digits and a NUL in `out`: a token that user
+ * code cannot guess (from getrandom; all zeros only if that fails). */
+void pg_random_token(char out[33]);
+
 /* 1 when `name` is a valid benchmark name: letters, digits, _ . - */
 int pg_valid_name(const char *name);
 

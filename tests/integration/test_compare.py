@@ -517,6 +517,19 @@ class UsageErrors(RepoTest):
         self.assertIn("did you mean 'sum'", r.stderr)
 
 
+def processes(match):
+    """The pids whose /proc/PID/cmdline (NUL-separated bytes) match."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if match(f.read()):
+                    found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
 class Interrupt(RepoTest):
     def test_sigint_stops_the_child_and_removes_temporaries(self):
         self.base_repo()
@@ -579,15 +592,7 @@ class Interrupt(RepoTest):
 
     def _runs_under(self, name):
         """Processes whose command line names the directory `name`."""
-        found = []
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                with open(f"/proc/{pid}/cmdline", "rb") as f:
-                    if name.encode() in f.read():
-                        found.append(int(pid))
-            except OSError:
-                pass
-        return found
+        return processes(lambda cmdline: name.encode() in cmdline)
 
     def test_a_killed_run_leaves_nothing_for_long(self):
         # SIGKILL cannot be caught: the run's directory stays, and the next
@@ -830,15 +835,8 @@ class Contain(RepoTest):
         self.assertGreater(b["change"], 0.3)
 
     def sleepers(self):
-        found = []
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                with open(f"/proc/{pid}/cmdline", "rb") as f:
-                    if f.read() == b"sleep\x00%s\x00" % self.mark.encode():
-                        found.append(int(pid))
-            except OSError:
-                pass
-        return found
+        return processes(lambda cmdline: cmdline == b"sleep\x00%s\x00"
+                         % self.mark.encode())
 
     def fake_compiler(self, body):
         """A compiler that runs `body` for the solution (src/sum.c) and is
