@@ -134,7 +134,7 @@ int main(int argc, char **argv)
         }
         wall = (double)(pg_now_ns() - start) / 1e9;
         if (b->status == PG_STATUS_UNCHANGED && b->rounds > 0)
-            pg_decide(b, settings.noise_floor);
+            pg_stats_decide(b, settings.noise_floor);
 
         printf("{\"trial\": %d, \"status\": \"%s\"", t,
                pg_status_name(b->status));

@@ -1,5 +1,5 @@
 /*
- * cuda_abi.c - checks src/cuda_abi.h against the CUDA toolkit's headers
+ * cuda_abi.c - checks src/cuda/cuda_abi.h against the CUDA toolkit's headers
  * (at compile time: it does not build if a number is wrong), and prints
  * perfgate's own PTX, which the test suite assembles with ptxas.
  */

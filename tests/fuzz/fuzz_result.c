@@ -17,6 +17,7 @@
 #include "error.h"
 #include "report.h"
 #include "result.h"
+#include "stats.h"
 #include "str.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -41,6 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     pg_result_clean_text(&r);
+    pg_stats_judge(&r);
     pg_report_terminal(&out, &r, 1);
     pg_str_clear(&out);
     pg_report_markdown(&out, &r);

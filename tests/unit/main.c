@@ -10,7 +10,7 @@ int pg_test_failed;
 
 extern const pg_test pg_tests_util[], pg_tests_config[], pg_tests_stats[],
     pg_tests_report[], pg_tests_measure[], pg_tests_system[],
-    pg_tests_gpu[], pg_tests_ci[];
+    pg_tests_gpu[], pg_tests_ci[], pg_tests_estimate[], pg_tests_init[];
 
 static const struct {
     const char *name;
@@ -20,8 +20,10 @@ static const struct {
               {"stats", pg_tests_stats},
               {"report", pg_tests_report},
               {"measure", pg_tests_measure},
+              {"estimate", pg_tests_estimate},
               {"gpu", pg_tests_gpu},
               {"ci", pg_tests_ci},
+              {"init", pg_tests_init},
               {"system", pg_tests_system}};
 
 int main(int argc, char **argv)

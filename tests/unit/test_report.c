@@ -5,6 +5,7 @@
 #include "report.h"
 #include "result.h"
 #include "stats.h"
+#include "system.h"
 #include "test.h"
 
 static void sample(pg_result *r, size_t n)
@@ -38,12 +39,13 @@ static void sample(pg_result *r, size_t n)
         b->cases[0].change_lo = i % 2 ? -0.12 : 0.20;
         b->cases[0].change_hi = i % 2 ? -0.10 : 0.23;
         b->rounds = 315;
-        pg_decide(b, r->noise_floor);
+        pg_stats_decide(b, r->noise_floor);
         if (i == 0) {
             b->change_lo = 0.205;
             b->change_hi = 0.231;
         }
     }
+    pg_stats_judge(r);
 }
 
 static void markdown_shape(void)
@@ -140,14 +142,18 @@ static void self_check(void)
     r.benchmarks[0].change = 0.004;
     r.benchmarks[0].change_lo = -0.01;
     r.benchmarks[0].change_hi = 0.008;
-    CHECK_NEAR(pg_result_aa_noise(&r), 0.01, 1e-12);
-    CHECK(pg_result_passed(&r));
+    pg_stats_judge(&r);
+    CHECK_NEAR(r.verdict.aa_noise, 0.01, 1e-12);
+    CHECK(r.verdict.aa_trusted);
+    CHECK(r.verdict.passed);
     pg_report_terminal(&t, &r, 0);
     CHECK_CONTAINS(pg_str_cstr(&t), "PASS: self-check: this machine's noise "
                                     "is up to 1.0%, within half the 5% floor");
     /* Noise of 3%: the floor cannot be trusted. */
     r.benchmarks[0].change_hi = 0.03;
-    CHECK(!pg_result_passed(&r));
+    pg_stats_judge(&r);
+    CHECK(!r.verdict.aa_trusted);
+    CHECK(!r.verdict.passed);
     pg_report_markdown(&md, &r);
     CHECK_CONTAINS(pg_str_cstr(&md), "❌ perfgate self-check (A/A)");
     CHECK_CONTAINS(pg_str_cstr(&md), "the floor cannot be trusted here");
@@ -188,6 +194,7 @@ static void json_round_trip(void)
     pg_system_warn(&r.system, "a warning");
     r.system.timer.id = PG_CLOCK_TSC;
     r.system.timer.overhead_ns = 12.5;
+    pg_stats_judge(&r);
     json = pg_result_to_json(&r);
     CHECK_CONTAINS(json, "\"verdict\":\t\"fail\"");
     CHECK_CONTAINS(json, "\"clock\":\t\"tsc\"");
@@ -195,6 +202,7 @@ static void json_round_trip(void)
     CHECK_CONTAINS(json, "\"side\":\t\"head\"");
     CHECK_CONTAINS(json, "\"change\":\tnull");
     CHECK(pg_result_from_json(&back, json, "r.json") == 0);
+    pg_stats_judge(&back);
     again = pg_result_to_json(&back);
     CHECK_STR(again, json);
     pg_report_markdown(&a, &r);

@@ -1,0 +1,71 @@
+/*
+ * cmd_problems.c - `perfgate problems`: the built-in problems.
+ */
+#define _GNU_SOURCE
+#include "build.h"
+#include "cleanup.h"
+#include "cmd.h"
+#include "config.h"
+#include "error.h"
+#include "problems.h"
+#include "problem.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+    "usage: perfgate problems\n"
+    "\n"
+    "Lists the built-in problems: the solution signature each expects, the\n"
+    "work one call does (the FLOPs and bytes behind GFLOPS and GB/s), and\n"
+    "its default cases: for a C solution, and for a CUDA one (sized for a\n"
+    "GPU).  Use one in perfgate.yml as 'problem: NAME'.\n";
+
+int pg_cmd_problems(int argc, char **argv)
+{
+    const char *const *names = pg_problems_builtin();
+    char *tmp = NULL;
+    int err = 0;
+
+    if (argc > 1) {
+        int help = !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help");
+        fputs(usage_text, help ? stdout : stderr);
+        return help ? PG_EXIT_PASS : PG_EXIT_USAGE;
+    }
+    if (!*names)
+        return pg_cmd_fail(pg_error_set(
+            PG_ERR_GENERIC, "no built-in problems in %s/problems; set "
+                            "PERFGATE_DATA_DIR to perfgate's data directory",
+            pg_problems_data_dir()));
+    if ((err = pg_tempdir_create(&tmp)) < 0)
+        return pg_cmd_fail(err);
+    for (; *names && !err; names++) {
+        pg_bench_config b;
+        pg_plugin plugin;
+        char *lib = NULL;
+
+        /* Built-in problems are perfgate's own code: loaded in-process. */
+        memset(&b, 0, sizeof(b));
+        b.name = (char *)*names;
+        b.problem = (char *)*names;
+        if ((err = pg_build_problem(&lib, &b, tmp)) < 0 ||
+            (err = pg_plugin_load(&plugin, lib, *names)) < 0) {
+            free(lib);
+            break;
+        }
+        printf("%s\n    %s\n", plugin.problem->name,
+               plugin.problem->signature ? plugin.problem->signature : "");
+        if (plugin.problem->work)
+            printf("    work per call: %s\n", plugin.problem->work);
+        printf("    cases: %s\n", plugin.problem->default_cases);
+        if (plugin.problem->device_cases)
+            printf("    CUDA cases: %s\n", plugin.problem->device_cases);
+        putchar('\n');
+        pg_plugin_close(&plugin);
+        free(lib);
+    }
+    pg_tempdir_remove_all();
+    free(tmp);
+    return err < 0 ? pg_cmd_fail(err) : PG_EXIT_PASS;
+}

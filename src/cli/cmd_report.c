@@ -1,0 +1,92 @@
+/*
+ * cmd_report.c - `perfgate report FILE.json`: render a saved result again.
+ */
+#define _GNU_SOURCE
+#include "cmd.h"
+#include "error.h"
+#include "fs.h"
+#include "report.h"
+#include "stats.h"
+#include "str.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+    "usage: perfgate report [options] RESULT.json\n"
+    "\n"
+    "Renders a result saved with 'perfgate compare --json' again: the table\n"
+    "on stdout, and the pull-request comment with --markdown.  The exit\n"
+    "status is the saved verdict's: 0 pass, 1 fail (2 for a bad file).\n"
+    "\n"
+    "options:\n"
+    "      --markdown FILE   write the pull-request comment\n"
+    "      --color WHEN      auto, always or never\n"
+    "  -h, --help            show this help\n";
+
+static const struct option long_opts[] = {
+    {"markdown", required_argument, NULL, 'm'},
+    {"color", required_argument, NULL, 'C'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
+
+int pg_cmd_report(int argc, char **argv)
+{
+    const char *md_path = NULL, *color_when = NULL;
+    pg_result result;
+    pg_str out = PG_STR_INIT;
+    char *text = NULL;
+    int c, err, code;
+
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+        switch (c) {
+        case 'm':
+            md_path = optarg;
+            break;
+        case 'C':
+            color_when = optarg;
+            break;
+        case 'h':
+            fputs(usage_text, stdout);
+            return PG_EXIT_PASS;
+        default:
+            return pg_cmd_bad_option("report", argv[optind - 1], usage_text);
+        }
+    }
+    if (argc - optind != 1) {
+        fputs(usage_text, stderr);
+        return PG_EXIT_USAGE;
+    }
+    if (pg_read_file(&text, NULL, argv[optind], 64 << 20) < 0)
+        return pg_cmd_fail(pg_error_set(PG_ERR_USAGE, "cannot read %s: %s",
+                                        argv[optind], strerror(errno)));
+    err = pg_result_from_json(&result, text, argv[optind]);
+    free(text);
+    if (err < 0) {
+        pg_result_free(&result);
+        return pg_cmd_fail(err);
+    }
+    /* Compiler output, user code's messages and commit subjects may hold
+     * any bytes: the terminal, the JSON and the comment get valid UTF-8
+     * without control characters. */
+    pg_result_clean_text(&result);
+    pg_stats_judge(&result);
+    pg_report_terminal(&out, &result, pg_cmd_use_color(1, color_when));
+    pg_cmd_print_report(pg_str_cstr(&out));
+    if (md_path) {
+        pg_str_clear(&out);
+        pg_report_markdown(&out, &result);
+        err = pg_cmd_write(md_path, out.ptr, out.size);
+    }
+    code = err < 0 ? pg_cmd_fail(err)
+           : result.verdict.passed ? PG_EXIT_PASS
+                                        : PG_EXIT_FAIL;
+    pg_str_free(&out);
+    pg_result_free(&result);
+    return code;
+}

@@ -1,0 +1,337 @@
+/*
+ * measure.c - the timing loop.  Everything between two clock reads is the
+ * solution and the harness's fixed cost; everything else (bookkeeping, the
+ * watchdog, progress) happens outside the timed region.
+ */
+#define _GNU_SOURCE
+#include "measure.h"
+#include "str.h"
+#include "timer.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_INNER (1ULL << 30)
+
+void pg_watch_enter(pg_watch *w, int side)
+{
+    if (!w)
+        return;
+    w->since_ns = pg_now_ns();
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    w->side = side;
+}
+
+void pg_watch_leave(pg_watch *w)
+{
+    if (!w)
+        return;
+    w->side = -1;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/*
+ * The empty solution, called through the problem's run() exactly as a real
+ * one is, to measure the harness's own cost.  run() calls it with the
+ * problem's arguments, which it ignores (harmless in the C calling
+ * conventions perfgate supports: the caller owns the argument area).
+ */
+static void empty_solution(void)
+{
+    __asm__ __volatile__("" ::: "memory");
+}
+
+#define TIMED_LOOP(read_begin, read_end)                                       \
+    do {                                                                       \
+        start = read_begin;                                                    \
+        for (i = 0; i < n; i++)                                                \
+            run(state, fn);                                                    \
+        end = read_end;                                                        \
+    } while (0)
+
+/* Times `n` calls, in ns; the only code inside the clock reads is the
+ * loop. */
+static __attribute__((noinline)) double time_batch(const pg_target *t,
+                                                   pg_fn fn, uint64_t n,
+                                                   const pg_clock_info *clk)
+{
+    void (*run)(void *, pg_fn) = t->problem->run;
+    void *state = t->state;
+    uint64_t start, end, i;
+
+    switch (clk->id) {
+    case PG_CLOCK_TSC:
+        TIMED_LOOP(pg_tsc_begin(), pg_tsc_end());
+        return (double)(end - start) / clk->ticks_per_ns;
+    case PG_CLOCK_MONOTONIC_RAW:
+        TIMED_LOOP(pg_clock_read(1),
+                   pg_clock_read(1));
+        break;
+    default:
+        TIMED_LOOP(pg_clock_read(0),
+                   pg_clock_read(0));
+        break;
+    }
+    return (double)(end - start);
+}
+
+typedef struct engine {
+    const pg_measure_opts *opts;
+    const pg_clock_info *clock;
+    unsigned char *evict; /* cold caches: the buffer written between samples */
+} engine;
+
+/* Writing every line of a buffer larger than the last-level cache leaves
+ * nothing of the solution's data or code in any cache. */
+static void evict_caches(const engine *e)
+{
+    volatile unsigned char *p = e->evict;
+    size_t i;
+
+    for (i = 0; i < e->opts->evict_bytes; i += 64)
+        p[i]++;
+}
+
+static double time_side(const engine *e, const pg_target *t, int side,
+                        uint64_t n, int round)
+{
+    const pg_device_clock *dev = e->opts->device;
+    pg_fn fn = t->nplaced ? t->placed[(size_t)round % t->nplaced] : t->fn;
+    double ns;
+
+    if (e->opts->sides)
+        side = e->opts->sides[side];
+    if (dev) {
+        pg_watch_enter(e->opts->watch, side);
+        ns = dev->time(dev->ctx, t, n, e->opts->device_cold);
+        pg_watch_leave(e->opts->watch);
+        return ns;
+    }
+    if (e->evict)
+        evict_caches(e);
+    pg_watch_enter(e->opts->watch, side);
+    /* A warm batch starts warm: one untimed call first. */
+    if (n > 1 && !e->evict)
+        t->problem->run(t->state, fn);
+    ns = time_batch(t, fn, n, e->clock);
+    pg_watch_leave(e->opts->watch);
+    return ns;
+}
+
+/* The same count for both sides: the smallest n whose sample is long enough
+ * on the faster side.  Cold caches take one call per sample: a second call
+ * would find them warm.  The accepted pass is a sample like any other (base
+ * then head, as in an even round): first[side] keeps it for round 0, or
+ * INFINITY. */
+static uint64_t calibrate(const engine *e, pg_target *targets, int nsides,
+                          double *first)
+{
+    const pg_device_clock *dev = e->opts->device;
+    double sample_ns = e->opts->sample_ns, ns[2];
+    uint64_t n = 1, limit = MAX_INNER;
+    int s;
+
+    first[0] = first[1] = INFINITY;
+    if (e->evict)
+        return 1;
+    if (dev) {
+        limit = dev->max_inner ? dev->max_inner : 1;
+        /* Cold, a batch may not call a copy twice: the second call would
+         * find its data in the cache. */
+        for (s = 0; e->opts->device_cold && s < nsides; s++)
+            if (targets[s].ncopies < limit)
+                limit = targets[s].ncopies ? targets[s].ncopies : 1;
+    }
+    if (sample_ns <= 0) {
+        /* A thousand times the timer's error keeps it under 0.1%. */
+        sample_ns = 1000 * (dev ? dev->error_ns
+                                : pg_timer_error_ns(e->clock));
+        if (sample_ns < 5000)
+            sample_ns = 5000;
+        if (sample_ns > 1e6)
+            sample_ns = 1e6;
+    }
+    for (;;) {
+        double shortest = INFINITY;
+        if (n > limit)
+            n = limit;
+        for (s = 0; s < nsides; s++) {
+            ns[s] = time_side(e, &targets[s], s, n, 0);
+            if (ns[s] < shortest)
+                shortest = ns[s];
+        }
+        if (shortest >= sample_ns || n == limit) {
+            for (s = 0; s < nsides; s++)
+                first[s] = ns[s];
+            break;
+        }
+        if (shortest * 4 < sample_ns && shortest > 0) {
+            /* Jump close, then let the next pass confirm. */
+            double want = (double)n * sample_ns / shortest;
+            uint64_t next = (uint64_t)want;
+            n = next > n * 2 ? next : n * 2;
+        } else {
+            n *= 2;
+        }
+    }
+    return n;
+}
+
+void pg_measure_opts_init(pg_measure_opts *opts, int min_rounds,
+                          double max_time, double noise_floor)
+{
+    memset(opts, 0, sizeof(*opts));
+    pg_estimate_rule_init(&opts->rule, min_rounds, max_time, noise_floor);
+}
+
+int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
+               pg_target (*targets)[2], size_t ncases, int nsides,
+               const pg_measure_opts *opts)
+{
+    int64_t start;
+    double elapsed = 0, *samples = NULL, *overhead, *first;
+    size_t cap = 0, c;
+    double *gain = NULL;
+    int round, next_check = 0, changed_at = 0;
+    pg_interval change = {NAN, NAN, NAN}, *case_change;
+    pg_stop stop = PG_STOP_NO;
+    engine e;
+
+    memset(&e, 0, sizeof(e));
+    e.opts = opts;
+    e.clock = &pg_timer_current()->chosen;
+    if (opts->evict_bytes)
+        e.evict = pg_calloc(opts->evict_bytes, 1);
+
+    memset(summary, 0, sizeof(*summary));
+    overhead = pg_calloc(ncases, sizeof(*overhead));
+    case_change = pg_calloc(ncases, sizeof(*case_change));
+    for (c = 0; c < ncases; c++)
+        case_change[c] = change;
+    first = pg_calloc(ncases * 2, sizeof(*first));
+    start = pg_now_ns();
+    for (c = 0; c < ncases; c++) {
+        memset(&out[c], 0, sizeof(out[c]));
+        out[c].ns[0] = out[c].ns[1] = INFINITY;
+        out[c].raw_ns[0] = out[c].raw_ns[1] = INFINITY;
+        out[c].overhead_ns = INFINITY;
+        out[c].inner = calibrate(&e, targets[c], nsides, first + c * 2);
+    }
+
+    for (round = 0; stop == PG_STOP_NO; round++) {
+        double *row;
+
+        if ((size_t)round >= cap) {
+            cap = cap ? cap * 2 : 64;
+            samples = pg_realloc(samples, cap * ncases * 2 * sizeof(*samples));
+            gain = pg_realloc(gain, cap * sizeof(*gain));
+        }
+        row = samples + (size_t)round * ncases * 2;
+        /* The first samples are all news. */
+        gain[round] = round ? 0 : INFINITY;
+        for (c = 0; c < ncases; c++) {
+            pg_case_timing *r = &out[c];
+            double n = (double)r->inner;
+            pg_target empty = targets[c][0];
+            double ns;
+            int k;
+
+            empty.fn = empty_solution;
+            if (opts->device) {
+                ns = opts->device->time(opts->device->ctx, &empty, r->inner,
+                                        opts->device_cold);
+            } else {
+                if (e.evict)
+                    evict_caches(&e);
+                ns = time_batch(&empty, empty.fn, r->inner, e.clock);
+            }
+            if (ns < r->overhead_ns)
+                r->overhead_ns = ns;
+            overhead[c] = r->overhead_ns / n;
+
+            row[c * 2 + 1] = INFINITY;
+            for (k = 0; k < nsides; k++) {
+                /* ABBA: base first in even rounds, head first in odd. */
+                int side = nsides == 2 ? (k ^ (round & 1)) : k;
+                /* Round 0 is calibration's last pass, when it has one: a
+                 * 20 ms call need not be run again to be timed. */
+                if (round == 0 && isfinite(first[c * 2 + side]))
+                    ns = first[c * 2 + side];
+                else
+                    ns = time_side(&e, &targets[c][side], side, r->inner,
+                                   round);
+                row[c * 2 + side] = ns / n;
+                if (ns < r->raw_ns[side]) {
+                    double g = 1 - ns / r->raw_ns[side];
+                    if (isfinite(r->raw_ns[side]) && g > gain[round])
+                        gain[round] = g;
+                    r->raw_ns[side] = ns;
+                }
+            }
+            r->samples++;
+        }
+        /* Rounds always complete, so every case has as many samples. */
+        elapsed = (double)(pg_now_ns() - start) / 1e9;
+        summary->rounds = round + 1;
+        if (opts->on_round)
+            opts->on_round(opts->payload, round + 1, elapsed);
+
+        /* First the budget and the minimums of rounds and time (with no
+         * improvement to wait for, "settled" means only that they passed);
+         * whether the minimums have settled is judged below. */
+        stop = pg_estimate_should_stop(&opts->rule, round + 1, 0, elapsed,
+                                       NULL);
+        if (stop == PG_STOP_SETTLED && nsides == 1) {
+            stop = pg_estimate_should_stop(
+                &opts->rule, round + 1,
+                pg_estimate_last_gain(gain, round + 1, opts->rule.settle),
+                elapsed, NULL);
+        } else if (stop == PG_STOP_SETTLED) {
+            /* The interval costs rounds x resamples: recompute it as the
+             * rounds grow by a quarter, not every round. */
+            stop = PG_STOP_NO;
+            if (round + 1 >= next_check) {
+                int r = round + 1;
+                stop = pg_estimate_check(&change, case_change, &opts->rule,
+                                         samples, overhead, gain, ncases, r,
+                                         elapsed);
+                changed_at = r;
+                next_check = r + (r / 4 > 1 ? r / 4 : 1);
+            }
+        }
+    }
+
+    /* The interval of the last check is final when no round came after. */
+    if (nsides == 2 && changed_at != summary->rounds)
+        pg_estimate_interval(&change, case_change, samples, overhead,
+                             ncases, (size_t)summary->rounds,
+                             PG_ESTIMATE_RESAMPLES);
+    summary->change = change;
+    summary->stop = stop;
+
+    for (c = 0; c < ncases; c++) {
+        pg_case_timing *r = &out[c];
+        double n = (double)r->inner;
+        int s;
+
+        r->overhead_ns = overhead[c];
+        r->change = case_change[c];
+        for (s = 0; s < nsides; s++) {
+            double raw = r->raw_ns[s] / n;
+            r->raw_ns[s] = raw;
+            r->ns[s] = raw > r->overhead_ns ? raw - r->overhead_ns : 0;
+            summary->calls[s] += r->samples * r->inner;
+        }
+    }
+    summary->seconds = (double)(pg_now_ns() - start) / 1e9;
+    free(samples);
+    free(gain);
+    free(overhead);
+    free(case_change);
+    free(first);
+    free(e.evict);
+    return 0;
+}

@@ -1,0 +1,117 @@
+/*
+ * measure.h - the measurement engine (README.md, "How perfgate measures").
+ *
+ * Both sides of every case are timed interleaved: in each round and case,
+ * base then head, and head then base in the next round (ABBA), so that a
+ * load that comes and goes hits both alike.  Each case keeps its minimum per
+ * side: noise only ever adds time.  Calls too short to time one by one run
+ * in a calibrated inner loop, the same count for both sides; the harness's
+ * own cost per call (the loop, the indirect call through the problem's
+ * run(), the clock reads) is measured with an empty solution through the
+ * same path and discounted.
+ */
+#ifndef PG_MEASURE_H
+#define PG_MEASURE_H
+
+#include <stdint.h>
+
+#include "estimate.h"
+#include "perfgate/problem.h"
+
+enum { PG_BASE = 0, PG_HEAD = 1 };
+
+/*
+ * Shared with the supervising parent (it lives in shared memory): which
+ * side is running user code now and since when, so that a hang or a crash
+ * is charged to the right side.  The timeout is for one stretch in user
+ * code (a call, or one batch of calls), not the sum of them: a long
+ * max_time must not make correct code time out.
+ */
+typedef struct pg_watch {
+    volatile int side;          /* PG_BASE, PG_HEAD, or -1: neither */
+    volatile int64_t since_ns;  /* pg_now_ns() when `side` was entered */
+} pg_watch;
+
+void pg_watch_enter(pg_watch *w, int side);
+void pg_watch_leave(pg_watch *w);
+
+/* One side of one case: what to call. */
+typedef struct pg_target {
+    const pg_problem *problem;
+    void *state;
+    pg_fn fn;
+    /* The same function at other addresses (copies of its library), which
+     * the rounds take in turn so that where a side's code lies is drawn
+     * afresh rather than fixed; NULL with nplaced 0 when there is only
+     * `fn`. */
+    const pg_fn *placed;
+    size_t nplaced;
+    /* Identical set-ups of the case (copies[0] is `state`), for a device
+     * that rotates through them so that a batch of calls runs cold; NULL
+     * with ncopies 0 when there is only `state`. */
+    void **copies;
+    size_t ncopies;
+} pg_target;
+
+/*
+ * A clock on another device (a GPU, timing with its own events).  It runs
+ * and times `n` calls of `t` itself, on the device's own terms: with
+ * `cold`, it empties the device's caches before the sample and rotates
+ * through t->copies.  Returns the sample's nanoseconds.
+ */
+typedef struct pg_device_clock {
+    double (*time)(void *ctx, const pg_target *t, uint64_t n, int cold);
+    void *ctx;
+    double error_ns;    /* one sample's error: calibration aims at 1000x */
+    uint64_t max_inner; /* the most calls in one sample */
+} pg_device_clock;
+
+typedef struct pg_measure_opts {
+    pg_estimate_rule rule; /* when to stop */
+    double sample_ns;   /* calibration: the shortest sample worth timing;
+                           0: a thousand times the timer's error */
+    size_t evict_bytes; /* cold caches: bytes written before each sample, one
+                           call per sample; 0: warm */
+    const pg_device_clock *device; /* NULL: the CPU's clock times samples */
+    int device_cold;    /* with `device`: its caches cold for each sample */
+    pg_watch *watch;    /* may be NULL */
+    const int *sides;   /* the side the watch is told for each target
+                           index; NULL: the index itself */
+    /* Called after each round; may be NULL. */
+    void (*on_round)(void *payload, int round, double elapsed);
+    void *payload;
+} pg_measure_opts;
+
+/* The result for one case. */
+typedef struct pg_case_timing {
+    double ns[2];        /* minimum per call, overhead discounted */
+    double raw_ns[2];    /* minimum per call, as measured */
+    double overhead_ns;  /* the harness's cost per call */
+    uint64_t inner;      /* calls per sample */
+    uint64_t samples;    /* samples per side */
+    pg_interval change;  /* this case's own change; two sides only */
+} pg_case_timing;
+
+typedef struct pg_measure_summary {
+    int rounds;
+    double seconds;
+    uint64_t calls[2];   /* calls per side, all cases together */
+    pg_interval change;  /* two sides only; else NAN */
+    pg_stop stop;
+} pg_measure_summary;
+
+/* Fills `opts` with the defaults for a given budget and noise floor
+ * (pg_estimate_rule_init), and nothing else set. */
+void pg_measure_opts_init(pg_measure_opts *opts, int min_rounds,
+                          double max_time, double noise_floor);
+
+/*
+ * Times `ncases` cases.  targets[i][side] for side < nsides: nsides is 2
+ * for a comparison, 1 to time the base side alone (then it is PG_BASE).
+ * Fills out[i] and `summary`.  Returns 0.
+ */
+int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
+               pg_target (*targets)[2], size_t ncases, int nsides,
+               const pg_measure_opts *opts);
+
+#endif

@@ -1,0 +1,252 @@
+/*
+ * problem.c - cases, their memory and random streams, and plugin loading.
+ *
+ * The pg_* functions here are the ones problem plugins call; the perfgate
+ * executable exports exactly these (see perfgate.sym).
+ */
+#define _GNU_SOURCE
+#include "problem.h"
+#include "error.h"
+#include "strvec.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+void pg_case_init(pg_case *c, const char *problem, const pg_case_spec *spec,
+                  const pg_memory_ops *memory)
+{
+    uint64_t seed;
+    int i;
+
+    memset(c, 0, sizeof(*c));
+    c->spec = spec;
+    c->memory = memory;
+    pg_str_init(&c->message, 4096);
+    seed = fnv1a(fnv1a(0xcbf29ce484222325ULL, problem), spec->name);
+    for (i = 0; i < 4; i++)
+        c->rng[i] = splitmix64(&seed);
+}
+
+void pg_case_free(pg_case *c)
+{
+    size_t i;
+
+    for (i = 0; i < c->nallocs; i++)
+        free(c->allocs[i]);
+    free(c->allocs);
+    pg_str_free(&c->message);
+    memset(c, 0, sizeof(*c));
+}
+
+const char *pg_case_message(const pg_case *c)
+{
+    return pg_str_cstr(&c->message);
+}
+
+long long pg_param(const pg_case *c, const char *key, long long fallback)
+{
+    size_t i;
+
+    for (i = 0; i < c->spec->nparams; i++)
+        if (!strcmp(c->spec->keys[i], key))
+            return c->spec->values[i];
+    return fallback;
+}
+
+static void *track(pg_case *c, size_t bytes)
+{
+    void *p;
+
+    /* 64-byte alignment: what vectorized solutions expect of an array.
+     * (Not huge pages: tried, and whether the kernel backs one side's
+     * buffers with them and not the other's made two copies of the same
+     * memory-bound function differ by up to 8%.) */
+    if (posix_memalign(&p, 64, bytes ? bytes : 1) != 0) {
+        pg_fail(c, "cannot allocate %zu bytes", bytes);
+        return NULL;
+    }
+    memset(p, 0, bytes);
+    c->allocs = pg_realloc(c->allocs, (c->nallocs + 1) * sizeof(void *));
+    c->allocs[c->nallocs++] = p;
+    return p;
+}
+
+void *pg_alloc(pg_case *c, size_t bytes)
+{
+    void *p;
+
+    if (!c->memory) {
+        p = track(c, bytes);
+    } else if (!(p = c->memory->alloc(c->memory->ctx, bytes))) {
+        pg_fail(c, "cannot allocate %zu bytes of device memory", bytes);
+        return NULL;
+    }
+    c->solution_bytes += bytes;
+    return p;
+}
+
+void *pg_host_alloc(pg_case *c, size_t bytes)
+{
+    return track(c, bytes);
+}
+
+void pg_upload(pg_case *c, void *dst, const void *host_src, size_t bytes)
+{
+    if (c->memory)
+        c->memory->upload(c->memory->ctx, dst, host_src, bytes);
+    else
+        memcpy(dst, host_src, bytes);
+}
+
+void pg_download(pg_case *c, void *host_dst, const void *src, size_t bytes)
+{
+    if (c->memory)
+        c->memory->download(c->memory->ctx, host_dst, src, bytes);
+    else
+        memcpy(host_dst, src, bytes);
+}
+
+static uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+uint64_t pg_random(pg_case *c)
+{
+    uint64_t *s = c->rng;
+    uint64_t result = rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+float pg_random_float(pg_case *c, float lo, float hi)
+{
+    double u = (double)(pg_random(c) >> 11) * (1.0 / 9007199254740992.0);
+    return (float)(lo + (hi - lo) * u);
+}
+
+long long pg_random_int(pg_case *c, long long lo, long long hi)
+{
+    uint64_t span = (uint64_t)(hi - lo) + 1;
+
+    if (span == 0)
+        return (long long)pg_random(c);
+    return lo + (long long)(pg_random(c) % span);
+}
+
+int pg_fail(pg_case *c, const char *fmt, ...)
+{
+    va_list ap;
+
+    pg_str_clear(&c->message);
+    va_start(ap, fmt);
+    pg_str_vprintf(&c->message, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int pg_plugin_load(pg_plugin *out, const char *path, const char *display)
+{
+    const pg_problem *(*entry)(void);
+    const pg_problem *p;
+
+    memset(out, 0, sizeof(*out));
+    out->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!out->handle)
+        return pg_error_set(PG_ERR_USAGE, "problem %s: cannot load: %s",
+                            display, dlerror());
+    *(void **)&entry = dlsym(out->handle, "perfgate_problem");
+    if (!entry) {
+        pg_plugin_close(out);
+        return pg_error_set(PG_ERR_USAGE,
+                            "problem %s: no perfgate_problem(); end the file "
+                            "with PG_EXPORT_PROBLEM(your_problem)",
+                            display);
+    }
+    p = entry();
+    if (!p || p->abi != PG_PROBLEM_ABI) {
+        pg_plugin_close(out);
+        return pg_error_set(PG_ERR_USAGE,
+                            "problem %s: built for problem ABI %d, this "
+                            "perfgate has ABI %d",
+                            display, p ? p->abi : -1, PG_PROBLEM_ABI);
+    }
+    if (!p->name || !p->setup || !p->run || !p->verify || !p->default_cases) {
+        pg_plugin_close(out);
+        return pg_error_set(PG_ERR_USAGE,
+                            "problem %s: name, default_cases, setup, run and "
+                            "verify are required",
+                            display);
+    }
+    out->problem = p;
+    return 0;
+}
+
+void pg_plugin_close(pg_plugin *plugin)
+{
+    if (plugin->handle)
+        dlclose(plugin->handle);
+    memset(plugin, 0, sizeof(*plugin));
+}
+
+int pg_problem_check_case(const char *problem, const char *default_cases,
+                          const pg_case_spec *spec, pg_str *why)
+{
+    pg_case_spec *defaults = NULL;
+    pg_strvec known = PG_STRVEC_INIT;
+    size_t ndefaults = 0, i, j;
+    int err = 0;
+
+    if (pg_case_specs_parse(&defaults, &ndefaults, default_cases) < 0)
+        return 0; /* reported when the defaults are used */
+    for (i = 0; i < ndefaults; i++)
+        for (j = 0; j < defaults[i].nparams; j++)
+            if (!pg_strvec_has(&known, defaults[i].keys[j]))
+                pg_strvec_push(&known, defaults[i].keys[j]);
+    for (i = 0; i < spec->nparams && !err && known.n; i++) {
+        const char *hint;
+
+        if (pg_strvec_has(&known, spec->keys[i]))
+            continue;
+        pg_str_printf(why, "unknown parameter '%s' for problem '%s'",
+                      spec->keys[i], problem);
+        if ((hint = pg_suggest(spec->keys[i], pg_strvec_list(&known))))
+            pg_str_printf(why, " (did you mean '%s'?)", hint);
+        err = -1;
+    }
+    pg_strvec_clear(&known);
+    for (i = 0; i < ndefaults; i++)
+        pg_case_spec_free(&defaults[i]);
+    free(defaults);
+    return err;
+}

@@ -1,0 +1,641 @@
+/*
+ * runner.c - perfgate-measure, the process that runs the user's code.
+ *
+ * perfgate starts it for every benchmark (run.c), so that the user's code
+ * runs in a process that loads nothing of perfgate's own: no libgit2, zlib,
+ * libyaml or cJSON, whose symbols would otherwise be found first when a
+ * library calls a function of the same name.  It links the C library and
+ * the measuring engine only.  It loads the problem plugin (which calls back
+ * into the pg_* functions it exports) and each side's library, each with
+ * RTLD_LOCAL, so that base, head and problem never bind each other's
+ * definitions.
+ *
+ *   perfgate-measure SPEC             measure (runspec.h), events on fd 3
+ *   perfgate-measure --describe LIB NAME [CASES]
+ *                                     a problem's default cases, on fd 3
+ *
+ * Events, one line each (run.c reads them):
+ *   fail STATUS SIDE MESSAGE      the benchmark ends with STATUS
+ *   progress STAGE ROUND SECONDS  for the progress line
+ *   case I BASE HEAD OVERHEAD INNER FLOPS BYTES LO HI
+ *   done ROUNDS CALLS_BASE CALLS_HEAD SECONDS CHANGE LO HI STOP
+ *   gpu RUNTIME SAMPLES THROTTLED KEPT_THROTTLED CLOCK_MHZ GATED
+ * Which side is running user code, and since when, is in the pg_watch that
+ * perfgate shares as fd 4, so that a hang or a crash is charged to the
+ * right side even when this process can say nothing.  Run by hand, without
+ * those descriptors, it writes the events to stdout.
+ */
+#define _GNU_SOURCE
+#include "error.h"
+#include "gpu.h"
+#include "measure.h"
+#include "problem.h"
+#include "proc.h"
+#include "runspec.h"
+#include "str.h"
+#include "system.h"
+#include "timer.h"
+#include "util.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <time.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define PG_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PG_UNDER_ASAN 1
+#endif
+#endif
+
+#ifndef PG_VERSION
+#define PG_VERSION "0.0.0"
+#endif
+
+enum { MSG_FD = 3, WATCH_FD = 4 };
+
+/* How many places each side's code is timed at, and the most memory its
+ * copies may take (place_copies). */
+enum { PLACEMENTS = 8, PLACEMENT_BYTES = 64 << 20 };
+
+static const char usage_text[] =
+    "usage: perfgate-measure SPEC\n"
+    "       perfgate-measure --describe PROBLEM_LIB PROBLEM_NAME [CASES]\n"
+    "\n"
+    "The process in which perfgate runs the code it measures; perfgate\n"
+    "starts it, one benchmark at a time.  SPEC is a run spec as perfgate\n"
+    "writes it (see src/engine/runspec.h).  Run by hand, it prints its events on\n"
+    "stdout.\n";
+
+static const char *const side_names[2] = {"base", "head"};
+
+typedef struct child_ctx {
+    const pg_run_spec *spec;
+    pg_watch *watch;
+    int fd;
+    int64_t last_progress;
+    pg_gpu *gpu; /* CUDA solutions; else NULL */
+} child_ctx;
+
+static void send_line(child_ctx *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void send_line(child_ctx *ctx, const char *fmt, ...)
+{
+    pg_str s = PG_STR_INIT;
+    va_list ap;
+
+    va_start(ap, fmt);
+    pg_str_vprintf(&s, fmt, ap);
+    va_end(ap);
+    pg_proc_send(ctx->fd, ctx->spec->token, "%s", pg_str_cstr(&s));
+    pg_str_free(&s);
+}
+
+static int child_fail(child_ctx *ctx, const char *status, int side,
+                      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int child_fail(child_ctx *ctx, const char *status, int side,
+                      const char *fmt, ...)
+{
+    pg_str msg = PG_STR_INIT;
+    va_list ap;
+
+    va_start(ap, fmt);
+    pg_str_vprintf(&msg, fmt, ap);
+    va_end(ap);
+    send_line(ctx, "fail %s %s %s", status, side < 0 ? "-" : side_names[side],
+              pg_str_cstr(&msg));
+    pg_str_free(&msg);
+    return 0;
+}
+
+static void on_round(void *payload, int round, double elapsed)
+{
+    child_ctx *ctx = payload;
+    int64_t now = pg_now_ns();
+
+    if (now - ctx->last_progress < 100000000)
+        return;
+    ctx->last_progress = now;
+    send_line(ctx, "progress measuring %d %.3f", round, elapsed);
+}
+
+static void limit_resources(int gpu)
+{
+    struct rlimit rl = {0, 0};
+
+    (void)gpu; /* unused under ASan */
+    setrlimit(RLIMIT_CORE, &rl);
+#ifndef PG_UNDER_ASAN
+    /* Half the machine's memory: runaway code fails here, not the box.
+     * (Not under ASan, whose shadow memory a limit would starve, nor with
+     * CUDA, whose driver reserves address space for all of the device's
+     * memory and the host's, and cannot start under such a limit.) */
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0 && !gpu) {
+        rl.rlim_cur = rl.rlim_max = (rlim_t)pages * (rlim_t)page / 2;
+        setrlimit(RLIMIT_AS, &rl);
+    }
+#endif
+}
+
+/*
+ * Runs each side present (head first) once on every case, on its own
+ * set-up, and checks it.  Both sides are checked whatever happens to the
+ * other; a failure is reported for the head when the head has one (that is
+ * what the gate decides on), saying when the base failed too.  A head
+ * found right is said at once ("verified head"), so that perfgate knows it
+ * even if the base then crashes the process.  0, or -1 after reporting.
+ */
+static int verify_sides(child_ctx *ctx, const pg_problem *p, pg_case *cases,
+                        pg_target (*own)[2], const char *when)
+{
+    const pg_run_spec *spec = ctx->spec;
+    pg_str why[2] = {PG_STR_INIT, PG_STR_INIT};
+    size_t c;
+    int side, failed = -1;
+
+    for (side = 1; side >= 0; side--) {
+        if (!spec->lib[side])
+            continue;
+        for (c = 0; c < spec->ncases && !why[side].size; c++) {
+            pg_case *pc = &cases[c * 3 + (size_t)side];
+            const char *msg;
+            int bad;
+            pg_watch_enter(ctx->watch, side);
+            p->run(own[c][side].state, own[c][side].fn);
+            if (ctx->gpu)
+                pg_gpu_check(ctx->gpu);
+            bad = p->verify(own[c][side].state, pc) != 0;
+            pg_watch_leave(ctx->watch);
+            if (bad) {
+                msg = pg_case_message(pc);
+                pg_str_printf(&why[side], "case %s%s: %s",
+                              spec->cases[c].name, when,
+                              *msg ? msg : "wrong output");
+            }
+        }
+        if (side == PG_HEAD && !why[side].size)
+            send_line(ctx, "verified head");
+        if (why[side].size && failed < 0)
+            failed = side;
+    }
+    if (failed == PG_HEAD && why[PG_BASE].size)
+        child_fail(ctx, "incorrect", PG_HEAD, "%s (the base side is "
+                   "incorrect too: %s)", pg_str_cstr(&why[PG_HEAD]),
+                   pg_str_cstr(&why[PG_BASE]));
+    else if (failed >= 0)
+        child_fail(ctx, "incorrect", failed, "%s",
+                   pg_str_cstr(&why[failed]));
+    pg_str_free(&why[0]);
+    pg_str_free(&why[1]);
+    return failed >= 0 ? -1 : 0;
+}
+
+/* The device reported an error: the side that was running caused it, and
+ * the context is lost, so the child ends here. */
+static void on_gpu_error(void *payload, const char *message)
+{
+    child_ctx *ctx = payload;
+    int side = ctx->watch->side;
+
+    child_fail(ctx, "crashed", side, "%s%s%s",
+               side < 0 ? "" : side_names[side], side < 0 ? "" : " side: ",
+               message);
+    _exit(0);
+}
+
+/* Sets up one case into `pc`; NULL after reporting, blamed on `side`. */
+static void *set_up(child_ctx *ctx, const pg_problem *p, pg_case *pc,
+                    size_t index, int side)
+{
+    void *state;
+
+    pg_watch_enter(ctx->watch, side);
+    state = p->setup(pc);
+    pg_watch_leave(ctx->watch);
+    if (!state)
+        child_fail(ctx, "crashed", side, "case %s: setup failed: %s",
+                   ctx->spec->cases[index].name, pg_case_message(pc));
+    return state;
+}
+
+/*
+ * Copies of a side's library, each loaded anew from its own memfd, so that
+ * the loader maps the same code at other addresses.  Where code lies
+ * (branch predictor and cache sets it shares with the harness, pages it
+ * crosses) is a steady difference between two loaded libraries that
+ * interleaving cannot cancel; the rounds take the copies in turn, and each
+ * side's minimum is then its best over several placements rather than the
+ * luck of one.  placed[0] is the library as loaded.  Returns how many
+ * placements there are: fewer than PLACEMENTS where a copy cannot be made
+ * (no /proc, a library that needs static TLS) or would pass
+ * PLACEMENT_BYTES.
+ */
+static size_t place_copies(const char *path, const char *symbol,
+                           pg_fn *placed)
+{
+    int src = open(path, O_RDONLY | O_CLOEXEC);
+    size_t n = 1, want = PLACEMENTS;
+    struct stat st;
+
+    /* The copies live in memory: a large library gets fewer. */
+    if (src >= 0 && fstat(src, &st) == 0 && st.st_size > 0 &&
+        (size_t)st.st_size * (want - 1) > PLACEMENT_BYTES)
+        want = 1 + PLACEMENT_BYTES / (size_t)st.st_size;
+    /* Each copy keeps its descriptor for good: the loader knows a library
+     * by its name, and a reused /proc/self/fd/N would be taken for the
+     * copy loaded under it before, whichever side's that was. */
+    while (src >= 0 && n < want) {
+        int fd;
+        char buf[65536], name[64];
+        ssize_t got = 0;
+        void *h;
+
+        if ((fd = memfd_create("perfgate-placement", MFD_CLOEXEC)) < 0)
+            break;
+        if (lseek(src, 0, SEEK_SET) < 0)
+            got = -1;
+        while (got == 0 && (got = read(src, buf, sizeof(buf))) > 0)
+            got = write(fd, buf, (size_t)got) == got ? 0 : -1;
+        snprintf(name, sizeof(name), "/proc/self/fd/%d", fd);
+        /* A library the loader already has under this name would be given
+         * back, maybe the other side's: never time one side's code as the
+         * other's. */
+        if ((h = dlopen(name, RTLD_NOW | RTLD_NOLOAD))) {
+            close(fd);
+            break;
+        }
+        h = got == 0 ? dlopen(name, RTLD_NOW | RTLD_LOCAL) : NULL;
+        if (!h || !(*(void **)&placed[n] = dlsym(h, symbol))) {
+            close(fd);
+            break;
+        }
+        n++;
+    }
+    if (src >= 0)
+        close(src);
+    return n;
+}
+
+/*
+ * Cold on the device, a batch of calls rotates through identical set-ups
+ * of the case, so that no call finds the one before it in the L2.  0, or
+ * -1 after reporting.
+ */
+static int set_up_copies(child_ctx *ctx, const pg_problem *p, pg_target *t,
+                         pg_case *first, size_t index, int side)
+{
+    const pg_run_spec *spec = ctx->spec;
+    size_t n = pg_gpu_copies(ctx->gpu, first->solution_bytes, spec->ncases);
+    size_t i;
+
+    if (n < 2)
+        return 0;
+    t->copies = pg_calloc(n, sizeof(*t->copies));
+    t->copies[0] = t->state;
+    for (i = 1; i < n; i++) {
+        pg_case *pc = pg_calloc(1, sizeof(*pc));
+        pg_case_init(pc, p->name, &spec->cases[index],
+                     pg_gpu_memory(ctx->gpu));
+        if (!(t->copies[i] = set_up(ctx, p, pc, index, side)))
+            return -1;
+    }
+    t->ncopies = n;
+    return 0;
+}
+
+static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
+{
+    child_ctx ctx;
+    pg_plugin plugin;
+    const pg_problem *p;
+    pg_target(*own)[2], (*targets)[2];
+    pg_case *cases;
+    pg_case_timing *timing;
+    pg_measure_summary summary;
+    pg_measure_opts opts;
+    const pg_memory_ops *memory = NULL;
+    void *lib = NULL;
+    pg_fn syms[2] = {NULL, NULL}, placed[2][PLACEMENTS];
+    size_t nplaced[2] = {0, 0};
+    int sides[2], nsides = 0, k, side;
+    size_t c;
+
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.spec = spec;
+    ctx.watch = watch;
+    ctx.fd = fd;
+    if (spec->clock)
+        pg_timer_use(spec->clock);
+    limit_resources(spec->gpu);
+    /* One CPU: no migrations between samples, and the caches stay ours. */
+    if (spec->cpu >= 0)
+        pg_system_pin(spec->cpu);
+
+    if (pg_plugin_load(&plugin, spec->problem_lib, spec->problem_name) < 0)
+        return child_fail(&ctx, "crashed", -1, "%s", pg_error_last());
+    p = plugin.problem;
+
+    own = pg_calloc(spec->ncases, sizeof(*own));
+    targets = pg_calloc(spec->ncases, sizeof(*targets));
+    /* Per case: the base's, the head's, and the one both are timed on. */
+    cases = pg_calloc(spec->ncases * 3, sizeof(*cases));
+    timing = pg_calloc(spec->ncases, sizeof(*timing));
+
+    /* Head first: when a case cannot even be set up, the head is blamed.
+     * Each library alone (RTLD_LOCAL): neither binds the other's names. */
+    for (side = 1; side >= 0; side--) {
+        if (!spec->lib[side])
+            continue;
+        /* Loading runs the library's constructors: the side's code. */
+        pg_watch_enter(ctx.watch, side);
+        lib = dlopen(spec->lib[side], RTLD_NOW | RTLD_LOCAL);
+        pg_watch_leave(ctx.watch);
+        if (!lib)
+            return child_fail(&ctx, "build_failed", side, "cannot load: %s",
+                              dlerror());
+        if (!(*(void **)&syms[side] = dlsym(lib, spec->symbol)))
+            return child_fail(&ctx, "build_failed", side,
+                              "no function '%s' in the sources; set 'symbol' "
+                              "in perfgate.yml to the function's name",
+                              spec->symbol);
+    }
+    /* A GPU's time is the kernel's, not the host code's around it. */
+    for (side = 0; side < 2 && !spec->gpu && !spec->verify_only; side++)
+        if (spec->lib[side]) {
+            placed[side][0] = syms[side];
+            pg_watch_enter(ctx.watch, side);
+            nplaced[side] = place_copies(spec->lib[side], spec->symbol,
+                                         placed[side]);
+            pg_watch_leave(ctx.watch);
+        }
+    if (spec->gpu) {
+        pg_str why = PG_STR_INIT;
+        /* Both sides link the same runtime: either library finds it. */
+        if (!(ctx.gpu = pg_gpu_open(lib, on_gpu_error, &ctx, &why)))
+            return child_fail(&ctx, "crashed", -1, "cannot use the GPU: %s",
+                              pg_str_cstr(&why));
+        memory = pg_gpu_memory(ctx.gpu);
+    }
+    for (side = 1; side >= 0; side--) {
+        if (!spec->lib[side])
+            continue;
+        for (c = 0; c < spec->ncases; c++) {
+            pg_case *pc = &cases[c * 3 + (size_t)side];
+            pg_case_init(pc, p->name, &spec->cases[c], memory);
+            own[c][side].problem = p;
+            own[c][side].fn = syms[side];
+            if (!(own[c][side].state = set_up(&ctx, p, pc, c, side)))
+                return 0;
+        }
+    }
+
+    send_line(&ctx, "progress verifying 0 0");
+    if (verify_sides(&ctx, p, cases, own, "") < 0 || spec->verify_only) {
+        send_line(&ctx, "verified");
+        return 0;
+    }
+
+    /*
+     * Both sides are timed on the same memory: a third set-up of each case,
+     * which both call in turn.  Apart, each side's arrays would sit at their
+     * own addresses and on their own physical pages, and how they fall
+     * against each other (4 KiB aliasing, cache sets, DRAM banks) would be a
+     * steady difference that interleaving cannot cancel.  The sides' own
+     * set-ups stay theirs, to be checked on.
+     */
+    for (k = 1; k >= 0; k--)
+        if (spec->lib[k])
+            sides[nsides++] = k;
+    if (nsides == 2) {
+        sides[0] = PG_BASE;
+        sides[1] = PG_HEAD;
+    }
+    for (c = 0; c < spec->ncases; c++) {
+        pg_case *pc = &cases[c * 3 + 2];
+        pg_target shared;
+        pg_case_init(pc, p->name, &spec->cases[c], memory);
+        memset(&shared, 0, sizeof(shared));
+        shared.problem = p;
+        if (!(shared.state = set_up(&ctx, p, pc, c, -1)))
+            return 0;
+        if (ctx.gpu && spec->cold &&
+            set_up_copies(&ctx, p, &shared, pc, c, -1) < 0)
+            return 0;
+        for (k = 0; k < nsides; k++) {
+            targets[c][k] = shared;
+            targets[c][k].fn = syms[sides[k]];
+            if (nplaced[sides[k]] > 1) {
+                targets[c][k].placed = placed[sides[k]];
+                targets[c][k].nplaced = nplaced[sides[k]];
+            }
+        }
+    }
+
+    pg_measure_opts_init(&opts, spec->settings->min_rounds,
+                         spec->settings->max_time,
+                         spec->settings->noise_floor);
+    opts.watch = ctx.watch;
+    opts.sides = sides;
+    opts.rule.gate_cases = spec->gate_cases;
+    if (ctx.gpu) {
+        /* To its working clocks first, then measured as any other. */
+        send_line(&ctx, "progress warming 0 0");
+        pg_gpu_warm_up(ctx.gpu, targets, spec->ncases, sides, nsides, 0.2,
+                       ctx.watch);
+        opts.device = pg_gpu_clock(ctx.gpu);
+        opts.device_cold = spec->cold;
+    } else {
+        opts.evict_bytes = spec->evict_bytes;
+    }
+    opts.on_round = on_round;
+    opts.payload = &ctx;
+    ctx.last_progress = 0;
+    pg_measure(timing, &summary, targets, spec->ncases, nsides, &opts);
+
+    /* Right once is not enough: after all those calls, each side must
+     * still be right. */
+    if (verify_sides(&ctx, p, cases, own, " (after timing)") < 0)
+        return 0;
+
+    for (c = 0; c < spec->ncases; c++) {
+        pg_case *pc = &cases[c * 3 + 2];
+        double ns[2] = {NAN, NAN};
+        for (k = 0; k < nsides; k++)
+            ns[sides[k]] = timing[c].ns[k];
+        send_line(&ctx, "case %zu %.6f %.6f %.6f %llu %.17g %.17g %.9f %.9f",
+                  c, ns[0], ns[1], timing[c].overhead_ns,
+                  (unsigned long long)timing[c].inner,
+                  p->flops ? p->flops(pc) : 0.0,
+                  p->bytes ? p->bytes(pc) : 0.0, timing[c].change.lo,
+                  timing[c].change.hi);
+    }
+    {
+        unsigned long long calls[2] = {0, 0};
+        for (k = 0; k < nsides; k++)
+            calls[sides[k]] = (unsigned long long)summary.calls[k];
+        if (ctx.gpu) {
+            pg_gpu_stats st;
+            pg_gpu_get_stats(ctx.gpu, &st);
+            send_line(&ctx, "gpu %d %llu %llu %llu %.1f %d",
+                      st.runtime_version, (unsigned long long)st.samples,
+                      (unsigned long long)st.throttled,
+                      (unsigned long long)st.kept_throttled, st.clock_mhz,
+                      st.gated);
+        }
+        send_line(&ctx, "done %d %llu %llu %.6f %.9f %.9f %.9f %s",
+                  summary.rounds, calls[0], calls[1], summary.seconds,
+                  summary.change.change, summary.change.lo,
+                  summary.change.hi, pg_estimate_stop_name(summary.stop));
+    }
+    /* No teardown or unloading: the process ends here and the kernel is
+     * the fastest and safest way to free what the user's code holds. */
+    return 0;
+}
+
+/*
+ * The problem's default cases, for perfgate to check a config against, and
+ * for each of `cases` ("k=v,k=v;k=v", or NULL) the bytes one call moves,
+ * as the problem's bytes() says: "bytes INDEX VALUE".
+ */
+static int describe_main(const char *lib, const char *name, const char *cases,
+                         int fd)
+{
+    pg_plugin plugin;
+    pg_case_spec *specs = NULL;
+    size_t nspecs = 0, i;
+    int err;
+
+    if (pg_plugin_load(&plugin, lib, name) < 0) {
+        err = pg_proc_send(fd, NULL, "error %s", pg_error_last());
+    } else {
+        const pg_problem *p = plugin.problem;
+        err = pg_proc_send(fd, NULL, "cases %s", p->default_cases);
+        if (p->device_cases)
+            err |= pg_proc_send(fd, NULL, "device %s", p->device_cases);
+        if (cases && p->bytes &&
+            pg_case_specs_parse(&specs, &nspecs, cases) == 0)
+            for (i = 0; i < nspecs; i++) {
+                pg_case c;
+                pg_case_init(&c, name, &specs[i], NULL);
+                err |= pg_proc_send(fd, NULL, "bytes %zu %.17g", i,
+                                    p->bytes(&c));
+                pg_case_free(&c);
+            }
+    }
+    for (i = 0; i < nspecs; i++)
+        pg_case_spec_free(&specs[i]);
+    free(specs);
+    return err < 0;
+}
+
+/* The descriptor perfgate passed as `fd`, if it did. */
+static int inherited(int fd)
+{
+    return fcntl(fd, F_GETFD) >= 0;
+}
+
+/* The watch perfgate shares (fd 4), or private memory when run by hand. */
+static pg_watch *map_watch(void)
+{
+    struct stat st;
+    void *p;
+
+    if (inherited(WATCH_FD) && fstat(WATCH_FD, &st) == 0 &&
+        (size_t)st.st_size >= sizeof(pg_watch)) {
+        p = mmap(NULL, sizeof(pg_watch), PROT_READ | PROT_WRITE, MAP_SHARED,
+                 WATCH_FD, 0);
+        /* The mapping is what is shared: user code writing to fd 4 must
+         * not reach it. */
+        close(WATCH_FD);
+    } else
+        p = mmap(NULL, sizeof(pg_watch), PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * Moves the report channel from fd 3, where perfgate passed it, to a
+ * descriptor picked at random among high ones: user code that writes to fd
+ * 3 (or to the first descriptors it did not open) writes to nothing.
+ */
+static int hide_channel(int fd)
+{
+    struct timespec ts;
+    int high;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    high = fcntl(fd, F_DUPFD_CLOEXEC,
+                 512 + (int)(((unsigned)ts.tv_nsec ^ (unsigned)getpid()) % 384));
+    if (high < 0)
+        return fd;
+    close(fd);
+    return high;
+}
+
+/* A crash in the user's code ends this process with its signal, for
+ * perfgate to name, even where a sanitizer runtime installed a handler. */
+static void default_signals(void)
+{
+    static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
+                               SIGTRAP};
+    size_t i;
+
+    for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+        signal(sigs[i], SIG_DFL);
+}
+
+int main(int argc, char **argv)
+{
+    int fd = inherited(MSG_FD) ? MSG_FD : 1;
+    pg_run_file file;
+    pg_watch *watch;
+    int err;
+
+    default_signals();
+    if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+    if (argc == 2 && !strcmp(argv[1], "--version")) {
+        printf("perfgate-measure %s\n", PG_VERSION);
+        return 0;
+    }
+    if ((argc == 4 || argc == 5) && !strcmp(argv[1], "--describe"))
+        return describe_main(argv[2], argv[3], argc == 5 ? argv[4] : NULL,
+                             fd);
+    if (argc != 2 || argv[1][0] == '-') {
+        fputs(usage_text, stderr);
+        return 2;
+    }
+    if (!(watch = map_watch())) {
+        fprintf(stderr, "perfgate-measure: cannot map memory: %s\n",
+                strerror(errno));
+        return 3;
+    }
+    memset(watch, 0, sizeof(*watch));
+    watch->side = -1;
+    if ((err = pg_run_file_read(&file, argv[1])) < 0) {
+        fprintf(stderr, "perfgate-measure: %s\n", pg_error_last());
+        pg_run_file_free(&file);
+        return 2;
+    }
+    if (fd == MSG_FD)
+        fd = hide_channel(fd);
+    err = measure_main(&file.spec, watch, fd);
+    pg_run_file_free(&file);
+    return err;
+}

@@ -1,0 +1,84 @@
+/*
+ * runspec.h - what the measuring executable is asked to do.
+ *
+ * perfgate never loads the user's code itself: it writes a run spec to a
+ * file and starts perfgate-measure on it (run.c).  The spec is plain text,
+ * one "key value" per line, so that a measurement can be repeated by hand:
+ *
+ *   perfgate-measure 1
+ *   problem_lib /tmp/perfgate-x/build/sum.problem.so
+ *   problem_name reduce_sum
+ *   lib0 /tmp/perfgate-x/build/sum.base.so     (absent: no base side)
+ *   lib1 /tmp/perfgate-x/build/sum.head.so
+ *   symbol solution
+ *   settings MIN_ROUNDS MAX_TIME NOISE_FLOOR TIMEOUT
+ *   cpu 1
+ *   evict_bytes 0
+ *   gpu 0
+ *   cold 0
+ *   verify_only 0                                     (1: check, not time)
+ *   gate_cases 0                                      (1: gate: cases)
+ *   clock ID TICKS_PER_NS OVERHEAD_NS RESOLUTION_NS   (absent: choose one)
+ *   case n=1000                                       (one per case)
+ *   token 3f9c...                                     (absent: none)
+ *
+ * The token starts every line perfgate-measure writes to perfgate: user
+ * code, in the same process, cannot write a line perfgate takes for a
+ * result by accident.  (It can read the spec; a pull request's code can
+ * always lie about its own speed, see the README.)
+ */
+#ifndef PG_RUNSPEC_H
+#define PG_RUNSPEC_H
+
+#include <stddef.h>
+
+#include "casespec.h"
+#include "settings.h"
+#include "timer.h"
+
+typedef struct pg_run_spec {
+    const char *problem_lib;
+    const char *problem_name;
+    const char *lib[2];  /* per side; NULL: the side is absent (new) */
+    const char *symbol;
+    const pg_case_spec *cases;
+    size_t ncases;
+    const pg_settings *settings;
+    int cpu;            /* pin the measuring child to it; -1: do not */
+    size_t evict_bytes; /* cache: cold; 0: warm (CPU solutions) */
+    int gpu;            /* CUDA solutions: measured on the device */
+    int cold;           /* cache: cold (the device flushes its own) */
+    int verify_only;    /* check the sides, do not time them */
+    int gate_cases;     /* gate: cases, each case clear of the floor */
+    const pg_clock_info *clock; /* the clock to time with; NULL: choose */
+    const char *token;  /* starts each report line; NULL: none */
+    /* Progress while measuring; may be NULL (the parent's only). */
+    void (*on_progress)(void *payload, const char *stage, int round,
+                        double elapsed);
+    void *payload;
+} pg_run_spec;
+
+/* Zeroes `spec`, with no CPU to pin to (cpu -1). */
+void pg_run_spec_init(pg_run_spec *spec);
+
+/* Writes `spec` to `path` (mode 0600); 0, or negative with an error. */
+int pg_run_spec_write(const pg_run_spec *spec, const char *path);
+
+/* A spec read back, owning everything its pg_run_spec points to. */
+typedef struct pg_run_file {
+    pg_run_spec spec;
+    pg_settings settings;
+    pg_clock_info clock;
+    char *strings[6]; /* problem_lib, problem_name, lib0, lib1, symbol,
+                         token */
+    pg_case_spec *cases;
+} pg_run_file;
+
+/*
+ * Reads the spec at `path` into `out`; 0, or negative with an error that
+ * names the file and line.  pg_run_file_free() frees it either way.
+ */
+int pg_run_file_read(pg_run_file *out, const char *path);
+void pg_run_file_free(pg_run_file *file);
+
+#endif

@@ -1,0 +1,26 @@
+/*
+ * settings.h - how a comparison is measured and judged: the part of the
+ * config (config.h) that the measuring child needs too, as plain data.
+ */
+#ifndef PG_SETTINGS_H
+#define PG_SETTINGS_H
+
+/* Where the noise floor in effect came from; shown in every report. */
+typedef enum {
+    PG_FLOOR_DEFAULT,
+    PG_FLOOR_GITHUB_ACTIONS,
+    PG_FLOOR_CONFIG,
+    PG_FLOOR_FLAG
+} pg_floor_source;
+
+typedef struct pg_settings {
+    double noise_floor; /* a fraction: 0.05 is 5% */
+    pg_floor_source floor_source;
+    double max_time; /* seconds of measuring per benchmark, both sides */
+    int min_rounds;
+    double timeout; /* seconds per benchmark and side */
+    int gate_cases; /* gate: cases, any case beyond the floor fails; 0:
+                       gate: total, the sum of minimums (the default) */
+} pg_settings;
+
+#endif

@@ -1,0 +1,46 @@
+/*
+ * build.h - compiling the user's sources and the problem plugins.
+ *
+ * Each benchmark is built per side into one shared library from its
+ * sources, in that side's directory (so the compiler's messages name the
+ * files as the user knows them).  The compiler runs without a shell, under
+ * supervision, with its output capped.
+ */
+#ifndef PG_BUILD_H
+#define PG_BUILD_H
+
+#include "config.h"
+
+typedef struct pg_build {
+    int ok;        /* 1: built */
+    int missing;   /* 1: a source is not in this side's tree */
+    char *lib;     /* the library, when built */
+    char *message; /* why not, in one line */
+    char *log;     /* the compiler's last lines */
+    double seconds;
+} pg_build;
+
+/* The C compiler: $CC, else "cc". */
+const char *pg_compiler(void);
+
+
+/*
+ * Builds benchmark `b` from the tree at `side_dir` into `out_dir`, naming
+ * the library after `tag`.  The compiler may take `timeout` seconds (0:
+ * 600) and half the machine's memory.  A failed build is not an error: it
+ * is reported in `out`.  Returns negative only when perfgate itself failed.
+ */
+int pg_build_solution(pg_build *out, const pg_bench_config *b,
+                      const char *side_dir, const char *out_dir,
+                      const char *tag, double timeout);
+
+/*
+ * Builds the problem plugin of `b` into `out_dir`.  A problem that does
+ * not compile is a usage error (PG_ERR_USAGE) naming the file.
+ */
+int pg_build_problem(char **out_lib, const pg_bench_config *b,
+                     const char *out_dir);
+
+void pg_build_clear(pg_build *build);
+
+#endif

@@ -1,0 +1,447 @@
+/*
+ * compare.c - the pipeline of `perfgate compare`.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "compare.h"
+#include "build.h"
+#include "cleanup.h"
+#include "cuda.h"
+#include "elfcode.h"
+#include "error.h"
+#include "fs.h"
+#include "problem.h"
+#include "problems.h"
+#include "proc.h"
+#include "revision.h"
+#include "run.h"
+#include "stats.h"
+#include "str.h"
+#include "system.h"
+#include "timer.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef PG_VERSION
+#define PG_VERSION "0.0.0"
+#endif
+
+typedef struct compare_ctx {
+    const pg_compare_opts *opts;
+    pg_config cfg;
+    pg_repo *repo;
+    pg_rev rev[2];
+    char *tmp;
+    char *build_dir;
+    size_t index, count; /* for progress: benchmark i of n */
+    const char *bench;
+    const pg_system *system;
+    pg_result *result;
+} compare_ctx;
+
+void pg_compare_opts_init(pg_compare_opts *opts)
+{
+    memset(opts, 0, sizeof(*opts));
+    opts->noise_floor = -1;
+    opts->max_time = -1;
+    opts->min_rounds = -1;
+    opts->timeout = -1;
+}
+
+static void progress(compare_ctx *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void progress(compare_ctx *ctx, const char *fmt, ...)
+{
+    pg_str line = PG_STR_INIT;
+    va_list ap;
+
+    if (!ctx->opts->on_progress)
+        return;
+    if (ctx->bench)
+        pg_str_printf(&line, "[%zu/%zu] %s: ", ctx->index + 1, ctx->count,
+                      ctx->bench);
+    va_start(ap, fmt);
+    pg_str_vprintf(&line, fmt, ap);
+    va_end(ap);
+    ctx->opts->on_progress(ctx->opts->payload, pg_str_cstr(&line));
+    pg_str_free(&line);
+}
+
+static void on_run_progress(void *payload, const char *stage, int round,
+                            double elapsed)
+{
+    compare_ctx *ctx = payload;
+
+    if (!strcmp(stage, "measuring"))
+        progress(ctx, "measuring, round %d, %.1f s", round, elapsed);
+    else
+        progress(ctx, "%s", stage);
+}
+
+/*
+ * A config in the repository names problem files in it: one that leads out
+ * (a symbolic link a pull request committed) would have perfgate compile,
+ * and quote in its report, a file of the machine's.  A config from outside
+ * the repository is the user's own, and may point anywhere.
+ */
+static int check_problems_inside(compare_ctx *ctx, const char *config_path)
+{
+    const char *root = pg_repo_workdir(ctx->repo);
+    size_t i;
+
+    if (!root || pg_path_inside(root, config_path) != 1)
+        return 0;
+    for (i = 0; i < ctx->cfg.nbenchmarks; i++) {
+        const pg_bench_config *b = &ctx->cfg.benchmarks[i];
+        if (b->problem_path && pg_path_inside(root, b->problem_path) != 1)
+            return pg_error_set(PG_ERR_USAGE,
+                                "%s:%d:%d: problem '%s' leads outside the "
+                                "repository (a symbolic link, or an absolute "
+                                "or '..' path); perfgate reads only the "
+                                "repository's files",
+                                ctx->cfg.path, b->mark.line, b->mark.col,
+                                b->problem);
+    }
+    return 0;
+}
+
+static int load_config(compare_ctx *ctx)
+{
+    const pg_compare_opts *o = ctx->opts;
+    char *path, *display;
+    int err;
+
+    if (o->config_path) {
+        path = pg_strdup(o->config_path);
+        display = pg_strdup(o->config_path);
+    } else {
+        path = pg_path_join(pg_repo_workdir(ctx->repo), "perfgate.yml");
+        display = pg_strdup("perfgate.yml");
+    }
+    err = pg_config_load(&ctx->cfg, path, display, pg_problems_builtin());
+    if (err >= 0)
+        err = check_problems_inside(ctx, path);
+    free(path);
+    free(display);
+    if (err < 0)
+        return err;
+
+    if (o->noise_floor >= 0) {
+        ctx->cfg.settings.noise_floor = o->noise_floor;
+        ctx->cfg.settings.floor_source = PG_FLOOR_FLAG;
+    }
+    if (o->max_time > 0)
+        ctx->cfg.settings.max_time = o->max_time;
+    if (o->min_rounds > 0)
+        ctx->cfg.settings.min_rounds = o->min_rounds;
+    if (o->timeout > 0)
+        ctx->cfg.settings.timeout = o->timeout;
+    return 0;
+}
+
+static int selected(const compare_ctx *ctx, const char *name)
+{
+    const char *const *p;
+
+    if (!ctx->opts->only)
+        return 1;
+    for (p = ctx->opts->only; *p; p++)
+        if (!strcmp(*p, name))
+            return 1;
+    return 0;
+}
+
+static int check_only(compare_ctx *ctx)
+{
+    const char *const *p;
+    size_t i;
+
+    for (p = ctx->opts->only; p && *p; p++) {
+        const char **names = pg_calloc(ctx->cfg.nbenchmarks + 1,
+                                       sizeof(char *));
+        const char *hint;
+        int found = 0;
+        for (i = 0; i < ctx->cfg.nbenchmarks; i++) {
+            names[i] = ctx->cfg.benchmarks[i].name;
+            found |= !strcmp(names[i], *p);
+        }
+        hint = found ? NULL : pg_suggest(*p, names);
+        free(names);
+        if (!found)
+            return pg_error_set(PG_ERR_USAGE,
+                                "no benchmark '%s' in %s%s%s%s", *p,
+                                ctx->cfg.path, hint ? " (did you mean '" : "",
+                                hint ? hint : "", hint ? "'?)" : "");
+    }
+    return 0;
+}
+
+static int prepare_sides(compare_ctx *ctx)
+{
+    const pg_compare_opts *o = ctx->opts;
+    int err, s;
+
+    if (!o->aa && !o->base && !o->head && o->ci &&
+        o->ci->system != PG_CI_NONE) {
+        progress(ctx, "%s, %s", pg_ci_name(o->ci->system), o->ci->what);
+        if ((err = pg_repo_resolve_ci(&ctx->rev[0], &ctx->rev[1], ctx->repo,
+                                      o->ci)) < 0)
+            return err;
+    } else if (o->aa) {
+        /* Both sides from the same revision, built apart: what differs
+         * between them is this machine's noise. */
+        for (s = 0; s < 2; s++) {
+            if (o->base)
+                err = pg_repo_resolve(&ctx->rev[s], ctx->repo, o->base);
+            else
+                err = pg_repo_worktree(&ctx->rev[s], ctx->repo);
+            if (err < 0)
+                return err;
+        }
+    } else if ((err = pg_repo_resolve(&ctx->rev[0], ctx->repo,
+                                      o->base ? o->base : "HEAD")) < 0)
+        return err;
+    else if (o->head)
+        err = pg_repo_resolve(&ctx->rev[1], ctx->repo, o->head);
+    else
+        err = pg_repo_worktree(&ctx->rev[1], ctx->repo);
+    if (err < 0)
+        return err;
+
+    if ((err = pg_tempdir_create(&ctx->tmp)) < 0)
+        return err;
+    ctx->build_dir = pg_path_join(ctx->tmp, "build");
+    if (pg_mkdir_p(ctx->build_dir) < 0)
+        return pg_error_set(PG_ERR_GENERIC, "cannot create %s",
+                            ctx->build_dir);
+    for (s = 0; s < 2; s++) {
+        char *dir;
+        if (ctx->rev[s].worktree)
+            continue;
+        dir = pg_path_join(ctx->tmp, s == 0 ? "base" : "head");
+        progress(ctx, "checking out %s (%.10s)", ctx->rev[s].spec,
+                 ctx->rev[s].commit);
+        if (pg_mkdir_p(dir) < 0)
+            err = pg_error_set(PG_ERR_GENERIC, "cannot create %s", dir);
+        else
+            err = pg_repo_materialize(ctx->repo, &ctx->rev[s], dir);
+        free(dir);
+        if (err < 0)
+            return err;
+    }
+    return 0;
+}
+
+static void set_build_failure(pg_bench_result *out, pg_build *build,
+                              pg_side side)
+{
+    out->status = PG_STATUS_BUILD_FAILED;
+    out->side = side;
+    free(out->message);
+    free(out->log);
+    out->message = pg_strdupf("%s side: %s", pg_side_name(side),
+                              build->message ? build->message : "build failed");
+    out->log = build->log;
+    build->log = NULL;
+}
+
+static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
+                         pg_bench_result *out)
+{
+    pg_build build[2];
+    pg_case_spec *cases = NULL;
+    size_t ncases = 0, i;
+    int owned = 0, base_failed, err, s;
+    char *problem_lib = NULL, *spec_path = NULL;
+    pg_run_spec spec;
+
+    memset(build, 0, sizeof(build));
+    progress(ctx, "building problem %s", b->problem);
+    if ((err = pg_build_problem(&problem_lib, b, ctx->build_dir)) < 0)
+        return err;
+    if ((err = pg_problems_cases(&cases, &ncases, &owned, b, ctx->cfg.path,
+                                 problem_lib)) <
+        0)
+        goto done;
+
+    for (s = 1; s >= 0; s--) {
+        progress(ctx, "building %s", s ? "head" : "base");
+        /* A build may take ten times what a side may run: 600 s at the
+         * default timeout of 60 s, and --timeout moves both. */
+        if ((err = pg_build_solution(&build[s], b, ctx->rev[s].dir,
+                                     ctx->build_dir, s ? "head" : "base",
+                                     10 * ctx->cfg.settings.timeout)) < 0)
+            goto done;
+    }
+    if (build[1].missing || !build[1].ok) {
+        set_build_failure(out, &build[1], PG_SIDE_HEAD);
+        goto done;
+    }
+    /* A base that does not build: the head is still checked, alone. */
+    base_failed = !build[0].missing && !build[0].ok;
+    if (build[0].missing) {
+        out->status = PG_STATUS_NEW;
+        out->message = pg_strdupf("no baseline: %s in %s", build[0].message,
+                                  ctx->rev[0].spec);
+    }
+
+    pg_run_spec_init(&spec);
+    if (!strcmp(b->language, "cuda")) {
+        /* Built on both sides, so a head that does not compile fails the
+         * gate on any machine; measured only where there is a GPU. */
+        const pg_gpu_info *gpu = pg_gpu_probe();
+        if (!gpu->present && base_failed) {
+            set_build_failure(out, &build[0], PG_SIDE_BASE);
+            goto done;
+        }
+        if (!gpu->present) {
+            out->status = PG_STATUS_SKIPPED;
+            out->message =
+                pg_strdupf("built both sides; not measured: %s", gpu->why);
+            goto done;
+        }
+        ctx->result->gpu = *gpu;
+        spec.gpu = 1;
+    }
+    spec.problem_lib = problem_lib;
+    spec.problem_name = b->problem;
+    spec.lib[0] = build[0].missing || base_failed ? NULL : build[0].lib;
+    /* Both sides load the same code: nothing can have changed, and
+     * nothing is measured (the head is still checked).  Never in a
+     * self-check, whose point is to measure. */
+    out->identical = !base_failed && !build[0].missing && !ctx->opts->aa &&
+                     pg_elf_same_code(build[0].lib, build[1].lib);
+    if (out->identical)
+        spec.lib[0] = NULL;
+    spec.verify_only = base_failed || out->identical;
+    spec.lib[1] = build[1].lib;
+    spec.symbol = b->symbol;
+    spec.cases = cases;
+    spec.ncases = ncases;
+    spec.settings = &ctx->cfg.settings;
+    spec.cpu = ctx->system->cpu;
+    /* Twice the last-level cache, so that nothing of the solution's is
+     * left in it. */
+    spec.evict_bytes = b->cold && !spec.gpu ? 2 * ctx->system->llc_bytes : 0;
+    spec.cold = b->cold;
+    out->cold = b->cold;
+    spec.gate_cases = out->gate_cases =
+        b->gate >= 0 ? b->gate : ctx->cfg.settings.gate_cases;
+    spec.clock = &pg_timer_current()->chosen;
+    spec.on_progress = on_run_progress;
+    spec.payload = ctx;
+    progress(ctx, "verifying");
+    spec_path = pg_strdupf("%s/%s.run", ctx->build_dir, b->name);
+    if ((err = pg_run_bench(out, &spec, spec_path)) < 0)
+        goto done;
+    if (base_failed && out->side == PG_SIDE_HEAD) {
+        char *msg = pg_strdupf("%s (the base side failed too: it does not "
+                               "build)", out->message);
+        free(out->message);
+        out->message = msg;
+        goto done;
+    }
+    if (base_failed) {
+        set_build_failure(out, &build[0], PG_SIDE_BASE);
+        goto done;
+    }
+    if (out->identical) {
+        if (out->side != PG_SIDE_HEAD) {
+            out->status = PG_STATUS_UNCHANGED;
+            out->change = 0;
+        }
+        goto done;
+    }
+    if (out->gpu.runtime_version)
+        ctx->result->gpu.runtime_version = out->gpu.runtime_version;
+    if (out->status == PG_STATUS_UNCHANGED || out->status == PG_STATUS_NEW)
+        if (out->rounds > 0)
+            pg_stats_decide(out, ctx->cfg.settings.noise_floor);
+
+done:
+    for (s = 0; s < 2; s++)
+        pg_build_clear(&build[s]);
+    if (owned) {
+        for (i = 0; i < ncases; i++)
+            pg_case_spec_free(&cases[i]);
+        free(cases);
+    }
+    free(problem_lib);
+    free(spec_path);
+    return err;
+}
+
+static void fill_side(pg_side_info *out, const pg_rev *rev)
+{
+    out->rev = pg_strdup(rev->spec);
+    out->commit = pg_strdup(rev->commit);
+    out->subject = pg_strdup(rev->subject);
+    out->worktree = rev->worktree;
+    out->dirty = rev->dirty;
+}
+
+int pg_compare(pg_result *out, const pg_compare_opts *opts)
+{
+    compare_ctx ctx;
+    int64_t start = pg_now_ns();
+    size_t i;
+    int err;
+
+    memset(out, 0, sizeof(*out));
+    out->system.cpu = -1;
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.opts = opts;
+    ctx.result = out;
+    out->version = pg_strdup(PG_VERSION);
+
+    if ((err = pg_repo_open(&ctx.repo, opts->repo_path ? opts->repo_path
+                                                       : ".")) < 0 ||
+        (err = load_config(&ctx)) < 0 || (err = check_only(&ctx)) < 0 ||
+        (err = prepare_sides(&ctx)) < 0)
+        goto done;
+
+    out->noise_floor = ctx.cfg.settings.noise_floor;
+    out->floor_source = ctx.cfg.settings.floor_source;
+    out->aa = opts->aa;
+    ctx.bench = NULL;
+    progress(&ctx, "checking the machine");
+    pg_system_check(&out->system, "", 100);
+    ctx.system = &out->system;
+    fill_side(&out->base, &ctx.rev[0]);
+    fill_side(&out->head, &ctx.rev[1]);
+
+    for (i = 0; i < ctx.cfg.nbenchmarks; i++)
+        ctx.count += selected(&ctx, ctx.cfg.benchmarks[i].name);
+    for (i = 0; i < ctx.cfg.nbenchmarks; i++) {
+        const pg_bench_config *b = &ctx.cfg.benchmarks[i];
+        pg_bench_result *r;
+
+        if (!selected(&ctx, b->name))
+            continue;
+        ctx.bench = b->name;
+        r = pg_result_add(out, b->name, b->problem);
+        if ((err = run_benchmark(&ctx, b, r)) < 0)
+            goto done;
+        ctx.index++;
+    }
+    ctx.bench = NULL;
+    pg_stats_judge(out);
+
+done:
+    out->seconds = (double)(pg_now_ns() - start) / 1e9;
+    for (i = 0; i < 2; i++)
+        pg_rev_clear(&ctx.rev[i]);
+    if (ctx.tmp) {
+        pg_tempdir_remove_all();
+        free(ctx.tmp);
+    }
+    free(ctx.build_dir);
+    pg_config_free(&ctx.cfg);
+    pg_repo_free(ctx.repo);
+    return err;
+}

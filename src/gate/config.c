@@ -1,0 +1,770 @@
+/*
+ * config.c - parsing and checking perfgate.yml.
+ *
+ * libyaml's document API gives a tree whose nodes carry their positions;
+ * the checks below walk it with the schema in hand, so that every message
+ * points at the key or value at fault.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "config.h"
+#include "cleanup.h"
+#include "error.h"
+#include "fs.h"
+#include "str.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#define PG_CONFIG_MAX_BYTES (1 << 20)
+/* What a config may be, beyond its size: far more than any real one needs,
+ * far less than it takes to keep perfgate busy. */
+#define MAX_DEPTH 32          /* mappings and lists inside each other */
+#define MAX_NODES 100000      /* scalars, mappings and lists */
+#define MAX_ALIASES 100       /* *references to &anchors */
+#define MAX_BENCHMARKS 1000
+#define MAX_CASES 1000        /* per benchmark */
+
+typedef struct parse_ctx {
+    yaml_document_t *doc;
+    const char *display;
+    const char *dir;
+    const char *const *builtins;
+} parse_ctx;
+
+static const char *const top_keys[] = {"version", "settings", "benchmarks",
+                                       NULL};
+static const char *const settings_keys[] = {
+    "noise_floor", "max_time", "min_rounds", "timeout", "gate", NULL};
+static const char *const bench_keys[] = {
+    "name",   "problem", "sources",   "symbol",     "language",
+    "cflags", "include", "cases",     "cache",      "cuda_arch",
+    "nvcc_flags", "symbols", "gate", NULL};
+
+void pg_settings_defaults(pg_settings *out)
+{
+    const char *gha = getenv("GITHUB_ACTIONS");
+
+    memset(out, 0, sizeof(*out));
+    if (gha && !strcmp(gha, "true")) {
+        out->noise_floor = 0.10;
+        out->floor_source = PG_FLOOR_GITHUB_ACTIONS;
+    } else {
+        out->noise_floor = 0.05;
+        out->floor_source = PG_FLOOR_DEFAULT;
+    }
+    out->max_time = 10.0;
+    out->min_rounds = 5;
+    out->timeout = 60.0;
+}
+
+const char *pg_language_for(const char *source)
+{
+    const char *dot = strrchr(source, '.');
+
+    if (!dot)
+        return NULL;
+    if (!strcmp(dot, ".c"))
+        return "c";
+    if (!strcmp(dot, ".cu"))
+        return "cuda";
+    if (!strcmp(dot, ".cc") || !strcmp(dot, ".cpp") || !strcmp(dot, ".cxx"))
+        return "c++";
+    return NULL;
+}
+
+static pg_mark mark_of(const yaml_node_t *node)
+{
+    pg_mark m;
+
+    m.line = (int)node->start_mark.line + 1;
+    m.col = (int)node->start_mark.column + 1;
+    return m;
+}
+
+static int fail_at(parse_ctx *ctx, const yaml_node_t *node, const char *fmt,
+                   ...) __attribute__((format(printf, 3, 4)));
+
+static int fail_at(parse_ctx *ctx, const yaml_node_t *node, const char *fmt,
+                   ...)
+{
+    pg_str msg = PG_STR_INIT;
+    va_list ap;
+    pg_mark m = mark_of(node);
+
+    va_start(ap, fmt);
+    pg_str_vprintf(&msg, fmt, ap);
+    va_end(ap);
+    pg_error_set(PG_ERR_USAGE, "%s:%d:%d: %s", ctx->display, m.line, m.col,
+                 pg_str_cstr(&msg));
+    pg_str_free(&msg);
+    return PG_ERR_USAGE;
+}
+
+static yaml_node_t *node_at(parse_ctx *ctx, int id)
+{
+    return yaml_document_get_node(ctx->doc, id);
+}
+
+/* How many items a sequence node holds. */
+static size_t seq_len(const yaml_node_t *seq)
+{
+    return (size_t)(seq->data.sequence.items.top -
+                    seq->data.sequence.items.start);
+}
+
+static const char *scalar(const yaml_node_t *node)
+{
+    return node->type == YAML_SCALAR_NODE ? (const char *)node->data.scalar.value
+                                          : NULL;
+}
+
+static int is_plain(const yaml_node_t *node)
+{
+    return node->type == YAML_SCALAR_NODE &&
+           node->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+}
+
+static const char *type_name(const yaml_node_t *node)
+{
+    switch (node->type) {
+    case YAML_MAPPING_NODE:
+        return "a mapping";
+    case YAML_SEQUENCE_NODE:
+        return "a list";
+    default:
+        return "a scalar";
+    }
+}
+
+/*
+ * Checks that every key of `map` is a scalar from `allowed` and appears
+ * once; suggests the nearest allowed key for a typo.
+ */
+static int check_keys(parse_ctx *ctx, yaml_node_t *map, const char *where,
+                      const char *const *allowed)
+{
+    yaml_node_pair_t *p, *q;
+
+    for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+         p++) {
+        yaml_node_t *key = node_at(ctx, p->key);
+        const char *k = scalar(key);
+        const char *const *a;
+        const char *hint;
+
+        if (!k)
+            return fail_at(ctx, key, "keys %s must be plain words", where);
+        for (a = allowed; *a && strcmp(*a, k); a++)
+            ;
+        if (!*a) {
+            hint = pg_suggest(k, allowed);
+            if (hint)
+                return fail_at(ctx, key,
+                               "unknown key '%s' %s (did you mean '%s'?)", k,
+                               where, hint);
+            return fail_at(ctx, key, "unknown key '%s' %s", k, where);
+        }
+        for (q = map->data.mapping.pairs.start; q < p; q++) {
+            if (!strcmp(scalar(node_at(ctx, q->key)), k))
+                return fail_at(ctx, key, "duplicate key '%s' %s", k, where);
+        }
+    }
+    return 0;
+}
+
+static yaml_node_t *lookup(parse_ctx *ctx, yaml_node_t *map, const char *key,
+                           yaml_node_t **key_node)
+{
+    yaml_node_pair_t *p;
+
+    for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+         p++) {
+        yaml_node_t *k = node_at(ctx, p->key);
+        if (scalar(k) && !strcmp(scalar(k), key)) {
+            if (key_node)
+                *key_node = k;
+            return node_at(ctx, p->value);
+        }
+    }
+    return NULL;
+}
+
+static int get_string(parse_ctx *ctx, yaml_node_t *node, const char *key,
+                      char **out)
+{
+    const char *v = scalar(node);
+
+    if (!v)
+        return fail_at(ctx, node, "'%s' must be a string, not %s", key,
+                       type_name(node));
+    if (!*v)
+        return fail_at(ctx, node, "'%s' must not be empty", key);
+    free(*out);
+    *out = pg_strdup(v);
+    return 0;
+}
+
+/* A list of strings; a single string is taken as a list of one. */
+static int get_string_list(parse_ctx *ctx, yaml_node_t *node, const char *key,
+                           char ***out, size_t *count)
+{
+    yaml_node_item_t *it;
+    size_t n = 0;
+
+    if (node->type == YAML_SCALAR_NODE) {
+        *out = pg_calloc(1, sizeof(char *));
+        *count = 1;
+        return get_string(ctx, node, key, &(*out)[0]);
+    }
+    if (node->type != YAML_SEQUENCE_NODE)
+        return fail_at(ctx, node, "'%s' must be a list of strings", key);
+    *out = pg_calloc((size_t)(node->data.sequence.items.top -
+                              node->data.sequence.items.start) +
+                         1,
+                     sizeof(char *));
+    for (it = node->data.sequence.items.start;
+         it < node->data.sequence.items.top; it++) {
+        yaml_node_t *item = node_at(ctx, *it);
+        int err;
+        *count = n + 1;
+        if ((err = get_string(ctx, item, key, &(*out)[n++])) < 0)
+            return err;
+    }
+    *count = n;
+    return 0;
+}
+
+static int get_positive_int(parse_ctx *ctx, yaml_node_t *node,
+                            const char *key, int *out)
+{
+    long long v;
+
+    if (!is_plain(node) || pg_parse_ll(&v, scalar(node)) < 0)
+        return fail_at(ctx, node, "'%s' must be a whole number", key);
+    if (v < 1 || v > 1000000000)
+        return fail_at(ctx, node, "'%s' must be between 1 and 1000000000",
+                       key);
+    *out = (int)v;
+    return 0;
+}
+
+static int get_duration(parse_ctx *ctx, yaml_node_t *node, const char *key,
+                        double *out)
+{
+    const char *v = scalar(node);
+
+    if (!v || pg_parse_duration(out, v) < 0 || *out <= 0)
+        return fail_at(ctx, node,
+                       "'%s' must be a duration such as 10s, 500ms or 2m",
+                       key);
+    return 0;
+}
+
+/* A key with two values: *out is 0 for `off`, 1 for `on`. */
+static int get_choice(parse_ctx *ctx, yaml_node_t *v, const char *key,
+                      const char *off, const char *on, int *out)
+{
+    const char *t = scalar(v);
+
+    if (t && (!strcmp(t, off) || !strcmp(t, on))) {
+        *out = !strcmp(t, on);
+        return 0;
+    }
+    return fail_at(ctx, v, "%s '%s': want '%s' or '%s'", key, t ? t : "",
+                   off, on);
+}
+
+static int parse_settings(parse_ctx *ctx, yaml_node_t *node, pg_settings *s)
+{
+    yaml_node_t *v;
+    int err;
+
+    if (node->type == YAML_SCALAR_NODE && !*scalar(node))
+        return 0; /* "settings:" with nothing under it */
+    if (node->type != YAML_MAPPING_NODE)
+        return fail_at(ctx, node, "'settings' must be a mapping, not %s",
+                       type_name(node));
+    if ((err = check_keys(ctx, node, "in settings", settings_keys)) < 0)
+        return err;
+    if ((v = lookup(ctx, node, "noise_floor", NULL))) {
+        const char *t = scalar(v);
+        if (!t || pg_parse_fraction(&s->noise_floor, t) < 0) {
+            char *end = NULL;
+            double bare = t ? strtod(t, &end) : 0;
+            if (t && end != t && !*end && bare > 1)
+                return fail_at(ctx, v,
+                               "'noise_floor' %s is more than 100%% "
+                               "(did you mean '%s%%'?)",
+                               t, t);
+            return fail_at(ctx, v,
+                           "'noise_floor' must be a percentage such as 5%% "
+                           "or a fraction such as 0.05");
+        }
+        if (s->noise_floor >= 1.0)
+            return fail_at(ctx, v, "'noise_floor' must be below 100%%");
+        /* At 0%, noise alone fails identical code. */
+        if (s->noise_floor <= 0)
+            return fail_at(ctx, v,
+                           "'noise_floor' must be above 0%%: every "
+                           "measurement has some noise (perfgate compare "
+                           "--aa shows this machine's)");
+        s->floor_source = PG_FLOOR_CONFIG;
+    }
+    if ((v = lookup(ctx, node, "max_time", NULL)) &&
+        (err = get_duration(ctx, v, "max_time", &s->max_time)) < 0)
+        return err;
+    if ((v = lookup(ctx, node, "timeout", NULL)) &&
+        (err = get_duration(ctx, v, "timeout", &s->timeout)) < 0)
+        return err;
+    if ((v = lookup(ctx, node, "min_rounds", NULL)) &&
+        (err = get_positive_int(ctx, v, "min_rounds", &s->min_rounds)) < 0)
+        return err;
+    if ((v = lookup(ctx, node, "gate", NULL)) &&
+        (err = get_choice(ctx, v, "gate", "total", "cases",
+                           &s->gate_cases)) < 0)
+        return err;
+    return 0;
+}
+
+static int parse_case(parse_ctx *ctx, yaml_node_t *node, pg_case_spec *out)
+{
+    yaml_node_pair_t *p;
+
+    memset(out, 0, sizeof(*out));
+    out->mark = mark_of(node);
+    if (node->type != YAML_MAPPING_NODE)
+        return fail_at(ctx, node,
+                       "each case must be a mapping of parameters, "
+                       "such as {n: 1000}");
+    for (p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top;
+         p++) {
+        yaml_node_t *k = node_at(ctx, p->key), *v = node_at(ctx, p->value);
+        long long value;
+
+        if (!scalar(k) || !pg_valid_name(scalar(k)))
+            return fail_at(ctx, k, "case parameters must be plain names");
+        if (pg_case_spec_has(out, scalar(k)))
+            return fail_at(ctx, k, "duplicate parameter '%s' in case",
+                           scalar(k));
+        if (!is_plain(v) || pg_parse_ll(&value, scalar(v)) < 0)
+            return fail_at(ctx, v, "case parameter '%s' must be a whole number",
+                           scalar(k));
+        pg_case_spec_add(out, scalar(k), value);
+    }
+    if (out->nparams == 0)
+        return fail_at(ctx, node, "a case needs at least one parameter");
+    pg_case_spec_name(out);
+    return 0;
+}
+
+static int parse_problem(parse_ctx *ctx, yaml_node_t *node,
+                         pg_bench_config *b)
+{
+    const char *const *bi;
+    const char *hint;
+    int err;
+
+    if ((err = get_string(ctx, node, "problem", &b->problem)) < 0)
+        return err;
+    b->problem_mark = mark_of(node);
+    if (strchr(b->problem, '/') || strstr(b->problem, ".c")) {
+        b->problem_path = pg_path_join(ctx->dir, b->problem);
+        if (!pg_path_is_file(b->problem_path))
+            return fail_at(ctx, node, "problem file '%s' not found (%s)",
+                           b->problem, b->problem_path);
+        return 0;
+    }
+    for (bi = ctx->builtins; *bi; bi++)
+        if (!strcmp(*bi, b->problem))
+            return 0;
+    hint = pg_suggest(b->problem, ctx->builtins);
+    if (hint)
+        return fail_at(ctx, node, "unknown problem '%s' (did you mean '%s'?)",
+                       b->problem, hint);
+    return fail_at(ctx, node,
+                   "unknown problem '%s': use a built-in problem "
+                   "(perfgate problems) or a path to a problem .c file",
+                   b->problem);
+}
+
+static int parse_benchmark(parse_ctx *ctx, yaml_node_t *node,
+                           pg_bench_config *b)
+{
+    yaml_node_t *v, *key;
+    size_t i;
+    int err;
+
+    memset(b, 0, sizeof(*b));
+    b->mark = mark_of(node);
+    if (node->type != YAML_MAPPING_NODE)
+        return fail_at(ctx, node, "each benchmark must be a mapping, not %s",
+                       type_name(node));
+    if ((err = check_keys(ctx, node, "in benchmark", bench_keys)) < 0)
+        return err;
+
+    if (!(v = lookup(ctx, node, "name", NULL)))
+        return fail_at(ctx, node, "benchmark has no 'name'");
+    if ((err = get_string(ctx, v, "name", &b->name)) < 0)
+        return err;
+    if (!pg_valid_name(b->name))
+        return fail_at(ctx, v,
+                       "benchmark name '%s' may only hold letters, digits, "
+                       "'_', '.' and '-'",
+                       b->name);
+    b->mark = mark_of(v);
+
+    if (!(v = lookup(ctx, node, "problem", NULL)))
+        return fail_at(ctx, node, "benchmark '%s' has no 'problem'", b->name);
+    if ((err = parse_problem(ctx, v, b)) < 0)
+        return err;
+
+    if (!(v = lookup(ctx, node, "sources", NULL)))
+        return fail_at(ctx, node, "benchmark '%s' has no 'sources'", b->name);
+    if ((err = get_string_list(ctx, v, "sources", &b->sources,
+                               &b->nsources)) < 0)
+        return err;
+    if (b->nsources == 0)
+        return fail_at(ctx, v, "'sources' must list at least one file");
+    for (i = 0; i < b->nsources; i++) {
+        if (b->sources[i][0] == '/' || !strncmp(b->sources[i], "../", 3) ||
+            strstr(b->sources[i], "/../"))
+            return fail_at(ctx, v,
+                           "source '%s' must be a path inside the repository",
+                           b->sources[i]);
+    }
+
+    b->symbol = pg_strdup("solution");
+    if ((v = lookup(ctx, node, "symbol", NULL)) &&
+        (err = get_string(ctx, v, "symbol", &b->symbol)) < 0)
+        return err;
+
+    if ((v = lookup(ctx, node, "language", &key))) {
+        if ((err = get_string(ctx, v, "language", &b->language)) < 0)
+            return err;
+        if (strcmp(b->language, "c") && strcmp(b->language, "c++") &&
+            strcmp(b->language, "cuda"))
+            return fail_at(ctx, v,
+                           "language '%s': want 'c', 'c++' or 'cuda'",
+                           b->language);
+    } else {
+        const char *lang = pg_language_for(b->sources[0]);
+        if (!lang)
+            return fail_at(ctx, node,
+                           "cannot tell the language of '%s' from its "
+                           "extension (.c, .cu, .cc, .cpp): add 'language: "
+                           "c', 'c++' or 'cuda'",
+                           b->sources[0]);
+        b->language = pg_strdup(lang);
+    }
+
+    if ((v = lookup(ctx, node, "cuda_arch", NULL))) {
+        if (v->type == YAML_SCALAR_NODE) {
+            b->cuda_arch = pg_calloc(1, sizeof(char *));
+            b->ncuda_arch = 1;
+            err = get_string(ctx, v, "cuda_arch", &b->cuda_arch[0]);
+        } else {
+            err = get_string_list(ctx, v, "cuda_arch", &b->cuda_arch,
+                                  &b->ncuda_arch);
+        }
+        if (err < 0)
+            return err;
+        for (i = 0; i < b->ncuda_arch; i++)
+            if (strncmp(b->cuda_arch[i], "sm_", 3) ||
+                strspn(b->cuda_arch[i] + 3, "0123456789") < 2)
+                return fail_at(ctx, v,
+                               "cuda_arch '%s': want names such as sm_80 or "
+                               "sm_90",
+                               b->cuda_arch[i]);
+    }
+    if ((v = lookup(ctx, node, "nvcc_flags", NULL)) &&
+        (err = get_string_list(ctx, v, "nvcc_flags", &b->nvcc_flags,
+                               &b->nnvcc_flags)) < 0)
+        return err;
+
+    /* Kernels are cold by default: in a real pipeline their inputs were
+     * just written by something else, not left in the L2 by themselves. */
+    b->cold = !strcmp(b->language, "cuda");
+    if ((v = lookup(ctx, node, "cache", NULL)) &&
+        (err = get_choice(ctx, v, "cache", "warm", "cold", &b->cold)) < 0)
+        return err;
+
+    b->gate = -1;
+    if ((v = lookup(ctx, node, "gate", NULL)) &&
+        (err = get_choice(ctx, v, "gate", "total", "cases", &b->gate)) < 0)
+        return err;
+
+    if ((v = lookup(ctx, node, "symbols", NULL)) &&
+        (err = get_choice(ctx, v, "symbols", "local", "interposable",
+                          &b->interposable)) < 0)
+        return err;
+
+    if ((v = lookup(ctx, node, "cflags", NULL))) {
+        if ((err = get_string_list(ctx, v, "cflags", &b->cflags,
+                                   &b->ncflags)) < 0)
+            return err;
+    } else {
+        b->cflags = pg_calloc(1, sizeof(char *));
+        b->cflags[0] = pg_strdup("-O2");
+        b->ncflags = 1;
+    }
+    if ((v = lookup(ctx, node, "include", NULL)) &&
+        (err = get_string_list(ctx, v, "include", &b->include,
+                               &b->ninclude)) < 0)
+        return err;
+
+    if ((v = lookup(ctx, node, "cases", NULL))) {
+        yaml_node_item_t *it;
+        if (v->type != YAML_SEQUENCE_NODE ||
+            v->data.sequence.items.top == v->data.sequence.items.start)
+            return fail_at(ctx, v,
+                           "'cases' must be a list of mappings, "
+                           "such as [{n: 1000}, {n: 100000}]");
+        if (seq_len(v) > MAX_CASES)
+            return fail_at(ctx, v,
+                           "more than %d cases in one benchmark; a few "
+                           "sizes that matter say more than many",
+                           MAX_CASES);
+        b->cases = pg_calloc(seq_len(v), sizeof(pg_case_spec));
+        for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+             it++) {
+            size_t j;
+            yaml_node_t *cn = node_at(ctx, *it);
+            if ((err = parse_case(ctx, cn, &b->cases[b->ncases++])) < 0)
+                return err;
+            for (j = 0; j + 1 < b->ncases; j++)
+                if (!strcmp(b->cases[j].name, b->cases[b->ncases - 1].name))
+                    return fail_at(ctx, cn, "duplicate case '%s'",
+                                   b->cases[j].name);
+        }
+    }
+    return 0;
+}
+
+static int parse_root(parse_ctx *ctx, yaml_node_t *root, pg_config *cfg)
+{
+    yaml_node_t *v, *key;
+    yaml_node_item_t *it;
+    int err;
+
+    if (!root || (root->type == YAML_SCALAR_NODE && !*scalar(root)))
+        return pg_error_set(PG_ERR_USAGE,
+                            "%s:1:1: the file is empty; it needs "
+                            "'version: 1' and 'benchmarks'",
+                            ctx->display);
+    if (root->type != YAML_MAPPING_NODE)
+        return fail_at(ctx, root,
+                       "the top level must be a mapping with 'version' and "
+                       "'benchmarks'");
+    if ((err = check_keys(ctx, root, "at the top level", top_keys)) < 0)
+        return err;
+
+    if (!(v = lookup(ctx, root, "version", NULL)))
+        return fail_at(ctx, root, "missing 'version: 1' at the top level");
+    if (!is_plain(v) || strcmp(scalar(v), "1"))
+        return fail_at(ctx, v,
+                       "unsupported version '%s': this perfgate reads "
+                       "version 1",
+                       scalar(v) ? scalar(v) : "?");
+
+    if ((v = lookup(ctx, root, "settings", NULL)) &&
+        (err = parse_settings(ctx, v, &cfg->settings)) < 0)
+        return err;
+
+    if (!(v = lookup(ctx, root, "benchmarks", &key)))
+        return fail_at(ctx, root,
+                       "missing 'benchmarks': list at least one benchmark");
+    if (v->type != YAML_SEQUENCE_NODE ||
+        v->data.sequence.items.top == v->data.sequence.items.start)
+        return fail_at(ctx, v->type == YAML_SEQUENCE_NODE ? key : v,
+                       "'benchmarks' must be a list of at least one "
+                       "benchmark");
+    if (seq_len(v) > MAX_BENCHMARKS)
+        return fail_at(ctx, v,
+                       "more than %d benchmarks; split them over several "
+                       "configs (perfgate compare --config FILE)",
+                       MAX_BENCHMARKS);
+    cfg->benchmarks = pg_calloc(seq_len(v), sizeof(pg_bench_config));
+    for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+         it++) {
+        yaml_node_t *bn = node_at(ctx, *it);
+        pg_bench_config *b = &cfg->benchmarks[cfg->nbenchmarks++];
+        size_t j;
+
+        if ((err = parse_benchmark(ctx, bn, b)) < 0)
+            return err;
+        for (j = 0; j + 1 < cfg->nbenchmarks; j++) {
+            if (!strcmp(cfg->benchmarks[j].name, b->name)) {
+                pg_error_set(PG_ERR_USAGE,
+                             "%s:%d:%d: duplicate benchmark name '%s' "
+                             "(first at line %d)",
+                             ctx->display, b->mark.line, b->mark.col, b->name,
+                             cfg->benchmarks[j].mark.line);
+                return PG_ERR_USAGE;
+            }
+        }
+    }
+    return 0;
+}
+
+static int too_big(const char *display, const yaml_mark_t *mark,
+                   const char *what, int limit)
+{
+    return pg_error_set(PG_ERR_USAGE,
+                        "%s:%d:%d: more than %d %s: perfgate reads configs "
+                        "up to that",
+                        display, (int)mark->line + 1, (int)mark->column + 1,
+                        limit, what);
+}
+
+/*
+ * Reads the config's events, before any document is built, and refuses
+ * one deeper, larger or with more aliases than a config can need: a pull
+ * request may carry a config made to keep perfgate busy.  Syntax errors
+ * are left for the loader to report.
+ */
+static int check_shape(const char *text, size_t len, const char *display)
+{
+    yaml_parser_t parser;
+    yaml_event_t ev;
+    int depth = 0, nodes = 0, aliases = 0, err = 0, done = 0;
+
+    if (!yaml_parser_initialize(&parser))
+        return pg_error_set(PG_ERR_GENERIC, "cannot initialize libyaml");
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    while (!err && !done && yaml_parser_parse(&parser, &ev)) {
+        switch (ev.type) {
+        case YAML_SEQUENCE_START_EVENT:
+        case YAML_MAPPING_START_EVENT:
+            if (++depth > MAX_DEPTH)
+                err = too_big(display, &ev.start_mark, "levels of nesting",
+                              MAX_DEPTH);
+            /* fall through */
+        case YAML_SCALAR_EVENT:
+            if (!err && ++nodes > MAX_NODES)
+                err = too_big(display, &ev.start_mark, "values", MAX_NODES);
+            break;
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT:
+            depth--;
+            break;
+        case YAML_ALIAS_EVENT:
+            if (++aliases > MAX_ALIASES)
+                err = too_big(display, &ev.start_mark, "aliases",
+                              MAX_ALIASES);
+            break;
+        case YAML_STREAM_END_EVENT:
+            done = 1;
+            break;
+        default:
+            break;
+        }
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&parser);
+    return err;
+}
+
+int pg_config_parse(pg_config *out, const char *text, size_t len,
+                    const char *display, const char *dir,
+                    const char *const *builtins)
+{
+    yaml_parser_t parser;
+    yaml_document_t doc;
+    parse_ctx ctx;
+    int err;
+
+    memset(out, 0, sizeof(*out));
+    out->path = pg_strdup(display);
+    pg_settings_defaults(&out->settings);
+
+    if ((err = check_shape(text, len, display)) < 0)
+        return err;
+    if (!yaml_parser_initialize(&parser))
+        return pg_error_set(PG_ERR_GENERIC, "cannot initialize libyaml");
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    if (!yaml_parser_load(&parser, &doc)) {
+        err = pg_error_set(PG_ERR_USAGE, "%s:%d:%d: invalid YAML: %s%s%s",
+                           display, (int)parser.problem_mark.line + 1,
+                           (int)parser.problem_mark.column + 1,
+                           parser.problem ? parser.problem : "syntax error",
+                           parser.context ? " " : "",
+                           parser.context ? parser.context : "");
+        yaml_parser_delete(&parser);
+        return err;
+    }
+    ctx.doc = &doc;
+    ctx.display = display;
+    ctx.dir = dir;
+    ctx.builtins = builtins;
+    err = parse_root(&ctx, yaml_document_get_root_node(&doc), out);
+    yaml_document_delete(&doc);
+    yaml_parser_delete(&parser);
+    return err;
+}
+
+int pg_config_load(pg_config *out, const char *path, const char *display,
+                   const char *const *builtins)
+{
+    char *text = NULL, *dir;
+    size_t len = 0;
+    int err;
+
+    if (pg_read_file(&text, &len, path, PG_CONFIG_MAX_BYTES) < 0) {
+        memset(out, 0, sizeof(*out));
+        /* A FIFO that nobody writes: Ctrl-C is not a bad config. */
+        if (errno == EINTR || pg_interrupted())
+            return pg_error_set(PG_ERR_INTERRUPTED, "interrupted");
+        if (errno == ENOENT)
+            return pg_error_set(PG_ERR_USAGE,
+                                "%s: no such file; create one (see "
+                                "'perfgate compare --help') or pass "
+                                "--config FILE",
+                                display);
+        return pg_error_set(PG_ERR_USAGE, "%s: cannot read: %s", display,
+                            errno == EFBIG ? "larger than 1 MiB"
+                                           : strerror(errno));
+    }
+    dir = pg_path_dirname(path);
+    err = pg_config_parse(out, text, len, display, dir, builtins);
+    free(dir);
+    free(text);
+    return err;
+}
+
+static void free_list(char **list, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        free(list[i]);
+    free(list);
+}
+
+void pg_config_free(pg_config *cfg)
+{
+    size_t i, j;
+
+    for (i = 0; i < cfg->nbenchmarks; i++) {
+        pg_bench_config *b = &cfg->benchmarks[i];
+        free(b->name);
+        free(b->problem);
+        free(b->problem_path);
+        free_list(b->sources, b->nsources);
+        free(b->symbol);
+        free(b->language);
+        free_list(b->cuda_arch, b->ncuda_arch);
+        free_list(b->nvcc_flags, b->nnvcc_flags);
+        free_list(b->cflags, b->ncflags);
+        free_list(b->include, b->ninclude);
+        for (j = 0; j < b->ncases; j++)
+            pg_case_spec_free(&b->cases[j]);
+        free(b->cases);
+    }
+    free(cfg->benchmarks);
+    free(cfg->path);
+    memset(cfg, 0, sizeof(*cfg));
+}

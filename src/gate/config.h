@@ -1,0 +1,80 @@
+/*
+ * config.h - perfgate.yml, schema version 1.
+ *
+ * The config is read from the working tree (never from the revisions being
+ * compared), so one config applies to both sides.  Every error names the
+ * file, line and column of the offending key or value.
+ */
+#ifndef PG_CONFIG_H
+#define PG_CONFIG_H
+
+#include <stddef.h>
+
+#include "casespec.h"
+#include "settings.h"
+#include "str.h"
+
+
+
+typedef struct pg_bench_config {
+    char *name;
+    pg_mark mark;
+    char *problem;      /* as written */
+    char *problem_path; /* resolved path of a file problem; NULL: built-in */
+    pg_mark problem_mark;
+    char **sources; /* relative to the repository root */
+    size_t nsources;
+    char *symbol;
+    char *language;
+    char **cflags;
+    size_t ncflags;
+    char **include;
+    size_t ninclude;
+    pg_case_spec *cases; /* ncases == 0: the problem's default cases */
+    size_t ncases;
+    int cold; /* cache: cold, caches evicted before each sample (the
+                 default for CUDA) */
+    int gate; /* gate: -1 as in settings, 0 total, 1 cases */
+    int interposable; /* symbols: interposable, a plain -shared build whose
+                         calls to its own exported functions go through
+                         the PLT; 0 (local): bound within the library */
+    char **cuda_arch; /* language cuda: "sm_80", ...; none: the default */
+    size_t ncuda_arch;
+    char **nvcc_flags; /* language cuda: more flags for nvcc */
+    size_t nnvcc_flags;
+} pg_bench_config;
+
+typedef struct pg_config {
+    char *path; /* as shown in messages */
+    pg_settings settings;
+    pg_bench_config *benchmarks;
+    size_t nbenchmarks;
+} pg_config;
+
+/*
+ * Fills `out` with the defaults: a 5% floor, or 10% when the environment
+ * variable GITHUB_ACTIONS is "true"; 10 s; 5 rounds; 60 s.
+ */
+void pg_settings_defaults(pg_settings *out);
+
+/*
+ * Parses the config in `text`.  `display` names the file in messages;
+ * `dir` is the directory that file problems are relative to; `builtins`
+ * (NULL-terminated) lists the built-in problems.  On error returns
+ * PG_ERR_USAGE with a "FILE:LINE:COL: message" error set.
+ */
+int pg_config_parse(pg_config *out, const char *text, size_t len,
+                    const char *display, const char *dir,
+                    const char *const *builtins);
+
+/* Reads and parses the file at `path`; as pg_config_parse(). */
+int pg_config_load(pg_config *out, const char *path, const char *display,
+                   const char *const *builtins);
+
+void pg_config_free(pg_config *cfg);
+
+/* The language for a source file's extension: "c", "cuda" (.cu) or "c++"
+ * (.cc, .cpp, .cxx); NULL if unknown. */
+const char *pg_language_for(const char *source);
+
+#endif

@@ -1,0 +1,685 @@
+/*
+ * report.c - the terminal table and the markdown comment.
+ */
+#include "report.h"
+#include "cuda.h"
+#include "stats.h"
+#include "system.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SHORT_SHA 10
+#define DETAIL_LOG_MAX 3000
+
+static int is_failure(pg_status st)
+{
+    return st == PG_STATUS_INCORRECT || st == PG_STATUS_CRASHED ||
+           st == PG_STATUS_TIMEOUT || st == PG_STATUS_BUILD_FAILED;
+}
+
+/* "NVIDIA H200 (sm_90, 132 SMs at 1980 MHz, 4.92 TB/s), driver 13.0,
+ * runtime 13.0" */
+static void gpu_line(pg_str *out, const pg_result *r)
+{
+    const pg_gpu_info *g = &r->gpu;
+    double bw = pg_gpu_peak_bandwidth(g);
+
+    pg_str_printf(out, " (%s, %d SMs at %.0f MHz", g->arch, g->sm_count,
+                  g->sm_clock_khz / 1e3);
+    if (bw > 0)
+        pg_str_printf(out, ", %.2f TB/s", bw / 1e12);
+    pg_str_printf(out, "), driver %d.%d", g->driver_version / 1000,
+                  g->driver_version % 1000 / 10);
+    if (g->runtime_version)
+        pg_str_printf(out, ", runtime %d.%d", g->runtime_version / 1000,
+                      g->runtime_version % 1000 / 10);
+}
+
+/*
+ * Everything a reader should be warned of, a line each, into `out` (a
+ * zeroed pg_system; free it with pg_system_free): the machine's warnings,
+ * then what the GPU did.
+ */
+static void warnings(pg_system *out, const pg_result *r)
+{
+    size_t i;
+
+    for (i = 0; i < r->system.nwarnings; i++)
+        pg_system_warn(out, "%s", r->system.warnings[i]);
+    for (i = 0; i < r->nbenchmarks; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        const pg_gpu_run *g = &b->gpu;
+        if (!g->measured)
+            continue;
+        if (g->throttled)
+            pg_system_warn(out,
+                           "%s: the GPU's clock dropped below 75%% of its "
+                           "peak in %llu of %llu samples; they were taken "
+                           "again%s",
+                           b->name, (unsigned long long)g->throttled,
+                           (unsigned long long)g->samples,
+                           g->kept_throttled ? ", and some stayed throttled"
+                                             : "");
+        if (!g->gated)
+            pg_system_warn(out,
+                           "%s: kernel launches could not be queued ahead of "
+                           "the timed region (does a solution wait for the "
+                           "device, with cudaMemcpy or "
+                           "cudaDeviceSynchronize?); times of short kernels "
+                           "include the host's launch gaps",
+                           b->name);
+    }
+}
+
+/* "62% of peak bandwidth": the nearer of the two roofs, for the head. */
+static void peak_cell(pg_str *out, const pg_result *r,
+                      const pg_bench_result *b, const pg_case_result *c)
+{
+    double bw = pg_gpu_peak_bandwidth(&r->gpu), fl = pg_gpu_peak_flops(&r->gpu);
+    double t = c->head_ns, fb = 0, ff = 0;
+
+    if (!b->gpu.measured || !isfinite(t) || t <= 0) {
+        pg_str_puts(out, "–");
+        return;
+    }
+    if (bw > 0 && c->bytes > 0)
+        fb = c->bytes / t * 1e9 / bw;
+    if (fl > 0 && c->flops > 0)
+        ff = c->flops / t * 1e9 / fl;
+    if (fb <= 0 && ff <= 0)
+        pg_str_puts(out, "–");
+    else if (fb >= ff)
+        pg_str_printf(out, "%.0f%% of bandwidth", fb * 100);
+    else
+        pg_str_printf(out, "%.0f%% of FP32", ff * 100);
+}
+
+void pg_report_summary(pg_str *out, const pg_result *r)
+{
+    static const pg_status order[] = {
+        PG_STATUS_REGRESSION, PG_STATUS_INCORRECT,   PG_STATUS_CRASHED,
+        PG_STATUS_TIMEOUT,    PG_STATUS_BUILD_FAILED, PG_STATUS_IMPROVEMENT,
+        PG_STATUS_UNCHANGED,  PG_STATUS_NEW,          PG_STATUS_SKIPPED};
+    size_t i, n, parts = 0;
+
+    for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+        if (!(n = pg_result_count(r, order[i])))
+            continue;
+        pg_str_printf(out, "%s%zu %s", parts++ ? ", " : "", n,
+                      order[i] == PG_STATUS_REGRESSION
+                          ? (n == 1 ? "regression" : "regressions")
+                      : order[i] == PG_STATUS_IMPROVEMENT
+                          ? (n == 1 ? "improvement" : "improvements")
+                          : pg_status_name(order[i]));
+    }
+    if (!parts)
+        pg_str_puts(out, "no benchmarks");
+}
+
+static void md_text(pg_str *out, const char *s, size_t max);
+
+/* How much slower: "2.9x slower" from 2x on, else "7.7% slower". */
+static void slower_text(pg_str *out, double change)
+{
+    if (change >= 1)
+        pg_str_printf(out, "%.1fx slower", change + 1);
+    else
+        pg_str_printf(out, "%.1f%% slower", change * 100);
+}
+
+/* "1a2b3c4d5e (HEAD~1)", "working tree (uncommitted changes)"; `md`
+ * escapes what came from outside for markdown. */
+static void describe_side(pg_str *out, const pg_side_info *s, int md)
+{
+    const char *q = md ? "`" : "";
+
+    if (s->worktree) {
+        pg_str_puts(out, "working tree");
+        if (s->dirty)
+            pg_str_puts(out, " (uncommitted changes)");
+        else if (s->commit && *s->commit)
+            pg_str_printf(out, " (clean, at %s%.*s%s)", q, SHORT_SHA, s->commit,
+                          q);
+        return;
+    }
+    pg_str_printf(out, "%s%.*s%s", q, SHORT_SHA, s->commit ? s->commit : "?",
+                  q);
+    if (s->rev && s->commit && strncmp(s->rev, s->commit, strlen(s->rev))) {
+        pg_str_puts(out, " (");
+        if (md)
+            md_text(out, s->rev, 200);
+        else
+            pg_str_puts(out, s->rev);
+        pg_str_putc(out, ')');
+    }
+}
+
+static void floor_line(pg_str *out, const pg_result *r)
+{
+    pg_str_printf(out, "%.3g%% (", r->noise_floor * 100);
+    switch (r->floor_source) {
+    case PG_FLOOR_DEFAULT:
+        pg_str_puts(out, "default");
+        break;
+    case PG_FLOOR_GITHUB_ACTIONS:
+        pg_str_puts(out, "GITHUB_ACTIONS is set: shared runners are noisier");
+        break;
+    case PG_FLOOR_CONFIG:
+        pg_str_puts(out, "perfgate.yml");
+        break;
+    case PG_FLOOR_FLAG:
+        pg_str_puts(out, "--noise-floor");
+        break;
+    }
+    pg_str_putc(out, ')');
+}
+
+/* The verdict of a self-check (A/A), in words. */
+static void aa_line(pg_str *out, const pg_result *r)
+{
+    double noise = r->verdict.aa_noise;
+
+    if (isnan(noise)) {
+        pg_str_puts(out, "self-check measured nothing");
+        return;
+    }
+    pg_str_printf(out, "this machine's noise is up to %.1f%%, ",
+                  noise * 100);
+    if (r->verdict.aa_trusted)
+        pg_str_printf(out, "within half the %.3g%% floor: the floor can be "
+                           "trusted here",
+                      r->noise_floor * 100);
+    else
+        pg_str_printf(out, "more than half the %.3g%% floor: the floor "
+                           "cannot be trusted here (quiet the machine, or "
+                           "raise the floor to %.0f%% or more)",
+                      r->noise_floor * 100, ceil(noise * 200));
+}
+
+/* ---- terminal ---- */
+
+#define RED "\033[31m"
+#define GREEN "\033[32m"
+#define YELLOW "\033[33m"
+#define DIM "\033[2m"
+#define BOLD "\033[1m"
+#define RESET "\033[0m"
+
+static const char *status_color(const pg_bench_result *b)
+{
+    if (pg_stats_fails_gate(b))
+        return RED;
+    if (b->status == PG_STATUS_IMPROVEMENT)
+        return GREEN;
+    if (is_failure(b->status))
+        return YELLOW;
+    return DIM;
+}
+
+/* Display width of UTF-8 text: one column per code point. */
+static size_t width(const char *s)
+{
+    size_t w = 0;
+    for (; *s; s++)
+        w += ((unsigned char)*s & 0xC0) != 0x80;
+    return w;
+}
+
+static void pad(pg_str *out, const char *text, size_t w)
+{
+    size_t n = width(text);
+
+    pg_str_puts(out, text);
+    while (n++ < w)
+        pg_str_putc(out, ' ');
+}
+
+static void cell_status(pg_str *out, const pg_bench_result *b)
+{
+    const pg_case_result *hidden = pg_result_slower_case(b);
+
+    pg_str_puts(out, pg_status_name(b->status));
+    if (b->side != PG_SIDE_NONE && is_failure(b->status))
+        pg_str_printf(out, " (%s)", pg_side_name(b->side));
+    if (b->identical && b->status == PG_STATUS_UNCHANGED)
+        pg_str_puts(out, " (identical code)");
+    if (hidden) {
+        pg_str_printf(out, ", but %s is ", hidden->name);
+        slower_text(out, hidden->change);
+    }
+}
+
+/* "the total is unchanged, but case n=64 is 2.9x slower (+190.0 … +196.2%);
+ * 'gate: cases' fails the gate on any case" */
+static void hidden_line(pg_str *out, const pg_bench_result *b,
+                        const pg_case_result *c)
+{
+    pg_str_printf(out, "the total is %s, but case %s is ",
+                  b->status == PG_STATUS_IMPROVEMENT ? "an improvement"
+                                                     : "unchanged",
+                  c->name);
+    slower_text(out, c->change);
+    pg_str_puts(out, " (");
+    pg_format_interval(out, c->change_lo, c->change_hi);
+    pg_str_puts(out, "); 'gate: cases' in perfgate.yml fails the gate on "
+                     "any case");
+}
+
+/* Cases get rows of their own when there are several and they were
+ * measured. */
+static int shows_cases(const pg_bench_result *b)
+{
+    return b->ncases > 1 && b->rounds > 0 && !is_failure(b->status);
+}
+
+void pg_report_terminal(pg_str *out, const pg_result *r, int color)
+{
+    enum { NCOL = 7 };
+    static const char *const heads[NCOL] = {
+        "benchmark", "base", "head", "change", "95% interval", "runs",
+        "status"};
+    size_t w[NCOL], i, j, k, nrows = 0;
+    pg_str(*cells)[NCOL];
+    const pg_bench_result **row_bench;
+    int passed = r->verdict.passed;
+
+    /* A row per benchmark, and one per case under it when it has several:
+     * rows[j] is benchmark bench[j]'s, or its case kase[j] (>= 0). */
+    for (i = 0; i < r->nbenchmarks; i++)
+        nrows += 1 + (shows_cases(&r->benchmarks[i])
+                          ? r->benchmarks[i].ncases
+                          : 0);
+    cells = pg_calloc(nrows ? nrows : 1, sizeof(*cells));
+    row_bench = pg_calloc(nrows ? nrows : 1, sizeof(*row_bench));
+    for (k = 0; k < NCOL; k++)
+        w[k] = strlen(heads[k]);
+    for (i = 0, j = 0; i < r->nbenchmarks; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        size_t c;
+        row_bench[j] = b;
+        pg_str_puts(&cells[j][0], b->name);
+        pg_format_ns(&cells[j][1], b->base_ns);
+        pg_format_ns(&cells[j][2], b->head_ns);
+        pg_format_change(&cells[j][3], b->change);
+        pg_format_interval(&cells[j][4], b->change_lo, b->change_hi);
+        if (b->rounds > 0)
+            pg_str_printf(&cells[j][5], "%d", b->rounds);
+        else
+            pg_str_puts(&cells[j][5], "–");
+        cell_status(&cells[j][6], b);
+        j++;
+        for (c = 0; shows_cases(b) && c < b->ncases; c++, j++) {
+            const pg_case_result *cr = &b->cases[c];
+            row_bench[j] = NULL;
+            pg_str_printf(&cells[j][0], "  %s", cr->name);
+            pg_format_ns(&cells[j][1], cr->base_ns);
+            pg_format_ns(&cells[j][2], cr->head_ns);
+            pg_format_change(&cells[j][3], cr->change);
+            pg_format_interval(&cells[j][4], cr->change_lo, cr->change_hi);
+            pg_str_puts(&cells[j][6], pg_status_name(cr->status));
+        }
+    }
+    for (j = 0; j < nrows; j++)
+        for (k = 0; k < NCOL; k++)
+            if (width(pg_str_cstr(&cells[j][k])) > w[k])
+                w[k] = width(pg_str_cstr(&cells[j][k]));
+
+    pg_str_puts(out, "base  ");
+    describe_side(out, &r->base, 0);
+    pg_str_puts(out, "\nhead  ");
+    describe_side(out, &r->head, 0);
+    pg_str_puts(out, "\n\n");
+    pg_str_puts(out, color ? BOLD : "");
+    for (k = 0; k < NCOL; k++) {
+        pg_str_puts(out, k ? "  " : "");
+        pad(out, heads[k], k + 1 < NCOL ? w[k] : 0);
+    }
+    pg_str_printf(out, "%s\n", color ? RESET : "");
+    for (j = 0; j < nrows; j++) {
+        const pg_bench_result *b = row_bench[j];
+        if (!b && color)
+            pg_str_puts(out, DIM);
+        for (k = 0; k < NCOL; k++) {
+            pg_str_puts(out, k ? "  " : "");
+            if (k == NCOL - 1 && color && b)
+                pg_str_puts(out, status_color(b));
+            pad(out, pg_str_cstr(&cells[j][k]), k + 1 < NCOL ? w[k] : 0);
+            pg_str_free(&cells[j][k]);
+        }
+        pg_str_printf(out, "%s\n", color ? RESET : "");
+    }
+    free(cells);
+    free(row_bench);
+
+    /* Why, for everything that is not a plain verdict. */
+    for (i = 0; i < r->nbenchmarks; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        const pg_case_result *hidden = pg_result_slower_case(b);
+        if (hidden) {
+            pg_str_printf(out, "\n%s%s%s: ", color ? BOLD : "", b->name,
+                          color ? RESET : "");
+            hidden_line(out, b, hidden);
+            pg_str_putc(out, '\n');
+        }
+        if (!b->message)
+            continue;
+        pg_str_printf(out, "\n%s%s%s: %s\n", color ? BOLD : "", b->name,
+                      color ? RESET : "", b->message);
+        if (b->log && *b->log) {
+            const char *p = b->log;
+            while (*p) {
+                const char *nl = strchr(p, '\n');
+                size_t len = nl ? (size_t)(nl - p) : strlen(p);
+                pg_str_puts(out, "    ");
+                pg_str_put(out, p, len);
+                pg_str_putc(out, '\n');
+                p += len + (nl != NULL);
+            }
+        }
+    }
+
+    pg_str_puts(out, "\nnoise floor ");
+    floor_line(out, r);
+    pg_str_puts(out, "; runs: rounds of both sides interleaved, best of each "
+                     "kept\n");
+    if (r->gpu.present) {
+        pg_str_printf(out, "gpu %s", r->gpu.name);
+        gpu_line(out, r);
+        pg_str_putc(out, '\n');
+    }
+    {
+        pg_system notes;
+        memset(&notes, 0, sizeof(notes));
+        warnings(&notes, r);
+        for (i = 0; i < notes.nwarnings; i++)
+            pg_str_printf(out, "%swarning:%s %s\n", color ? YELLOW : "",
+                          color ? RESET : "", notes.warnings[i]);
+        pg_system_free(&notes);
+    }
+    if (r->aa) {
+        pg_str_printf(out, "\n%s%s%s: self-check: ",
+                      color ? (passed ? GREEN : RED) : "",
+                      passed ? "PASS" : "FAIL", color ? RESET : "");
+        aa_line(out, r);
+        pg_str_putc(out, '\n');
+        return;
+    }
+    pg_str_printf(out, "\n%s%s%s: ", color ? (passed ? GREEN : RED) : "",
+                  passed ? "PASS" : "FAIL", color ? RESET : "");
+    pg_report_summary(out, r);
+    pg_str_putc(out, '\n');
+}
+
+/* ---- markdown ---- */
+
+/* Text safe inside a table cell: no markup, no line breaks, no pipes. */
+static void md_text(pg_str *out, const char *s, size_t max)
+{
+    size_t n = 0;
+
+    for (; s && *s && n < max; s++, n++) {
+        switch (*s) {
+        case '|': pg_str_puts(out, "\\|"); break;
+        case '<': pg_str_puts(out, "&lt;"); break;
+        case '>': pg_str_puts(out, "&gt;"); break;
+        case '&': pg_str_puts(out, "&amp;"); break;
+        case '`': pg_str_puts(out, "&#96;"); break;
+        case '*': case '_': case '[': case ']': case '\\': case '#':
+        case '~': case '!':
+            pg_str_putc(out, '\\');
+            pg_str_putc(out, *s);
+            break;
+        case '\n': case '\r': case '\t': pg_str_putc(out, ' '); break;
+        default: pg_str_putc(out, *s);
+        }
+    }
+    if (s && *s)
+        pg_str_puts(out, "…");
+}
+
+/* Text inside <pre>: HTML-escaped, line breaks kept. */
+static void html_text(pg_str *out, const char *s, size_t max)
+{
+    size_t n = 0, limit = s ? pg_utf8_cut(s, max) : 0;
+
+    for (; s && *s && n < limit; s++, n++) {
+        switch (*s) {
+        case '<': pg_str_puts(out, "&lt;"); break;
+        case '>': pg_str_puts(out, "&gt;"); break;
+        case '&': pg_str_puts(out, "&amp;"); break;
+        default: pg_str_putc(out, *s);
+        }
+    }
+    if (s && *s)
+        pg_str_puts(out, "\n…");
+}
+
+static const char *status_icon(const pg_bench_result *b)
+{
+    if (pg_stats_fails_gate(b))
+        return "❌";
+    switch (b->status) {
+    case PG_STATUS_IMPROVEMENT: return "🚀";
+    case PG_STATUS_UNCHANGED: return "✅";
+    case PG_STATUS_NEW: return "🆕";
+    case PG_STATUS_SKIPPED: return "⏭️";
+    default: return "⚠️";
+    }
+}
+
+static void md_bench_row(pg_str *out, const pg_bench_result *b)
+{
+    const pg_case_result *hidden;
+
+    pg_str_puts(out, "| **");
+    md_text(out, b->name, 200);
+    pg_str_puts(out, "** | ");
+    if (isfinite(b->base_ns) && isfinite(b->head_ns)) {
+        pg_format_ns(out, b->base_ns);
+        pg_str_puts(out, " → ");
+        pg_format_ns(out, b->head_ns);
+    } else if (isfinite(b->head_ns)) {
+        pg_format_ns(out, b->head_ns);
+        pg_str_puts(out, " (no baseline)");
+    } else {
+        pg_str_puts(out, "–");
+    }
+    if (b->rounds > 0)
+        pg_str_printf(out, ", best of %d runs", b->rounds);
+    pg_str_puts(out, " | ");
+    pg_format_change(out, b->change);
+    if (isfinite(b->change_lo)) {
+        pg_str_puts(out, " <sub>");
+        pg_format_interval(out, b->change_lo, b->change_hi);
+        pg_str_puts(out, "</sub>");
+    }
+    pg_str_printf(out, " | %s %s", status_icon(b), pg_status_name(b->status));
+    if (b->side != PG_SIDE_NONE && is_failure(b->status))
+        pg_str_printf(out, " (%s)", pg_side_name(b->side));
+    if (b->identical && b->status == PG_STATUS_UNCHANGED)
+        pg_str_puts(out, " (identical code)");
+    if ((hidden = pg_result_slower_case(b))) {
+        pg_str_puts(out, ", but ⚠️ ");
+        md_text(out, hidden->name, 200);
+        pg_str_puts(out, " is ");
+        slower_text(out, hidden->change);
+    }
+    pg_str_puts(out, " |\n");
+}
+
+static void md_rate(pg_str *out, double amount, double ns, double unit)
+{
+    if (amount > 0 && isfinite(ns) && ns > 0)
+        pg_str_printf(out, "%.2f", amount / ns * 1e9 / unit);
+    else
+        pg_str_puts(out, "–");
+}
+
+static void md_case_rows(pg_str *out, const pg_result *r,
+                         const pg_bench_result *b)
+{
+    size_t i;
+
+    for (i = 0; i < b->ncases; i++) {
+        const pg_case_result *c = &b->cases[i];
+        pg_str_puts(out, "| ");
+        md_text(out, b->name, 200);
+        pg_str_puts(out, " | ");
+        md_text(out, c->name, 200);
+        pg_str_puts(out, " | ");
+        pg_format_ns(out, c->base_ns);
+        pg_str_puts(out, " | ");
+        pg_format_ns(out, c->head_ns);
+        pg_str_puts(out, " | ");
+        pg_format_change(out, c->change);
+        if (isfinite(c->change_lo)) {
+            pg_str_puts(out, " <sub>");
+            pg_format_interval(out, c->change_lo, c->change_hi);
+            pg_str_puts(out, "</sub>");
+        }
+        pg_str_printf(out, " | %s | ",
+                      isfinite(c->change) ? pg_status_name(c->status) : "–");
+        md_rate(out, c->flops, c->head_ns, 1e9);
+        pg_str_puts(out, " | ");
+        md_rate(out, c->bytes, c->head_ns, 1e9);
+        if (r->gpu.present) {
+            pg_str_puts(out, " | ");
+            peak_cell(out, r, b, c);
+        }
+        pg_str_puts(out, " |\n");
+    }
+}
+
+static void md_failure(pg_str *out, const pg_bench_result *b)
+{
+    pg_str_puts(out, "<details><summary><code>");
+    html_text(out, b->name, 200);
+    pg_str_printf(out, "</code>: %s", pg_status_name(b->status));
+    if (b->side != PG_SIDE_NONE)
+        pg_str_printf(out, " (%s)", pg_side_name(b->side));
+    pg_str_puts(out, "</summary>\n\n<pre>");
+    html_text(out, b->message, 1000);
+    if (b->log && *b->log) {
+        pg_str_puts(out, "\n\n");
+        html_text(out, b->log, DETAIL_LOG_MAX);
+    }
+    pg_str_puts(out, "</pre>\n</details>\n\n");
+}
+
+void pg_report_markdown(pg_str *out, const pg_result *r)
+{
+    /* Room kept for the closing lines and the "and N more" notes. */
+    const size_t limit = PG_COMMENT_MAX - 2048;
+    pg_str footer = PG_STR_INIT, section = PG_STR_INIT;
+    size_t start = out->size, i, shown;
+    int passed = r->verdict.passed;
+
+    pg_str_puts(&footer, "Base ");
+    describe_side(&footer, &r->base, 1);
+    pg_str_puts(&footer, " → head ");
+    describe_side(&footer, &r->head, 1);
+    pg_str_puts(&footer, ". Noise floor ");
+    floor_line(&footer, r);
+    pg_str_puts(&footer, ": a change within it counts as unchanged. "
+                         "Times are the sum over the cases of each case's "
+                         "minimum time per call; under each change, its 95% "
+                         "interval from the paired rounds.\n");
+    if (r->gpu.present) {
+        pg_str_puts(&footer, "\nGPU: ");
+        md_text(&footer, r->gpu.name, 200);
+        gpu_line(&footer, r);
+        pg_str_puts(&footer, ". Kernels are timed with CUDA events, "
+                             "launches queued back to back; cold benchmarks "
+                             "flush the L2 before each sample.\n");
+    }
+    {
+        pg_system notes;
+        memset(&notes, 0, sizeof(notes));
+        warnings(&notes, r);
+        if (notes.nwarnings)
+            pg_str_puts(&footer, "\n");
+        for (i = 0; i < notes.nwarnings; i++) {
+            pg_str_puts(&footer, "> ⚠️ ");
+            md_text(&footer, notes.warnings[i], 400);
+            pg_str_puts(&footer, "\n");
+        }
+        pg_system_free(&notes);
+    }
+
+    pg_str_puts(out, PG_COMMENT_MARKER "\n");
+    if (r->aa) {
+        pg_str_printf(out, "### %s perfgate self-check (A/A) — ",
+                      passed ? "✅" : "❌");
+        aa_line(out, r);
+    } else {
+        pg_str_printf(out, "### %s perfgate: %s — ", passed ? "✅" : "❌",
+                      passed ? "no regression" : "this change fails the gate");
+        pg_report_summary(out, r);
+    }
+    pg_str_puts(out, "\n\n| Benchmark | Runtime (base → head) | Change | "
+                     "Status |\n|---|---|---|---|\n");
+    for (shown = 0; shown < r->nbenchmarks; shown++) {
+        pg_str_clear(&section);
+        md_bench_row(&section, &r->benchmarks[shown]);
+        if (out->size - start + section.size + footer.size > limit / 2)
+            break;
+        pg_str_put(out, section.ptr, section.size);
+    }
+    if (shown < r->nbenchmarks)
+        pg_str_printf(out, "\n…and %zu more benchmarks: see the JSON report.\n",
+                      r->nbenchmarks - shown);
+    pg_str_putc(out, '\n');
+    for (i = 0; i < shown; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        const pg_case_result *hidden = pg_result_slower_case(b);
+        pg_str tmp = PG_STR_INIT;
+        if (!hidden)
+            continue;
+        hidden_line(&tmp, b, hidden);
+        pg_str_puts(out, "> ⚠️ **");
+        md_text(out, b->name, 200);
+        pg_str_puts(out, "**: ");
+        md_text(out, pg_str_cstr(&tmp), 600);
+        pg_str_puts(out, "\n\n");
+        pg_str_free(&tmp);
+    }
+
+    /* Per-case figures, collapsed; dropped whole when they do not fit. */
+    pg_str_clear(&section);
+    pg_str_puts(&section,
+                "<details><summary>Per-case results</summary>\n\n"
+                "| Benchmark | Case | Base | Head | Change | Status | "
+                "GFLOPS (head) | GB/s (head) |");
+    pg_str_puts(&section,
+                r->gpu.present ? " Of the GPU's peak (head) |\n"
+                                 "|---|---|---|---|---|---|---|---|---|\n"
+                               : "\n|---|---|---|---|---|---|---|---|\n");
+    for (i = 0; i < shown; i++)
+        md_case_rows(&section, r, &r->benchmarks[i]);
+    pg_str_puts(&section, "\n</details>\n\n");
+    if (out->size - start + section.size + footer.size < limit)
+        pg_str_put(out, section.ptr, section.size);
+    else
+        pg_str_puts(out, "Per-case results do not fit in a comment: see the "
+                         "JSON report.\n\n");
+
+    for (i = 0; i < shown; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        if (!b->message)
+            continue;
+        pg_str_clear(&section);
+        md_failure(&section, b);
+        if (out->size - start + section.size + footer.size >= limit) {
+            pg_str_puts(out, "More messages: see the JSON report.\n\n");
+            break;
+        }
+        pg_str_put(out, section.ptr, section.size);
+    }
+
+    pg_str_put(out, footer.ptr, footer.size);
+    pg_str_free(&footer);
+    pg_str_free(&section);
+}

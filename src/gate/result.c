@@ -1,0 +1,594 @@
+/*
+ * result.c - the result's names, lifetime and JSON form.
+ */
+#include "result.h"
+#include "cuda.h"
+#include "error.h"
+#include "str.h"
+#include "system.h"
+#include "timer.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const status_names[] = {
+    "unchanged", "regression",   "improvement", "incorrect", "crashed",
+    "timeout",   "build_failed", "new",         "skipped"};
+
+const char *pg_status_name(pg_status status)
+{
+    return status_names[status];
+}
+
+int pg_status_parse(const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(status_names) / sizeof(status_names[0]); i++)
+        if (!strcmp(status_names[i], name))
+            return (int)i;
+    return -1;
+}
+
+const char *pg_side_name(pg_side side)
+{
+    return side == PG_SIDE_BASE ? "base" : side == PG_SIDE_HEAD ? "head" : NULL;
+}
+
+static const char *const floor_names[] = {"default", "GITHUB_ACTIONS",
+                                          "config", "flag"};
+
+const char *pg_floor_source_name(pg_floor_source src)
+{
+    return floor_names[src];
+}
+
+pg_bench_result *pg_result_add(pg_result *r, const char *name,
+                               const char *problem)
+{
+    pg_bench_result *b;
+
+    r->benchmarks = pg_realloc(r->benchmarks,
+                               (r->nbenchmarks + 1) * sizeof(*r->benchmarks));
+    b = &r->benchmarks[r->nbenchmarks++];
+    memset(b, 0, sizeof(*b));
+    b->name = pg_strdup(name);
+    b->problem = pg_strdup(problem);
+    b->side = PG_SIDE_NONE;
+    b->change = b->base_ns = b->head_ns = NAN;
+    b->change_lo = b->change_hi = NAN;
+    b->slower_case = -1;
+    return b;
+}
+
+const pg_case_result *pg_result_slower_case(const pg_bench_result *b)
+{
+    if (b->slower_case < 0 || (size_t)b->slower_case >= b->ncases)
+        return NULL;
+    return &b->cases[b->slower_case];
+}
+
+size_t pg_result_count(const pg_result *r, pg_status status)
+{
+    size_t i, n = 0;
+
+    for (i = 0; i < r->nbenchmarks; i++)
+        n += r->benchmarks[i].status == status;
+    return n;
+}
+
+/* ---- writing ---- */
+
+static void add_number(cJSON *obj, const char *key, double v)
+{
+    if (isfinite(v))
+        cJSON_AddNumberToObject(obj, key, v);
+    else
+        cJSON_AddNullToObject(obj, key);
+}
+
+static void add_string(cJSON *obj, const char *key, const char *v)
+{
+    if (v)
+        cJSON_AddStringToObject(obj, key, v);
+    else
+        cJSON_AddNullToObject(obj, key);
+}
+
+static cJSON *side_json(const pg_side_info *s)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    add_string(o, "rev", s->rev);
+    add_string(o, "commit", s->commit);
+    add_string(o, "subject", s->subject);
+    cJSON_AddBoolToObject(o, "worktree", s->worktree);
+    if (s->worktree)
+        cJSON_AddBoolToObject(o, "dirty", s->dirty);
+    return o;
+}
+
+/* "change_interval": [lo, hi], or null when not measured. */
+static void add_interval(cJSON *o, double lo, double hi)
+{
+    cJSON *iv;
+
+    if (isnan(lo) || isnan(hi)) {
+        cJSON_AddNullToObject(o, "change_interval");
+        return;
+    }
+    iv = cJSON_AddArrayToObject(o, "change_interval");
+    cJSON_AddItemToArray(iv, cJSON_CreateNumber(lo));
+    cJSON_AddItemToArray(iv, cJSON_CreateNumber(hi));
+}
+
+static cJSON *bench_json(const pg_bench_result *b)
+{
+    cJSON *o = cJSON_CreateObject(), *cases, *calls;
+    const pg_case_result *hidden;
+    size_t i;
+
+    add_string(o, "name", b->name);
+    add_string(o, "problem", b->problem);
+    add_string(o, "status", pg_status_name(b->status));
+    add_string(o, "side", pg_side_name(b->side));
+    add_number(o, "change", b->change);
+    add_interval(o, b->change_lo, b->change_hi);
+    cJSON_AddStringToObject(o, "gate", b->gate_cases ? "cases" : "total");
+    cJSON_AddBoolToObject(o, "identical_code", b->identical);
+    /* The case that got slower beyond the floor under a total that does
+     * not say so (gate: total), for CI annotations. */
+    if ((hidden = pg_result_slower_case(b))) {
+        cJSON *h = cJSON_AddObjectToObject(o, "slower_case");
+        add_string(h, "name", hidden->name);
+        add_number(h, "change", hidden->change);
+    } else {
+        cJSON_AddNullToObject(o, "slower_case");
+    }
+    add_number(o, "base_ns", b->base_ns);
+    add_number(o, "head_ns", b->head_ns);
+    cJSON_AddNumberToObject(o, "rounds", b->rounds);
+    calls = cJSON_AddObjectToObject(o, "calls");
+    cJSON_AddNumberToObject(calls, "base", (double)b->calls[0]);
+    cJSON_AddNumberToObject(calls, "head", (double)b->calls[1]);
+    add_number(o, "seconds", b->seconds);
+    add_string(o, "stop", b->stop);
+    cJSON_AddStringToObject(o, "cache", b->cold ? "cold" : "warm");
+    add_string(o, "message", b->message);
+    add_string(o, "log", b->log);
+    cases = cJSON_AddArrayToObject(o, "cases");
+    for (i = 0; i < b->ncases; i++) {
+        const pg_case_result *c = &b->cases[i];
+        cJSON *co = cJSON_CreateObject();
+        add_string(co, "name", c->name);
+        add_number(co, "base_ns", c->base_ns);
+        add_number(co, "head_ns", c->head_ns);
+        add_number(co, "change", c->change);
+        add_interval(co, c->change_lo, c->change_hi);
+        if (!isnan(c->change))
+            add_string(co, "status", pg_status_name(c->status));
+        add_number(co, "flops", c->flops);
+        add_number(co, "bytes", c->bytes);
+        cJSON_AddNumberToObject(co, "inner", (double)c->inner);
+        add_number(co, "overhead_ns", c->overhead_ns);
+        cJSON_AddItemToArray(cases, co);
+    }
+    if (b->gpu.measured) {
+        cJSON *g = cJSON_AddObjectToObject(o, "gpu");
+        cJSON_AddNumberToObject(g, "samples", (double)b->gpu.samples);
+        cJSON_AddNumberToObject(g, "throttled", (double)b->gpu.throttled);
+        cJSON_AddNumberToObject(g, "kept_throttled",
+                                (double)b->gpu.kept_throttled);
+        add_number(g, "clock_mhz", b->gpu.clock_mhz > 0 ? b->gpu.clock_mhz
+                                                         : NAN);
+        cJSON_AddBoolToObject(g, "gated", b->gpu.gated);
+        cJSON_AddNumberToObject(g, "runtime_version", b->gpu.runtime_version);
+    }
+    return o;
+}
+
+static cJSON *gpu_json(const pg_gpu_info *g)
+{
+    cJSON *o = cJSON_CreateObject();
+    double bw = pg_gpu_peak_bandwidth(g), fl = pg_gpu_peak_flops(g);
+
+    cJSON_AddStringToObject(o, "name", g->name);
+    cJSON_AddStringToObject(o, "arch", g->arch);
+    cJSON_AddNumberToObject(o, "devices", g->devices);
+    cJSON_AddNumberToObject(o, "sm_count", g->sm_count);
+    cJSON_AddNumberToObject(o, "sm_clock_mhz", g->sm_clock_khz / 1e3);
+    cJSON_AddNumberToObject(o, "memory_clock_mhz", g->mem_clock_khz / 1e3);
+    cJSON_AddNumberToObject(o, "bus_width", g->bus_width);
+    cJSON_AddNumberToObject(o, "l2_bytes", g->l2_bytes);
+    cJSON_AddNumberToObject(o, "memory_bytes", g->memory_bytes);
+    cJSON_AddNumberToObject(o, "driver_version", g->driver_version);
+    cJSON_AddNumberToObject(o, "runtime_version", g->runtime_version);
+    add_number(o, "peak_bandwidth", bw > 0 ? bw : NAN);
+    add_number(o, "peak_flops", fl > 0 ? fl : NAN);
+    return o;
+}
+
+static cJSON *system_json(const pg_system *s)
+{
+    cJSON *o = cJSON_CreateObject(), *t, *w;
+    size_t i;
+
+    if (s->cpu >= 0)
+        cJSON_AddNumberToObject(o, "cpu", s->cpu);
+    else
+        cJSON_AddNullToObject(o, "cpu");
+    cJSON_AddNumberToObject(o, "ncpus", s->ncpus);
+    add_number(o, "load1", s->load1);
+    add_number(o, "cpu_busy", s->cpu_busy);
+    add_number(o, "steal", s->steal);
+    add_string(o, "hypervisor", s->hypervisor);
+    add_string(o, "governor", s->governor);
+    cJSON_AddNumberToObject(o, "llc_bytes", (double)s->llc_bytes);
+    t = cJSON_AddObjectToObject(o, "timer");
+    cJSON_AddStringToObject(t, "clock", pg_clock_name(s->timer.id));
+    add_number(t, "overhead_ns", s->timer.overhead_ns);
+    add_number(t, "resolution_ns", s->timer.resolution_ns);
+    add_number(t, "ticks_per_ns", s->timer.ticks_per_ns);
+    w = cJSON_AddArrayToObject(o, "warnings");
+    for (i = 0; i < s->nwarnings; i++)
+        cJSON_AddItemToArray(w, cJSON_CreateString(s->warnings[i]));
+    return o;
+}
+
+char *pg_result_to_json(const pg_result *r)
+{
+    cJSON *root = cJSON_CreateObject(), *arr, *counts;
+    char *text;
+    size_t i;
+    pg_status st;
+
+    cJSON_AddStringToObject(root, "verdict",
+                            r->verdict.passed ? "pass" : "fail");
+    add_string(root, "version", r->version);
+    cJSON_AddNumberToObject(root, "noise_floor", r->noise_floor);
+    cJSON_AddStringToObject(root, "noise_floor_source",
+                            pg_floor_source_name(r->floor_source));
+    cJSON_AddItemToObject(root, "base", side_json(&r->base));
+    cJSON_AddItemToObject(root, "head", side_json(&r->head));
+    add_number(root, "seconds", r->seconds);
+    cJSON_AddStringToObject(root, "mode", r->aa ? "aa" : "compare");
+    if (r->aa) {
+        cJSON *aa = cJSON_AddObjectToObject(root, "aa");
+        add_number(aa, "noise", r->verdict.aa_noise);
+        cJSON_AddNumberToObject(aa, "limit", r->noise_floor / 2);
+        cJSON_AddBoolToObject(aa, "trusted", r->verdict.aa_trusted);
+    }
+    cJSON_AddItemToObject(root, "system", system_json(&r->system));
+    if (r->gpu.present)
+        cJSON_AddItemToObject(root, "gpu", gpu_json(&r->gpu));
+    counts = cJSON_AddObjectToObject(root, "counts");
+    for (st = PG_STATUS_UNCHANGED; st <= PG_STATUS_SKIPPED; st++)
+        cJSON_AddNumberToObject(counts, pg_status_name(st),
+                                (double)pg_result_count(r, st));
+    arr = cJSON_AddArrayToObject(root, "benchmarks");
+    for (i = 0; i < r->nbenchmarks; i++)
+        cJSON_AddItemToArray(arr, bench_json(&r->benchmarks[i]));
+    text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text)
+        abort();
+    return text;
+}
+
+/* ---- reading ---- */
+
+static double get_number(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static char *get_string(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? pg_strdup(v->valuestring) : NULL;
+}
+
+static double get_number_at(const cJSON *arr, int i)
+{
+    const cJSON *v = cJSON_GetArrayItem(arr, i);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/*
+ * Numbers from a result file, which anyone may have written: a value that
+ * is missing, not finite or out of range reads as the fallback, and is never
+ * converted to an integer that cannot hold it.
+ */
+static int get_int_or(const cJSON *o, const char *key, int fallback)
+{
+    double v = get_number(o, key);
+    return v > -2e9 && v < 2e9 ? (int)v : fallback;
+}
+
+static int get_int(const cJSON *o, const char *key)
+{
+    return get_int_or(o, key, 0);
+}
+
+/* A count: whole numbers from 0 to 2^53, else 0. */
+static uint64_t get_count(const cJSON *o, const char *key)
+{
+    double v = get_number(o, key);
+    return v >= 0 && v <= 9007199254740992.0 ? (uint64_t)v : 0;
+}
+
+static void read_system(pg_system *s, const cJSON *o)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "timer"), *w;
+    char *clock = get_string(t, "clock");
+    int id;
+
+    memset(s, 0, sizeof(*s));
+    s->cpu = get_int_or(o, "cpu", -1);
+    s->ncpus = get_int(o, "ncpus");
+    s->load1 = get_number(o, "load1");
+    s->cpu_busy = get_number(o, "cpu_busy");
+    s->steal = get_number(o, "steal");
+    s->hypervisor = get_string(o, "hypervisor");
+    s->governor = get_string(o, "governor");
+    s->timer.id = PG_CLOCK_MONOTONIC;
+    for (id = 0; clock && id < PG_CLOCK_COUNT; id++)
+        if (!strcmp(clock, pg_clock_name((pg_clock_id)id)))
+            s->timer.id = (pg_clock_id)id;
+    free(clock);
+    s->timer.overhead_ns = get_number(t, "overhead_ns");
+    s->timer.resolution_ns = get_number(t, "resolution_ns");
+    s->timer.ticks_per_ns = get_number(t, "ticks_per_ns");
+    cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(o, "warnings"))
+    {
+        if (cJSON_IsString(w))
+            pg_system_warn(s, "%s", w->valuestring);
+    }
+}
+
+static int khz(double mhz)
+{
+    return isfinite(mhz) && mhz > 0 && mhz < 1e6 ? (int)(mhz * 1000 + 0.5) : 0;
+}
+
+static void read_gpu(pg_gpu_info *g, const cJSON *o)
+{
+    char *text;
+
+    memset(g, 0, sizeof(*g));
+    if (!cJSON_IsObject(o))
+        return;
+    g->present = 1;
+    if ((text = get_string(o, "name")))
+        snprintf(g->name, sizeof(g->name), "%s", text);
+    free(text);
+    if ((text = get_string(o, "arch")))
+        snprintf(g->arch, sizeof(g->arch), "%s", text);
+    free(text);
+    g->devices = get_int(o, "devices");
+    g->sm_count = get_int(o, "sm_count");
+    g->sm_clock_khz = khz(get_number(o, "sm_clock_mhz"));
+    g->mem_clock_khz = khz(get_number(o, "memory_clock_mhz"));
+    g->bus_width = get_int(o, "bus_width");
+    g->l2_bytes = get_int(o, "l2_bytes");
+    g->memory_bytes = get_number(o, "memory_bytes");
+    g->driver_version = get_int(o, "driver_version");
+    g->runtime_version = get_int(o, "runtime_version");
+}
+
+static void read_side(pg_side_info *s, const cJSON *o)
+{
+    s->rev = get_string(o, "rev");
+    s->commit = get_string(o, "commit");
+    s->subject = get_string(o, "subject");
+    s->worktree = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "worktree"));
+    s->dirty = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "dirty"));
+}
+
+static void read_interval(const cJSON *o, double *lo, double *hi)
+{
+    const cJSON *iv = cJSON_GetObjectItemCaseSensitive(o, "change_interval");
+
+    *lo = *hi = NAN;
+    if (cJSON_IsArray(iv) && cJSON_GetArraySize(iv) == 2) {
+        *lo = get_number_at(iv, 0);
+        *hi = get_number_at(iv, 1);
+    }
+}
+
+static int read_bench(pg_result *r, const cJSON *o, const char *display)
+{
+    const cJSON *status = cJSON_GetObjectItemCaseSensitive(o, "status");
+    const cJSON *cases = cJSON_GetObjectItemCaseSensitive(o, "cases");
+    const cJSON *calls = cJSON_GetObjectItemCaseSensitive(o, "calls");
+    const cJSON *cache = cJSON_GetObjectItemCaseSensitive(o, "cache");
+    const cJSON *c, *iv;
+    char *name = get_string(o, "name"), *problem = get_string(o, "problem"),
+         *side = get_string(o, "side");
+    pg_bench_result *b;
+    int st = cJSON_IsString(status) ? pg_status_parse(status->valuestring) : -1;
+
+    if (!name || st < 0) {
+        free(name);
+        free(problem);
+        free(side);
+        return pg_error_set(PG_ERR_USAGE,
+                            "%s: a benchmark lacks a name or a valid status",
+                            display);
+    }
+    b = pg_result_add(r, name, problem ? problem : "");
+    free(name);
+    free(problem);
+    b->status = (pg_status)st;
+    b->side = side && !strcmp(side, "base")   ? PG_SIDE_BASE
+              : side && !strcmp(side, "head") ? PG_SIDE_HEAD
+                                              : PG_SIDE_NONE;
+    free(side);
+    b->change = get_number(o, "change");
+    read_interval(o, &b->change_lo, &b->change_hi);
+    iv = cJSON_GetObjectItemCaseSensitive(o, "gate");
+    b->gate_cases = cJSON_IsString(iv) && !strcmp(iv->valuestring, "cases");
+    b->identical =
+        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "identical_code"));
+    b->stop = get_string(o, "stop");
+    b->cold = cJSON_IsString(cache) && !strcmp(cache->valuestring, "cold");
+    b->base_ns = get_number(o, "base_ns");
+    b->head_ns = get_number(o, "head_ns");
+    b->rounds = get_int(o, "rounds");
+    b->seconds = get_number(o, "seconds");
+    if (calls) {
+        b->calls[0] = get_count(calls, "base");
+        b->calls[1] = get_count(calls, "head");
+    }
+    b->message = get_string(o, "message");
+    b->log = get_string(o, "log");
+    if ((c = cJSON_GetObjectItemCaseSensitive(o, "gpu")) && cJSON_IsObject(c)) {
+        double clock = get_number(c, "clock_mhz");
+        b->gpu.measured = 1;
+        b->gpu.samples = get_count(c, "samples");
+        b->gpu.throttled = get_count(c, "throttled");
+        b->gpu.kept_throttled = get_count(c, "kept_throttled");
+        b->gpu.clock_mhz = isfinite(clock) ? clock : 0;
+        b->gpu.gated = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "gated"));
+        b->gpu.runtime_version = get_int(c, "runtime_version");
+    }
+    cJSON_ArrayForEach(c, cases)
+    {
+        pg_case_result *cr;
+        b->cases = pg_realloc(b->cases, (b->ncases + 1) * sizeof(*b->cases));
+        cr = &b->cases[b->ncases++];
+        memset(cr, 0, sizeof(*cr));
+        cr->name = get_string(c, "name");
+        cr->base_ns = get_number(c, "base_ns");
+        cr->head_ns = get_number(c, "head_ns");
+        cr->change = get_number(c, "change");
+        read_interval(c, &cr->change_lo, &cr->change_hi);
+        iv = cJSON_GetObjectItemCaseSensitive(c, "status");
+        st = cJSON_IsString(iv) ? pg_status_parse(iv->valuestring) : -1;
+        cr->status = st == PG_STATUS_REGRESSION || st == PG_STATUS_IMPROVEMENT
+                         ? (pg_status)st
+                         : PG_STATUS_UNCHANGED;
+        cr->flops = get_number(c, "flops");
+        cr->bytes = get_number(c, "bytes");
+        cr->inner = get_count(c, "inner");
+        cr->overhead_ns = get_number(c, "overhead_ns");
+    }
+    return 0;
+}
+
+int pg_result_from_json(pg_result *out, const char *text, const char *display)
+{
+    cJSON *root = cJSON_Parse(text), *b;
+    const cJSON *src;
+    int err = 0;
+
+    memset(out, 0, sizeof(*out));
+    if (!cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        return pg_error_set(PG_ERR_USAGE,
+                            "%s: not a perfgate JSON report (invalid JSON)",
+                            display);
+    }
+    out->version = get_string(root, "version");
+    out->noise_floor = get_number(root, "noise_floor");
+    out->seconds = get_number(root, "seconds");
+    src = cJSON_GetObjectItemCaseSensitive(root, "noise_floor_source");
+    out->floor_source = PG_FLOOR_DEFAULT;
+    if (cJSON_IsString(src)) {
+        pg_floor_source f;
+        for (f = PG_FLOOR_DEFAULT; f <= PG_FLOOR_FLAG; f++)
+            if (!strcmp(floor_names[f], src->valuestring))
+                out->floor_source = f;
+    }
+    if (!isfinite(out->noise_floor) ||
+        !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "benchmarks"))) {
+        cJSON_Delete(root);
+        pg_result_free(out);
+        return pg_error_set(PG_ERR_USAGE,
+                            "%s: not a perfgate JSON report (no noise_floor "
+                            "or benchmarks)",
+                            display);
+    }
+    src = cJSON_GetObjectItemCaseSensitive(root, "mode");
+    out->aa = cJSON_IsString(src) && !strcmp(src->valuestring, "aa");
+    read_system(&out->system, cJSON_GetObjectItemCaseSensitive(root, "system"));
+    read_gpu(&out->gpu, cJSON_GetObjectItemCaseSensitive(root, "gpu"));
+    read_side(&out->base, cJSON_GetObjectItemCaseSensitive(root, "base"));
+    read_side(&out->head, cJSON_GetObjectItemCaseSensitive(root, "head"));
+    cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(root, "benchmarks"))
+    {
+        if ((err = read_bench(out, b, display)) < 0)
+            break;
+    }
+    cJSON_Delete(root);
+    if (err < 0)
+        pg_result_free(out);
+    return err;
+}
+
+void pg_result_clean_text(pg_result *r)
+{
+    pg_side_info *sides[2] = {&r->base, &r->head};
+    size_t i, j;
+
+    pg_text_clean_in_place(&r->version);
+    for (i = 0; i < 2; i++) {
+        pg_text_clean_in_place(&sides[i]->rev);
+        pg_text_clean_in_place(&sides[i]->commit);
+        pg_text_clean_in_place(&sides[i]->subject);
+    }
+    for (i = 0; i < r->system.nwarnings; i++)
+        pg_text_clean_in_place(&r->system.warnings[i]);
+    pg_text_clean_in_place(&r->system.hypervisor);
+    pg_text_clean_in_place(&r->system.governor);
+    for (i = 0; i < r->nbenchmarks; i++) {
+        pg_bench_result *b = &r->benchmarks[i];
+        pg_text_clean_in_place(&b->name);
+        pg_text_clean_in_place(&b->problem);
+        pg_text_clean_in_place(&b->stop);
+        pg_text_clean_in_place(&b->message);
+        pg_text_clean_in_place(&b->log);
+        for (j = 0; j < b->ncases; j++)
+            pg_text_clean_in_place(&b->cases[j].name);
+    }
+}
+
+void pg_bench_result_clear(pg_bench_result *b)
+{
+    size_t i;
+
+    for (i = 0; i < b->ncases; i++)
+        free(b->cases[i].name);
+    free(b->cases);
+    free(b->name);
+    free(b->problem);
+    free(b->message);
+    free(b->log);
+    free(b->stop);
+    memset(b, 0, sizeof(*b));
+}
+
+static void side_free(pg_side_info *s)
+{
+    free(s->rev);
+    free(s->commit);
+    free(s->subject);
+}
+
+void pg_result_free(pg_result *r)
+{
+    size_t i;
+
+    for (i = 0; i < r->nbenchmarks; i++)
+        pg_bench_result_clear(&r->benchmarks[i]);
+    free(r->benchmarks);
+    free(r->version);
+    side_free(&r->base);
+    side_free(&r->head);
+    pg_system_free(&r->system);
+    memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,152 @@
+/*
+ * result.h - the outcome of a comparison, as plain data.
+ *
+ * The runs fill it in, the decision rule (stats.h) judges it, and the
+ * renderers (report.h) print it.  This module only holds and serializes:
+ * every figure that is decided is decided in stats.c.  It round-trips through JSON, so that a
+ * report can be rendered again from a saved result.
+ */
+#ifndef PG_RESULT_H
+#define PG_RESULT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "machine.h"
+#include "settings.h"
+
+typedef enum {
+    PG_STATUS_UNCHANGED,
+    PG_STATUS_REGRESSION,
+    PG_STATUS_IMPROVEMENT,
+    PG_STATUS_INCORRECT,
+    PG_STATUS_CRASHED,
+    PG_STATUS_TIMEOUT,
+    PG_STATUS_BUILD_FAILED,
+    PG_STATUS_NEW,
+    PG_STATUS_SKIPPED
+} pg_status;
+
+/* Which side a failure belongs to. */
+typedef enum { PG_SIDE_NONE = -1, PG_SIDE_BASE = 0, PG_SIDE_HEAD = 1 } pg_side;
+
+typedef struct pg_case_result {
+    char *name;
+    double base_ns, head_ns; /* minimum per call; NAN when not measured */
+    double change;           /* NAN when not measured */
+    double change_lo;        /* its 95% interval; NAN */
+    double change_hi;
+    pg_status status;        /* unchanged, regression or improvement by its
+                                own change; unchanged when not measured */
+    double flops, bytes;     /* per call; 0 when the problem does not say */
+    uint64_t inner;          /* calls per sample */
+    double overhead_ns;      /* harness cost per call, discounted */
+} pg_case_result;
+
+/* How the device behaved while a CUDA benchmark was measured. */
+typedef struct pg_gpu_run {
+    int measured;          /* 1: timed on the GPU */
+    int runtime_version;   /* the CUDA runtime the solutions used */
+    uint64_t samples;      /* samples timed */
+    uint64_t throttled;    /* taken again because the clock had dropped */
+    uint64_t kept_throttled; /* throttled on every try, and kept */
+    double clock_mhz;      /* the median SM clock during the samples */
+    int gated;             /* 1: launches queued behind a gate throughout */
+} pg_gpu_run;
+
+typedef struct pg_bench_result {
+    char *name;
+    char *problem;
+    pg_status status;
+    pg_side side;        /* for failures: the side that failed */
+    double change;       /* head_ns / base_ns - 1; NAN when not measured */
+    double change_lo;    /* its 95% interval from the paired rounds; NAN */
+    double change_hi;
+    char *stop;          /* why measuring stopped: "clear", "max_time" */
+    int gate_cases;      /* gate: cases (any case beyond the floor fails);
+                            0: gate: total, the sum of minimums */
+    int identical;       /* both sides load the same code: unchanged, not
+                            measured */
+    int cold;            /* measured with cold caches */
+    double base_ns;      /* sums of per-case minimums; NAN when not measured */
+    double head_ns;
+    int rounds;          /* samples per case and side ("best of N") */
+    uint64_t calls[2];   /* calls timed per side */
+    double seconds;      /* measuring time */
+    char *message;       /* why, for anything but a plain verdict */
+    char *log;           /* compiler or program output, the last lines */
+    pg_case_result *cases;
+    size_t ncases;
+    long slower_case;    /* index of pg_stats_hidden_regression()'s case;
+                            -1: none (set by pg_stats_judge) */
+    pg_gpu_run gpu;
+} pg_bench_result;
+
+typedef struct pg_side_info {
+    char *rev;    /* as given, or "working tree" */
+    char *commit; /* full SHA, or "" */
+    char *subject;
+    int worktree;
+    int dirty;
+} pg_side_info;
+
+/* The verdict on a whole result, as pg_stats_judge() decided it. */
+typedef struct pg_verdict {
+    int passed;     /* the gate passes */
+    int warned;     /* it passes, and a case got slower under the total */
+    double aa_noise; /* self-check: the largest change any interval allows
+                        (this machine's noise); NAN when none was measured */
+    int aa_trusted; /* that noise is within half the floor */
+} pg_verdict;
+
+typedef struct pg_result {
+    char *version; /* perfgate's */
+    double noise_floor;
+    pg_floor_source floor_source;
+    pg_side_info base, head;
+    pg_bench_result *benchmarks;
+    size_t nbenchmarks;
+    double seconds; /* the whole compare, wall time */
+    int aa;         /* a self-check: the same revision on both sides */
+    pg_system system;
+    pg_gpu_info gpu; /* present: a CUDA benchmark was measured on it */
+    pg_verdict verdict;
+} pg_result;
+
+/* "unchanged", "regression", ...; and back (-1 when unknown). */
+const char *pg_status_name(pg_status status);
+int pg_status_parse(const char *name);
+
+const char *pg_side_name(pg_side side); /* "base", "head", or NULL */
+const char *pg_floor_source_name(pg_floor_source src);
+
+/* The case b->slower_case names, or NULL. */
+const pg_case_result *pg_result_slower_case(const pg_bench_result *b);
+
+/* How many benchmarks have `status`. */
+size_t pg_result_count(const pg_result *r, pg_status status);
+
+/* Adds a zeroed benchmark to `r` (measured figures NAN) and returns it. */
+pg_bench_result *pg_result_add(pg_result *r, const char *name,
+                               const char *problem);
+
+/*
+ * Serializes `r`, judged (pg_stats_judge), as the JSON report: a new
+ * string to free(), or NULL when out of memory.  Parses one back into
+ * `out`, unjudged: PG_ERR_USAGE with a message when malformed, and `out`
+ * then empty (nothing to free).  The text may come from anyone.
+ */
+char *pg_result_to_json(const pg_result *r);
+int pg_result_from_json(pg_result *out, const char *text, const char *display);
+
+/*
+ * Makes every text in `r` safe to write (pg_text_clean): compiler output,
+ * messages from user code, commit subjects in any encoding.  Called before
+ * a result is written or shown.
+ */
+void pg_result_clean_text(pg_result *r);
+
+void pg_bench_result_clear(pg_bench_result *b);
+void pg_result_free(pg_result *r);
+
+#endif

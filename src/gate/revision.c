@@ -1,0 +1,378 @@
+/*
+ * revision.c - resolving and materializing revisions with libgit2.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "revision.h"
+#include "cleanup.h"
+#include "error.h"
+#include "str.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <git2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct pg_repo {
+    git_repository *repo;
+    char *workdir;
+};
+
+static const char *git_message(void)
+{
+    const git_error *e = git_error_last();
+    return e && e->message ? e->message : "unknown error";
+}
+
+int pg_repo_open(pg_repo **out, const char *path)
+{
+    git_repository *repo = NULL;
+    pg_repo *r;
+
+    git_libgit2_init();
+    if (git_repository_open_ext(&repo, path, 0, NULL) < 0)
+        return pg_error_set(PG_ERR_USAGE,
+                            "not a git repository: %s (or any parent); run "
+                            "perfgate inside your repository, or use -C DIR",
+                            path);
+    if (git_repository_is_bare(repo)) {
+        git_repository_free(repo);
+        return pg_error_set(PG_ERR_USAGE,
+                            "the repository at %s is bare; perfgate needs a "
+                            "working tree (clone it first)",
+                            path);
+    }
+    r = pg_calloc(1, sizeof(*r));
+    r->repo = repo;
+    r->workdir = pg_strdup(git_repository_workdir(repo));
+    *out = r;
+    return 0;
+}
+
+const char *pg_repo_workdir(const pg_repo *repo)
+{
+    return repo->workdir;
+}
+
+static void set_subject(pg_rev *out, git_commit *commit)
+{
+    const char *summary = git_commit_summary(commit);
+    out->subject = summary ? pg_strdup(summary) : NULL;
+}
+
+static int resolve_error(pg_repo *repo, const char *spec, int code)
+{
+    if (git_repository_head_unborn(repo->repo) == 1)
+        return pg_error_set(PG_ERR_USAGE,
+                            "unknown revision '%s': this repository has no "
+                            "commits yet; commit first, then compare",
+                            spec);
+    if (git_repository_is_shallow(repo->repo))
+        return pg_error_set(
+            PG_ERR_USAGE,
+            "revision '%s' is not in this shallow clone; fetch more "
+            "history with 'git fetch --unshallow' (or 'git fetch "
+            "--deepen=50'), or on GitHub Actions set 'fetch-depth: 0' "
+            "on actions/checkout",
+            spec);
+    if (code == GIT_EAMBIGUOUS)
+        return pg_error_set(PG_ERR_USAGE,
+                            "revision '%s' is ambiguous; use more characters "
+                            "of the SHA or a full ref name",
+                            spec);
+    return pg_error_set(PG_ERR_USAGE,
+                        "unknown revision '%s': check the name with 'git "
+                        "log', or fetch it ('git fetch origin %s')",
+                        spec, spec);
+}
+
+int pg_repo_resolve(pg_rev *out, pg_repo *repo, const char *spec)
+{
+    git_object *obj = NULL, *peeled = NULL;
+    int code;
+
+    memset(out, 0, sizeof(*out));
+    out->spec = pg_strdup(spec);
+    if ((code = git_revparse_single(&obj, repo->repo, spec)) < 0)
+        return resolve_error(repo, spec, code);
+    if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) < 0) {
+        git_object_free(obj);
+        return pg_error_set(PG_ERR_USAGE,
+                            "revision '%s' names a %s, not a commit", spec,
+                            git_object_type2string(git_object_type(obj)));
+    }
+    git_oid_tostr(out->commit, sizeof(out->commit), git_object_id(peeled));
+    set_subject(out, (git_commit *)peeled);
+    git_object_free(peeled);
+    git_object_free(obj);
+    return 0;
+}
+
+int pg_repo_merge_base(pg_repo *repo, const char *a, const char *b,
+                       char out[41])
+{
+    git_oid oa, ob, base;
+    int code;
+
+    if (git_oid_fromstr(&oa, a) < 0 || git_oid_fromstr(&ob, b) < 0)
+        return pg_error_set(PG_ERR_GENERIC, "merge base: bad commit id");
+    if ((code = git_merge_base(&base, repo->repo, &oa, &ob)) == 0) {
+        git_oid_tostr(out, 41, &base);
+        return 0;
+    }
+    if (git_repository_is_shallow(repo->repo))
+        return pg_error_set(PG_ERR_USAGE,
+                            "the merge base of %.10s and %.10s is not in "
+                            "this shallow clone; fetch more history ('git "
+                            "fetch --unshallow')",
+                            a, b);
+    if (code == GIT_ENOTFOUND)
+        return pg_error_set(PG_ERR_USAGE,
+                            "%.10s and %.10s have no common ancestor; give "
+                            "the revisions to compare",
+                            a, b);
+    return pg_error_set(PG_ERR_GENERIC, "merge base of %.10s and %.10s: %s",
+                        a, b, git_message());
+}
+
+int pg_repo_worktree(pg_rev *out, pg_repo *repo)
+{
+    git_status_options opts;
+    git_status_list *list = NULL;
+    git_object *head = NULL;
+
+    memset(out, 0, sizeof(*out));
+    out->spec = pg_strdup("working tree");
+    out->worktree = 1;
+    out->dir = pg_strdup(repo->workdir);
+    if (git_revparse_single(&head, repo->repo, "HEAD^{commit}") == 0) {
+        git_oid_tostr(out->commit, sizeof(out->commit), git_object_id(head));
+        git_object_free(head);
+    }
+    /* As `git diff HEAD`: tracked changes, staged or not; no index write. */
+    git_status_options_init(&opts, GIT_STATUS_OPTIONS_VERSION);
+    opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
+    opts.flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+    if (git_status_list_new(&list, repo->repo, &opts) < 0)
+        return pg_error_set(PG_ERR_GENERIC,
+                            "cannot read the working tree's status: %s",
+                            git_message());
+    out->dirty = git_status_list_entrycount(list) > 0;
+    git_status_list_free(list);
+    return 0;
+}
+
+typedef struct walk_ctx {
+    git_repository *repo;
+    const char *dir;
+    int err;
+} walk_ctx;
+
+/* A tree entry name that could escape the directory is refused. */
+static int safe_name(const char *name)
+{
+    return *name && strcmp(name, ".") && strcmp(name, "..") &&
+           !strchr(name, '/') && strcmp(name, ".git");
+}
+
+static int write_blob(walk_ctx *ctx, const char *path,
+                      const git_tree_entry *entry)
+{
+    git_blob *blob = NULL;
+    const char *data;
+    size_t len;
+    int fd, err = 0;
+    git_filemode_t mode = git_tree_entry_filemode(entry);
+
+    if (git_blob_lookup(&blob, ctx->repo, git_tree_entry_id(entry)) < 0)
+        return pg_error_set(PG_ERR_GENERIC, "cannot read %s: %s", path,
+                            git_message());
+    data = git_blob_rawcontent(blob);
+    len = (size_t)git_blob_rawsize(blob);
+    if (mode == GIT_FILEMODE_LINK) {
+        char *target = pg_malloc(len + 1);
+        memcpy(target, data, len);
+        target[len] = '\0';
+        if (symlink(target, path) < 0)
+            err = -1;
+        free(target);
+    } else {
+        /* O_EXCL: never write through anything already there. */
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                  mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0755 : 0644);
+        if (fd < 0)
+            err = -1;
+        while (!err && len > 0) {
+            ssize_t n = write(fd, data, len);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                err = -1;
+            else {
+                data += n;
+                len -= (size_t)n;
+            }
+        }
+        if (fd >= 0 && close(fd) < 0)
+            err = -1;
+    }
+    if (err)
+        err = pg_error_set(PG_ERR_GENERIC, "cannot write %s: %s", path,
+                           strerror(errno));
+    git_blob_free(blob);
+    return err;
+}
+
+static int walk_cb(const char *root, const git_tree_entry *entry,
+                   void *payload)
+{
+    walk_ctx *ctx = payload;
+    const char *name = git_tree_entry_name(entry);
+    char *path;
+    int err = 0;
+
+    if (pg_interrupted()) {
+        ctx->err = pg_error_set(PG_ERR_INTERRUPTED, "interrupted");
+        return -1;
+    }
+    if (!safe_name(name)) {
+        ctx->err = pg_error_set(PG_ERR_USAGE,
+                                "refusing tree entry '%s%s': not a safe path",
+                                root, name);
+        return -1;
+    }
+    path = pg_strdupf("%s/%s%s", ctx->dir, root, name);
+    switch (git_tree_entry_type(entry)) {
+    case GIT_OBJECT_TREE:
+    case GIT_OBJECT_COMMIT: /* a submodule: an empty directory */
+        if (mkdir(path, 0755) < 0)
+            err = pg_error_set(PG_ERR_GENERIC, "cannot create %s: %s", path,
+                               strerror(errno));
+        break;
+    case GIT_OBJECT_BLOB:
+        err = write_blob(ctx, path, entry);
+        break;
+    default:
+        break;
+    }
+    free(path);
+    if (err < 0) {
+        ctx->err = err;
+        return -1;
+    }
+    /* Skip the inside of submodules: their commits are not here. */
+    return git_tree_entry_type(entry) == GIT_OBJECT_COMMIT ? 1 : 0;
+}
+
+int pg_repo_materialize(pg_repo *repo, pg_rev *rev, const char *dir)
+{
+    git_commit *commit = NULL;
+    git_tree *tree = NULL;
+    git_oid oid;
+    walk_ctx ctx;
+    int err = 0;
+
+    if (git_oid_fromstr(&oid, rev->commit) < 0 ||
+        git_commit_lookup(&commit, repo->repo, &oid) < 0 ||
+        git_commit_tree(&tree, commit) < 0) {
+        err = pg_error_set(PG_ERR_GENERIC, "cannot read commit %s: %s",
+                           rev->commit, git_message());
+        goto done;
+    }
+    ctx.repo = repo->repo;
+    ctx.dir = dir;
+    ctx.err = 0;
+    if (git_tree_walk(tree, GIT_TREEWALK_PRE, walk_cb, &ctx) < 0) {
+        err = ctx.err ? ctx.err
+                      : pg_error_set(PG_ERR_GENERIC,
+                                     "cannot read the tree of %s: %s",
+                                     rev->spec, git_message());
+        goto done;
+    }
+    free(rev->dir);
+    rev->dir = pg_strdup(dir);
+done:
+    git_tree_free(tree);
+    git_commit_free(commit);
+    return err;
+}
+
+void pg_rev_clear(pg_rev *rev)
+{
+    free(rev->spec);
+    free(rev->subject);
+    free(rev->dir);
+    memset(rev, 0, sizeof(*rev));
+}
+
+void pg_repo_free(pg_repo *repo)
+{
+    if (!repo)
+        return;
+    git_repository_free(repo->repo);
+    free(repo->workdir);
+    free(repo);
+    git_libgit2_shutdown();
+}
+
+/* The last error, said again as the CI system's, with what to change. */
+static int ci_error(const pg_ci *ci)
+{
+    char *why = pg_strdup(pg_error_last() ? pg_error_last() : "failed");
+    int err = pg_error_set(PG_ERR_USAGE, "%s, %s: %s\nIn %s: %s", pg_ci_name(
+                               ci->system), ci->what, why,
+                           pg_ci_name(ci->system), ci->fetch_hint);
+
+    free(why);
+    return err;
+}
+
+int pg_repo_resolve_ci(pg_rev *base, pg_rev *head, pg_repo *repo,
+                       const pg_ci *ci)
+{
+    char merge_base[41];
+    int err;
+
+    if ((err = pg_repo_resolve(head, repo,
+                               ci->head ? ci->head : "HEAD")) < 0)
+        return ci_error(ci);
+    if (ci->base_branch) {
+        char *remote = pg_strdupf("origin/%s", ci->base_branch);
+        err = pg_repo_resolve(base, repo, remote);
+        free(remote);
+        if (err < 0) {
+            pg_rev_clear(base);
+            err = pg_repo_resolve(base, repo, ci->base_branch);
+        }
+        if (err < 0) {
+            pg_error_set(PG_ERR_USAGE,
+                         "the base branch '%s' is not in this clone "
+                         "(neither origin/%s nor %s)",
+                         ci->base_branch, ci->base_branch, ci->base_branch);
+            return ci_error(ci);
+        }
+    } else if ((err = pg_repo_resolve(base, repo, ci->base)) < 0) {
+        return ci_error(ci);
+    }
+    if (ci->merge_base) {
+        char *what = ci->base_branch
+                         ? pg_strdupf("merge base with %s", ci->base_branch)
+                         : pg_strdupf("merge base of the %s", ci->what);
+        if (pg_repo_merge_base(repo, base->commit, head->commit,
+                               merge_base) < 0) {
+            free(what);
+            return ci_error(ci);
+        }
+        pg_rev_clear(base);
+        err = pg_repo_resolve(base, repo, merge_base);
+        free(base->spec);
+        base->spec = what;
+        if (err < 0)
+            return ci_error(ci);
+    }
+    free(head->spec);
+    head->spec = pg_strdup(ci->what);
+    return 0;
+}

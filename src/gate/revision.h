@@ -1,0 +1,71 @@
+/*
+ * revision.h - the two sides of a comparison, from git.
+ *
+ * A revision is materialized by reading its tree through libgit2's object
+ * database and writing the files into a private directory.  Nothing here
+ * writes to the user's repository: not HEAD, the index, the working tree,
+ * the refs or the config.  (git_checkout_tree() is not used because it
+ * updates the index even when it writes to another directory.)
+ */
+#ifndef PG_REVISION_H
+#define PG_REVISION_H
+
+#include "ci.h"
+
+typedef struct pg_repo pg_repo;
+
+typedef struct pg_rev {
+    char *spec;      /* as the user wrote it; "working tree" for the tree */
+    char commit[41]; /* the commit; for the working tree, HEAD's ("" none) */
+    char *subject;   /* the commit's summary line, or NULL */
+    int worktree;    /* 1: the working tree, uncommitted changes included */
+    int dirty;       /* worktree only: tracked files differ from HEAD */
+    char *dir;       /* where this side's files are */
+} pg_rev;
+
+/*
+ * Opens the repository that contains `path` (searching upwards, as git
+ * does).  PG_ERR_USAGE when there is none or it has no working tree.
+ */
+int pg_repo_open(pg_repo **out, const char *path);
+
+/* The repository's working directory, with a trailing '/'. */
+const char *pg_repo_workdir(const pg_repo *repo);
+
+/*
+ * Resolves `spec` (HEAD~1, main, origin/main, a tag, a full or short SHA)
+ * to a commit.  PG_ERR_USAGE, naming the revision and how to get it, when
+ * it does not resolve or is missing from a shallow clone.
+ */
+int pg_repo_resolve(pg_rev *out, pg_repo *repo, const char *spec);
+
+/*
+ * The best common ancestor of commits `a` and `b` (full SHAs), as
+ * `git merge-base` finds it, into `out`.  PG_ERR_USAGE when there is none,
+ * or when a shallow clone lacks the history to find it.
+ */
+int pg_repo_merge_base(pg_repo *repo, const char *a, const char *b,
+                       char out[41]);
+
+/* Describes the working tree as a side: its files are used in place. */
+int pg_repo_worktree(pg_rev *out, pg_repo *repo);
+
+/*
+ * Writes the files of `rev`'s commit into `dir` (which must exist and be
+ * empty) and sets rev->dir.  Submodules are left as empty directories.
+ */
+int pg_repo_materialize(pg_repo *repo, pg_rev *rev, const char *dir);
+
+/*
+ * The revisions the CI system `ci` names: its head, and its base or the
+ * merge base of the two (labelled as the CI system would say them).  On
+ * error, PG_ERR_USAGE with the CI system's own hint on what to fetch; the
+ * caller clears both revisions either way.
+ */
+int pg_repo_resolve_ci(pg_rev *base, pg_rev *head, pg_repo *repo,
+                       const pg_ci *ci);
+
+void pg_rev_clear(pg_rev *rev);
+void pg_repo_free(pg_repo *repo);
+
+#endif

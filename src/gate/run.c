@@ -1,0 +1,352 @@
+/*
+ * run.c - running one benchmark in perfgate-measure, under supervision.
+ *
+ * perfgate writes the run spec (runspec.h) and starts perfgate-measure
+ * (runner.c) on it, reading its events from a pipe (fd 3 there) and
+ * watching which side runs user code through a pg_watch in shared memory
+ * (fd 4 there), so that a hang or a crash is charged to the right side.
+ */
+#define _GNU_SOURCE
+#include "run.h"
+#include "error.h"
+#include "fs.h"
+#include "measure.h"
+#include "proc.h"
+#include "str.h"
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define OUTPUT_CAP 16384
+#define LOG_LINES 20
+#define RUNNER "perfgate-measure"
+
+static const char *const side_names[2] = {"base", "head"};
+
+typedef struct parent_ctx {
+    const pg_run_spec *spec;
+    pg_bench_result *out;
+    pg_watch *watch;
+    int failed;
+    int done;
+    int head_verified; /* the head was checked and found right */
+    int timeout_side;
+} parent_ctx;
+
+static double parse_double(const char *s)
+{
+    return !strcmp(s, "nan") || !strcmp(s, "-nan") ? NAN : strtod(s, NULL);
+}
+
+static void on_line(void *payload, const char *line)
+{
+    parent_ctx *ctx = payload;
+    pg_bench_result *out = ctx->out;
+    char word[32], a[32], b[32];
+    /* Only perfgate-measure's lines carry this run's token. */
+    const char *rest = pg_proc_message(line, ctx->spec->token, word,
+                                       sizeof(word));
+
+    if (!rest)
+        return;
+    if (!strcmp(word, "fail") && !ctx->failed) {
+        int st;
+        int m = 0;
+        if (sscanf(rest, "%31s %31s %n", a, b, &m) < 2)
+            return;
+        st = pg_status_parse(a);
+        out->status = st < 0 ? PG_STATUS_CRASHED : (pg_status)st;
+        out->side = !strcmp(b, "base")   ? PG_SIDE_BASE
+                    : !strcmp(b, "head") ? PG_SIDE_HEAD
+                                         : PG_SIDE_NONE;
+        free(out->message);
+        out->message = pg_strdup(rest + m);
+        ctx->failed = 1;
+    } else if (!strcmp(word, "progress")) {
+        int round = 0;
+        double elapsed = 0;
+        if (sscanf(rest, "%31s %d %lf", a, &round, &elapsed) == 3 &&
+            ctx->spec->on_progress)
+            ctx->spec->on_progress(ctx->spec->payload, a, round, elapsed);
+    } else if (!strcmp(word, "case")) {
+        char f[8][40];
+        size_t i;
+        if (sscanf(rest, "%zu %39s %39s %39s %39s %39s %39s %39s %39s",
+                   &i, f[0], f[1], f[2], f[3], f[4], f[5], f[6],
+                   f[7]) != 9 ||
+            i >= out->ncases)
+            return;
+        out->cases[i].base_ns = parse_double(f[0]);
+        out->cases[i].head_ns = parse_double(f[1]);
+        out->cases[i].overhead_ns = parse_double(f[2]);
+        out->cases[i].inner = strtoull(f[3], NULL, 10);
+        out->cases[i].flops = parse_double(f[4]);
+        out->cases[i].bytes = parse_double(f[5]);
+        out->cases[i].change_lo = parse_double(f[6]);
+        out->cases[i].change_hi = parse_double(f[7]);
+    } else if (!strcmp(word, "gpu")) {
+        pg_gpu_run *g = &out->gpu;
+        unsigned long long v[3];
+        if (sscanf(rest, "%d %llu %llu %llu %lf %d",
+                   &g->runtime_version, &v[0], &v[1], &v[2], &g->clock_mhz,
+                   &g->gated) == 6) {
+            g->measured = 1;
+            g->samples = v[0];
+            g->throttled = v[1];
+            g->kept_throttled = v[2];
+        }
+    } else if (!strcmp(word, "verified")) {
+        if (!strcmp(rest, "head"))
+            ctx->head_verified = 1;
+        else
+            ctx->done = 1;
+    } else if (!strcmp(word, "done")) {
+        unsigned long long c0, c1;
+        char f[3][40], stop[32];
+        if (sscanf(rest, "%d %llu %llu %lf %39s %39s %39s %31s",
+                   &out->rounds, &c0, &c1, &out->seconds, f[0], f[1], f[2],
+                   stop) == 8) {
+            out->calls[0] = c0;
+            out->calls[1] = c1;
+            /* The change itself is the decision rule's (stats.c), from the
+             * per-case minimums; the interval comes from the rounds. */
+            out->change_lo = parse_double(f[1]);
+            out->change_hi = parse_double(f[2]);
+            free(out->stop);
+            out->stop = pg_strdup(stop);
+            ctx->done = 1;
+        }
+    }
+}
+
+static int watchdog(void *payload)
+{
+    parent_ctx *ctx = payload;
+    int side = ctx->watch->side;
+    int64_t used;
+
+    if (side < 0 || side > 1)
+        return 0;
+    used = pg_now_ns() - ctx->watch->since_ns;
+    if ((double)used / 1e9 > ctx->spec->settings->timeout) {
+        ctx->timeout_side = side;
+        return 1;
+    }
+    return 0;
+}
+
+static void set_log(pg_bench_result *out, const pg_str *output)
+{
+    pg_str tail = PG_STR_INIT;
+
+    if (!output->size)
+        return;
+    pg_str_put_tail_lines(&tail, pg_str_cstr(output), LOG_LINES);
+    free(out->log);
+    out->log = pg_str_detach(&tail);
+}
+
+const char *pg_runner_path(void)
+{
+    static char *path;
+    const char *env = getenv("PERFGATE_MEASURE");
+    char *dir;
+
+    if (path)
+        return path;
+    if (env && *env)
+        return path = pg_strdup(env);
+    if ((dir = pg_self_dir())) {
+        char *p;
+        /* Beside perfgate in a build tree; in libexec when installed. */
+        p = pg_path_join(dir, RUNNER);
+        if (!pg_path_is_file(p)) {
+            free(p);
+            p = pg_strdupf("%s/../libexec/perfgate/%s", dir, RUNNER);
+        }
+        free(dir);
+        if (pg_path_is_file(p))
+            return path = p;
+        free(p);
+    }
+#ifdef PG_RUNNER_BUILT
+    if (pg_path_is_file(PG_RUNNER_BUILT))
+        return path = pg_strdup(PG_RUNNER_BUILT);
+#endif
+    return path = pg_strdup(RUNNER);
+}
+
+/*
+ * The base failed before the head was checked (it crashed, hung or did not
+ * load): the head is checked alone, so that a head as broken as its base
+ * still fails the gate.  Its failure, if any, replaces the base's.
+ */
+static int check_head_alone(pg_bench_result *out, const pg_run_spec *spec,
+                            const char *spec_path)
+{
+    pg_run_spec alone = *spec;
+    pg_bench_result head;
+    int err;
+
+    alone.lib[0] = NULL;
+    alone.verify_only = 1;
+    alone.on_progress = NULL;
+    memset(&head, 0, sizeof(head));
+    head.side = PG_SIDE_NONE;
+    err = pg_run_bench(&head, &alone, spec_path);
+    if (!err && head.side == PG_SIDE_HEAD) {
+        char *msg = pg_strdupf("%s (the base side failed too: %s)",
+                               head.message ? head.message : "failed",
+                               out->message ? out->message : "failed");
+        out->status = head.status;
+        out->side = PG_SIDE_HEAD;
+        free(out->message);
+        out->message = msg;
+        free(out->log);
+        out->log = head.log;
+        head.log = NULL;
+    }
+    pg_bench_result_clear(&head);
+    return err;
+}
+
+int pg_runner_missing(void)
+{
+    return pg_error_set(PG_ERR_GENERIC,
+                        "cannot run %s: install it beside perfgate (or in "
+                        "../libexec/perfgate), or set PERFGATE_MEASURE to its "
+                        "path",
+                        pg_runner_path());
+}
+
+int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
+                 const char *spec_path)
+{
+    pg_run_spec run = *given;
+    const pg_run_spec *spec = &run;
+    pg_proc_opts opts;
+    pg_proc_result res;
+    parent_ctx pctx;
+    pg_watch *watch = MAP_FAILED;
+    char *argv[3], *scratch = NULL, token[33];
+    size_t c;
+    int err, wfd;
+
+    memset(&res, 0, sizeof(res));
+    /* Shared with perfgate-measure as its fd 4. */
+    wfd = memfd_create("perfgate-watch", MFD_CLOEXEC);
+    if (wfd < 0 || ftruncate(wfd, sizeof(*watch)) < 0 ||
+        (watch = mmap(NULL, sizeof(*watch), PROT_READ | PROT_WRITE,
+                      MAP_SHARED, wfd, 0)) == MAP_FAILED) {
+        err = pg_error_set(PG_ERR_GENERIC, "cannot map shared memory: %s",
+                           strerror(errno));
+        goto done;
+    }
+    memset(watch, 0, sizeof(*watch));
+    watch->side = -1;
+    /* The run's token, which starts every line perfgate-measure sends. */
+    pg_random_token(token);
+    run.token = token;
+    if ((err = pg_run_spec_write(spec, spec_path)) < 0)
+        goto done;
+
+    out->cases = pg_calloc(spec->ncases, sizeof(*out->cases));
+    out->ncases = spec->ncases;
+    for (c = 0; c < spec->ncases; c++) {
+        out->cases[c].name = pg_strdup(spec->cases[c].name);
+        out->cases[c].base_ns = out->cases[c].head_ns = NAN;
+        out->cases[c].change = NAN;
+        out->cases[c].change_lo = out->cases[c].change_hi = NAN;
+    }
+
+    memset(&pctx, 0, sizeof(pctx));
+    pctx.spec = spec;
+    pctx.out = out;
+    pctx.watch = watch;
+    pctx.timeout_side = -1;
+
+    /* User code runs in a directory of its own inside perfgate's temporary
+     * one: a relative path it writes lands there, not in the user's tree. */
+    scratch = pg_strdupf("%s.cwd", spec_path);
+    if (mkdir(scratch, 0700) < 0 && errno != EEXIST) {
+        err = pg_error_set(PG_ERR_GENERIC, "cannot create %s: %s", scratch,
+                           strerror(errno));
+        goto done;
+    }
+    memset(&opts, 0, sizeof(opts));
+    opts.cwd = scratch;
+    opts.output_cap = OUTPUT_CAP;
+    /* The per-side timeout is the watchdog's; this only catches a child
+     * stuck outside either side (in the problem or the loader). */
+    opts.timeout = 2 * spec->settings->timeout + spec->settings->max_time + 60;
+    opts.watchdog = watchdog;
+    opts.on_line = on_line;
+    opts.payload = &pctx;
+    opts.share_fd = wfd;
+
+    argv[0] = (char *)pg_runner_path();
+    argv[1] = (char *)spec_path;
+    argv[2] = NULL;
+    err = pg_proc_run_argv(&res, argv, &opts);
+    if (err < 0)
+        goto done;
+    if (res.exited && res.exit_code == 127 && !pctx.done && !pctx.failed &&
+        watch->side < 0 && !strncmp(pg_str_cstr(&res.output), "cannot run '",
+                                    12))
+        err = pg_runner_missing();
+    if (err < 0)
+        goto done;
+
+    if (res.watchdog || res.timed_out) {
+        int side = res.watchdog ? pctx.timeout_side : watch->side;
+        out->status = PG_STATUS_TIMEOUT;
+        out->side = side < 0 ? PG_SIDE_NONE : (pg_side)side;
+        free(out->message);
+        out->message = pg_strdupf(
+            "%s side still running after %.0f s; stopped", side < 0
+                ? "neither"
+                : side_names[side],
+            res.watchdog ? spec->settings->timeout : opts.timeout);
+        set_log(out, &res.output);
+    } else if (res.signal) {
+        int side = watch->side;
+        out->status = PG_STATUS_CRASHED;
+        out->side = side < 0 ? PG_SIDE_NONE : (pg_side)side;
+        free(out->message);
+        out->message =
+            side < 0 ? pg_strdupf("killed by %s", pg_signal_describe(res.signal))
+                     : pg_strdupf("%s side: killed by %s", side_names[side],
+                                  pg_signal_describe(res.signal));
+        set_log(out, &res.output);
+    } else if (pctx.failed) {
+        set_log(out, &res.output);
+    } else if (!pctx.done) {
+        int side = watch->side;
+        out->status = PG_STATUS_CRASHED;
+        out->side = side < 0 ? PG_SIDE_NONE : (pg_side)side;
+        free(out->message);
+        out->message = pg_strdupf("%s%sexited with status %d before "
+                                  "finishing",
+                                  side < 0 ? "" : side_names[side],
+                                  side < 0 ? "" : " side: ", res.exit_code);
+        set_log(out, &res.output);
+    }
+    if (out->side == PG_SIDE_BASE && !pctx.head_verified && spec->lib[0] &&
+        !spec->verify_only)
+        err = check_head_alone(out, spec, spec_path);
+done:
+    pg_proc_result_free(&res);
+    free(scratch);
+    if (watch != MAP_FAILED)
+        munmap(watch, sizeof(*watch));
+    if (wfd >= 0)
+        close(wfd);
+    return err;
+}

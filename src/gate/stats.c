@@ -1,0 +1,161 @@
+/*
+ * stats.c - sums of minimums and the verdict (the rule is in stats.h).
+ */
+#include "stats.h"
+
+#include <math.h>
+
+pg_status pg_stats_classify(double change, double noise_floor)
+{
+    if (change > noise_floor)
+        return PG_STATUS_REGRESSION;
+    if (change < -noise_floor)
+        return PG_STATUS_IMPROVEMENT;
+    return PG_STATUS_UNCHANGED;
+}
+
+/*
+ * A case's own verdict.  Under gate: cases it is the rule itself, and the
+ * measurement went on until every case was clear of the floor.  Under
+ * gate: total only the total was made clear, so a case counts as slower
+ * (or faster) only when its whole interval is beyond the floor: what is
+ * said of a case must not be noise.
+ */
+static pg_status case_status(const pg_case_result *c, int gate_cases,
+                             double noise_floor)
+{
+    if (isnan(c->change))
+        return PG_STATUS_UNCHANGED;
+    if (gate_cases)
+        return pg_stats_classify(c->change, noise_floor);
+    if (c->change_lo > noise_floor)
+        return PG_STATUS_REGRESSION;
+    if (c->change_hi < -noise_floor)
+        return PG_STATUS_IMPROVEMENT;
+    return PG_STATUS_UNCHANGED;
+}
+
+void pg_stats_decide(pg_bench_result *b, double noise_floor)
+{
+    double base = 0, head = 0;
+    size_t i;
+
+    for (i = 0; i < b->ncases; i++) {
+        pg_case_result *c = &b->cases[i];
+        base += c->base_ns;
+        head += c->head_ns;
+        c->change = c->base_ns > 0   ? c->head_ns / c->base_ns - 1
+                    : c->head_ns > 0 ? INFINITY
+                    : c->base_ns == 0 ? 0
+                                      : NAN;
+        c->status = b->status == PG_STATUS_NEW
+                        ? PG_STATUS_UNCHANGED
+                        : case_status(c, b->gate_cases, noise_floor);
+    }
+    b->base_ns = base;
+    b->head_ns = head;
+    if (b->status == PG_STATUS_NEW) {
+        b->base_ns = NAN;
+        b->change = NAN;
+        return;
+    }
+    /* Two totals of zero (an empty function on both sides) are equal. */
+    if (base > 0)
+        b->change = head / base - 1;
+    else
+        b->change = head > 0 ? INFINITY : 0;
+    b->status = pg_stats_classify(b->change, noise_floor);
+    b->side = PG_SIDE_NONE;
+    for (i = 0; b->gate_cases && i < b->ncases; i++)
+        if (b->cases[i].status == PG_STATUS_REGRESSION)
+            b->status = PG_STATUS_REGRESSION;
+}
+
+const pg_case_result *pg_stats_hidden_regression(const pg_bench_result *b)
+{
+    const pg_case_result *worst = NULL;
+    size_t i;
+
+    if (b->status == PG_STATUS_REGRESSION || pg_stats_fails_gate(b))
+        return NULL;
+    for (i = 0; i < b->ncases; i++) {
+        const pg_case_result *c = &b->cases[i];
+        if (c->status == PG_STATUS_REGRESSION &&
+            (!worst || c->change > worst->change))
+            worst = c;
+    }
+    return worst;
+}
+
+static int is_failure_status(pg_status st)
+{
+    return st == PG_STATUS_INCORRECT || st == PG_STATUS_CRASHED ||
+           st == PG_STATUS_TIMEOUT || st == PG_STATUS_BUILD_FAILED;
+}
+
+int pg_stats_fails_gate(const pg_bench_result *b)
+{
+    switch (b->status) {
+    case PG_STATUS_REGRESSION:
+        return 1;
+    case PG_STATUS_INCORRECT:
+    case PG_STATUS_CRASHED:
+    case PG_STATUS_TIMEOUT:
+    case PG_STATUS_BUILD_FAILED:
+        return b->side != PG_SIDE_BASE;
+    default:
+        return 0;
+    }
+}
+
+static double aa_noise(const pg_result *r)
+{
+    double noise = NAN;
+    size_t i;
+
+    for (i = 0; i < r->nbenchmarks; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        double lo = isnan(b->change_lo) ? b->change : b->change_lo;
+        double hi = isnan(b->change_hi) ? b->change : b->change_hi;
+        double n = fabs(lo) > fabs(hi) ? fabs(lo) : fabs(hi);
+        if (!isnan(n) && (isnan(noise) || n > noise))
+            noise = n;
+    }
+    return noise;
+}
+
+static int passed(const pg_result *r)
+{
+    size_t i;
+
+    /* A self-check passes when the machine is quiet enough for the floor. */
+    if (r->aa) {
+        for (i = 0; i < r->nbenchmarks; i++)
+            if (is_failure_status(r->benchmarks[i].status))
+                return 0;
+        return r->verdict.aa_trusted;
+    }
+
+    for (i = 0; i < r->nbenchmarks; i++)
+        if (pg_stats_fails_gate(&r->benchmarks[i]))
+            return 0;
+    return 1;
+}
+
+void pg_stats_judge(pg_result *r)
+{
+    pg_verdict *v = &r->verdict;
+    size_t i;
+
+    v->aa_noise = aa_noise(r);
+    v->aa_trusted = !isnan(v->aa_noise) && v->aa_noise <= r->noise_floor / 2;
+    v->passed = passed(r);
+    v->warned = 0;
+    for (i = 0; i < r->nbenchmarks; i++) {
+        pg_bench_result *b = &r->benchmarks[i];
+        const pg_case_result *c = pg_stats_hidden_regression(b);
+        b->slower_case = c ? (long)(c - b->cases) : -1;
+        if (c && !r->aa && v->passed)
+            v->warned = 1;
+    }
+}

@@ -1,0 +1,47 @@
+/*
+ * stats.h - the decision rule (README.md, "How perfgate measures").
+ *
+ * A side's total is the sum of its cases' minimum times.  The change is
+ * head_total / base_total - 1: a regression when it is above the noise
+ * floor, an improvement below minus the floor, else unchanged.  Under
+ * gate: cases, any case whose own change is above the floor makes the
+ * benchmark a regression too.  The gate
+ * fails on any regression, and on a head side that is incorrect, crashed,
+ * timed out or failed to build.  A failure on the base side alone is
+ * reported and does not fail the gate.
+ */
+#ifndef PG_STATS_H
+#define PG_STATS_H
+
+#include "result.h"
+
+/*
+ * Sums b's cases into base_ns/head_ns, sets each case's change and b's,
+ * and sets b->status by the rule above.  Call on a fully measured
+ * benchmark.
+ */
+void pg_stats_decide(pg_bench_result *b, double noise_floor);
+
+/*
+ * Fills in r->verdict and every benchmark's slower_case from the statuses
+ * already decided: after the last pg_stats_decide(), and on a result read
+ * back from JSON (whose own "verdict" is not trusted).  Call before the
+ * result is written or rendered.
+ */
+void pg_stats_judge(pg_result *r);
+
+/*
+ * Under gate: total, the case that got slower beyond the floor (its whole
+ * interval above it) while the benchmark's verdict does not say so: the
+ * slowest such, or NULL.  Said on the verdict line, in the comment and as
+ * a CI annotation, so that a case 3x slower cannot hide under the total.
+ */
+const pg_case_result *pg_stats_hidden_regression(const pg_bench_result *b);
+
+/* The status for `change` against `noise_floor`. */
+pg_status pg_stats_classify(double change, double noise_floor);
+
+/* 1 when `b` fails the gate. */
+int pg_stats_fails_gate(const pg_bench_result *b);
+
+#endif

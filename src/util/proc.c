@@ -1,0 +1,418 @@
+/*
+ * proc.c - child processes under supervision.
+ */
+#define _GNU_SOURCE
+#include "proc.h"
+#include "cleanup.h"
+#include "error.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TICK_MS 20
+#define MSG_LINE_MAX (64 * 1024)
+
+const char *pg_signal_describe(int sig)
+{
+    static char buf[64];
+    const char *name;
+
+    switch (sig) {
+    case SIGSEGV: name = "SIGSEGV (segmentation fault)"; break;
+    case SIGBUS: name = "SIGBUS (bus error)"; break;
+    case SIGFPE: name = "SIGFPE (arithmetic error)"; break;
+    case SIGILL: name = "SIGILL (illegal instruction)"; break;
+    case SIGABRT: name = "SIGABRT (aborted)"; break;
+    case SIGKILL: name = "SIGKILL (killed, perhaps out of memory)"; break;
+    case SIGTERM: name = "SIGTERM (terminated)"; break;
+    case SIGXCPU: name = "SIGXCPU (CPU time limit)"; break;
+    case SIGTRAP: name = "SIGTRAP (trap)"; break;
+    default:
+        snprintf(buf, sizeof(buf), "signal %d (%s)", sig, strsignal(sig));
+        return buf;
+    }
+    return name;
+}
+
+/* The child starts with default dispositions: perfgate's interrupt
+ * handling is the parent's, and a crash in user code must end the child
+ * with its signal even where a sanitizer runtime installed a handler. */
+static void child_reset_signals(void)
+{
+    static const int sigs[] = {SIGINT,  SIGTERM, SIGHUP, SIGPIPE, SIGSEGV,
+                               SIGBUS,  SIGFPE,  SIGILL, SIGABRT, SIGTRAP};
+    size_t i;
+
+    for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+        signal(sigs[i], SIG_DFL);
+}
+
+enum { DRAIN_ERROR = -1, DRAIN_EOF = 0, DRAIN_EMPTY = 1, DRAIN_DATA = 2 };
+
+/* Reads what is there on the non-blocking `fd`, once. */
+static int drain(int fd, pg_str *into)
+{
+    char buf[4096];
+    ssize_t n = read(fd, buf, sizeof(buf));
+
+    if (n > 0) {
+        pg_str_put(into, buf, (size_t)n);
+        return DRAIN_DATA;
+    }
+    if (n == 0)
+        return DRAIN_EOF;
+    return (errno == EINTR || errno == EAGAIN) ? DRAIN_EMPTY : DRAIN_ERROR;
+}
+
+static void feed_lines(pg_str *pending, const pg_proc_opts *opts, int final)
+{
+    char *start, *nl;
+
+    if (!pending->size)
+        return;
+    start = pending->ptr;
+    while ((nl = memchr(start, '\n', pending->size - (size_t)(start -
+                                                              pending->ptr)))) {
+        *nl = '\0';
+        if (opts->on_line)
+            opts->on_line(opts->payload, start);
+        start = nl + 1;
+    }
+    if (final && (size_t)(start - pending->ptr) < pending->size) {
+        if (opts->on_line)
+            opts->on_line(opts->payload, start);
+        start = pending->ptr + pending->size;
+    }
+    /* Keep the unfinished line; refuse to let one grow without bound. */
+    {
+        size_t rest = pending->size - (size_t)(start - pending->ptr);
+        memmove(pending->ptr, start, rest);
+        pending->size = rest > MSG_LINE_MAX ? 0 : rest;
+        pending->ptr[pending->size] = '\0';
+    }
+}
+
+static int supervise(pg_proc_result *out, pid_t pid, int out_fd, int msg_fd,
+                     const pg_proc_opts *opts, int64_t start)
+{
+    pg_str pending = PG_STR_INIT;
+    int out_open = 1, msg_open = msg_fd >= 0, status = 0, err = 0;
+    int killed = 0;
+
+    fcntl(out_fd, F_SETFL, O_NONBLOCK);
+    if (msg_fd >= 0)
+        fcntl(msg_fd, F_SETFL, O_NONBLOCK);
+
+    for (;;) {
+        struct pollfd fds[2];
+        nfds_t n = 0;
+        siginfo_t info;
+        double elapsed;
+
+        if (out_open) {
+            fds[n].fd = out_fd;
+            fds[n++].events = POLLIN;
+        }
+        if (msg_open) {
+            fds[n].fd = msg_fd;
+            fds[n++].events = POLLIN;
+        }
+        if (n)
+            poll(fds, n, TICK_MS);
+        else
+            usleep(TICK_MS * 1000);
+        if (out_open && drain(out_fd, &out->output) <= DRAIN_EOF)
+            out_open = 0;
+        if (msg_open) {
+            int r;
+            while ((r = drain(msg_fd, &pending)) == DRAIN_DATA &&
+                   pending.size < 65536)
+                ;
+            feed_lines(&pending, opts, 0);
+            if (r <= DRAIN_EOF)
+                msg_open = 0;
+        }
+
+        memset(&info, 0, sizeof(info));
+        if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+            info.si_pid == pid)
+            break;
+
+        if (killed)
+            continue;
+        elapsed = (double)(pg_now_ns() - start) / 1e9;
+        if (pg_interrupted()) {
+            err = pg_error_set(PG_ERR_INTERRUPTED, "interrupted");
+        } else if (opts->timeout > 0 && elapsed > opts->timeout) {
+            out->timed_out = 1;
+        } else if (opts->watchdog) {
+            out->watchdog = opts->watchdog(opts->payload);
+        }
+        if (err || out->timed_out || out->watchdog) {
+            kill(-pid, SIGKILL);
+            killed = 1;
+        }
+    }
+
+    /* Stop whatever the child left behind in its group, then drain. */
+    kill(-pid, SIGKILL);
+    while (out_open && drain(out_fd, &out->output) == DRAIN_DATA)
+        ;
+    while (msg_open && drain(msg_fd, &pending) == DRAIN_DATA)
+        ;
+    feed_lines(&pending, opts, 1);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    pg_cleanup_set_child(0);
+    pg_str_free(&pending);
+
+    out->seconds = (double)(pg_now_ns() - start) / 1e9;
+    if (WIFEXITED(status)) {
+        out->exited = 1;
+        out->exit_code = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status) && !killed) {
+        out->signal = WTERMSIG(status);
+    }
+    if (!err && pg_interrupted())
+        err = pg_error_set(PG_ERR_INTERRUPTED, "interrupted");
+    return err;
+}
+
+int pg_proc_stat(pid_t pid, pid_t *ppid, unsigned long long *started)
+{
+    char path[64], buf[1024], *p;
+    int fd, n, parent;
+
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return -1;
+    n = (int)read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    /* After the command's name, which may hold spaces and parentheses:
+     * state, ppid, then the 20th field after it, the start time. */
+    if (!(p = strrchr(buf, ')')) ||
+        sscanf(p + 1, " %*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u "
+                      "%*d %*d %*d %*d %*d %*d %llu",
+               &parent, started) != 2)
+        return -1;
+    *ppid = (pid_t)parent;
+    return 0;
+}
+
+/*
+ * Ends the processes that outlived the child they came from.  perfgate is
+ * a subreaper (PR_SET_CHILD_SUBREAPER), so a descendant whose parent died
+ * becomes perfgate's child, even one that left the child's process group
+ * with setsid(), which the group's SIGKILL missed.  With no child of its
+ * own running, every child perfgate has is such an orphan.
+ */
+static void end_orphans(void)
+{
+    int round, found = 1;
+    pid_t self = getpid();
+
+    for (round = 0; found && round < 64; round++) {
+        DIR *d = opendir("/proc");
+        struct dirent *e;
+        found = 0;
+        if (!d)
+            return;
+        while ((e = readdir(d))) {
+            pid_t pid = (pid_t)atoi(e->d_name), ppid;
+            unsigned long long started;
+            if (pid > 0 && pg_proc_stat(pid, &ppid, &started) == 0 &&
+                ppid == self) {
+                kill(pid, SIGKILL);
+                found = 1;
+            }
+        }
+        closedir(d);
+        /* Reaped, their own children come to perfgate in turn: reap what
+         * died, and look again. */
+        if (found) {
+            struct timespec pause = {0, 2000000};
+            nanosleep(&pause, NULL);
+        }
+        while (waitpid(-1, NULL, WNOHANG) > 0)
+            ;
+    }
+}
+
+static int spawn(pg_proc_result *out, char *const argv[],
+                 int (*fn)(void *, int), void *arg, const pg_proc_opts *opts)
+{
+    int outp[2], msgp[2] = {-1, -1}, err;
+    int64_t start;
+    pid_t pid, parent;
+
+    memset(out, 0, sizeof(*out));
+    pg_str_init(&out->output, opts->output_cap ? opts->output_cap : 65536);
+    /* Orphaned descendants come back to perfgate (end_orphans). */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    if (pg_interrupted())
+        return pg_error_set(PG_ERR_INTERRUPTED, "interrupted");
+    if (pipe2(outp, O_CLOEXEC) < 0 ||
+        ((fn || opts->on_line) && pipe2(msgp, O_CLOEXEC) < 0))
+        return pg_error_set(PG_ERR_GENERIC, "cannot create a pipe: %s",
+                            strerror(errno));
+    fflush(stdout);
+    fflush(stderr);
+    start = pg_now_ns();
+    parent = getpid();
+    pid = fork();
+    if (pid < 0) {
+        err = errno;
+        close(outp[0]);
+        close(outp[1]);
+        if (msgp[0] >= 0) {
+            close(msgp[0]);
+            close(msgp[1]);
+        }
+        return pg_error_set(PG_ERR_GENERIC, "cannot fork: %s", strerror(err));
+    }
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_RDONLY);
+
+        setpgid(0, 0);
+        /* A perfgate killed outright (SIGKILL) takes its children along:
+         * nothing it started may run on, unwatched. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(127);
+        child_reset_signals();
+        if (opts->memory_limit) {
+            struct rlimit rl;
+            rl.rlim_cur = rl.rlim_max = (rlim_t)opts->memory_limit;
+            setrlimit(RLIMIT_AS, &rl);
+        }
+        if (devnull >= 0)
+            dup2(devnull, 0);
+        dup2(outp[1], 1);
+        dup2(outp[1], 2);
+        if (opts->cwd && chdir(opts->cwd) < 0) {
+            fprintf(stderr, "cannot enter %s: %s\n", opts->cwd,
+                    strerror(errno));
+            _exit(127);
+        }
+        if (argv) {
+            /* The message pipe as fd 3 and the shared descriptor as fd 4,
+             * by way of copies above both so that neither clobbers the
+             * other; dup2() leaves the copies' close-on-exec behind. */
+            int msg = msgp[1] >= 0 ? fcntl(msgp[1], F_DUPFD_CLOEXEC, 10) : -1;
+            int share =
+                opts->share_fd > 0 ? fcntl(opts->share_fd, F_DUPFD_CLOEXEC, 10)
+                                   : -1;
+            if (msg >= 0)
+                dup2(msg, 3);
+            if (share >= 0)
+                dup2(share, 4);
+            execvp(argv[0], argv);
+            fprintf(stderr, "cannot run '%s': %s\n", argv[0],
+                    strerror(errno));
+            _exit(127);
+        }
+        close(msgp[0]);
+        _exit(fn(arg, msgp[1]));
+    }
+    setpgid(pid, pid);
+    pg_cleanup_set_child(pid);
+    close(outp[1]);
+    if (msgp[1] >= 0)
+        close(msgp[1]);
+    err = supervise(out, pid, outp[0], msgp[0], opts, start);
+    close(outp[0]);
+    if (msgp[0] >= 0)
+        close(msgp[0]);
+    end_orphans();
+    return err;
+}
+
+int pg_proc_run_argv(pg_proc_result *out, char *const argv[],
+                     const pg_proc_opts *opts)
+{
+    return spawn(out, argv, NULL, NULL, opts);
+}
+
+int pg_proc_run_fn(pg_proc_result *out, int (*fn)(void *arg, int msg_fd),
+                   void *arg, const pg_proc_opts *opts)
+{
+    return spawn(out, NULL, fn, arg, opts);
+}
+
+void pg_proc_result_free(pg_proc_result *res)
+{
+    pg_str_free(&res->output);
+}
+
+size_t pg_proc_memory_limit(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+
+    return pages > 0 && page > 0 ? (size_t)pages * (size_t)page / 2 : 0;
+}
+
+int pg_proc_send(int fd, const char *token, const char *fmt, ...)
+{
+    pg_str s = PG_STR_INIT;
+    va_list ap;
+    size_t i, off = 0;
+    int err = 0;
+
+    if (token)
+        pg_str_printf(&s, "%s ", token);
+    va_start(ap, fmt);
+    pg_str_vprintf(&s, fmt, ap);
+    va_end(ap);
+    for (i = 0; i < s.size; i++)
+        if (s.ptr[i] == '\n' || s.ptr[i] == '\r')
+            s.ptr[i] = ' ';
+    pg_str_putc(&s, '\n');
+    while (off < s.size) {
+        ssize_t n = write(fd, s.ptr + off, s.size - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            err = -1;
+            break;
+        }
+        off += (size_t)n;
+    }
+    pg_str_free(&s);
+    return err;
+}
+
+const char *pg_proc_message(const char *line, const char *token, char *word,
+                            size_t size)
+{
+    size_t n;
+
+    if (token) {
+        size_t len = strlen(token);
+        if (strncmp(line, token, len) || line[len] != ' ')
+            return NULL;
+        line += len + 1;
+    }
+    line += strspn(line, " ");
+    n = strcspn(line, " ");
+    if (!n || n >= size)
+        return NULL;
+    memcpy(word, line, n);
+    word[n] = '\0';
+    return line + n + strspn(line + n, " ");
+}

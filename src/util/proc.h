@@ -1,0 +1,106 @@
+/*
+ * proc.h - running and supervising child processes.
+ *
+ * Everything perfgate runs that it does not trust (a compiler, the user's
+ * code) runs in a child process in its own process group, with its output
+ * captured into a capped buffer, a time limit, and a watchdog callback.  A
+ * crash, a hang or a flood of output never takes perfgate down.
+ */
+#ifndef PG_PROC_H
+#define PG_PROC_H
+
+#include <sys/types.h>
+
+#include "str.h"
+
+typedef struct pg_proc_opts {
+    const char *cwd;   /* NULL: the current directory */
+    double timeout;    /* seconds; 0: none */
+    size_t output_cap; /* most bytes of output kept (newest); 0: 64 KiB */
+    /*
+     * Called about every 20 ms while the child runs; returning non-zero
+     * kills the child and is stored in pg_proc_result.watchdog.
+     */
+    int (*watchdog)(void *payload);
+    void *payload;
+    /*
+     * Receives the lines the child writes to its message pipe: fn's msg_fd,
+     * or a program's fd 3.
+     */
+    void (*on_line)(void *payload, const char *line);
+    /* A descriptor a program gets as its fd 4 (0: none). */
+    int share_fd;
+    /* The most address space the child may map, in bytes (0: no limit). */
+    size_t memory_limit;
+} pg_proc_opts;
+
+typedef struct pg_proc_result {
+    int exited;      /* 1: exited normally with exit_code */
+    int exit_code;
+    int signal;      /* the signal that ended it, or 0 */
+    int timed_out;   /* killed at opts.timeout */
+    int watchdog;    /* the watchdog's non-zero verdict, or 0 */
+    double seconds;  /* wall time */
+    pg_str output;   /* stdout and stderr, interleaved, capped */
+} pg_proc_result;
+
+/*
+ * Runs argv[0] (looked up in PATH) with `argv`, stdin from /dev/null.
+ * Returns 0 once the child is gone (whatever its fate, see `out`), or a
+ * negative error when it could not be started or perfgate was interrupted.
+ */
+int pg_proc_run_argv(pg_proc_result *out, char *const argv[],
+                     const pg_proc_opts *opts);
+
+/*
+ * Forks and runs fn(arg, msg_fd) in the child, which exits with fn's return
+ * value.  Lines the child writes to msg_fd go to opts->on_line.  Returns as
+ * pg_proc_run_argv().
+ */
+int pg_proc_run_fn(pg_proc_result *out, int (*fn)(void *arg, int msg_fd),
+                   void *arg, const pg_proc_opts *opts);
+
+void pg_proc_result_free(pg_proc_result *res);
+
+/*
+ * The message channel from a child to perfgate: one line per message,
+ * "[TOKEN ]WORD REST\n", written by the child to the descriptor it was
+ * given (fn's msg_fd, a program's fd 3 or --fd) and read by the parent
+ * through opts->on_line.  The token, when there is one, marks the lines of
+ * one run, so that what the user's code writes to the same descriptor is
+ * not taken for perfgate's (it can still lie on purpose: the README says
+ * what a verdict on untrusted code proves).
+ */
+
+/*
+ * Writes one message (printf-style; newlines in it become spaces), whole:
+ * short writes are resumed and EINTR retried.  `token` may be NULL.
+ * 0, or -1 when the parent is gone.
+ */
+int pg_proc_send(int fd, const char *token, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/*
+ * Reads a message line: when it carries `token` (or `token` is NULL),
+ * copies its first word into `word` (at most `size` - 1 bytes) and
+ * returns what follows the word and its spaces; NULL when the line is not
+ * one of this run's messages or has no word.
+ */
+const char *pg_proc_message(const char *line, const char *token, char *word,
+                            size_t size);
+
+/* "SIGSEGV (segmentation fault)" for a signal number; static storage. */
+const char *pg_signal_describe(int sig);
+
+/* A process's parent and start time (clock ticks since boot), from
+ * /proc/PID/stat; -1 when it cannot be read (gone, or no /proc). */
+int pg_proc_stat(pid_t pid, pid_t *ppid, unsigned long long *started);
+
+/*
+ * What perfgate lets one process it starts map: half the machine's memory,
+ * so that runaway code or a compiler fed /dev/zero fails, not the machine.
+ * 0 when unknown.
+ */
+size_t pg_proc_memory_limit(void);
+
+#endif

@@ -1,0 +1,202 @@
+/*
+ * The interval and the stopping rule, on samples made up to order: no
+ * timing, so these run anywhere.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "estimate.h"
+#include "test.h"
+
+static void stopping_rule(void)
+{
+    pg_estimate_rule o;
+    pg_interval clear_aa = {0.001, -0.004, 0.006};
+    pg_interval near_floor = {0.045, 0.038, 0.052};
+    pg_interval regression = {0.25, 0.22, 0.27};
+
+    pg_estimate_rule_init(&o, 5, 10, 0.05);
+    CHECK_NEAR(o.min_time, 0.25, 1e-12);
+    CHECK_NEAR(o.settle, 0.005, 1e-12);
+    CHECK_NEAR(o.margin, 0.01, 1e-12);
+    /* Too few rounds, too little time, a minimum still improving. */
+    CHECK(pg_estimate_should_stop(&o, 4, 1, 5.0, &clear_aa) == PG_STOP_NO);
+    CHECK(pg_estimate_should_stop(&o, 50, 1, 0.1, &clear_aa) == PG_STOP_NO);
+    CHECK(pg_estimate_should_stop(&o, 50, 30, 2.0, &clear_aa) == PG_STOP_NO);
+    /* Settled and clear of the floor: stop early. */
+    CHECK(pg_estimate_should_stop(&o, 50, 20, 2.0, &clear_aa) ==
+          PG_STOP_CLEAR);
+    CHECK(pg_estimate_should_stop(&o, 50, 20, 2.0, &regression) ==
+          PG_STOP_CLEAR);
+    /* Settled but close to the floor: keep measuring, up to max_time. */
+    CHECK(pg_estimate_should_stop(&o, 50, 20, 2.0, &near_floor) ==
+          PG_STOP_NO);
+    CHECK(pg_estimate_should_stop(&o, 500, 20, 10.0, &near_floor) ==
+          PG_STOP_MAX_TIME);
+    /* One side: nothing to compare, settled is enough. */
+    CHECK(pg_estimate_should_stop(&o, 50, 20, 2.0, NULL) ==
+          PG_STOP_SETTLED);
+    pg_estimate_rule_init(&o, 5, 2, 0.05);
+    CHECK_NEAR(o.min_time, 0.1, 1e-12);
+
+    /* A minimum has settled when it moves less than half the change's
+     * distance to the floor (it cannot carry the verdict across), and
+     * never more loosely than settle. */
+    pg_estimate_rule_init(&o, 5, 10, 0.05);
+    CHECK_NEAR(pg_estimate_settle_threshold(&o, &clear_aa), (0.05 - 0.001) / 2,
+               1e-12);
+    CHECK_NEAR(pg_estimate_settle_threshold(&o, &regression), 0.10, 1e-12);
+    CHECK_NEAR(pg_estimate_settle_threshold(&o, &near_floor), 0.005, 1e-12);
+    CHECK_NEAR(pg_estimate_settle_threshold(&o, NULL), 0.005, 1e-12);
+}
+
+static void clear_of_floor(void)
+{
+    pg_estimate_rule o;
+    const struct {
+        pg_interval iv;
+        int clear;
+    } cases[] = {
+        {{0.00, -0.01, 0.01}, 1},   /* unchanged, well inside */
+        {{0.03, 0.02, 0.035}, 1},   /* +3%: 2 points from the floor */
+        {{0.045, 0.04, 0.048}, 0},  /* within the margin of the floor */
+        {{0.06, 0.04, 0.08}, 0},    /* the interval straddles the floor */
+        {{0.08, 0.07, 0.09}, 1},    /* +8%: a clear regression */
+        {{0.055, 0.052, 0.058}, 0}, /* above, but within the margin */
+        {{-0.20, -0.21, -0.19}, 1}, /* a clear improvement */
+        {{-0.05, -0.06, -0.04}, 0}, /* straddles minus the floor */
+        {{NAN, NAN, NAN}, 0},
+    };
+    size_t i;
+
+    pg_estimate_rule_init(&o, 5, 10, 0.05);
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        if (pg_estimate_is_clear(&o, &cases[i].iv) != cases[i].clear) {
+            fprintf(stderr, "clear_of_floor: case %zu\n", i);
+            CHECK(0);
+        }
+}
+
+/* Fills rounds of one case: base ~ 100, head ~ 100 * ratio, with the
+ * given noise added to both sides of some rounds. */
+static void fill(double *samples, size_t rounds, double ratio, double noise,
+                 int paired)
+{
+    size_t r;
+
+    for (r = 0; r < rounds; r++) {
+        double a = (r * 7919 % 13) * noise, b = (r * 104729 % 17) * noise;
+        samples[r * 2 + 0] = 100 + a;
+        samples[r * 2 + 1] = 100 * ratio + (paired ? a : b);
+    }
+}
+
+static void interval(void)
+{
+    enum { ROUNDS = 200 };
+    static double samples[ROUNDS * 2];
+    double overhead[1] = {0};
+    pg_interval iv, again, wide;
+
+    /* The estimate is the ratio of the minimums. */
+    fill(samples, ROUNDS, 1.10, 0.5, 0);
+    pg_estimate_interval(&iv, NULL, samples, overhead, 1, ROUNDS, 200);
+    CHECK_NEAR(iv.change, 0.10, 1e-9);
+    CHECK(iv.lo <= iv.change && iv.change <= iv.hi);
+    CHECK(iv.hi - iv.lo < 0.01); /* many rounds reach the minimum */
+
+    /* The same samples give the same interval: the seed is fixed. */
+    pg_estimate_interval(&again, NULL, samples, overhead, 1, ROUNDS, 200);
+    CHECK(again.lo == iv.lo && again.hi == iv.hi);
+
+    /* Few rounds near the minimum: the interval widens. */
+    fill(samples, 12, 1.10, 3.0, 0);
+    samples[0] = 90; /* one lucky base round */
+    pg_estimate_interval(&wide, NULL, samples, overhead, 1, 12, 200);
+    CHECK(wide.hi - wide.lo > iv.hi - iv.lo);
+    CHECK(wide.lo <= wide.change && wide.change <= wide.hi);
+
+    /* Overhead is discounted from both sides before the ratio. */
+    fill(samples, ROUNDS, 1.10, 0, 0);
+    overhead[0] = 50;
+    pg_estimate_interval(&iv, NULL, samples, overhead, 1, ROUNDS, 200);
+    CHECK_NEAR(iv.change, 60.0 / 50.0 - 1, 1e-9);
+}
+
+static void case_intervals(void)
+{
+    enum { ROUNDS = 100, CASES = 2 };
+    static double samples[ROUNDS * CASES * 2];
+    double overhead[CASES] = {0, 0};
+    pg_interval total, cases[CASES], alone;
+    int r;
+
+    /* Case 0 (10 ns) gets 3x slower, case 1 (1000 ns) 10% faster: the
+     * total improves while one case is far beyond the floor. */
+    for (r = 0; r < ROUNDS; r++) {
+        double noise = (r * 7919 % 13) * 0.01;
+        samples[(r * CASES + 0) * 2 + 0] = 10 + noise;
+        samples[(r * CASES + 0) * 2 + 1] = 30 + noise;
+        samples[(r * CASES + 1) * 2 + 0] = 1000 + noise * 10;
+        samples[(r * CASES + 1) * 2 + 1] = 900 + noise * 10;
+    }
+    pg_estimate_interval(&total, cases, samples, overhead, CASES, ROUNDS, 200);
+    CHECK_NEAR(total.change, 930.0 / 1010.0 - 1, 1e-9);
+    CHECK_NEAR(cases[0].change, 2.0, 1e-9);
+    CHECK_NEAR(cases[1].change, -0.10, 1e-9);
+    CHECK(cases[0].lo > 1.9 && cases[0].hi < 2.1);
+    CHECK(cases[1].lo <= cases[1].change && cases[1].change <= cases[1].hi);
+    /* The total is the same with or without the cases asked for. */
+    pg_estimate_interval(&alone, NULL, samples, overhead, CASES, ROUNDS, 200);
+    CHECK(alone.change == total.change && alone.lo == total.lo &&
+          alone.hi == total.hi);
+}
+
+/* The last round in which a minimum improved by more than the threshold. */
+static void last_gain(void)
+{
+    const double gain[6] = {INFINITY, 0.10, 0.001, 0.02, 0.0, 0.003};
+
+    CHECK(pg_estimate_last_gain(gain, 6, 0.005) == 4);
+    CHECK(pg_estimate_last_gain(gain, 6, 0.05) == 2);
+    CHECK(pg_estimate_last_gain(gain, 6, 1.0) == 1);
+    CHECK(pg_estimate_last_gain(gain, 3, 0.005) == 2);
+    CHECK(pg_estimate_last_gain(gain, 0, 0.005) == 0);
+}
+
+/* gate: cases keeps measuring while one case is near the floor, even with
+ * the total clear of it. */
+static void check_under_gate_cases(void)
+{
+    enum { ROUNDS = 100, CASES = 2 };
+    static double samples[ROUNDS * CASES * 2];
+    double overhead[CASES] = {0, 0}, gain[ROUNDS] = {INFINITY};
+    pg_interval total, cases[CASES];
+    pg_estimate_rule rule;
+    int r;
+
+    /* Case 0 is +5% (on the floor), case 1 unchanged and 100x longer. */
+    for (r = 0; r < ROUNDS; r++) {
+        double noise = (r * 7919 % 13) * 0.001;
+        samples[(r * CASES + 0) * 2 + 0] = 10 + noise;
+        samples[(r * CASES + 0) * 2 + 1] = 10.5 + noise;
+        samples[(r * CASES + 1) * 2 + 0] = 1000 + noise;
+        samples[(r * CASES + 1) * 2 + 1] = 1000 + noise;
+    }
+    pg_estimate_rule_init(&rule, 5, 10, 0.05);
+    CHECK(pg_estimate_check(&total, cases, &rule, samples, overhead, gain,
+                            CASES, ROUNDS, 5.0) == PG_STOP_CLEAR);
+    rule.gate_cases = 1;
+    CHECK(pg_estimate_check(&total, cases, &rule, samples, overhead, gain,
+                            CASES, ROUNDS, 5.0) == PG_STOP_NO);
+    CHECK_NEAR(cases[0].change, 0.05, 1e-9);
+}
+
+const pg_test pg_tests_estimate[] = {
+    {"case_intervals", case_intervals},
+    {"stopping_rule", stopping_rule},
+    {"clear_of_floor", clear_of_floor},
+    {"interval", interval},
+    {"last_gain", last_gain},
+    {"check_under_gate_cases", check_under_gate_cases},
+    PG_TESTS_END};
