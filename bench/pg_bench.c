@@ -152,14 +152,14 @@ int main(int argc, char **argv)
         if (b->message)
             fprintf(stderr, "pg_bench: trial %d: %s\n", t, b->message);
         fflush(stdout);
-        pg_result_free(&r);
+        pg_result_clear(&r);
     }
     for (i = 0; i < ncases; i++)
-        pg_case_spec_free(&cases[i]);
+        pg_case_spec_clear(&cases[i]);
     free(cases);
     free(spec_path);
     pg_tempdir_remove_all();
     free(tmp);
-    pg_system_free(&sys);
+    pg_system_clear(&sys);
     return 0;
 }

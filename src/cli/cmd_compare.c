@@ -235,12 +235,12 @@ int pg_cmd_compare(int argc, char **argv)
     }
 
     err = pg_compare(&result, &opts);
-    pg_ci_free(&ci);
+    pg_ci_clear(&ci);
     if (opts.on_progress)
         fputs("\r\033[K", stderr);
     pg_strvec_clear(&only);
     if (err < 0) {
-        pg_result_free(&result);
+        pg_result_clear(&result);
         code = pg_cmd_fail(err);
         return code;
     }
@@ -260,7 +260,7 @@ int pg_cmd_compare(int argc, char **argv)
         free(json);
     }
     if (!err && md_path) {
-        pg_str_clear(&out);
+        pg_str_reset(&out);
         pg_report_markdown(&out, &result);
         err = pg_cmd_write(md_path, out.ptr, out.size);
     }
@@ -268,7 +268,7 @@ int pg_cmd_compare(int argc, char **argv)
            : !result.verdict.passed ? PG_EXIT_FAIL
            : result.verdict.warned ? warning_exit
                                         : PG_EXIT_PASS;
-    pg_str_free(&out);
-    pg_result_free(&result);
+    pg_str_clear(&out);
+    pg_result_clear(&result);
     return code;
 }

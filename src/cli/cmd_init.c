@@ -156,8 +156,8 @@ static int init(const char *problem, const char *name, const char *source,
            "  perfgate compare\n",
            source);
 done:
-    pg_str_free(&starter);
-    pg_str_free(&config);
+    pg_str_clear(&starter);
+    pg_str_clear(&config);
     free(sig);
     free(src_path);
     free(src_dir);

@@ -68,7 +68,7 @@ int pg_cmd_report(int argc, char **argv)
     err = pg_result_from_json(&result, text, argv[optind]);
     free(text);
     if (err < 0) {
-        pg_result_free(&result);
+        pg_result_clear(&result);
         return pg_cmd_fail(err);
     }
     /* Compiler output, user code's messages and commit subjects may hold
@@ -79,14 +79,14 @@ int pg_cmd_report(int argc, char **argv)
     pg_report_terminal(&out, &result, pg_cmd_use_color(1, color_when));
     pg_cmd_print_report(pg_str_cstr(&out));
     if (md_path) {
-        pg_str_clear(&out);
+        pg_str_reset(&out);
         pg_report_markdown(&out, &result);
         err = pg_cmd_write(md_path, out.ptr, out.size);
     }
     code = err < 0 ? pg_cmd_fail(err)
            : result.verdict.passed ? PG_EXIT_PASS
                                         : PG_EXIT_FAIL;
-    pg_str_free(&out);
-    pg_result_free(&result);
+    pg_str_clear(&out);
+    pg_result_clear(&result);
     return code;
 }

@@ -187,18 +187,18 @@ int pg_init_add_benchmark(pg_str *out, const char *text, size_t len,
     } else {
         if ((err = pg_config_parse(&cfg, text, len, display, dir, builtins)) <
             0) {
-            pg_config_free(&cfg);
+            pg_config_clear(&cfg);
             return err;
         }
         for (i = 0; i < cfg.nbenchmarks; i++)
             if (!strcmp(cfg.benchmarks[i].name, name)) {
-                pg_config_free(&cfg);
+                pg_config_clear(&cfg);
                 return pg_error_set(PG_ERR_USAGE,
                                     "%s already has a benchmark '%s': choose "
                                     "another name with --name",
                                     display, name);
             }
-        pg_config_free(&cfg);
+        pg_config_clear(&cfg);
         if ((col = trailing_benchmarks_column(text, len)) < 0) {
             pg_str entry = PG_STR_INIT;
             put_entry(&entry, 2, name, problem, source);
@@ -207,7 +207,7 @@ int pg_init_add_benchmark(pg_str *out, const char *text, size_t len,
                                "perfgate will not edit it: add this to its "
                                "'benchmarks' yourself:\n%s",
                                display, pg_str_cstr(&entry));
-            pg_str_free(&entry);
+            pg_str_clear(&entry);
             return err;
         }
         pg_str_put(out, text, len);
@@ -217,6 +217,6 @@ int pg_init_add_benchmark(pg_str *out, const char *text, size_t len,
     }
     /* What was written must read back. */
     err = pg_config_parse(&cfg, out->ptr, out->size, display, dir, builtins);
-    pg_config_free(&cfg);
+    pg_config_clear(&cfg);
     return err < 0 ? err : 0;
 }

@@ -17,7 +17,7 @@
 /* sm_80 (A100), sm_89 (L4, RTX 40), sm_90 (H100, H200). */
 const char *const pg_cuda_default_archs[] = {"sm_80", "sm_89", "sm_90", NULL};
 
-const char *pg_nvcc(void)
+const char *pg_cuda_nvcc(void)
 {
     const char *env = getenv("CUDACXX");
 
@@ -30,7 +30,7 @@ const char *pg_nvcc(void)
 
 char *pg_cuda_home(void)
 {
-    const char *nvcc = pg_nvcc();
+    const char *nvcc = pg_cuda_nvcc();
     char *bin, *home;
 
     if (!strchr(nvcc, '/'))
@@ -51,7 +51,7 @@ typedef int (*cu_mem_fn)(size_t *, int);
 typedef int (*cu_version_fn)(int *);
 
 
-int pg_gpu_query(pg_gpu_info *out)
+int pg_cuda_query(pg_gpu_info *out)
 {
     void *h;
     cu_init_fn init;
@@ -122,7 +122,7 @@ static int probe_child(void *arg, int fd)
     pg_gpu_info g;
 
     (void)arg;
-    if (pg_gpu_query(&g) == 0)
+    if (pg_cuda_query(&g) == 0)
         return pg_proc_send(fd, NULL, "gpu %d %d %d %d %d %d %.0f %d %s %s",
                             g.devices, g.sm_count, g.sm_clock_khz,
                             g.mem_clock_khz, g.bus_width, g.l2_bytes,
@@ -154,7 +154,7 @@ static void on_probe_line(void *payload, const char *line)
     }
 }
 
-const pg_gpu_info *pg_gpu_probe(void)
+const pg_gpu_info *pg_cuda_probe(void)
 {
     static pg_gpu_info info;
     static int probed;
@@ -176,13 +176,13 @@ const pg_gpu_info *pg_gpu_probe(void)
         snprintf(info.why, sizeof(info.why),
                  "no CUDA device (asking the driver ended with %s)",
                  pg_signal_describe(res.signal));
-    pg_proc_result_free(&res);
+    pg_proc_result_clear(&res);
     if (!info.present && !info.why[0])
         snprintf(info.why, sizeof(info.why), "no CUDA device");
     return &info;
 }
 
-int pg_gpu_fp32_lanes(int major, int minor)
+int pg_cuda_fp32_lanes(int major, int minor)
 {
     switch (major) {
     case 6:
@@ -201,13 +201,13 @@ int pg_gpu_fp32_lanes(int major, int minor)
     }
 }
 
-double pg_gpu_peak_bandwidth(const pg_gpu_info *g)
+double pg_cuda_peak_bandwidth(const pg_gpu_info *g)
 {
     /* Double data rate: two transfers per clock over the whole bus. */
     return 2.0 * g->mem_clock_khz * 1e3 * (g->bus_width / 8.0);
 }
 
-double pg_gpu_peak_flops(const pg_gpu_info *g)
+double pg_cuda_peak_flops(const pg_gpu_info *g)
 {
     int v = 0;
 
@@ -215,14 +215,14 @@ double pg_gpu_peak_flops(const pg_gpu_info *g)
     if (sscanf(g->arch, "sm_%d", &v) != 1)
         return 0;
     /* A fused multiply-add per lane per clock: two operations. */
-    return 2.0 * g->sm_count * pg_gpu_fp32_lanes(v / 10, v % 10) *
+    return 2.0 * g->sm_count * pg_cuda_fp32_lanes(v / 10, v % 10) *
            (g->sm_clock_khz * 1e3);
 }
 
 const char *const *pg_cuda_archs(void)
 {
     static const char *one[2];
-    const pg_gpu_info *gpu = pg_gpu_probe();
+    const pg_gpu_info *gpu = pg_cuda_probe();
 
     if (!gpu->present)
         return pg_cuda_default_archs;

@@ -415,7 +415,7 @@ pg_gpu *pg_gpu_open(void *solution, void (*fail_fn)(void *, const char *),
         free(g);
         return NULL;
     }
-    if (pg_gpu_query(&g->info) < 0) {
+    if (pg_cuda_query(&g->info) < 0) {
         pg_str_puts(why, g->info.why);
         free(g);
         return NULL;

@@ -77,7 +77,7 @@ int pg_case_spec_parse(pg_case_spec *out, const char *text)
     }
     free(copy);
     if (err || out->nparams == 0) {
-        pg_case_spec_free(out);
+        pg_case_spec_clear(out);
         return -1;
     }
     pg_case_spec_name(out);
@@ -108,7 +108,7 @@ int pg_case_specs_parse(pg_case_spec **out, size_t *count, const char *text)
     if (err || n == 0) {
         size_t i;
         for (i = 0; i < n; i++)
-            pg_case_spec_free(&specs[i]);
+            pg_case_spec_clear(&specs[i]);
         free(specs);
         return -1;
     }
@@ -117,7 +117,7 @@ int pg_case_specs_parse(pg_case_spec **out, size_t *count, const char *text)
     return 0;
 }
 
-void pg_case_spec_free(pg_case_spec *spec)
+void pg_case_spec_clear(pg_case_spec *spec)
 {
     size_t i;
 

@@ -38,6 +38,6 @@ void pg_case_spec_name(pg_case_spec *spec);
 void pg_case_spec_add(pg_case_spec *spec, const char *key, long long value);
 int pg_case_spec_has(const pg_case_spec *spec, const char *key);
 
-void pg_case_spec_free(pg_case_spec *spec);
+void pg_case_spec_clear(pg_case_spec *spec);
 
 #endif

@@ -50,14 +50,14 @@ void pg_case_init(pg_case *c, const char *problem, const pg_case_spec *spec,
         c->rng[i] = splitmix64(&seed);
 }
 
-void pg_case_free(pg_case *c)
+void pg_case_clear(pg_case *c)
 {
     size_t i;
 
     for (i = 0; i < c->nallocs; i++)
         free(c->allocs[i]);
     free(c->allocs);
-    pg_str_free(&c->message);
+    pg_str_clear(&c->message);
     memset(c, 0, sizeof(*c));
 }
 
@@ -168,7 +168,7 @@ int pg_fail(pg_case *c, const char *fmt, ...)
 {
     va_list ap;
 
-    pg_str_clear(&c->message);
+    pg_str_reset(&c->message);
     va_start(ap, fmt);
     pg_str_vprintf(&c->message, fmt, ap);
     va_end(ap);
@@ -246,7 +246,7 @@ int pg_problem_check_case(const char *problem, const char *default_cases,
     }
     pg_strvec_clear(&known);
     for (i = 0; i < ndefaults; i++)
-        pg_case_spec_free(&defaults[i]);
+        pg_case_spec_clear(&defaults[i]);
     free(defaults);
     return err;
 }

@@ -42,7 +42,7 @@ void pg_case_init(pg_case *c, const char *problem, const pg_case_spec *spec,
                   const pg_memory_ops *memory);
 
 /* Frees the case's memory. */
-void pg_case_free(pg_case *c);
+void pg_case_clear(pg_case *c);
 
 /* The last pg_fail() message, or "" */
 const char *pg_case_message(const pg_case *c);

@@ -100,7 +100,7 @@ static void send_line(child_ctx *ctx, const char *fmt, ...)
     pg_str_vprintf(&s, fmt, ap);
     va_end(ap);
     pg_proc_send(ctx->fd, ctx->spec->token, "%s", pg_str_cstr(&s));
-    pg_str_free(&s);
+    pg_str_clear(&s);
 }
 
 static int child_fail(child_ctx *ctx, const char *status, int side,
@@ -117,7 +117,7 @@ static int child_fail(child_ctx *ctx, const char *status, int side,
     va_end(ap);
     send_line(ctx, "fail %s %s %s", status, side < 0 ? "-" : side_names[side],
               pg_str_cstr(&msg));
-    pg_str_free(&msg);
+    pg_str_clear(&msg);
     return 0;
 }
 
@@ -199,8 +199,8 @@ static int verify_sides(child_ctx *ctx, const pg_problem *p, pg_case *cases,
     else if (failed >= 0)
         child_fail(ctx, "incorrect", failed, "%s",
                    pg_str_cstr(&why[failed]));
-    pg_str_free(&why[0]);
-    pg_str_free(&why[1]);
+    pg_str_clear(&why[0]);
+    pg_str_clear(&why[1]);
     return failed >= 0 ? -1 : 0;
 }
 
@@ -533,11 +533,11 @@ static int describe_main(const char *lib, const char *name, const char *cases,
                 pg_case_init(&c, name, &specs[i], NULL);
                 err |= pg_proc_send(fd, NULL, "bytes %zu %.17g", i,
                                     p->bytes(&c));
-                pg_case_free(&c);
+                pg_case_clear(&c);
             }
     }
     for (i = 0; i < nspecs; i++)
-        pg_case_spec_free(&specs[i]);
+        pg_case_spec_clear(&specs[i]);
     free(specs);
     return err < 0;
 }
@@ -630,12 +630,12 @@ int main(int argc, char **argv)
     watch->side = -1;
     if ((err = pg_run_file_read(&file, argv[1])) < 0) {
         fprintf(stderr, "perfgate-measure: %s\n", pg_error_last());
-        pg_run_file_free(&file);
+        pg_run_file_clear(&file);
         return 2;
     }
     if (fd == MSG_FD)
         fd = hide_channel(fd);
     err = measure_main(&file.spec, watch, fd);
-    pg_run_file_free(&file);
+    pg_run_file_clear(&file);
     return err;
 }

@@ -49,7 +49,7 @@ int pg_run_spec_write(const pg_run_spec *spec, const char *path)
     if (spec->token)
         pg_str_printf(&s, "token %s\n", spec->token);
     err = pg_write_file(path, s.ptr, s.size, 0);
-    pg_str_free(&s);
+    pg_str_clear(&s);
     if (err < 0)
         return pg_error_set(PG_ERR_GENERIC, "cannot write %s", path);
     return 0;
@@ -161,14 +161,14 @@ int pg_run_file_read(pg_run_file *out, const char *path)
     return 0;
 }
 
-void pg_run_file_free(pg_run_file *f)
+void pg_run_file_clear(pg_run_file *f)
 {
     size_t i;
 
     for (i = 0; i < sizeof(f->strings) / sizeof(*f->strings); i++)
         free(f->strings[i]);
     for (i = 0; i < f->spec.ncases; i++)
-        pg_case_spec_free(&f->cases[i]);
+        pg_case_spec_clear(&f->cases[i]);
     free(f->cases);
     memset(f, 0, sizeof(*f));
 }

@@ -76,9 +76,9 @@ typedef struct pg_run_file {
 
 /*
  * Reads the spec at `path` into `out`; 0, or negative with an error that
- * names the file and line.  pg_run_file_free() frees it either way.
+ * names the file and line.  pg_run_file_clear() frees it either way.
  */
 int pg_run_file_read(pg_run_file *out, const char *path);
-void pg_run_file_free(pg_run_file *file);
+void pg_run_file_clear(pg_run_file *file);
 
 #endif

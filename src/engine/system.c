@@ -56,7 +56,7 @@ static char *read_line(const char *root, const char *path)
     return text;
 }
 
-int pg_cpu_usage(double *busy, double *steal, const char *before,
+int pg_system_cpu_usage(double *busy, double *steal, const char *before,
                  const char *after, int cpu)
 {
     unsigned long long v[2][10];
@@ -116,7 +116,7 @@ static void choose_cpu(pg_system *sys, const char *root, int sample_ms)
         double busy, steal;
         if (real && !CPU_ISSET(cpu, &allowed))
             continue;
-        if (pg_cpu_usage(&busy, &steal, before, after, cpu) < 0)
+        if (pg_system_cpu_usage(&busy, &steal, before, after, cpu) < 0)
             continue;
         if (busy <= best_busy) {
             best_busy = busy;
@@ -309,7 +309,7 @@ int pg_system_pin(int cpu)
     return sched_setaffinity(0, sizeof(set), &set) < 0 ? -1 : 0;
 }
 
-void pg_system_free(pg_system *sys)
+void pg_system_clear(pg_system *sys)
 {
     size_t i;
 

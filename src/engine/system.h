@@ -36,9 +36,9 @@ int pg_system_pin(int cpu);
  * From two readings of /proc/stat, the fraction of `cpu`'s time that was
  * busy, and of it stolen; -1 when `cpu` is missing.
  */
-int pg_cpu_usage(double *busy, double *steal, const char *before,
+int pg_system_cpu_usage(double *busy, double *steal, const char *before,
                  const char *after, int cpu);
 
-void pg_system_free(pg_system *sys);
+void pg_system_clear(pg_system *sys);
 
 #endif

@@ -22,7 +22,7 @@
 #define PROBLEM_TIMEOUT 600.0
 #define LOG_LINES 20
 
-const char *pg_compiler(void)
+const char *pg_build_compiler(void)
 {
     const char *cc = getenv("CC");
     return cc && *cc ? cc : "cc";
@@ -51,7 +51,7 @@ static int compile(pg_build *out, pg_strvec *a, const char *cwd,
     opts.timeout = timeout;
     opts.memory_limit = pg_proc_memory_limit();
     if ((err = pg_proc_run_argv(&res, a->v, &opts)) < 0) {
-        pg_proc_result_free(&res);
+        pg_proc_result_clear(&res);
         return err;
     }
     out->seconds = res.seconds;
@@ -79,7 +79,7 @@ static int compile(pg_build *out, pg_strvec *a, const char *cwd,
         else
             out->message = pg_strdupf("%s does not compile", what);
     }
-    pg_proc_result_free(&res);
+    pg_proc_result_clear(&res);
     return 0;
 }
 
@@ -97,7 +97,7 @@ static void cuda_args(pg_strvec *a, const pg_bench_config *b)
                                    : pg_cuda_archs();
     size_t i;
 
-    pg_strvec_push(a, pg_nvcc());
+    pg_strvec_push(a, pg_cuda_nvcc());
     pg_strvec_push(a, "-shared");
     pg_strvec_push(a, "-Xcompiler");
     pg_strvec_push(a, "-fPIC");
@@ -165,7 +165,7 @@ int pg_build_solution(pg_build *out, const pg_bench_config *b,
         cuda_args(&a, b);
     } else {
         const char *cxx = getenv("CXX");
-        pg_strvec_push(&a, strcmp(b->language, "c++") ? pg_compiler()
+        pg_strvec_push(&a, strcmp(b->language, "c++") ? pg_build_compiler()
                           : cxx && *cxx                ? cxx
                                                        : "c++");
         pg_strvec_push(&a, "-shared");
@@ -189,7 +189,7 @@ int pg_build_solution(pg_build *out, const pg_bench_config *b,
         pg_str_printf(&what, " (and %zu more)", b->nsources - 1);
     err = compile(out, &a, side_dir, pg_str_cstr(&what),
                   timeout > 0 ? timeout : PROBLEM_TIMEOUT);
-    pg_str_free(&what);
+    pg_str_clear(&what);
     pg_strvec_clear(&a);
     return err;
 }
@@ -204,7 +204,7 @@ int pg_build_problem(char **out_lib, const pg_bench_config *b,
 
     memset(&build, 0, sizeof(build));
     *out_lib = pg_strdupf("%s/%s.problem.so", out_dir, b->name);
-    pg_strvec_push(&a, pg_compiler());
+    pg_strvec_push(&a, pg_build_compiler());
     pg_strvec_push(&a, "-shared");
     pg_strvec_push(&a, "-fPIC");
     pg_strvec_push(&a, "-fno-semantic-interposition");

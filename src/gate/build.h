@@ -21,7 +21,7 @@ typedef struct pg_build {
 } pg_build;
 
 /* The C compiler: $CC, else "cc". */
-const char *pg_compiler(void);
+const char *pg_build_compiler(void);
 
 
 /*

@@ -23,7 +23,7 @@ const char *pg_ci_name(pg_ci_system system)
     }
 }
 
-void pg_ci_free(pg_ci *ci)
+void pg_ci_clear(pg_ci *ci)
 {
     free(ci->base);
     free(ci->base_branch);

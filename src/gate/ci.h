@@ -49,11 +49,11 @@ int pg_ci_detect(pg_ci *out, const char *(*get)(const char *name));
  * of GITHUB_EVENT_PATH (NULL: none) and GITHUB_SHA (NULL: none).  The event
  * is input the pull request's author can shape: an event that is not JSON,
  * or whose commits are not commit ids, is PG_ERR_USAGE, and `out` may then
- * hold part of the answer (pg_ci_free it).
+ * hold part of the answer (pg_ci_clear it).
  */
 int pg_ci_from_github_event(pg_ci *out, const char *event, const char *json,
                             size_t len, const char *sha);
 
-void pg_ci_free(pg_ci *ci);
+void pg_ci_clear(pg_ci *ci);
 
 #endif

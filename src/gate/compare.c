@@ -69,7 +69,7 @@ static void progress(compare_ctx *ctx, const char *fmt, ...)
     pg_str_vprintf(&line, fmt, ap);
     va_end(ap);
     ctx->opts->on_progress(ctx->opts->payload, pg_str_cstr(&line));
-    pg_str_free(&line);
+    pg_str_clear(&line);
 }
 
 static void on_run_progress(void *payload, const char *stage, int round,
@@ -294,7 +294,7 @@ static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
     if (!strcmp(b->language, "cuda")) {
         /* Built on both sides, so a head that does not compile fails the
          * gate on any machine; measured only where there is a GPU. */
-        const pg_gpu_info *gpu = pg_gpu_probe();
+        const pg_gpu_info *gpu = pg_cuda_probe();
         if (!gpu->present && base_failed) {
             set_build_failure(out, &build[0], PG_SIDE_BASE);
             goto done;
@@ -315,7 +315,7 @@ static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
      * nothing is measured (the head is still checked).  Never in a
      * self-check, whose point is to measure. */
     out->identical = !base_failed && !build[0].missing && !ctx->opts->aa &&
-                     pg_elf_same_code(build[0].lib, build[1].lib);
+                     pg_elfcode_same(build[0].lib, build[1].lib);
     if (out->identical)
         spec.lib[0] = NULL;
     spec.verify_only = base_failed || out->identical;
@@ -368,7 +368,7 @@ done:
         pg_build_clear(&build[s]);
     if (owned) {
         for (i = 0; i < ncases; i++)
-            pg_case_spec_free(&cases[i]);
+            pg_case_spec_clear(&cases[i]);
         free(cases);
     }
     free(problem_lib);
@@ -441,7 +441,7 @@ done:
         free(ctx.tmp);
     }
     free(ctx.build_dir);
-    pg_config_free(&ctx.cfg);
+    pg_config_clear(&ctx.cfg);
     pg_repo_free(ctx.repo);
     return err;
 }

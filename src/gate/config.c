@@ -100,7 +100,7 @@ static int fail_at(parse_ctx *ctx, const yaml_node_t *node, const char *fmt,
     va_end(ap);
     pg_error_set(PG_ERR_USAGE, "%s:%d:%d: %s", ctx->display, m.line, m.col,
                  pg_str_cstr(&msg));
-    pg_str_free(&msg);
+    pg_str_clear(&msg);
     return PG_ERR_USAGE;
 }
 
@@ -744,7 +744,7 @@ static void free_list(char **list, size_t n)
     free(list);
 }
 
-void pg_config_free(pg_config *cfg)
+void pg_config_clear(pg_config *cfg)
 {
     size_t i, j;
 
@@ -761,7 +761,7 @@ void pg_config_free(pg_config *cfg)
         free_list(b->cflags, b->ncflags);
         free_list(b->include, b->ninclude);
         for (j = 0; j < b->ncases; j++)
-            pg_case_spec_free(&b->cases[j]);
+            pg_case_spec_clear(&b->cases[j]);
         free(b->cases);
     }
     free(cfg->benchmarks);

@@ -71,7 +71,7 @@ int pg_config_parse(pg_config *out, const char *text, size_t len,
 int pg_config_load(pg_config *out, const char *path, const char *display,
                    const char *const *builtins);
 
-void pg_config_free(pg_config *cfg);
+void pg_config_clear(pg_config *cfg);
 
 /* The language for a source file's extension: "c", "cuda" (.cu) or "c++"
  * (.cc, .cpp, .cxx); NULL if unknown. */

@@ -69,7 +69,7 @@ static char *load(const char *path, size_t *len, Elf64_Ehdr **e,
     return data;
 }
 
-int pg_elf_same_code(const char *a, const char *b)
+int pg_elfcode_same(const char *a, const char *b)
 {
     char *da, *db = NULL;
     size_t la, lb;

@@ -17,6 +17,6 @@
  * they differ, or when either cannot be read or is not a 64-bit ELF file
  * (then they are measured, which is always safe).
  */
-int pg_elf_same_code(const char *a, const char *b);
+int pg_elfcode_same(const char *a, const char *b);
 
 #endif

@@ -154,8 +154,8 @@ static int check_case_sizes(const pg_bench_config *b, const char *config_path,
                            config_path, b->cases[i].mark.line,
                            b->cases[i].mark.col, b->cases[i].name,
                            pg_str_cstr(&want), pg_str_cstr(&have));
-        pg_str_free(&want);
-        pg_str_free(&have);
+        pg_str_clear(&want);
+        pg_str_clear(&have);
         return err;
     }
     return 0;
@@ -185,7 +185,7 @@ int pg_problems_cases(pg_case_spec **cases, size_t *ncases, int *owned,
     opts.timeout = 30;
     opts.on_line = describe_line;
     opts.payload = &d;
-    argv[0] = (char *)pg_runner_path();
+    argv[0] = (char *)pg_run_program_path();
     argv[1] = "--describe";
     argv[2] = (char *)problem_lib;
     argv[3] = (char *)b->problem;
@@ -204,8 +204,8 @@ int pg_problems_cases(pg_case_spec **cases, size_t *ncases, int *owned,
     pg_error_clear();
     err = pg_proc_run_argv(&res, argv, &opts);
     if (!err && res.exited && res.exit_code == 127 && !d.default_cases)
-        err = pg_runner_missing();
-    pg_proc_result_free(&res);
+        err = pg_run_program_missing();
+    pg_proc_result_clear(&res);
     if (err < 0)
         goto done;
     if (!d.default_cases) {
@@ -237,7 +237,7 @@ int pg_problems_cases(pg_case_spec **cases, size_t *ncases, int *owned,
                                   &why) < 0) {
             err = pg_error_set(PG_ERR_USAGE, "problem '%s': device_cases: %s",
                                b->problem, pg_str_cstr(&why));
-            pg_str_free(&why);
+            pg_str_clear(&why);
             goto done;
         }
     }
@@ -249,7 +249,7 @@ int pg_problems_cases(pg_case_spec **cases, size_t *ncases, int *owned,
                 err = pg_error_set(PG_ERR_USAGE, "%s:%d:%d: %s", config_path,
                                    b->cases[i].mark.line, b->cases[i].mark.col,
                                    pg_str_cstr(&why));
-                pg_str_free(&why);
+                pg_str_clear(&why);
                 goto done;
             }
         }
@@ -267,12 +267,12 @@ int pg_problems_cases(pg_case_spec **cases, size_t *ncases, int *owned,
     }
 done:
     for (i = 0; i < ndefaults; i++)
-        pg_case_spec_free(&defaults[i]);
+        pg_case_spec_clear(&defaults[i]);
     free(defaults);
     free(d.default_cases);
     free(d.device_cases);
     free(d.bytes);
-    pg_str_free(&wanted);
+    pg_str_clear(&wanted);
     return err;
 }
 

@@ -32,7 +32,7 @@ char *pg_problems_source(const pg_bench_config *b);
  * parameters and against this machine's memory, or else the problem's
  * defaults (its device_cases for a CUDA benchmark, when it has them).
  * On success *cases holds *ncases cases, which the caller frees with
- * pg_case_spec_free() and free() when *owned is 1 (they are b's own when
+ * pg_case_spec_clear() and free() when *owned is 1 (they are b's own when
  * 0).  On error, PG_ERR_USAGE with a message naming `config_path`'s line
  * or the problem, and nothing to free.
  */

@@ -25,7 +25,7 @@ static int is_failure(pg_status st)
 static void gpu_line(pg_str *out, const pg_result *r)
 {
     const pg_gpu_info *g = &r->gpu;
-    double bw = pg_gpu_peak_bandwidth(g);
+    double bw = pg_cuda_peak_bandwidth(g);
 
     pg_str_printf(out, " (%s, %d SMs at %.0f MHz", g->arch, g->sm_count,
                   g->sm_clock_khz / 1e3);
@@ -40,7 +40,7 @@ static void gpu_line(pg_str *out, const pg_result *r)
 
 /*
  * Everything a reader should be warned of, a line each, into `out` (a
- * zeroed pg_system; free it with pg_system_free): the machine's warnings,
+ * zeroed pg_system; free it with pg_system_clear): the machine's warnings,
  * then what the GPU did.
  */
 static void warnings(pg_system *out, const pg_result *r)
@@ -78,7 +78,7 @@ static void warnings(pg_system *out, const pg_result *r)
 static void peak_cell(pg_str *out, const pg_result *r,
                       const pg_bench_result *b, const pg_case_result *c)
 {
-    double bw = pg_gpu_peak_bandwidth(&r->gpu), fl = pg_gpu_peak_flops(&r->gpu);
+    double bw = pg_cuda_peak_bandwidth(&r->gpu), fl = pg_cuda_peak_flops(&r->gpu);
     double t = c->head_ns, fb = 0, ff = 0;
 
     if (!b->gpu.measured || !isfinite(t) || t <= 0) {
@@ -347,7 +347,7 @@ void pg_report_terminal(pg_str *out, const pg_result *r, int color)
             if (k == NCOL - 1 && color && b)
                 pg_str_puts(out, status_color(b));
             pad(out, pg_str_cstr(&cells[j][k]), k + 1 < NCOL ? w[k] : 0);
-            pg_str_free(&cells[j][k]);
+            pg_str_clear(&cells[j][k]);
         }
         pg_str_printf(out, "%s\n", color ? RESET : "");
     }
@@ -397,7 +397,7 @@ void pg_report_terminal(pg_str *out, const pg_result *r, int color)
         for (i = 0; i < notes.nwarnings; i++)
             pg_str_printf(out, "%swarning:%s %s\n", color ? YELLOW : "",
                           color ? RESET : "", notes.warnings[i]);
-        pg_system_free(&notes);
+        pg_system_clear(&notes);
     }
     if (r->aa) {
         pg_str_printf(out, "\n%s%s%s: self-check: ",
@@ -606,7 +606,7 @@ void pg_report_markdown(pg_str *out, const pg_result *r)
             md_text(&footer, notes.warnings[i], 400);
             pg_str_puts(&footer, "\n");
         }
-        pg_system_free(&notes);
+        pg_system_clear(&notes);
     }
 
     pg_str_puts(out, PG_COMMENT_MARKER "\n");
@@ -622,7 +622,7 @@ void pg_report_markdown(pg_str *out, const pg_result *r)
     pg_str_puts(out, "\n\n| Benchmark | Runtime (base → head) | Change | "
                      "Status |\n|---|---|---|---|\n");
     for (shown = 0; shown < r->nbenchmarks; shown++) {
-        pg_str_clear(&section);
+        pg_str_reset(&section);
         md_bench_row(&section, &r->benchmarks[shown]);
         if (out->size - start + section.size + footer.size > limit / 2)
             break;
@@ -644,11 +644,11 @@ void pg_report_markdown(pg_str *out, const pg_result *r)
         pg_str_puts(out, "**: ");
         md_text(out, pg_str_cstr(&tmp), 600);
         pg_str_puts(out, "\n\n");
-        pg_str_free(&tmp);
+        pg_str_clear(&tmp);
     }
 
     /* Per-case figures, collapsed; dropped whole when they do not fit. */
-    pg_str_clear(&section);
+    pg_str_reset(&section);
     pg_str_puts(&section,
                 "<details><summary>Per-case results</summary>\n\n"
                 "| Benchmark | Case | Base | Head | Change | Status | "
@@ -670,7 +670,7 @@ void pg_report_markdown(pg_str *out, const pg_result *r)
         const pg_bench_result *b = &r->benchmarks[i];
         if (!b->message)
             continue;
-        pg_str_clear(&section);
+        pg_str_reset(&section);
         md_failure(&section, b);
         if (out->size - start + section.size + footer.size >= limit) {
             pg_str_puts(out, "More messages: see the JSON report.\n\n");
@@ -680,6 +680,6 @@ void pg_report_markdown(pg_str *out, const pg_result *r)
     }
 
     pg_str_put(out, footer.ptr, footer.size);
-    pg_str_free(&footer);
-    pg_str_free(&section);
+    pg_str_clear(&footer);
+    pg_str_clear(&section);
 }

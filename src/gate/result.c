@@ -193,7 +193,7 @@ static cJSON *bench_json(const pg_bench_result *b)
 static cJSON *gpu_json(const pg_gpu_info *g)
 {
     cJSON *o = cJSON_CreateObject();
-    double bw = pg_gpu_peak_bandwidth(g), fl = pg_gpu_peak_flops(g);
+    double bw = pg_cuda_peak_bandwidth(g), fl = pg_cuda_peak_flops(g);
 
     cJSON_AddStringToObject(o, "name", g->name);
     cJSON_AddStringToObject(o, "arch", g->arch);
@@ -507,7 +507,7 @@ int pg_result_from_json(pg_result *out, const char *text, const char *display)
     if (!isfinite(out->noise_floor) ||
         !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "benchmarks"))) {
         cJSON_Delete(root);
-        pg_result_free(out);
+        pg_result_clear(out);
         return pg_error_set(PG_ERR_USAGE,
                             "%s: not a perfgate JSON report (no noise_floor "
                             "or benchmarks)",
@@ -526,7 +526,7 @@ int pg_result_from_json(pg_result *out, const char *text, const char *display)
     }
     cJSON_Delete(root);
     if (err < 0)
-        pg_result_free(out);
+        pg_result_clear(out);
     return err;
 }
 
@@ -579,7 +579,7 @@ static void side_free(pg_side_info *s)
     free(s->subject);
 }
 
-void pg_result_free(pg_result *r)
+void pg_result_clear(pg_result *r)
 {
     size_t i;
 
@@ -589,6 +589,6 @@ void pg_result_free(pg_result *r)
     free(r->version);
     side_free(&r->base);
     side_free(&r->head);
-    pg_system_free(&r->system);
+    pg_system_clear(&r->system);
     memset(r, 0, sizeof(*r));
 }

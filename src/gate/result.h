@@ -147,6 +147,6 @@ int pg_result_from_json(pg_result *out, const char *text, const char *display);
 void pg_result_clean_text(pg_result *r);
 
 void pg_bench_result_clear(pg_bench_result *b);
-void pg_result_free(pg_result *r);
+void pg_result_clear(pg_result *r);
 
 #endif

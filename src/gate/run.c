@@ -153,7 +153,7 @@ static void set_log(pg_bench_result *out, const pg_str *output)
     out->log = pg_str_detach(&tail);
 }
 
-const char *pg_runner_path(void)
+const char *pg_run_program_path(void)
 {
     static char *path;
     const char *env = getenv("PERFGATE_MEASURE");
@@ -217,13 +217,13 @@ static int check_head_alone(pg_bench_result *out, const pg_run_spec *spec,
     return err;
 }
 
-int pg_runner_missing(void)
+int pg_run_program_missing(void)
 {
     return pg_error_set(PG_ERR_GENERIC,
                         "cannot run %s: install it beside perfgate (or in "
                         "../libexec/perfgate), or set PERFGATE_MEASURE to its "
                         "path",
-                        pg_runner_path());
+                        pg_run_program_path());
 }
 
 int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
@@ -291,7 +291,7 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
     opts.payload = &pctx;
     opts.share_fd = wfd;
 
-    argv[0] = (char *)pg_runner_path();
+    argv[0] = (char *)pg_run_program_path();
     argv[1] = (char *)spec_path;
     argv[2] = NULL;
     err = pg_proc_run_argv(&res, argv, &opts);
@@ -300,7 +300,7 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
     if (res.exited && res.exit_code == 127 && !pctx.done && !pctx.failed &&
         watch->side < 0 && !strncmp(pg_str_cstr(&res.output), "cannot run '",
                                     12))
-        err = pg_runner_missing();
+        err = pg_run_program_missing();
     if (err < 0)
         goto done;
 
@@ -342,7 +342,7 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
         !spec->verify_only)
         err = check_head_alone(out, spec, spec_path);
 done:
-    pg_proc_result_free(&res);
+    pg_proc_result_clear(&res);
     free(scratch);
     if (watch != MAP_FAILED)
         munmap(watch, sizeof(*watch));

@@ -33,10 +33,10 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *spec,
  * this executable, else in ../libexec/perfgate, else the one of the build
  * tree this was built in, else looked up in PATH.
  */
-const char *pg_runner_path(void);
+const char *pg_run_program_path(void);
 
 /* Sets the error for a measuring executable that cannot be run; returns
  * PG_ERR_GENERIC. */
-int pg_runner_missing(void);
+int pg_run_program_missing(void);
 
 #endif

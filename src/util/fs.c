@@ -149,7 +149,7 @@ int pg_read_file(char **out, size_t *len, const char *path, size_t max)
         if (n < 0) {
             int saved = errno;
             close(fd);
-            pg_str_free(&s);
+            pg_str_clear(&s);
             errno = saved;
             return -1;
         }
@@ -157,7 +157,7 @@ int pg_read_file(char **out, size_t *len, const char *path, size_t max)
             break;
         if (s.size + (size_t)n > max) {
             close(fd);
-            pg_str_free(&s);
+            pg_str_clear(&s);
             errno = EFBIG;
             return -1;
         }

@@ -177,7 +177,7 @@ static int supervise(pg_proc_result *out, pid_t pid, int out_fd, int msg_fd,
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
     pg_cleanup_set_child(0);
-    pg_str_free(&pending);
+    pg_str_clear(&pending);
 
     out->seconds = (double)(pg_now_ns() - start) / 1e9;
     if (WIFEXITED(status)) {
@@ -355,9 +355,9 @@ int pg_proc_run_fn(pg_proc_result *out, int (*fn)(void *arg, int msg_fd),
     return spawn(out, NULL, fn, arg, opts);
 }
 
-void pg_proc_result_free(pg_proc_result *res)
+void pg_proc_result_clear(pg_proc_result *res)
 {
-    pg_str_free(&res->output);
+    pg_str_clear(&res->output);
 }
 
 size_t pg_proc_memory_limit(void)
@@ -393,7 +393,7 @@ int pg_proc_send(int fd, const char *token, const char *fmt, ...)
         }
         off += (size_t)n;
     }
-    pg_str_free(&s);
+    pg_str_clear(&s);
     return err;
 }
 

@@ -60,7 +60,7 @@ int pg_proc_run_argv(pg_proc_result *out, char *const argv[],
 int pg_proc_run_fn(pg_proc_result *out, int (*fn)(void *arg, int msg_fd),
                    void *arg, const pg_proc_opts *opts);
 
-void pg_proc_result_free(pg_proc_result *res);
+void pg_proc_result_clear(pg_proc_result *res);
 
 /*
  * The message channel from a child to perfgate: one line per message,

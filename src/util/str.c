@@ -56,7 +56,7 @@ void pg_str_init(pg_str *s, size_t cap)
     s->cap = cap;
 }
 
-void pg_str_free(pg_str *s)
+void pg_str_clear(pg_str *s)
 {
     size_t cap = s->cap;
 
@@ -64,7 +64,7 @@ void pg_str_free(pg_str *s)
     pg_str_init(s, cap);
 }
 
-void pg_str_clear(pg_str *s)
+void pg_str_reset(pg_str *s)
 {
     s->size = 0;
     s->truncated = 0;

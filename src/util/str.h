@@ -24,10 +24,10 @@ typedef struct pg_str {
 void pg_str_init(pg_str *s, size_t cap);
 
 /* Frees the buffer's memory and makes it empty again. */
-void pg_str_free(pg_str *s);
+void pg_str_clear(pg_str *s);
 
 /* Empties the buffer, keeping its memory. */
-void pg_str_clear(pg_str *s);
+void pg_str_reset(pg_str *s);
 
 /*
  * Appends; a capped buffer drops its oldest bytes to stay within its cap.

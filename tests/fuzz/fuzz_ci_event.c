@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         } else if (!plausible(ci.base) || !plausible(ci.head) || !ci.what) {
             __builtin_trap();
         }
-        pg_ci_free(&ci);
+        pg_ci_clear(&ci);
         pg_error_clear();
     }
     return 0;

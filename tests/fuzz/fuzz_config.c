@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (err < 0 && (!pg_error_last() || strncmp(pg_error_last(), "fuzz.yml:",
                                                  9)))
         __builtin_trap();
-    pg_config_free(&cfg);
+    pg_config_clear(&cfg);
     pg_error_clear();
     return 0;
 }

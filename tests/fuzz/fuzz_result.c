@@ -44,14 +44,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pg_result_clean_text(&r);
     pg_stats_judge(&r);
     pg_report_terminal(&out, &r, 1);
-    pg_str_clear(&out);
+    pg_str_reset(&out);
     pg_report_markdown(&out, &r);
-    pg_str_clear(&out);
+    pg_str_reset(&out);
     pg_report_summary(&out, &r);
-    pg_str_free(&out);
+    pg_str_clear(&out);
     json = pg_result_to_json(&r);
     free(json);
-    pg_result_free(&r);
+    pg_result_clear(&r);
     free(text);
     return 0;
 }

@@ -83,7 +83,7 @@ static void github(void)
         CHECK(ci.merge_base == 1);
         CHECK_STR(ci.what, "pull request #12");
         CHECK_CONTAINS(ci.fetch_hint, "fetch-depth: 0");
-        pg_ci_free(&ci);
+        pg_ci_clear(&ci);
     }
     {
         /* pull_request_target carries the same event. */
@@ -92,7 +92,7 @@ static void github(void)
                                  path, NULL};
         CHECK(detect(&ci, t) == 0);
         CHECK_STR(ci.base, SHA_A);
-        pg_ci_free(&ci);
+        pg_ci_clear(&ci);
     }
     unlink(path);
 
@@ -105,7 +105,7 @@ static void github(void)
         CHECK_STR(ci.head, SHA_B);
         CHECK(ci.merge_base == 0);
         CHECK_STR(ci.what, "push");
-        pg_ci_free(&ci);
+        pg_ci_clear(&ci);
     }
     unlink(path);
 
@@ -116,7 +116,7 @@ static void github(void)
                                  "push", "GITHUB_EVENT_PATH", path, NULL};
         CHECK(detect(&ci, t) == 0);
         CHECK_STR(ci.base, SHA_B "~1");
-        pg_ci_free(&ci);
+        pg_ci_clear(&ci);
     }
     unlink(path);
 
@@ -129,7 +129,7 @@ static void github(void)
         CHECK_STR(ci.base, SHA_A);
         CHECK_STR(ci.head, SHA_B);
         CHECK(ci.merge_base == 0);
-        pg_ci_free(&ci);
+        pg_ci_clear(&ci);
     }
     unlink(path);
 
@@ -142,7 +142,7 @@ static void github(void)
         CHECK_STR(ci.base, SHA_C "~1");
         CHECK_STR(ci.head, SHA_C);
         CHECK_STR(ci.what, "workflow_dispatch event");
-        pg_ci_free(&ci);
+        pg_ci_clear(&ci);
     }
     {
         const char *const t[] = {"GITHUB_ACTIONS", "true", "GITHUB_EVENT_NAME",
@@ -150,7 +150,7 @@ static void github(void)
                                  "/nonexistent/event.json", NULL};
         CHECK(detect(&ci, t) == PG_ERR_USAGE);
         CHECK_CONTAINS(pg_error_last(), "/nonexistent/event.json");
-        pg_ci_free(&ci);
+        pg_ci_clear(&ci);
     }
     path = event_file("{not json");
     {
@@ -158,7 +158,7 @@ static void github(void)
                                  "pull_request", "GITHUB_EVENT_PATH", path,
                                  NULL};
         CHECK(detect(&ci, t) == PG_ERR_USAGE);
-        pg_ci_free(&ci);
+        pg_ci_clear(&ci);
     }
     unlink(path);
 
@@ -182,15 +182,15 @@ static void github(void)
                                           strlen(json), NULL) == PG_ERR_USAGE);
             CHECK_CONTAINS(pg_error_last(), "pull_request.head.sha is not a "
                                             "commit id");
-            pg_ci_free(&ci);
+            pg_ci_clear(&ci);
             CHECK(pg_ci_from_github_event(&ci, "merge_group", json,
                                           strlen(json), NULL) == PG_ERR_USAGE);
             CHECK_CONTAINS(pg_error_last(), "merge_group.base_sha");
-            pg_ci_free(&ci);
+            pg_ci_clear(&ci);
             CHECK(pg_ci_from_github_event(&ci, "push", json, strlen(json),
                                           SHA_C) == PG_ERR_USAGE);
             CHECK_CONTAINS(pg_error_last(), "before");
-            pg_ci_free(&ci);
+            pg_ci_clear(&ci);
         }
     }
 }
@@ -217,14 +217,14 @@ static void gitlab(void)
     CHECK(ci.merge_base == 0);
     CHECK_STR(ci.what, "merge request !7");
     CHECK_CONTAINS(ci.fetch_hint, "GIT_DEPTH: 0");
-    pg_ci_free(&ci);
+    pg_ci_clear(&ci);
     CHECK(detect(&ci, push) == 0);
     CHECK_STR(ci.base, SHA_A);
     CHECK_STR(ci.what, "push");
-    pg_ci_free(&ci);
+    pg_ci_clear(&ci);
     CHECK(detect(&ci, first) == 0);
     CHECK_STR(ci.base, SHA_B "~1");
-    pg_ci_free(&ci);
+    pg_ci_clear(&ci);
 }
 
 static void buildkite(void)
@@ -246,12 +246,12 @@ static void buildkite(void)
     CHECK_STR(ci.head, SHA_B);
     CHECK(ci.merge_base == 1);
     CHECK_STR(ci.what, "pull request #42");
-    pg_ci_free(&ci);
+    pg_ci_clear(&ci);
     CHECK(detect(&ci, branch) == 0);
     CHECK(!ci.base_branch);
     CHECK(!ci.head); /* "HEAD": the checkout's */
     CHECK_STR(ci.base, "HEAD~1");
-    pg_ci_free(&ci);
+    pg_ci_clear(&ci);
 }
 
 static void azure(void)
@@ -272,11 +272,11 @@ static void azure(void)
     CHECK_STR(ci.head, SHA_B);
     CHECK_STR(ci.what, "pull request #5");
     CHECK_CONTAINS(ci.fetch_hint, "fetchDepth: 0");
-    pg_ci_free(&ci);
+    pg_ci_clear(&ci);
     CHECK(detect(&ci, ci_build) == 0);
     CHECK_STR(ci.base, SHA_C "~1");
     CHECK_STR(ci.head, SHA_C);
-    pg_ci_free(&ci);
+    pg_ci_clear(&ci);
 }
 
 static void jenkins(void)
@@ -295,10 +295,10 @@ static void jenkins(void)
     CHECK_STR(ci.head, SHA_B);
     CHECK(ci.merge_base == 1);
     CHECK_STR(ci.what, "change 99");
-    pg_ci_free(&ci);
+    pg_ci_clear(&ci);
     CHECK(detect(&ci, branch) == 0);
     CHECK_STR(ci.base, SHA_B "~1");
-    pg_ci_free(&ci);
+    pg_ci_clear(&ci);
     CHECK_STR(pg_ci_name(PG_CI_JENKINS), "Jenkins");
 }
 

@@ -29,7 +29,7 @@ static void expect_error(const char *text, const char *want, int line)
                 line, err, pg_error_last() ? pg_error_last() : "", want);
         pg_test_failed = 1;
     }
-    pg_config_free(&cfg);
+    pg_config_clear(&cfg);
 }
 #define EXPECT_ERROR(text, want) expect_error(text, want, __LINE__)
 
@@ -72,7 +72,7 @@ static void full_config(void)
     CHECK(b->ncases == 2);
     CHECK_STR(b->cases[1].name, "n=100000");
     CHECK(b->cases[1].mark.line == 15);
-    pg_config_free(&cfg);
+    pg_config_clear(&cfg);
 }
 
 static void defaults(void)
@@ -94,20 +94,20 @@ static void defaults(void)
     CHECK(b->ncflags == 1);
     CHECK_STR(b->cflags[0], "-O2");
     CHECK(b->ncases == 0);
-    pg_config_free(&cfg);
+    pg_config_clear(&cfg);
 
     setenv("GITHUB_ACTIONS", "true", 1);
     CHECK(parse(&cfg, "version: 1\nbenchmarks:\n  - name: m\n"
                       "    problem: matmul\n    sources: src/mm.c\n") == 0);
     CHECK_NEAR(cfg.settings.noise_floor, 0.10, 1e-12);
     CHECK(cfg.settings.floor_source == PG_FLOOR_GITHUB_ACTIONS);
-    pg_config_free(&cfg);
+    pg_config_clear(&cfg);
     /* The config's own floor wins over the environment's default. */
     CHECK(parse(&cfg, "version: 1\nsettings: {noise_floor: 0.02}\n"
                       "benchmarks:\n  - name: m\n"
                       "    problem: matmul\n    sources: src/mm.c\n") == 0);
     CHECK_NEAR(cfg.settings.noise_floor, 0.02, 1e-12);
-    pg_config_free(&cfg);
+    pg_config_clear(&cfg);
     unsetenv("GITHUB_ACTIONS");
 }
 
@@ -208,8 +208,8 @@ static void case_specs(void)
     CHECK(n == 2);
     CHECK_STR(specs[0].name, "m=64,n=32,k=16");
     CHECK_STR(specs[1].name, "n=5");
-    pg_case_spec_free(&specs[0]);
-    pg_case_spec_free(&specs[1]);
+    pg_case_spec_clear(&specs[0]);
+    pg_case_spec_clear(&specs[1]);
     free(specs);
     CHECK(pg_case_specs_parse(&specs, &n, "n=") < 0);
     CHECK(pg_case_specs_parse(&specs, &n, "n=1,n=2") < 0);
@@ -239,7 +239,7 @@ static void gate_and_symbols(void)
     CHECK(cfg.benchmarks[0].interposable == 0);
     CHECK(cfg.benchmarks[1].gate == 0);
     CHECK(cfg.benchmarks[1].interposable == 1);
-    pg_config_free(&cfg);
+    pg_config_clear(&cfg);
     EXPECT_ERROR("version: 1\nsettings: {gate: some}\nbenchmarks:\n" BENCH,
                  "perfgate.yml:2:18: gate 'some': want 'total' or 'cases'");
     EXPECT_ERROR("version: 1\nbenchmarks:\n  - {name: a, problem: "

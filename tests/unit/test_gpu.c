@@ -44,16 +44,16 @@ static void peaks(void)
     h100.mem_clock_khz = 2619000;
     h100.bus_width = 5120;
     /* H100 SXM: 3.35 TB/s and 66.9 TFLOPS of FP32, as NVIDIA lists. */
-    CHECK_NEAR(pg_gpu_peak_bandwidth(&h100), 3.35e12, 0.01e12);
-    CHECK_NEAR(pg_gpu_peak_flops(&h100), 66.9e12, 0.1e12);
-    CHECK(pg_gpu_fp32_lanes(8, 0) == 64);  /* A100 */
-    CHECK(pg_gpu_fp32_lanes(8, 6) == 128); /* RTX 30 */
-    CHECK(pg_gpu_fp32_lanes(10, 0) == 128);
-    CHECK(pg_gpu_fp32_lanes(3, 5) == 0);
+    CHECK_NEAR(pg_cuda_peak_bandwidth(&h100), 3.35e12, 0.01e12);
+    CHECK_NEAR(pg_cuda_peak_flops(&h100), 66.9e12, 0.1e12);
+    CHECK(pg_cuda_fp32_lanes(8, 0) == 64);  /* A100 */
+    CHECK(pg_cuda_fp32_lanes(8, 6) == 128); /* RTX 30 */
+    CHECK(pg_cuda_fp32_lanes(10, 0) == 128);
+    CHECK(pg_cuda_fp32_lanes(3, 5) == 0);
     strcpy(h100.arch, "sm_100"); /* two digits of major */
-    CHECK_NEAR(pg_gpu_peak_flops(&h100), 66.9e12, 0.1e12);
+    CHECK_NEAR(pg_cuda_peak_flops(&h100), 66.9e12, 0.1e12);
     strcpy(h100.arch, "");
-    CHECK(pg_gpu_peak_flops(&h100) == 0);
+    CHECK(pg_cuda_peak_flops(&h100) == 0);
 }
 
 /* ---- the engine on a simulated device ---- */

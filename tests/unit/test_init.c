@@ -32,7 +32,7 @@ static void add_benchmark(void)
                                  "    sources: [perf/b.c]\n");
 
     /* Appended in the list's own indentation, after a missing newline. */
-    pg_str_clear(&out);
+    pg_str_reset(&out);
     CHECK(pg_init_add_benchmark(&out, indented, strlen(indented),
                                   "perfgate.yml", ".", builtins, "b",
                                   "matmul", "perf/b.c") == 0);
@@ -40,22 +40,22 @@ static void add_benchmark(void)
                                       "      problem: matmul\n");
 
     /* A name taken, a flow list, a list that is not last: refused. */
-    pg_str_clear(&out);
+    pg_str_reset(&out);
     CHECK(pg_init_add_benchmark(&out, indented, strlen(indented),
                                   "perfgate.yml", ".", builtins, "a",
                                   "matmul", "perf/a.c") == PG_ERR_USAGE);
     CHECK_CONTAINS(pg_error_last(), "already has a benchmark 'a'");
-    pg_str_clear(&out);
+    pg_str_reset(&out);
     CHECK(pg_init_add_benchmark(&out, flow, strlen(flow), "perfgate.yml",
                                   ".", builtins, "b", "matmul",
                                   "perf/b.c") == PG_ERR_USAGE);
     CHECK_CONTAINS(pg_error_last(), "add this to its 'benchmarks' yourself:\n"
                                     "  - name: b\n");
-    pg_str_clear(&out);
+    pg_str_reset(&out);
     CHECK(pg_init_add_benchmark(&out, settings_last, strlen(settings_last),
                                   "perfgate.yml", ".", builtins, "b",
                                   "matmul", "perf/b.c") == PG_ERR_USAGE);
-    pg_str_free(&out);
+    pg_str_clear(&out);
 }
 
 static void init_starter(void)
@@ -71,14 +71,14 @@ static void init_starter(void)
                    "size_t m, size_t k)\n{\n    /* your code here */\n"
                    "    (void)input_a;\n    (void)input_b;\n"
                    "    (void)output_c;\n    (void)m;\n    (void)k;\n}\n");
-    pg_str_clear(&out);
+    pg_str_reset(&out);
     CHECK(pg_init_starter_c(&out, "x", "void solution(void)") == 0);
     CHECK(!strstr(pg_str_cstr(&out), "(void)void"));
-    pg_str_clear(&out);
+    pg_str_reset(&out);
     CHECK(pg_init_starter_c(&out, "x", "void solution(void *data)") == 0);
     CHECK_CONTAINS(pg_str_cstr(&out), "    (void)data;\n");
     CHECK(pg_init_starter_c(&out, "x", "no parameter list") < 0);
-    pg_str_clear(&out);
+    pg_str_reset(&out);
     CHECK(pg_init_starter_cuda(&out, "relu",
                                   "void solution(const float *input, float "
                                   "*output, size_t n, size_t m)") == 0);
@@ -89,7 +89,7 @@ static void init_starter(void)
     CHECK_CONTAINS(pg_str_cstr(&out),
                    "kernel<<<1, 1>>>(input, output, n, m);\n}\n");
     CHECK(pg_init_starter_cuda(&out, "x", "no parameter list") < 0);
-    pg_str_free(&out);
+    pg_str_clear(&out);
 }
 
 const pg_test pg_tests_init[] = {

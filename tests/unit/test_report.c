@@ -68,8 +68,8 @@ static void markdown_shape(void)
     CHECK_CONTAINS(pg_str_cstr(&md), "Base `0123456789` (HEAD\\~1)");
     CHECK_CONTAINS(pg_str_cstr(&md), "working tree (uncommitted changes)");
     CHECK_CONTAINS(pg_str_cstr(&md), "Noise floor 5% (default)");
-    pg_str_free(&md);
-    pg_result_free(&r);
+    pg_str_clear(&md);
+    pg_result_clear(&r);
 }
 
 static void markdown_stays_under_the_limit(void)
@@ -90,8 +90,8 @@ static void markdown_stays_under_the_limit(void)
     CHECK(md.size < PG_COMMENT_MAX);
     CHECK_CONTAINS(pg_str_cstr(&md), "more benchmarks: see the JSON report");
     CHECK_CONTAINS(pg_str_cstr(&md), "Noise floor"); /* the footer survived */
-    pg_str_free(&md);
-    pg_result_free(&r);
+    pg_str_clear(&md);
+    pg_result_clear(&r);
 }
 
 static void markdown_escapes_what_it_did_not_write(void)
@@ -109,8 +109,8 @@ static void markdown_escapes_what_it_did_not_write(void)
     CHECK(!strstr(pg_str_cstr(&md), "<script>"));
     CHECK_CONTAINS(pg_str_cstr(&md), "&lt;script&gt;");
     CHECK_CONTAINS(pg_str_cstr(&md), "(feature/\\*\\*bold\\*\\*)");
-    pg_str_free(&md);
-    pg_result_free(&r);
+    pg_str_clear(&md);
+    pg_result_clear(&r);
 }
 
 static void warnings_and_interval(void)
@@ -125,9 +125,9 @@ static void warnings_and_interval(void)
     CHECK_CONTAINS(pg_str_cstr(&md), "> ⚠️ CPU 1 was 80% busy");
     pg_report_terminal(&t, &r, 0);
     CHECK_CONTAINS(pg_str_cstr(&t), "warning: CPU 1 was 80% busy");
-    pg_str_free(&md);
-    pg_str_free(&t);
-    pg_result_free(&r);
+    pg_str_clear(&md);
+    pg_str_clear(&t);
+    pg_result_clear(&r);
 }
 
 static void self_check(void)
@@ -158,9 +158,9 @@ static void self_check(void)
     CHECK_CONTAINS(pg_str_cstr(&md), "❌ perfgate self-check (A/A)");
     CHECK_CONTAINS(pg_str_cstr(&md), "the floor cannot be trusted here");
     CHECK_CONTAINS(pg_str_cstr(&md), "raise the floor to 6% or more");
-    pg_str_free(&md);
-    pg_str_free(&t);
-    pg_result_free(&r);
+    pg_str_clear(&md);
+    pg_str_clear(&t);
+    pg_result_clear(&r);
 }
 
 static void terminal_table(void)
@@ -176,8 +176,8 @@ static void terminal_table(void)
                                     "+20.5 … +23.1%  315   regression");
     CHECK_CONTAINS(pg_str_cstr(&t), "FAIL: 1 regression, 1 improvement");
     CHECK(!strchr(pg_str_cstr(&t), '\033'));
-    pg_str_free(&t);
-    pg_result_free(&r);
+    pg_str_clear(&t);
+    pg_result_clear(&r);
 }
 
 static void json_round_trip(void)
@@ -208,16 +208,16 @@ static void json_round_trip(void)
     pg_report_markdown(&a, &r);
     pg_report_markdown(&b, &back);
     CHECK_STR(pg_str_cstr(&b), pg_str_cstr(&a));
-    pg_result_free(&back);
+    pg_result_clear(&back);
     CHECK(pg_result_from_json(&back, "{\"x\": 1}", "bad.json") < 0);
-    pg_result_free(&back);
+    pg_result_clear(&back);
     CHECK(pg_result_from_json(&back, "not json", "bad.json") < 0);
-    pg_result_free(&back);
+    pg_result_clear(&back);
     free(json);
     free(again);
-    pg_str_free(&a);
-    pg_str_free(&b);
-    pg_result_free(&r);
+    pg_str_clear(&a);
+    pg_str_clear(&b);
+    pg_result_clear(&r);
 }
 
 const pg_test pg_tests_report[] = {

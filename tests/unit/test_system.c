@@ -80,7 +80,7 @@ static void noisy_machine(void)
     CHECK(s.ncpus == 2);
     CHECK(has_warning(&s, "the load average is 9.50"));
     CHECK(has_warning(&s, "virtual machine"));
-    pg_system_free(&s);
+    pg_system_clear(&s);
     pg_rm_rf(root);
     free(root);
 }
@@ -105,7 +105,7 @@ static void quiet_machine(void)
     CHECK(s.nwarnings == 0);
     CHECK(s.hypervisor == NULL);
     CHECK(s.llc_bytes > 0); /* a default when sysfs does not say */
-    pg_system_free(&s);
+    pg_system_clear(&s);
     pg_rm_rf(root);
     free(root);
 }
@@ -118,13 +118,13 @@ static void cpu_usage(void)
                         "cpu1 170 0 10 820 0 0 0 10 0 0\n";
     double busy, steal;
 
-    CHECK(pg_cpu_usage(&busy, &steal, before, after, 0) == 0);
+    CHECK(pg_system_cpu_usage(&busy, &steal, before, after, 0) == 0);
     CHECK_NEAR(busy, 0, 1e-9);
-    CHECK(pg_cpu_usage(&busy, &steal, before, after, 1) == 0);
+    CHECK(pg_system_cpu_usage(&busy, &steal, before, after, 1) == 0);
     /* 100 ticks passed: 70 user, 10 system, 10 stolen, 20 idle. */
     CHECK_NEAR(busy, 0.8 - 0.1, 1e-9);
     CHECK_NEAR(steal, 0.1, 1e-9);
-    CHECK(pg_cpu_usage(&busy, &steal, before, after, 7) < 0);
+    CHECK(pg_system_cpu_usage(&busy, &steal, before, after, 7) < 0);
 }
 
 static void timer_choice(void)

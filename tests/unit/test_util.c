@@ -46,22 +46,22 @@ static void human_times(void)
 
     pg_format_ns(&s, 32800);
     CHECK_STR(pg_str_cstr(&s), "32.8 µs");
-    pg_str_clear(&s);
+    pg_str_reset(&s);
     pg_format_ns(&s, 1.2e9);
     CHECK_STR(pg_str_cstr(&s), "1.20 s");
-    pg_str_clear(&s);
+    pg_str_reset(&s);
     pg_format_ns(&s, 999.96);
     CHECK_STR(pg_str_cstr(&s), "1.00 µs");
-    pg_str_clear(&s);
+    pg_str_reset(&s);
     pg_format_ns(&s, 4.5);
     CHECK_STR(pg_str_cstr(&s), "4.50 ns");
-    pg_str_clear(&s);
+    pg_str_reset(&s);
     pg_format_ns(&s, NAN);
     CHECK_STR(pg_str_cstr(&s), "–");
-    pg_str_clear(&s);
+    pg_str_reset(&s);
     pg_format_change(&s, -0.1234);
     CHECK_STR(pg_str_cstr(&s), "-12.3%");
-    pg_str_free(&s);
+    pg_str_clear(&s);
 }
 
 static void capped_buffer_keeps_the_newest_bytes(void)
@@ -75,7 +75,7 @@ static void capped_buffer_keeps_the_newest_bytes(void)
     CHECK(s.size <= 8);
     CHECK(s.truncated);
     CHECK_CONTAINS(pg_str_cstr(&s), "99,");
-    pg_str_free(&s);
+    pg_str_clear(&s);
 }
 
 static void tail_lines(void)
@@ -84,7 +84,7 @@ static void tail_lines(void)
 
     pg_str_put_tail_lines(&s, "a\nb\nc\nd\n", 2);
     CHECK_STR(pg_str_cstr(&s), "c\nd");
-    pg_str_free(&s);
+    pg_str_clear(&s);
 }
 
 static void sizes(void)
@@ -93,16 +93,16 @@ static void sizes(void)
 
     pg_format_bytes(&s, 512);
     CHECK_STR(pg_str_cstr(&s), "512 B");
-    pg_str_clear(&s);
+    pg_str_reset(&s);
     pg_format_bytes(&s, 3 * 1048576.0);
     CHECK_STR(pg_str_cstr(&s), "3.0 MiB");
-    pg_str_clear(&s);
+    pg_str_reset(&s);
     pg_format_bytes(&s, 12.5 * 1073741824.0);
     CHECK_STR(pg_str_cstr(&s), "12.5 GiB");
-    pg_str_clear(&s);
+    pg_str_reset(&s);
     pg_format_bytes(&s, 1e30);
     CHECK_STR(pg_str_cstr(&s), "867361737988.4 EiB");
-    pg_str_free(&s);
+    pg_str_clear(&s);
 }
 
 static void text_is_cleaned(void)
@@ -132,7 +132,7 @@ static void text_is_cleaned(void)
     pg_str_init(&s, 4);
     pg_str_puts(&s, "x\xe2\x80\x98\xe2\x80\x99");
     CHECK_STR(pg_str_cstr(&s), "\xe2\x80\x99");
-    pg_str_free(&s);
+    pg_str_clear(&s);
 }
 
 static void names(void)
