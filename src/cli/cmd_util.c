@@ -43,7 +43,7 @@ int pg_cmd_use_color(int fd, const char *when)
 int pg_cmd_write(const char *path, const char *data, size_t len)
 {
     if (pg_write_file(path, data, len, 0) < 0)
-        return pg_error_set(PG_ERR_USAGE, "cannot write %s: %s", path,
+        return pg_error_set(PG_ERR_GENERIC, "cannot write %s: %s", path,
                             strerror(errno));
     return 0;
 }

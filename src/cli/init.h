@@ -12,7 +12,8 @@
 /*
  * Appends a C starter solution for `problem` (whose solution has
  * `signature`) to `out`: the signature, and a body that only marks its
- * parameters used.  -1 when the signature has no parameter list.
+ * parameters used.  -1 when the signature has no parameter list, and
+ * `out` is then as it was.
  */
 int pg_init_starter_c(pg_str *out, const char *problem,
                          const char *signature);
@@ -30,6 +31,7 @@ int pg_init_starter_cuda(pg_str *out, const char *problem,
  * parse, must not have a benchmark NAME yet, and must end with its block
  * list of benchmarks (the usual layout), or PG_ERR_USAGE says what to add
  * by hand: perfgate does not rewrite a config it cannot edit safely.
+ * On error `out` may hold part of the text: the caller discards it.
  */
 int pg_init_add_benchmark(pg_str *out, const char *text, size_t len,
                             const char *display, const char *dir,

@@ -540,7 +540,7 @@ static int compare_floats(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-void pg_gpu_get_stats(pg_gpu *g, pg_gpu_stats *out)
+void pg_gpu_get_stats(pg_gpu_stats *out, pg_gpu *g)
 {
     *out = g->stats;
     out->clock_mhz = 0;

@@ -91,7 +91,7 @@ void pg_gpu_warm_up(pg_gpu *g, pg_target (*targets)[2], size_t ncases,
                     const int *sides, int nsides, double seconds,
                     pg_watch *watch);
 
-void pg_gpu_get_stats(pg_gpu *g, pg_gpu_stats *out);
+void pg_gpu_get_stats(pg_gpu_stats *out, pg_gpu *g);
 
 /*
  * The copies a cold batch needs to stay cold, alone so that it can be

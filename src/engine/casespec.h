@@ -22,12 +22,15 @@ typedef struct pg_case_spec {
 
 /*
  * Parses one "key=value,key=value" case (as in a problem's default_cases)
- * into `out`.  0, or -1 when malformed.
+ * into `out`.  0, or -1 when malformed, and `out` then empty (nothing to
+ * clear).
  */
 int pg_case_spec_parse(pg_case_spec *out, const char *text);
 
 /*
- * Parses a problem's default_cases ("...; ...") into a new array; 0 or -1.
+ * Parses a problem's default_cases ("...; ...") into a new array of
+ * *count cases, each to pg_case_spec_clear() and the array to free().  0,
+ * or -1 when malformed, and *out and *count then untouched.
  */
 int pg_case_specs_parse(pg_case_spec **out, size_t *count, const char *text);
 

@@ -55,7 +55,8 @@ typedef struct pg_plugin {
 
 /*
  * dlopen()s the plugin at `path` and checks its ABI and required fields.
- * `display` names it in messages.
+ * `display` names it in messages.  On error, PG_ERR_USAGE with the reason,
+ * and `out` empty (the library is already closed).
  */
 int pg_plugin_load(pg_plugin *out, const char *path, const char *display);
 void pg_plugin_close(pg_plugin *plugin);

@@ -489,7 +489,7 @@ static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
             calls[sides[k]] = (unsigned long long)summary.calls[k];
         if (ctx.gpu) {
             pg_gpu_stats st;
-            pg_gpu_get_stats(ctx.gpu, &st);
+            pg_gpu_get_stats(&st, ctx.gpu);
             send_line(&ctx, "gpu %d %llu %llu %llu %.1f %d",
                       st.runtime_version, (unsigned long long)st.samples,
                       (unsigned long long)st.throttled,

@@ -28,15 +28,18 @@ const char *pg_build_compiler(void);
  * Builds benchmark `b` from the tree at `side_dir` into `out_dir`, naming
  * the library after `tag`.  The compiler may take `timeout` seconds (0:
  * 600) and half the machine's memory.  A failed build is not an error: it
- * is reported in `out`.  Returns negative only when perfgate itself failed.
+ * is reported in `out`.  Returns negative only when perfgate itself failed
+ * (interrupted, or the compiler could not be started); `out` is to be
+ * pg_build_clear()ed either way.
  */
 int pg_build_solution(pg_build *out, const pg_bench_config *b,
                       const char *side_dir, const char *out_dir,
                       const char *tag, double timeout);
 
 /*
- * Builds the problem plugin of `b` into `out_dir`.  A problem that does
- * not compile is a usage error (PG_ERR_USAGE) naming the file.
+ * Builds the problem plugin of `b` into `out_dir`; *out_lib is the
+ * library's path, a new string.  A problem that does not compile is a
+ * usage error (PG_ERR_USAGE) naming the file, and *out_lib is then NULL.
  */
 int pg_build_problem(char **out_lib, const pg_bench_config *b,
                      const char *out_dir);

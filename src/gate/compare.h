@@ -33,7 +33,9 @@ void pg_compare_opts_init(pg_compare_opts *opts);
 /*
  * Runs the comparison and fills `out` (decided, ready to render).  Returns
  * PG_ERR_USAGE for a bad config or revision, PG_ERR_INTERRUPTED on a
- * signal, another negative value when perfgate itself failed.
+ * signal, another negative value when perfgate itself failed.  `out` is
+ * to be pg_result_clear()ed either way (after an error it holds what was
+ * done before it, and is not to be rendered).
  */
 int pg_compare(pg_result *out, const pg_compare_opts *opts);
 

@@ -61,7 +61,8 @@ void pg_settings_defaults(pg_settings *out);
  * Parses the config in `text`.  `display` names the file in messages;
  * `dir` is the directory that file problems are relative to; `builtins`
  * (NULL-terminated) lists the built-in problems.  On error returns
- * PG_ERR_USAGE with a "FILE:LINE:COL: message" error set.
+ * PG_ERR_USAGE with a "FILE:LINE:COL: message" error set, and `out` may
+ * hold part of the config.  pg_config_clear() it either way.
  */
 int pg_config_parse(pg_config *out, const char *text, size_t len,
                     const char *display, const char *dir,

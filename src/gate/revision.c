@@ -110,8 +110,8 @@ int pg_repo_resolve(pg_rev *out, pg_repo *repo, const char *spec)
     return 0;
 }
 
-int pg_repo_merge_base(pg_repo *repo, const char *a, const char *b,
-                       char out[41])
+int pg_repo_merge_base(char out[41], pg_repo *repo, const char *a,
+                       const char *b)
 {
     git_oid oa, ob, base;
     int code;
@@ -360,8 +360,8 @@ int pg_repo_resolve_ci(pg_rev *base, pg_rev *head, pg_repo *repo,
         char *what = ci->base_branch
                          ? pg_strdupf("merge base with %s", ci->base_branch)
                          : pg_strdupf("merge base of the %s", ci->what);
-        if (pg_repo_merge_base(repo, base->commit, head->commit,
-                               merge_base) < 0) {
+        if (pg_repo_merge_base(merge_base, repo, base->commit,
+                               head->commit) < 0) {
             free(what);
             return ci_error(ci);
         }

@@ -44,8 +44,8 @@ int pg_repo_resolve(pg_rev *out, pg_repo *repo, const char *spec);
  * `git merge-base` finds it, into `out`.  PG_ERR_USAGE when there is none,
  * or when a shallow clone lacks the history to find it.
  */
-int pg_repo_merge_base(pg_repo *repo, const char *a, const char *b,
-                       char out[41]);
+int pg_repo_merge_base(char out[41], pg_repo *repo, const char *a,
+                       const char *b);
 
 /* Describes the working tree as a side: its files are used in place. */
 int pg_repo_worktree(pg_rev *out, pg_repo *repo);

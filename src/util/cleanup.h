@@ -23,6 +23,7 @@ void pg_cleanup_init(void);
 /*
  * Creates a private directory (mode 0700) under $TMPDIR or /tmp, named
  * "perfgate-XXXXXX", registered for removal.  *out is owned by the caller.
+ * On error (PG_ERR_GENERIC, with the reason) *out is untouched.
  */
 int pg_tempdir_create(char **out);
 

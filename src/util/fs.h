@@ -41,7 +41,8 @@ int pg_write_file(const char *path, const void *data, size_t len,
 
 /*
  * Reads all of `path` into a new NUL-terminated buffer (free() it), at most
- * `max` bytes; 0, or -1 with errno (EFBIG when larger than `max`).
+ * `max` bytes; 0, or -1 with errno (EFBIG when larger than `max`), and
+ * *out and *len then untouched.  `len` may be NULL.
  */
 int pg_read_file(char **out, size_t *len, const char *path, size_t max);
 

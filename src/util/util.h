@@ -13,7 +13,8 @@
 
 /*
  * Parses a duration: "10s", "500ms", "250us", "2m", "1.5s", or a bare
- * number of seconds.  Returns 0 and sets *out (seconds), or -1.
+ * number of seconds.  Returns 0 and sets *out (seconds), or -1 and leaves
+ * *out untouched (so does every pg_parse_* below).
  */
 int pg_parse_duration(double *out, const char *text);
 

@@ -4,6 +4,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import unittest
 
@@ -1427,6 +1428,31 @@ class Cli(unittest.TestCase):
                      ["compare", "--warning-exit-code", "1"],
                      ["compare", "--warning-exit-code", "200"]):
             self.assertEqual(self.run_pg(*args).returncode, 2, args)
+
+    def test_one_exit_status_per_failure(self):
+        # A file named on the command line that cannot be read is a usage
+        # error (2); one that cannot be written is perfgate failing to do
+        # its work (3), in every command that writes one.
+        with tempfile.TemporaryDirectory() as tmp:
+            saved = os.path.join(tmp, "r.json")
+            with open(saved, "w") as f:
+                f.write('{"noise_floor": 0.05, "benchmarks": []}')
+            nowhere = os.path.join(tmp, "no", "such", "dir", "out.md")
+            p = self.run_pg("report", os.path.join(tmp, "missing.json"))
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("cannot read", p.stderr)
+            p = self.run_pg("report", "--markdown", nowhere, saved)
+            self.assertEqual(p.returncode, 3, p.stderr)
+            self.assertIn("cannot write", p.stderr)
+            repo = os.path.join(tmp, "repo")
+            os.mkdir(repo)
+            subprocess.run(["git", "init", "-q", repo], check=True)
+            with open(os.path.join(repo, "perf"), "w") as f:
+                f.write("a file where init wants a directory\n")
+            p = subprocess.run([PERFGATE, "init", "vector_add"], cwd=repo,
+                               capture_output=True, text=True)
+            self.assertEqual(p.returncode, 3, p.stderr)
+            self.assertIn("cannot write", p.stderr)
 
     def test_problems_lists_the_built_ins(self):
         p = self.run_pg("problems")
