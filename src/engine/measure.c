@@ -187,138 +187,98 @@ void pg_measure_opts_init(pg_measure_opts *opts, int min_rounds,
     pg_estimate_rule_init(&opts->rule, min_rounds, max_time, noise_floor);
 }
 
-int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
-               pg_target (*targets)[2], size_t ncases, int nsides,
-               const pg_measure_opts *opts)
+/* What one measurement keeps between rounds. */
+typedef struct rounds {
+    double *samples;  /* [round][case][side]: time per call, raw */
+    double *gain;     /* [round]: the largest relative gain of a minimum */
+    size_t cap;       /* rounds allocated */
+    double *overhead; /* [case]: the harness's cost per call */
+    double *first;    /* [case][side]: calibration's last sample, or INF */
+    pg_interval *case_change; /* [case] */
+    int next_check;   /* the round after which the interval is computed */
+    int changed_at;   /* the round it was last computed after */
+} rounds;
+
+/* Times the harness alone through the same path: its cost per call. */
+static void time_overhead(const engine *e, pg_case_timing *r,
+                          const pg_target *base, double *overhead)
 {
-    int64_t start;
-    double elapsed = 0, *samples = NULL, *overhead, *first;
-    size_t cap = 0, c;
-    double *gain = NULL;
-    int round, next_check = 0, changed_at = 0;
-    pg_interval change = {NAN, NAN, NAN}, *case_change;
-    pg_stop stop = PG_STOP_NO;
-    engine e;
+    const pg_measure_opts *opts = e->opts;
+    pg_target empty = *base;
+    double ns;
 
-    memset(&e, 0, sizeof(e));
-    e.opts = opts;
-    e.clock = &pg_timer_current()->chosen;
-    if (opts->evict_bytes)
-        e.evict = pg_calloc(opts->evict_bytes, 1);
+    empty.fn = empty_solution;
+    if (opts->device) {
+        ns = opts->device->time(opts->device->ctx, &empty, r->inner,
+                                opts->device_cold);
+    } else {
+        if (e->evict)
+            evict_caches(e);
+        ns = time_batch(&empty, empty.fn, r->inner, e->clock);
+    }
+    if (ns < r->overhead_ns)
+        r->overhead_ns = ns;
+    *overhead = r->overhead_ns / (double)r->inner;
+}
 
-    memset(summary, 0, sizeof(*summary));
-    overhead = pg_calloc(ncases, sizeof(*overhead));
-    case_change = pg_calloc(ncases, sizeof(*case_change));
-    for (c = 0; c < ncases; c++)
-        case_change[c] = change;
-    first = pg_calloc(ncases * 2, sizeof(*first));
-    start = pg_now_ns();
+/* One round: every case, each side once, in ABBA order. */
+static void run_round(const engine *e, rounds *rs, pg_case_timing *out,
+                      pg_target (*targets)[2], size_t ncases, int nsides,
+                      int round)
+{
+    double *row;
+    size_t c;
+
+    if ((size_t)round >= rs->cap) {
+        rs->cap = rs->cap ? rs->cap * 2 : 64;
+        rs->samples = pg_realloc(rs->samples, rs->cap * ncases * 2 *
+                                                  sizeof(*rs->samples));
+        rs->gain = pg_realloc(rs->gain, rs->cap * sizeof(*rs->gain));
+    }
+    row = rs->samples + (size_t)round * ncases * 2;
+    /* The first samples are all news. */
+    rs->gain[round] = round ? 0 : INFINITY;
     for (c = 0; c < ncases; c++) {
-        memset(&out[c], 0, sizeof(out[c]));
-        out[c].ns[0] = out[c].ns[1] = INFINITY;
-        out[c].raw_ns[0] = out[c].raw_ns[1] = INFINITY;
-        out[c].overhead_ns = INFINITY;
-        out[c].inner = calibrate(&e, targets[c], nsides, first + c * 2);
+        pg_case_timing *r = &out[c];
+        double n = (double)r->inner, ns;
+        int k;
+
+        time_overhead(e, r, &targets[c][0], &rs->overhead[c]);
+        row[c * 2 + 1] = INFINITY;
+        for (k = 0; k < nsides; k++) {
+            /* ABBA: base first in even rounds, head first in odd. */
+            int side = nsides == 2 ? (k ^ (round & 1)) : k;
+            /* Round 0 is calibration's last pass, when it has one: a
+             * 20 ms call need not be run again to be timed. */
+            if (round == 0 && isfinite(rs->first[c * 2 + side]))
+                ns = rs->first[c * 2 + side];
+            else
+                ns = time_side(e, &targets[c][side], side, r->inner, round);
+            row[c * 2 + side] = ns / n;
+            if (ns < r->raw_ns[side]) {
+                double g = 1 - ns / r->raw_ns[side];
+                if (isfinite(r->raw_ns[side]) && g > rs->gain[round])
+                    rs->gain[round] = g;
+                r->raw_ns[side] = ns;
+            }
+        }
+        r->samples++;
     }
+}
 
-    for (round = 0; stop == PG_STOP_NO; round++) {
-        double *row;
-
-        if ((size_t)round >= cap) {
-            cap = cap ? cap * 2 : 64;
-            samples = pg_realloc(samples, cap * ncases * 2 * sizeof(*samples));
-            gain = pg_realloc(gain, cap * sizeof(*gain));
-        }
-        row = samples + (size_t)round * ncases * 2;
-        /* The first samples are all news. */
-        gain[round] = round ? 0 : INFINITY;
-        for (c = 0; c < ncases; c++) {
-            pg_case_timing *r = &out[c];
-            double n = (double)r->inner;
-            pg_target empty = targets[c][0];
-            double ns;
-            int k;
-
-            empty.fn = empty_solution;
-            if (opts->device) {
-                ns = opts->device->time(opts->device->ctx, &empty, r->inner,
-                                        opts->device_cold);
-            } else {
-                if (e.evict)
-                    evict_caches(&e);
-                ns = time_batch(&empty, empty.fn, r->inner, e.clock);
-            }
-            if (ns < r->overhead_ns)
-                r->overhead_ns = ns;
-            overhead[c] = r->overhead_ns / n;
-
-            row[c * 2 + 1] = INFINITY;
-            for (k = 0; k < nsides; k++) {
-                /* ABBA: base first in even rounds, head first in odd. */
-                int side = nsides == 2 ? (k ^ (round & 1)) : k;
-                /* Round 0 is calibration's last pass, when it has one: a
-                 * 20 ms call need not be run again to be timed. */
-                if (round == 0 && isfinite(first[c * 2 + side]))
-                    ns = first[c * 2 + side];
-                else
-                    ns = time_side(&e, &targets[c][side], side, r->inner,
-                                   round);
-                row[c * 2 + side] = ns / n;
-                if (ns < r->raw_ns[side]) {
-                    double g = 1 - ns / r->raw_ns[side];
-                    if (isfinite(r->raw_ns[side]) && g > gain[round])
-                        gain[round] = g;
-                    r->raw_ns[side] = ns;
-                }
-            }
-            r->samples++;
-        }
-        /* Rounds always complete, so every case has as many samples. */
-        elapsed = (double)(pg_now_ns() - start) / 1e9;
-        summary->rounds = round + 1;
-        if (opts->on_round)
-            opts->on_round(opts->payload, round + 1, elapsed);
-
-        /* First the budget and the minimums of rounds and time (with no
-         * improvement to wait for, "settled" means only that they passed);
-         * whether the minimums have settled is judged below. */
-        stop = pg_estimate_should_stop(&opts->rule, round + 1, 0, elapsed,
-                                       NULL);
-        if (stop == PG_STOP_SETTLED && nsides == 1) {
-            stop = pg_estimate_should_stop(
-                &opts->rule, round + 1,
-                pg_estimate_last_gain(gain, round + 1, opts->rule.settle),
-                elapsed, NULL);
-        } else if (stop == PG_STOP_SETTLED) {
-            /* The interval costs rounds x resamples: recompute it as the
-             * rounds grow by a quarter, not every round. */
-            stop = PG_STOP_NO;
-            if (round + 1 >= next_check) {
-                int r = round + 1;
-                stop = pg_estimate_check(&change, case_change, &opts->rule,
-                                         samples, overhead, gain, ncases, r,
-                                         elapsed);
-                changed_at = r;
-                next_check = r + (r / 4 > 1 ? r / 4 : 1);
-            }
-        }
-    }
-
-    /* The interval of the last check is final when no round came after. */
-    if (nsides == 2 && changed_at != summary->rounds)
-        pg_estimate_interval(&change, case_change, samples, overhead,
-                             ncases, (size_t)summary->rounds,
-                             PG_ESTIMATE_RESAMPLES);
-    summary->change = change;
-    summary->stop = stop;
+/* Per-call figures from the minimums, the overhead discounted. */
+static void finish(pg_case_timing *out, pg_measure_summary *summary,
+                   const rounds *rs, size_t ncases, int nsides)
+{
+    size_t c;
 
     for (c = 0; c < ncases; c++) {
         pg_case_timing *r = &out[c];
         double n = (double)r->inner;
         int s;
 
-        r->overhead_ns = overhead[c];
-        r->change = case_change[c];
+        r->overhead_ns = rs->overhead[c];
+        r->change = rs->case_change[c];
         for (s = 0; s < nsides; s++) {
             double raw = r->raw_ns[s] / n;
             r->raw_ns[s] = raw;
@@ -326,12 +286,97 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
             summary->calls[s] += r->samples * r->inner;
         }
     }
+}
+
+/* Whether to stop after `r` rounds, `elapsed` seconds in. */
+static pg_stop after_round(const pg_measure_opts *opts, rounds *rs,
+                           pg_interval *change, size_t ncases, int nsides,
+                           int r, double elapsed)
+{
+    /* First the budget and the minimums of rounds and time (with no
+     * improvement to wait for, "settled" means only that they passed);
+     * whether the minimums have settled is judged below. */
+    pg_stop stop = pg_estimate_should_stop(&opts->rule, r, 0, elapsed, NULL);
+
+    if (stop != PG_STOP_SETTLED)
+        return stop;
+    if (nsides == 1)
+        return pg_estimate_should_stop(
+            &opts->rule, r,
+            pg_estimate_last_gain(rs->gain, r, opts->rule.settle), elapsed,
+            NULL);
+    /* The interval costs rounds x resamples: recompute it as the rounds
+     * grow by a quarter, not every round. */
+    if (r < rs->next_check)
+        return PG_STOP_NO;
+    rs->changed_at = r;
+    rs->next_check = r + (r / 4 > 1 ? r / 4 : 1);
+    return pg_estimate_check(change, rs->case_change, &opts->rule,
+                             rs->samples, rs->overhead, rs->gain, ncases, r,
+                             elapsed);
+}
+
+int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
+               pg_target (*targets)[2], size_t ncases, int nsides,
+               const pg_measure_opts *opts)
+{
+    int64_t start;
+    double elapsed = 0;
+    size_t c;
+    int round;
+    pg_interval change = {NAN, NAN, NAN};
+    pg_stop stop = PG_STOP_NO;
+    engine e;
+    rounds rs;
+
+    memset(&e, 0, sizeof(e));
+    memset(&rs, 0, sizeof(rs));
+    e.opts = opts;
+    e.clock = &pg_timer_current()->chosen;
+    if (opts->evict_bytes)
+        e.evict = pg_calloc(opts->evict_bytes, 1);
+
+    memset(summary, 0, sizeof(*summary));
+    rs.overhead = pg_calloc(ncases, sizeof(*rs.overhead));
+    rs.case_change = pg_calloc(ncases, sizeof(*rs.case_change));
+    for (c = 0; c < ncases; c++)
+        rs.case_change[c] = change;
+    rs.first = pg_calloc(ncases * 2, sizeof(*rs.first));
+    start = pg_now_ns();
+    for (c = 0; c < ncases; c++) {
+        memset(&out[c], 0, sizeof(out[c]));
+        out[c].ns[0] = out[c].ns[1] = INFINITY;
+        out[c].raw_ns[0] = out[c].raw_ns[1] = INFINITY;
+        out[c].overhead_ns = INFINITY;
+        out[c].inner = calibrate(&e, targets[c], nsides, rs.first + c * 2);
+    }
+
+    for (round = 0; stop == PG_STOP_NO; round++) {
+        run_round(&e, &rs, out, targets, ncases, nsides, round);
+        /* Rounds always complete, so every case has as many samples. */
+        elapsed = (double)(pg_now_ns() - start) / 1e9;
+        summary->rounds = round + 1;
+        if (opts->on_round)
+            opts->on_round(opts->payload, round + 1, elapsed);
+
+        stop = after_round(opts, &rs, &change, ncases, nsides, round + 1,
+                           elapsed);
+    }
+
+    /* The interval of the last check is final when no round came after. */
+    if (nsides == 2 && rs.changed_at != summary->rounds)
+        pg_estimate_interval(&change, rs.case_change, rs.samples,
+                             rs.overhead, ncases, (size_t)summary->rounds,
+                             PG_ESTIMATE_RESAMPLES);
+    summary->change = change;
+    summary->stop = stop;
+    finish(out, summary, &rs, ncases, nsides);
     summary->seconds = (double)(pg_now_ns() - start) / 1e9;
-    free(samples);
-    free(gain);
-    free(overhead);
-    free(case_change);
-    free(first);
+    free(rs.samples);
+    free(rs.gain);
+    free(rs.overhead);
+    free(rs.case_change);
+    free(rs.first);
     free(e.evict);
     return 0;
 }

@@ -103,6 +103,8 @@ static void send_line(child_ctx *ctx, const char *fmt, ...)
     pg_str_clear(&s);
 }
 
+/* Reports a failure (STATUS, the side it belongs to, why) to perfgate;
+ * returns 1, "reported", for the caller to pass up. */
 static int child_fail(child_ctx *ctx, const char *status, int side,
                       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
@@ -118,7 +120,7 @@ static int child_fail(child_ctx *ctx, const char *status, int side,
     send_line(ctx, "fail %s %s %s", status, side < 0 ? "-" : side_names[side],
               pg_str_cstr(&msg));
     pg_str_clear(&msg);
-    return 0;
+    return 1;
 }
 
 static void on_round(void *payload, int round, double elapsed)
@@ -317,24 +319,215 @@ static int set_up_copies(child_ctx *ctx, const pg_problem *p, pg_target *t,
     return 0;
 }
 
+/* What one measuring run loads and sets up, side by side. */
+typedef struct sides {
+    const pg_problem *p;
+    void *lib;                     /* the last library loaded */
+    pg_fn syms[2];                 /* each side's solution */
+    pg_fn placed[2][PLACEMENTS];   /* and its copies at other addresses */
+    size_t nplaced[2];
+    const pg_memory_ops *memory;   /* the device's, or NULL: the host's */
+    pg_case *cases;                /* [case][base, head, shared] */
+    pg_target (*own)[2];           /* each side on its own set-up */
+    pg_target (*targets)[2];       /* both timed on the shared set-up */
+    int order[2];                  /* the side of each target index */
+    int n;                         /* sides measured */
+} sides;
+
+/*
+ * Loads each side's library (head first: when a case cannot even be set
+ * up, the head is blamed) and finds its solution, places its copies, and
+ * opens the GPU.  0, or 1 when a failure was reported.
+ */
+static int load_sides(child_ctx *ctx, sides *st)
+{
+    const pg_run_spec *spec = ctx->spec;
+    int side;
+
+    /* Each library alone (RTLD_LOCAL): neither binds the other's names. */
+    for (side = 1; side >= 0; side--) {
+        if (!spec->lib[side])
+            continue;
+        /* Loading runs the library's constructors: the side's code. */
+        pg_watch_enter(ctx->watch, side);
+        st->lib = dlopen(spec->lib[side], RTLD_NOW | RTLD_LOCAL);
+        pg_watch_leave(ctx->watch);
+        if (!st->lib)
+            return child_fail(ctx, "build_failed", side, "cannot load: %s",
+                               dlerror());
+        if (!(*(void **)&st->syms[side] = dlsym(st->lib, spec->symbol)))
+            return child_fail(ctx, "build_failed", side,
+                               "no function '%s' in the sources; set "
+                               "'symbol' in perfgate.yml to the function's "
+                               "name",
+                               spec->symbol);
+    }
+    /* A GPU's time is the kernel's, not the host code's around it. */
+    for (side = 0; side < 2 && !spec->gpu && !spec->verify_only; side++)
+        if (spec->lib[side]) {
+            st->placed[side][0] = st->syms[side];
+            pg_watch_enter(ctx->watch, side);
+            st->nplaced[side] = place_copies(spec->lib[side], spec->symbol,
+                                             st->placed[side]);
+            pg_watch_leave(ctx->watch);
+        }
+    if (spec->gpu) {
+        pg_str why = PG_STR_INIT;
+        /* Both sides link the same runtime: either library finds it. */
+        if (!(ctx->gpu = pg_gpu_open(st->lib, on_gpu_error, ctx, &why)))
+            return child_fail(ctx, "crashed", -1, "cannot use the GPU: %s",
+                               pg_str_cstr(&why));
+        st->memory = pg_gpu_memory(ctx->gpu);
+    }
+    return 0;
+}
+
+/* Each side's own set-up of every case, to be verified on.  0, or 1 when
+ * a failure was reported. */
+static int set_up_own(child_ctx *ctx, sides *st)
+{
+    const pg_run_spec *spec = ctx->spec;
+    size_t c;
+    int side;
+
+    for (side = 1; side >= 0; side--) {
+        if (!spec->lib[side])
+            continue;
+        for (c = 0; c < spec->ncases; c++) {
+            pg_case *pc = &st->cases[c * 3 + (size_t)side];
+            pg_case_init(pc, st->p->name, &spec->cases[c], st->memory);
+            st->own[c][side].problem = st->p;
+            st->own[c][side].fn = st->syms[side];
+            if (!(st->own[c][side].state = set_up(ctx, st->p, pc, c, side)))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/*
+ * Both sides are timed on the same memory: a third set-up of each case,
+ * which both call in turn.  Apart, each side's arrays would sit at their
+ * own addresses and on their own physical pages, and how they fall
+ * against each other (4 KiB aliasing, cache sets, DRAM banks) would be a
+ * steady difference that interleaving cannot cancel.  The sides' own
+ * set-ups stay theirs, to be checked on.  0, or 1 when a failure was
+ * reported.
+ */
+static int set_up_shared(child_ctx *ctx, sides *st)
+{
+    const pg_run_spec *spec = ctx->spec;
+    size_t c;
+    int k;
+
+    for (k = 1; k >= 0; k--)
+        if (spec->lib[k])
+            st->order[st->n++] = k;
+    if (st->n == 2) {
+        st->order[0] = PG_BASE;
+        st->order[1] = PG_HEAD;
+    }
+    for (c = 0; c < spec->ncases; c++) {
+        pg_case *pc = &st->cases[c * 3 + 2];
+        pg_target shared;
+        pg_case_init(pc, st->p->name, &spec->cases[c], st->memory);
+        memset(&shared, 0, sizeof(shared));
+        shared.problem = st->p;
+        if (!(shared.state = set_up(ctx, st->p, pc, c, -1)))
+            return 1;
+        if (ctx->gpu && spec->cold &&
+            set_up_copies(ctx, st->p, &shared, pc, c, -1) < 0)
+            return 1;
+        for (k = 0; k < st->n; k++) {
+            int side = st->order[k];
+            st->targets[c][k] = shared;
+            st->targets[c][k].fn = st->syms[side];
+            if (st->nplaced[side] > 1) {
+                st->targets[c][k].placed = st->placed[side];
+                st->targets[c][k].nplaced = st->nplaced[side];
+            }
+        }
+    }
+    return 0;
+}
+
+/* Times the shared set-ups, interleaved. */
+static void time_sides(child_ctx *ctx, sides *st, pg_case_timing *timing,
+                       pg_measure_summary *summary)
+{
+    const pg_run_spec *spec = ctx->spec;
+    pg_measure_opts opts;
+
+    pg_measure_opts_init(&opts, spec->settings->min_rounds,
+                         spec->settings->max_time,
+                         spec->settings->noise_floor);
+    opts.watch = ctx->watch;
+    opts.sides = st->order;
+    opts.rule.gate_cases = spec->gate_cases;
+    if (ctx->gpu) {
+        /* To its working clocks first, then measured as any other. */
+        send_line(ctx, "progress warming 0 0");
+        pg_gpu_warm_up(ctx->gpu, st->targets, spec->ncases, st->order, st->n,
+                       0.2, ctx->watch);
+        opts.device = pg_gpu_clock(ctx->gpu);
+        opts.device_cold = spec->cold;
+    } else {
+        opts.evict_bytes = spec->evict_bytes;
+    }
+    opts.on_round = on_round;
+    opts.payload = ctx;
+    ctx->last_progress = 0;
+    pg_measure(timing, summary, st->targets, spec->ncases, st->n, &opts);
+}
+
+/* The figures, to perfgate: "case" per case, "gpu", then "done". */
+static void send_figures(child_ctx *ctx, const sides *st,
+                         const pg_case_timing *timing,
+                         const pg_measure_summary *summary)
+{
+    unsigned long long calls[2] = {0, 0};
+    size_t c;
+    int k;
+
+    for (c = 0; c < ctx->spec->ncases; c++) {
+        pg_case *pc = &st->cases[c * 3 + 2];
+        double ns[2] = {NAN, NAN};
+        for (k = 0; k < st->n; k++)
+            ns[st->order[k]] = timing[c].ns[k];
+        send_line(ctx, "case %zu %.6f %.6f %.6f %llu %.17g %.17g %.9f %.9f",
+                  c, ns[0], ns[1], timing[c].overhead_ns,
+                  (unsigned long long)timing[c].inner,
+                  st->p->flops ? st->p->flops(pc) : 0.0,
+                  st->p->bytes ? st->p->bytes(pc) : 0.0, timing[c].change.lo,
+                  timing[c].change.hi);
+    }
+    for (k = 0; k < st->n; k++)
+        calls[st->order[k]] = (unsigned long long)summary->calls[k];
+    if (ctx->gpu) {
+        pg_gpu_stats g;
+        pg_gpu_get_stats(&g, ctx->gpu);
+        send_line(ctx, "gpu %d %llu %llu %llu %.1f %d", g.runtime_version,
+                  (unsigned long long)g.samples,
+                  (unsigned long long)g.throttled,
+                  (unsigned long long)g.kept_throttled, g.clock_mhz,
+                  g.gated);
+    }
+    send_line(ctx, "done %d %llu %llu %.6f %.9f %.9f %.9f %s",
+              summary->rounds, calls[0], calls[1], summary->seconds,
+              summary->change.change, summary->change.lo,
+              summary->change.hi, pg_estimate_stop_name(summary->stop));
+}
+
 static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
 {
     child_ctx ctx;
     pg_plugin plugin;
-    const pg_problem *p;
-    pg_target(*own)[2], (*targets)[2];
-    pg_case *cases;
     pg_case_timing *timing;
     pg_measure_summary summary;
-    pg_measure_opts opts;
-    const pg_memory_ops *memory = NULL;
-    void *lib = NULL;
-    pg_fn syms[2] = {NULL, NULL}, placed[2][PLACEMENTS];
-    size_t nplaced[2] = {0, 0};
-    int sides[2], nsides = 0, k, side;
-    size_t c;
+    sides st;
 
     memset(&ctx, 0, sizeof(ctx));
+    memset(&st, 0, sizeof(st));
     ctx.spec = spec;
     ctx.watch = watch;
     ctx.fd = fd;
@@ -345,162 +538,33 @@ static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
     if (spec->cpu >= 0)
         pg_system_pin(spec->cpu);
 
-    if (pg_plugin_load(&plugin, spec->problem_lib, spec->problem_name) < 0)
-        return child_fail(&ctx, "crashed", -1, "%s", pg_error_last());
-    p = plugin.problem;
-
-    own = pg_calloc(spec->ncases, sizeof(*own));
-    targets = pg_calloc(spec->ncases, sizeof(*targets));
+    if (pg_plugin_load(&plugin, spec->problem_lib, spec->problem_name) < 0) {
+        child_fail(&ctx, "crashed", -1, "%s", pg_error_last());
+        return 0;
+    }
+    st.p = plugin.problem;
+    st.own = pg_calloc(spec->ncases, sizeof(*st.own));
+    st.targets = pg_calloc(spec->ncases, sizeof(*st.targets));
     /* Per case: the base's, the head's, and the one both are timed on. */
-    cases = pg_calloc(spec->ncases * 3, sizeof(*cases));
+    st.cases = pg_calloc(spec->ncases * 3, sizeof(*st.cases));
     timing = pg_calloc(spec->ncases, sizeof(*timing));
-
-    /* Head first: when a case cannot even be set up, the head is blamed.
-     * Each library alone (RTLD_LOCAL): neither binds the other's names. */
-    for (side = 1; side >= 0; side--) {
-        if (!spec->lib[side])
-            continue;
-        /* Loading runs the library's constructors: the side's code. */
-        pg_watch_enter(ctx.watch, side);
-        lib = dlopen(spec->lib[side], RTLD_NOW | RTLD_LOCAL);
-        pg_watch_leave(ctx.watch);
-        if (!lib)
-            return child_fail(&ctx, "build_failed", side, "cannot load: %s",
-                              dlerror());
-        if (!(*(void **)&syms[side] = dlsym(lib, spec->symbol)))
-            return child_fail(&ctx, "build_failed", side,
-                              "no function '%s' in the sources; set 'symbol' "
-                              "in perfgate.yml to the function's name",
-                              spec->symbol);
-    }
-    /* A GPU's time is the kernel's, not the host code's around it. */
-    for (side = 0; side < 2 && !spec->gpu && !spec->verify_only; side++)
-        if (spec->lib[side]) {
-            placed[side][0] = syms[side];
-            pg_watch_enter(ctx.watch, side);
-            nplaced[side] = place_copies(spec->lib[side], spec->symbol,
-                                         placed[side]);
-            pg_watch_leave(ctx.watch);
-        }
-    if (spec->gpu) {
-        pg_str why = PG_STR_INIT;
-        /* Both sides link the same runtime: either library finds it. */
-        if (!(ctx.gpu = pg_gpu_open(lib, on_gpu_error, &ctx, &why)))
-            return child_fail(&ctx, "crashed", -1, "cannot use the GPU: %s",
-                              pg_str_cstr(&why));
-        memory = pg_gpu_memory(ctx.gpu);
-    }
-    for (side = 1; side >= 0; side--) {
-        if (!spec->lib[side])
-            continue;
-        for (c = 0; c < spec->ncases; c++) {
-            pg_case *pc = &cases[c * 3 + (size_t)side];
-            pg_case_init(pc, p->name, &spec->cases[c], memory);
-            own[c][side].problem = p;
-            own[c][side].fn = syms[side];
-            if (!(own[c][side].state = set_up(&ctx, p, pc, c, side)))
-                return 0;
-        }
-    }
+    if (load_sides(&ctx, &st) || set_up_own(&ctx, &st))
+        return 0;
 
     send_line(&ctx, "progress verifying 0 0");
-    if (verify_sides(&ctx, p, cases, own, "") < 0 || spec->verify_only) {
+    if (verify_sides(&ctx, st.p, st.cases, st.own, "") < 0 ||
+        spec->verify_only) {
         send_line(&ctx, "verified");
         return 0;
     }
-
-    /*
-     * Both sides are timed on the same memory: a third set-up of each case,
-     * which both call in turn.  Apart, each side's arrays would sit at their
-     * own addresses and on their own physical pages, and how they fall
-     * against each other (4 KiB aliasing, cache sets, DRAM banks) would be a
-     * steady difference that interleaving cannot cancel.  The sides' own
-     * set-ups stay theirs, to be checked on.
-     */
-    for (k = 1; k >= 0; k--)
-        if (spec->lib[k])
-            sides[nsides++] = k;
-    if (nsides == 2) {
-        sides[0] = PG_BASE;
-        sides[1] = PG_HEAD;
-    }
-    for (c = 0; c < spec->ncases; c++) {
-        pg_case *pc = &cases[c * 3 + 2];
-        pg_target shared;
-        pg_case_init(pc, p->name, &spec->cases[c], memory);
-        memset(&shared, 0, sizeof(shared));
-        shared.problem = p;
-        if (!(shared.state = set_up(&ctx, p, pc, c, -1)))
-            return 0;
-        if (ctx.gpu && spec->cold &&
-            set_up_copies(&ctx, p, &shared, pc, c, -1) < 0)
-            return 0;
-        for (k = 0; k < nsides; k++) {
-            targets[c][k] = shared;
-            targets[c][k].fn = syms[sides[k]];
-            if (nplaced[sides[k]] > 1) {
-                targets[c][k].placed = placed[sides[k]];
-                targets[c][k].nplaced = nplaced[sides[k]];
-            }
-        }
-    }
-
-    pg_measure_opts_init(&opts, spec->settings->min_rounds,
-                         spec->settings->max_time,
-                         spec->settings->noise_floor);
-    opts.watch = ctx.watch;
-    opts.sides = sides;
-    opts.rule.gate_cases = spec->gate_cases;
-    if (ctx.gpu) {
-        /* To its working clocks first, then measured as any other. */
-        send_line(&ctx, "progress warming 0 0");
-        pg_gpu_warm_up(ctx.gpu, targets, spec->ncases, sides, nsides, 0.2,
-                       ctx.watch);
-        opts.device = pg_gpu_clock(ctx.gpu);
-        opts.device_cold = spec->cold;
-    } else {
-        opts.evict_bytes = spec->evict_bytes;
-    }
-    opts.on_round = on_round;
-    opts.payload = &ctx;
-    ctx.last_progress = 0;
-    pg_measure(timing, &summary, targets, spec->ncases, nsides, &opts);
-
+    if (set_up_shared(&ctx, &st))
+        return 0;
+    time_sides(&ctx, &st, timing, &summary);
     /* Right once is not enough: after all those calls, each side must
      * still be right. */
-    if (verify_sides(&ctx, p, cases, own, " (after timing)") < 0)
+    if (verify_sides(&ctx, st.p, st.cases, st.own, " (after timing)") < 0)
         return 0;
-
-    for (c = 0; c < spec->ncases; c++) {
-        pg_case *pc = &cases[c * 3 + 2];
-        double ns[2] = {NAN, NAN};
-        for (k = 0; k < nsides; k++)
-            ns[sides[k]] = timing[c].ns[k];
-        send_line(&ctx, "case %zu %.6f %.6f %.6f %llu %.17g %.17g %.9f %.9f",
-                  c, ns[0], ns[1], timing[c].overhead_ns,
-                  (unsigned long long)timing[c].inner,
-                  p->flops ? p->flops(pc) : 0.0,
-                  p->bytes ? p->bytes(pc) : 0.0, timing[c].change.lo,
-                  timing[c].change.hi);
-    }
-    {
-        unsigned long long calls[2] = {0, 0};
-        for (k = 0; k < nsides; k++)
-            calls[sides[k]] = (unsigned long long)summary.calls[k];
-        if (ctx.gpu) {
-            pg_gpu_stats st;
-            pg_gpu_get_stats(&st, ctx.gpu);
-            send_line(&ctx, "gpu %d %llu %llu %llu %.1f %d",
-                      st.runtime_version, (unsigned long long)st.samples,
-                      (unsigned long long)st.throttled,
-                      (unsigned long long)st.kept_throttled, st.clock_mhz,
-                      st.gated);
-        }
-        send_line(&ctx, "done %d %llu %llu %.6f %.9f %.9f %.9f %s",
-                  summary.rounds, calls[0], calls[1], summary.seconds,
-                  summary.change.change, summary.change.lo,
-                  summary.change.hi, pg_estimate_stop_name(summary.stop));
-    }
+    send_figures(&ctx, &st, timing, &summary);
     /* No teardown or unloading: the process ends here and the kernel is
      * the fastest and safest way to free what the user's code holds. */
     return 0;
