@@ -391,20 +391,27 @@ static int parse_problem(parse_ctx *ctx, yaml_node_t *node,
                    b->problem);
 }
 
-static int parse_benchmark(parse_ctx *ctx, yaml_node_t *node,
-                           pg_bench_config *b)
+/*
+ * A list that must hold between one and `max` items: `empty` says what it
+ * must be (at the key when the value is a list, else at the value), and
+ * `too_many` (a format taking `max`) what to do instead.
+ */
+static int check_list(parse_ctx *ctx, yaml_node_t *v, yaml_node_t *key,
+                      int max, const char *empty, const char *too_many)
 {
-    yaml_node_t *v, *key;
-    size_t i;
-    int err;
+    if (v->type != YAML_SEQUENCE_NODE || seq_len(v) == 0)
+        return fail_at(ctx, v->type == YAML_SEQUENCE_NODE && key ? key : v,
+                       "%s", empty);
+    if (seq_len(v) > (size_t)max)
+        return fail_at(ctx, v, too_many, max);
+    return 0;
+}
 
-    memset(b, 0, sizeof(*b));
-    b->mark = mark_of(node);
-    if (node->type != YAML_MAPPING_NODE)
-        return fail_at(ctx, node, "each benchmark must be a mapping, not %s",
-                       type_name(node));
-    if ((err = check_keys(ctx, node, "in benchmark", bench_keys)) < 0)
-        return err;
+static int parse_bench_name(parse_ctx *ctx, yaml_node_t *node,
+                            pg_bench_config *b)
+{
+    yaml_node_t *v;
+    int err;
 
     if (!(v = lookup(ctx, node, "name", NULL)))
         return fail_at(ctx, node, "benchmark has no 'name'");
@@ -416,11 +423,15 @@ static int parse_benchmark(parse_ctx *ctx, yaml_node_t *node,
                        "'_', '.' and '-'",
                        b->name);
     b->mark = mark_of(v);
+    return 0;
+}
 
-    if (!(v = lookup(ctx, node, "problem", NULL)))
-        return fail_at(ctx, node, "benchmark '%s' has no 'problem'", b->name);
-    if ((err = parse_problem(ctx, v, b)) < 0)
-        return err;
+static int parse_sources(parse_ctx *ctx, yaml_node_t *node,
+                         pg_bench_config *b)
+{
+    yaml_node_t *v;
+    size_t i;
+    int err;
 
     if (!(v = lookup(ctx, node, "sources", NULL)))
         return fail_at(ctx, node, "benchmark '%s' has no 'sources'", b->name);
@@ -436,13 +447,18 @@ static int parse_benchmark(parse_ctx *ctx, yaml_node_t *node,
                            "source '%s' must be a path inside the repository",
                            b->sources[i]);
     }
+    return 0;
+}
 
-    b->symbol = pg_strdup("solution");
-    if ((v = lookup(ctx, node, "symbol", NULL)) &&
-        (err = get_string(ctx, v, "symbol", &b->symbol)) < 0)
-        return err;
+/* 'language', else what the first source's extension says. */
+static int parse_language(parse_ctx *ctx, yaml_node_t *node,
+                          pg_bench_config *b)
+{
+    yaml_node_t *v;
+    const char *lang;
+    int err;
 
-    if ((v = lookup(ctx, node, "language", &key))) {
+    if ((v = lookup(ctx, node, "language", NULL))) {
         if ((err = get_string(ctx, v, "language", &b->language)) < 0)
             return err;
         if (strcmp(b->language, "c") && strcmp(b->language, "c++") &&
@@ -450,16 +466,23 @@ static int parse_benchmark(parse_ctx *ctx, yaml_node_t *node,
             return fail_at(ctx, v,
                            "language '%s': want 'c', 'c++' or 'cuda'",
                            b->language);
-    } else {
-        const char *lang = pg_language_for(b->sources[0]);
-        if (!lang)
-            return fail_at(ctx, node,
-                           "cannot tell the language of '%s' from its "
-                           "extension (.c, .cu, .cc, .cpp): add 'language: "
-                           "c', 'c++' or 'cuda'",
-                           b->sources[0]);
-        b->language = pg_strdup(lang);
+        return 0;
     }
+    if (!(lang = pg_language_for(b->sources[0])))
+        return fail_at(ctx, node,
+                       "cannot tell the language of '%s' from its "
+                       "extension (.c, .cu, .cc, .cpp): add 'language: "
+                       "c', 'c++' or 'cuda'",
+                       b->sources[0]);
+    b->language = pg_strdup(lang);
+    return 0;
+}
+
+static int parse_cuda(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
+{
+    yaml_node_t *v;
+    size_t i;
+    int err;
 
     if ((v = lookup(ctx, node, "cuda_arch", NULL))) {
         if (v->type == YAML_SCALAR_NODE) {
@@ -484,6 +507,15 @@ static int parse_benchmark(parse_ctx *ctx, yaml_node_t *node,
         (err = get_string_list(ctx, v, "nvcc_flags", &b->nvcc_flags,
                                &b->nnvcc_flags)) < 0)
         return err;
+    return 0;
+}
+
+/* cache, gate and symbols: one word each. */
+static int parse_choices(parse_ctx *ctx, yaml_node_t *node,
+                         pg_bench_config *b)
+{
+    yaml_node_t *v;
+    int err;
 
     /* Kernels are cold by default: in a real pipeline their inputs were
      * just written by something else, not left in the L2 by themselves. */
@@ -491,16 +523,21 @@ static int parse_benchmark(parse_ctx *ctx, yaml_node_t *node,
     if ((v = lookup(ctx, node, "cache", NULL)) &&
         (err = get_choice(ctx, v, "cache", "warm", "cold", &b->cold)) < 0)
         return err;
-
     b->gate = -1;
     if ((v = lookup(ctx, node, "gate", NULL)) &&
         (err = get_choice(ctx, v, "gate", "total", "cases", &b->gate)) < 0)
         return err;
-
     if ((v = lookup(ctx, node, "symbols", NULL)) &&
         (err = get_choice(ctx, v, "symbols", "local", "interposable",
                           &b->interposable)) < 0)
         return err;
+    return 0;
+}
+
+static int parse_flags(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
+{
+    yaml_node_t *v;
+    int err;
 
     if ((v = lookup(ctx, node, "cflags", NULL))) {
         if ((err = get_string_list(ctx, v, "cflags", &b->cflags,
@@ -515,32 +552,67 @@ static int parse_benchmark(parse_ctx *ctx, yaml_node_t *node,
         (err = get_string_list(ctx, v, "include", &b->include,
                                &b->ninclude)) < 0)
         return err;
+    return 0;
+}
 
-    if ((v = lookup(ctx, node, "cases", NULL))) {
-        yaml_node_item_t *it;
-        if (v->type != YAML_SEQUENCE_NODE ||
-            v->data.sequence.items.top == v->data.sequence.items.start)
-            return fail_at(ctx, v,
-                           "'cases' must be a list of mappings, "
-                           "such as [{n: 1000}, {n: 100000}]");
-        if (seq_len(v) > MAX_CASES)
-            return fail_at(ctx, v,
-                           "more than %d cases in one benchmark; a few "
-                           "sizes that matter say more than many",
-                           MAX_CASES);
-        b->cases = pg_calloc(seq_len(v), sizeof(pg_case_spec));
-        for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
-             it++) {
-            size_t j;
-            yaml_node_t *cn = node_at(ctx, *it);
-            if ((err = parse_case(ctx, cn, &b->cases[b->ncases++])) < 0)
-                return err;
-            for (j = 0; j + 1 < b->ncases; j++)
-                if (!strcmp(b->cases[j].name, b->cases[b->ncases - 1].name))
-                    return fail_at(ctx, cn, "duplicate case '%s'",
-                                   b->cases[j].name);
-        }
+static int parse_cases(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
+{
+    yaml_node_t *v;
+    yaml_node_item_t *it;
+    int err;
+
+    if (!(v = lookup(ctx, node, "cases", NULL)))
+        return 0;
+    if ((err = check_list(ctx, v, NULL, MAX_CASES,
+                          "'cases' must be a list of mappings, such as "
+                          "[{n: 1000}, {n: 100000}]",
+                          "more than %d cases in one benchmark; a few sizes "
+                          "that matter say more than many")) < 0)
+        return err;
+    b->cases = pg_calloc(seq_len(v), sizeof(pg_case_spec));
+    for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+         it++) {
+        size_t j;
+        yaml_node_t *cn = node_at(ctx, *it);
+        if ((err = parse_case(ctx, cn, &b->cases[b->ncases++])) < 0)
+            return err;
+        for (j = 0; j + 1 < b->ncases; j++)
+            if (!strcmp(b->cases[j].name, b->cases[b->ncases - 1].name))
+                return fail_at(ctx, cn, "duplicate case '%s'",
+                               b->cases[j].name);
     }
+    return 0;
+}
+
+static int parse_benchmark(parse_ctx *ctx, yaml_node_t *node,
+                           pg_bench_config *b)
+{
+    yaml_node_t *v;
+    int err;
+
+    memset(b, 0, sizeof(*b));
+    b->mark = mark_of(node);
+    if (node->type != YAML_MAPPING_NODE)
+        return fail_at(ctx, node, "each benchmark must be a mapping, not %s",
+                       type_name(node));
+    if ((err = check_keys(ctx, node, "in benchmark", bench_keys)) < 0 ||
+        (err = parse_bench_name(ctx, node, b)) < 0)
+        return err;
+    if (!(v = lookup(ctx, node, "problem", NULL)))
+        return fail_at(ctx, node, "benchmark '%s' has no 'problem'", b->name);
+    if ((err = parse_problem(ctx, v, b)) < 0 ||
+        (err = parse_sources(ctx, node, b)) < 0)
+        return err;
+    b->symbol = pg_strdup("solution");
+    if ((v = lookup(ctx, node, "symbol", NULL)) &&
+        (err = get_string(ctx, v, "symbol", &b->symbol)) < 0)
+        return err;
+    if ((err = parse_language(ctx, node, b)) < 0 ||
+        (err = parse_cuda(ctx, node, b)) < 0 ||
+        (err = parse_choices(ctx, node, b)) < 0 ||
+        (err = parse_flags(ctx, node, b)) < 0 ||
+        (err = parse_cases(ctx, node, b)) < 0)
+        return err;
     return 0;
 }
 
@@ -577,16 +649,12 @@ static int parse_root(parse_ctx *ctx, yaml_node_t *root, pg_config *cfg)
     if (!(v = lookup(ctx, root, "benchmarks", &key)))
         return fail_at(ctx, root,
                        "missing 'benchmarks': list at least one benchmark");
-    if (v->type != YAML_SEQUENCE_NODE ||
-        v->data.sequence.items.top == v->data.sequence.items.start)
-        return fail_at(ctx, v->type == YAML_SEQUENCE_NODE ? key : v,
-                       "'benchmarks' must be a list of at least one "
-                       "benchmark");
-    if (seq_len(v) > MAX_BENCHMARKS)
-        return fail_at(ctx, v,
-                       "more than %d benchmarks; split them over several "
-                       "configs (perfgate compare --config FILE)",
-                       MAX_BENCHMARKS);
+    if ((err = check_list(ctx, v, key, MAX_BENCHMARKS,
+                          "'benchmarks' must be a list of at least one "
+                          "benchmark",
+                          "more than %d benchmarks; split them over several "
+                          "configs (perfgate compare --config FILE)")) < 0)
+        return err;
     cfg->benchmarks = pg_calloc(seq_len(v), sizeof(pg_bench_config));
     for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
          it++) {
