@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "result.h"
+
 int pg_cmd_compare(int argc, char **argv);
 int pg_cmd_init(int argc, char **argv);
 int pg_cmd_report(int argc, char **argv);
@@ -29,5 +31,19 @@ void pg_cmd_print_report(const char *text);
 
 /* Writes `data` to `path`; 0, or a set error. */
 int pg_cmd_write(const char *path, const char *data, size_t len);
+
+/* Where a command shows a result. */
+typedef struct pg_cmd_outputs {
+    const char *color_when; /* --color: "auto", "always", "never"; NULL */
+    const char *json_path;  /* --json FILE, or NULL */
+    const char *md_path;    /* --markdown FILE, or NULL */
+} pg_cmd_outputs;
+
+/*
+ * Shows `r`: its text made safe and judged (pg_stats_judge), the report
+ * on stdout, then the JSON and markdown files asked for.  0, or a set
+ * error when a file cannot be written.
+ */
+int pg_cmd_show(pg_result *r, const pg_cmd_outputs *outputs);
 
 #endif

@@ -122,91 +122,104 @@ static int bad_value(const char *opt, const char *value, const char *want)
     return PG_EXIT_USAGE;
 }
 
-int pg_cmd_compare(int argc, char **argv)
-{
+/* What the command line asked for. */
+typedef struct compare_args {
     pg_compare_opts opts;
-    pg_result result;
-    const char *json_path = NULL, *md_path = NULL, *color_when = NULL;
-    pg_strvec only = PG_STRVEC_INIT;
-    int quiet = 0, no_ci = 0, warning_exit = PG_EXIT_PASS, c, err, code;
-    pg_ci ci;
-    long long n;
-    pg_str out = PG_STR_INIT;
+    pg_cmd_outputs outputs;
+    pg_strvec only;
+    int quiet, no_ci, warning_exit;
+} compare_args;
 
-    pg_compare_opts_init(&opts);
+/* One option's value into `a`: -1 when taken, else the exit code. */
+static int take_option(compare_args *a, int c, const char *arg)
+{
+    long long n;
+
+    switch (c) {
+    case 'c':
+        a->opts.config_path = arg;
+        break;
+    case 'b':
+        pg_strvec_push(&a->only, arg);
+        break;
+    case OPT_JSON:
+        a->outputs.json_path = arg;
+        break;
+    case OPT_MARKDOWN:
+        a->outputs.md_path = arg;
+        break;
+    case OPT_FLOOR:
+        if (pg_parse_fraction(&a->opts.noise_floor, arg) < 0 ||
+            a->opts.noise_floor >= 1 || a->opts.noise_floor <= 0)
+            return bad_value("--noise-floor", arg,
+                             "want a percentage above 0% and below 100%, "
+                             "such as 5%, or a fraction such as 0.05");
+        break;
+    case OPT_MAX_TIME:
+        if (pg_parse_duration(&a->opts.max_time, arg) < 0 ||
+            a->opts.max_time <= 0)
+            return bad_value("--max-time", arg,
+                             "want a duration such as 10s or 500ms");
+        break;
+    case OPT_TIMEOUT:
+        if (pg_parse_duration(&a->opts.timeout, arg) < 0 ||
+            a->opts.timeout <= 0)
+            return bad_value("--timeout", arg,
+                             "want a duration such as 60s or 2m");
+        break;
+    case OPT_MIN_ROUNDS:
+        if (pg_parse_ll(&n, arg) < 0 || n < 1 || n > 1000000000)
+            return bad_value("--min-rounds", arg,
+                             "want a whole number of at least 1");
+        a->opts.min_rounds = (int)n;
+        break;
+    case OPT_COLOR:
+        if (strcmp(arg, "auto") && strcmp(arg, "always") &&
+            strcmp(arg, "never"))
+            return bad_value("--color", arg, "want auto, always or never");
+        a->outputs.color_when = arg;
+        break;
+    case OPT_WARNING_EXIT:
+        /* Not one that already means something, nor a signal's. */
+        if (pg_parse_ll(&n, arg) < 0 || n < 4 || n > 125)
+            return bad_value("--warning-exit-code", arg,
+                             "want a number from 4 to 125 (0 to 3 are "
+                             "perfgate's own); 78 is a common choice");
+        a->warning_exit = (int)n;
+        break;
+    case 'q':
+        a->quiet = 1;
+        break;
+    case OPT_AA:
+        a->opts.aa = 1;
+        break;
+    case OPT_NO_CI:
+        a->no_ci = 1;
+        break;
+    default:
+        return PG_EXIT_USAGE;
+    }
+    return -1;
+}
+
+/* The command line into `a`: -1 to go on, else the exit code. */
+static int parse_args(compare_args *a, int argc, char **argv)
+{
+    int c, code;
+
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "c:b:qh", long_opts, NULL)) != -1) {
-        switch (c) {
-        case 'c':
-            opts.config_path = optarg;
-            break;
-        case 'b':
-            pg_strvec_push(&only, optarg);
-            break;
-        case OPT_JSON:
-            json_path = optarg;
-            break;
-        case OPT_MARKDOWN:
-            md_path = optarg;
-            break;
-        case OPT_FLOOR:
-            if (pg_parse_fraction(&opts.noise_floor, optarg) < 0 ||
-                opts.noise_floor >= 1 || opts.noise_floor <= 0)
-                return bad_value("--noise-floor", optarg,
-                                 "want a percentage above 0% and below 100%, "
-                                 "such as 5%, or a fraction such as 0.05");
-            break;
-        case OPT_MAX_TIME:
-            if (pg_parse_duration(&opts.max_time, optarg) < 0 ||
-                opts.max_time <= 0)
-                return bad_value("--max-time", optarg,
-                                 "want a duration such as 10s or 500ms");
-            break;
-        case OPT_TIMEOUT:
-            if (pg_parse_duration(&opts.timeout, optarg) < 0 ||
-                opts.timeout <= 0)
-                return bad_value("--timeout", optarg,
-                                 "want a duration such as 60s or 2m");
-            break;
-        case OPT_MIN_ROUNDS:
-            if (pg_parse_ll(&n, optarg) < 0 || n < 1 || n > 1000000000)
-                return bad_value("--min-rounds", optarg,
-                                 "want a whole number of at least 1");
-            opts.min_rounds = (int)n;
-            break;
-        case OPT_COLOR:
-            if (strcmp(optarg, "auto") && strcmp(optarg, "always") &&
-                strcmp(optarg, "never"))
-                return bad_value("--color", optarg,
-                                 "want auto, always or never");
-            color_when = optarg;
-            break;
-        case OPT_WARNING_EXIT:
-            /* Not one that already means something, nor a signal's. */
-            if (pg_parse_ll(&n, optarg) < 0 || n < 4 || n > 125)
-                return bad_value("--warning-exit-code", optarg,
-                                 "want a number from 4 to 125 (0 to 3 are "
-                                 "perfgate's own); 78 is a common choice");
-            warning_exit = (int)n;
-            break;
-        case 'q':
-            quiet = 1;
-            break;
-        case OPT_AA:
-            opts.aa = 1;
-            break;
-        case OPT_NO_CI:
-            no_ci = 1;
-            break;
-        case 'h':
+        if (c == 'h') {
             fputs(usage_text, stdout);
             return PG_EXIT_PASS;
-        default:
-            return pg_cmd_bad_option("compare", argv[optind - 1], usage_text);
         }
+        if (c == '?' || c == ':')
+            return pg_cmd_bad_option("compare", argv[optind - 1], usage_text);
+        if ((code = take_option(a, c, optarg)) >= 0)
+            return code;
     }
-    if (opts.aa && argc - optind > 1) {
+    if (a->opts.aa && argc - optind > 1) {
         fprintf(stderr, "perfgate compare: --aa takes one revision, measured "
                         "against itself\n\n%s",
                 usage_text);
@@ -219,56 +232,54 @@ int pg_cmd_compare(int argc, char **argv)
         return PG_EXIT_USAGE;
     }
     if (optind < argc)
-        opts.base = argv[optind];
+        a->opts.base = argv[optind];
     if (optind + 1 < argc)
-        opts.head = argv[optind + 1];
-    opts.only = only.n ? pg_strvec_list(&only) : NULL;
-    if (!quiet && isatty(2))
-        opts.on_progress = show_progress;
+        a->opts.head = argv[optind + 1];
+    a->opts.only = a->only.n ? pg_strvec_list(&a->only) : NULL;
+    if (!a->quiet && isatty(2))
+        a->opts.on_progress = show_progress;
+    return -1;
+}
+
+/* Runs the comparison and shows it; the exit code. */
+static int compare(compare_args *a)
+{
+    pg_result result;
+    pg_ci ci;
+    int err, code;
+
     memset(&ci, 0, sizeof(ci));
-    if (!opts.aa && !opts.base && !no_ci) {
+    if (!a->opts.aa && !a->opts.base && !a->no_ci) {
         if ((err = pg_ci_detect(&ci, env)) < 0) {
-            pg_strvec_clear(&only);
+            pg_ci_clear(&ci);
             return pg_cmd_fail(err);
         }
-        opts.ci = &ci;
+        a->opts.ci = &ci;
     }
-
-    err = pg_compare(&result, &opts);
+    err = pg_compare(&result, &a->opts);
     pg_ci_clear(&ci);
-    if (opts.on_progress)
+    if (a->opts.on_progress)
         fputs("\r\033[K", stderr);
-    pg_strvec_clear(&only);
-    if (err < 0) {
-        pg_result_clear(&result);
-        code = pg_cmd_fail(err);
-        return code;
-    }
-
-    /* Compiler output, user code's messages and commit subjects may hold
-     * any bytes: the terminal, the JSON and the comment get valid UTF-8
-     * without control characters. */
-    pg_result_clean_text(&result);
-    pg_report_terminal(&out, &result, pg_cmd_use_color(1, color_when));
-    pg_cmd_print_report(pg_str_cstr(&out));
-    err = 0;
-    if (json_path) {
-        char *json = pg_result_to_json(&result);
-        err = json ? pg_cmd_write(json_path, json, strlen(json))
-                   : pg_error_set(PG_ERR_GENERIC, "out of memory writing %s",
-                                  json_path);
-        free(json);
-    }
-    if (!err && md_path) {
-        pg_str_reset(&out);
-        pg_report_markdown(&out, &result);
-        err = pg_cmd_write(md_path, out.ptr, out.size);
-    }
-    code = err < 0                       ? pg_cmd_fail(err)
+    if (err >= 0)
+        err = pg_cmd_show(&result, &a->outputs);
+    code = err < 0                  ? pg_cmd_fail(err)
            : !result.verdict.passed ? PG_EXIT_FAIL
-           : result.verdict.warned ? warning_exit
-                                        : PG_EXIT_PASS;
-    pg_str_clear(&out);
+           : result.verdict.warned  ? a->warning_exit
+                                    : PG_EXIT_PASS;
     pg_result_clear(&result);
+    return code;
+}
+
+int pg_cmd_compare(int argc, char **argv)
+{
+    compare_args a;
+    int code;
+
+    memset(&a, 0, sizeof(a));
+    pg_compare_opts_init(&a.opts);
+    a.warning_exit = PG_EXIT_PASS;
+    if ((code = parse_args(&a, argc, argv)) < 0)
+        code = compare(&a);
+    pg_strvec_clear(&a.only);
     return code;
 }

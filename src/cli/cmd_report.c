@@ -35,9 +35,8 @@ static const struct option long_opts[] = {
 
 int pg_cmd_report(int argc, char **argv)
 {
-    const char *md_path = NULL, *color_when = NULL;
+    pg_cmd_outputs outputs = {NULL, NULL, NULL};
     pg_result result;
-    pg_str out = PG_STR_INIT;
     char *text = NULL;
     int c, err, code;
 
@@ -46,10 +45,10 @@ int pg_cmd_report(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
         switch (c) {
         case 'm':
-            md_path = optarg;
+            outputs.md_path = optarg;
             break;
         case 'C':
-            color_when = optarg;
+            outputs.color_when = optarg;
             break;
         case 'h':
             fputs(usage_text, stdout);
@@ -71,22 +70,10 @@ int pg_cmd_report(int argc, char **argv)
         pg_result_clear(&result);
         return pg_cmd_fail(err);
     }
-    /* Compiler output, user code's messages and commit subjects may hold
-     * any bytes: the terminal, the JSON and the comment get valid UTF-8
-     * without control characters. */
-    pg_result_clean_text(&result);
-    pg_stats_judge(&result);
-    pg_report_terminal(&out, &result, pg_cmd_use_color(1, color_when));
-    pg_cmd_print_report(pg_str_cstr(&out));
-    if (md_path) {
-        pg_str_reset(&out);
-        pg_report_markdown(&out, &result);
-        err = pg_cmd_write(md_path, out.ptr, out.size);
-    }
-    code = err < 0 ? pg_cmd_fail(err)
+    err = pg_cmd_show(&result, &outputs);
+    code = err < 0                ? pg_cmd_fail(err)
            : result.verdict.passed ? PG_EXIT_PASS
-                                        : PG_EXIT_FAIL;
-    pg_str_clear(&out);
+                                   : PG_EXIT_FAIL;
     pg_result_clear(&result);
     return code;
 }

@@ -5,6 +5,8 @@
 #include "cmd.h"
 #include "error.h"
 #include "fs.h"
+#include "report.h"
+#include "stats.h"
 #include "str.h"
 #include "util.h"
 
@@ -77,4 +79,32 @@ void pg_cmd_print_report(const char *text)
     fputs(text, stdout);
     printf("::perfgate-%s::\n", token);
     fflush(stdout);
+}
+
+int pg_cmd_show(pg_result *r, const pg_cmd_outputs *outputs)
+{
+    pg_str out = PG_STR_INIT;
+    int err = 0;
+
+    /* Compiler output, user code's messages and commit subjects may hold
+     * any bytes: the terminal, the JSON and the comment get valid UTF-8
+     * without control characters. */
+    pg_result_clean_text(r);
+    pg_stats_judge(r);
+    pg_report_terminal(&out, r, pg_cmd_use_color(1, outputs->color_when));
+    pg_cmd_print_report(pg_str_cstr(&out));
+    if (outputs->json_path) {
+        char *json = pg_result_to_json(r);
+        err = json ? pg_cmd_write(outputs->json_path, json, strlen(json))
+                   : pg_error_set(PG_ERR_GENERIC, "out of memory writing %s",
+                                  outputs->json_path);
+        free(json);
+    }
+    if (!err && outputs->md_path) {
+        pg_str_reset(&out);
+        pg_report_markdown(&out, r);
+        err = pg_cmd_write(outputs->md_path, out.ptr, out.size);
+    }
+    pg_str_clear(&out);
+    return err;
 }
