@@ -275,89 +275,104 @@ static int shows_cases(const pg_bench_result *b)
     return b->ncases > 1 && b->rounds > 0 && !is_failure(b->status);
 }
 
-void pg_report_terminal(pg_str *out, const pg_result *r, int color)
-{
-    enum { NCOL = 7 };
-    static const char *const heads[NCOL] = {
-        "benchmark", "base", "head", "change", "95% interval", "runs",
-        "status"};
-    size_t w[NCOL], i, j, k, nrows = 0;
-    pg_str(*cells)[NCOL];
-    const pg_bench_result **row_bench;
-    int passed = r->verdict.passed;
+enum { NCOL = 7 };
 
-    /* A row per benchmark, and one per case under it when it has several:
-     * rows[j] is benchmark bench[j]'s, or its case kase[j] (>= 0). */
+/* The terminal's table: a row per benchmark, and one per case under it
+ * when it shows its cases; bench[j] is row j's benchmark, NULL for a
+ * case. */
+typedef struct table {
+    pg_str (*cells)[NCOL];
+    const pg_bench_result **bench;
+    size_t nrows;
+    size_t w[NCOL];
+} table;
+
+static const char *const table_heads[NCOL] = {
+    "benchmark", "base", "head", "change", "95% interval", "runs", "status"};
+
+static void table_fill(table *t, const pg_result *r)
+{
+    size_t i, j, k;
+
+    t->nrows = 0;
     for (i = 0; i < r->nbenchmarks; i++)
-        nrows += 1 + (shows_cases(&r->benchmarks[i])
-                          ? r->benchmarks[i].ncases
-                          : 0);
-    cells = pg_calloc(nrows ? nrows : 1, sizeof(*cells));
-    row_bench = pg_calloc(nrows ? nrows : 1, sizeof(*row_bench));
-    for (k = 0; k < NCOL; k++)
-        w[k] = strlen(heads[k]);
+        t->nrows += 1 + (shows_cases(&r->benchmarks[i])
+                             ? r->benchmarks[i].ncases
+                             : 0);
+    t->cells = pg_calloc(t->nrows ? t->nrows : 1, sizeof(*t->cells));
+    t->bench = pg_calloc(t->nrows ? t->nrows : 1, sizeof(*t->bench));
     for (i = 0, j = 0; i < r->nbenchmarks; i++) {
         const pg_bench_result *b = &r->benchmarks[i];
+        pg_str *row = t->cells[j];
         size_t c;
-        row_bench[j] = b;
-        pg_str_puts(&cells[j][0], b->name);
-        pg_format_ns(&cells[j][1], b->base_ns);
-        pg_format_ns(&cells[j][2], b->head_ns);
-        pg_format_change(&cells[j][3], b->change);
-        pg_format_interval(&cells[j][4], b->change_lo, b->change_hi);
+        t->bench[j++] = b;
+        pg_str_puts(&row[0], b->name);
+        pg_format_ns(&row[1], b->base_ns);
+        pg_format_ns(&row[2], b->head_ns);
+        pg_format_change(&row[3], b->change);
+        pg_format_interval(&row[4], b->change_lo, b->change_hi);
         if (b->rounds > 0)
-            pg_str_printf(&cells[j][5], "%d", b->rounds);
+            pg_str_printf(&row[5], "%d", b->rounds);
         else
-            pg_str_puts(&cells[j][5], "–");
-        cell_status(&cells[j][6], b);
-        j++;
+            pg_str_puts(&row[5], "–");
+        cell_status(&row[6], b);
         for (c = 0; shows_cases(b) && c < b->ncases; c++, j++) {
             const pg_case_result *cr = &b->cases[c];
-            row_bench[j] = NULL;
-            pg_str_printf(&cells[j][0], "  %s", cr->name);
-            pg_format_ns(&cells[j][1], cr->base_ns);
-            pg_format_ns(&cells[j][2], cr->head_ns);
-            pg_format_change(&cells[j][3], cr->change);
-            pg_format_interval(&cells[j][4], cr->change_lo, cr->change_hi);
-            pg_str_puts(&cells[j][6], pg_status_name(cr->status));
+            row = t->cells[j];
+            pg_str_printf(&row[0], "  %s", cr->name);
+            pg_format_ns(&row[1], cr->base_ns);
+            pg_format_ns(&row[2], cr->head_ns);
+            pg_format_change(&row[3], cr->change);
+            pg_format_interval(&row[4], cr->change_lo, cr->change_hi);
+            pg_str_puts(&row[6], pg_status_name(cr->status));
         }
     }
-    for (j = 0; j < nrows; j++)
+    for (k = 0; k < NCOL; k++)
+        t->w[k] = strlen(table_heads[k]);
+    for (j = 0; j < t->nrows; j++)
         for (k = 0; k < NCOL; k++)
-            if (width(pg_str_cstr(&cells[j][k])) > w[k])
-                w[k] = width(pg_str_cstr(&cells[j][k]));
+            if (width(pg_str_cstr(&t->cells[j][k])) > t->w[k])
+                t->w[k] = width(pg_str_cstr(&t->cells[j][k]));
+}
 
-    pg_str_puts(out, "base  ");
-    describe_side(out, &r->base, 0);
-    pg_str_puts(out, "\nhead  ");
-    describe_side(out, &r->head, 0);
-    pg_str_puts(out, "\n\n");
+/* Prints the table and frees it. */
+static void table_put(pg_str *out, table *t, int color)
+{
+    size_t j, k;
+
     pg_str_puts(out, color ? BOLD : "");
     for (k = 0; k < NCOL; k++) {
         pg_str_puts(out, k ? "  " : "");
-        pad(out, heads[k], k + 1 < NCOL ? w[k] : 0);
+        pad(out, table_heads[k], k + 1 < NCOL ? t->w[k] : 0);
     }
     pg_str_printf(out, "%s\n", color ? RESET : "");
-    for (j = 0; j < nrows; j++) {
-        const pg_bench_result *b = row_bench[j];
+    for (j = 0; j < t->nrows; j++) {
+        const pg_bench_result *b = t->bench[j];
         if (!b && color)
             pg_str_puts(out, DIM);
         for (k = 0; k < NCOL; k++) {
             pg_str_puts(out, k ? "  " : "");
             if (k == NCOL - 1 && color && b)
                 pg_str_puts(out, status_color(b));
-            pad(out, pg_str_cstr(&cells[j][k]), k + 1 < NCOL ? w[k] : 0);
-            pg_str_clear(&cells[j][k]);
+            pad(out, pg_str_cstr(&t->cells[j][k]), k + 1 < NCOL ? t->w[k] : 0);
+            pg_str_clear(&t->cells[j][k]);
         }
         pg_str_printf(out, "%s\n", color ? RESET : "");
     }
-    free(cells);
-    free(row_bench);
+    free(t->cells);
+    free(t->bench);
+}
 
-    /* Why, for everything that is not a plain verdict. */
+/* Why, for everything that is not a plain verdict: a case slower under
+ * the total, a failure's message and the compiler's or program's log. */
+static void terminal_details(pg_str *out, const pg_result *r, int color)
+{
+    size_t i;
+
     for (i = 0; i < r->nbenchmarks; i++) {
         const pg_bench_result *b = &r->benchmarks[i];
         const pg_case_result *hidden = pg_result_slower_case(b);
+        const char *p;
         if (hidden) {
             pg_str_printf(out, "\n%s%s%s: ", color ? BOLD : "", b->name,
                           color ? RESET : "");
@@ -368,18 +383,22 @@ void pg_report_terminal(pg_str *out, const pg_result *r, int color)
             continue;
         pg_str_printf(out, "\n%s%s%s: %s\n", color ? BOLD : "", b->name,
                       color ? RESET : "", b->message);
-        if (b->log && *b->log) {
-            const char *p = b->log;
-            while (*p) {
-                const char *nl = strchr(p, '\n');
-                size_t len = nl ? (size_t)(nl - p) : strlen(p);
-                pg_str_puts(out, "    ");
-                pg_str_put(out, p, len);
-                pg_str_putc(out, '\n');
-                p += len + (nl != NULL);
-            }
+        for (p = b->log ? b->log : ""; *p;) {
+            const char *nl = strchr(p, '\n');
+            size_t len = nl ? (size_t)(nl - p) : strlen(p);
+            pg_str_puts(out, "    ");
+            pg_str_put(out, p, len);
+            pg_str_putc(out, '\n');
+            p += len + (nl != NULL);
         }
     }
+}
+
+/* The floor, the GPU, the machine's warnings. */
+static void terminal_notes(pg_str *out, const pg_result *r, int color)
+{
+    pg_system notes;
+    size_t i;
 
     pg_str_puts(out, "\nnoise floor ");
     floor_line(out, r);
@@ -390,26 +409,35 @@ void pg_report_terminal(pg_str *out, const pg_result *r, int color)
         gpu_line(out, r);
         pg_str_putc(out, '\n');
     }
-    {
-        pg_system notes;
-        memset(&notes, 0, sizeof(notes));
-        warnings(&notes, r);
-        for (i = 0; i < notes.nwarnings; i++)
-            pg_str_printf(out, "%swarning:%s %s\n", color ? YELLOW : "",
-                          color ? RESET : "", notes.warnings[i]);
-        pg_system_clear(&notes);
-    }
-    if (r->aa) {
-        pg_str_printf(out, "\n%s%s%s: self-check: ",
-                      color ? (passed ? GREEN : RED) : "",
-                      passed ? "PASS" : "FAIL", color ? RESET : "");
+    memset(&notes, 0, sizeof(notes));
+    warnings(&notes, r);
+    for (i = 0; i < notes.nwarnings; i++)
+        pg_str_printf(out, "%swarning:%s %s\n", color ? YELLOW : "",
+                      color ? RESET : "", notes.warnings[i]);
+    pg_system_clear(&notes);
+}
+
+void pg_report_terminal(pg_str *out, const pg_result *r, int color)
+{
+    int passed = r->verdict.passed;
+    table t;
+
+    table_fill(&t, r);
+    pg_str_puts(out, "base  ");
+    describe_side(out, &r->base, 0);
+    pg_str_puts(out, "\nhead  ");
+    describe_side(out, &r->head, 0);
+    pg_str_puts(out, "\n\n");
+    table_put(out, &t, color);
+    terminal_details(out, r, color);
+    terminal_notes(out, r, color);
+    pg_str_printf(out, "\n%s%s%s: %s", color ? (passed ? GREEN : RED) : "",
+                  passed ? "PASS" : "FAIL", color ? RESET : "",
+                  r->aa ? "self-check: " : "");
+    if (r->aa)
         aa_line(out, r);
-        pg_str_putc(out, '\n');
-        return;
-    }
-    pg_str_printf(out, "\n%s%s%s: ", color ? (passed ? GREEN : RED) : "",
-                  passed ? "PASS" : "FAIL", color ? RESET : "");
-    pg_report_summary(out, r);
+    else
+        pg_report_summary(out, r);
     pg_str_putc(out, '\n');
 }
 
@@ -569,45 +597,49 @@ static void md_failure(pg_str *out, const pg_bench_result *b)
     pg_str_puts(out, "</pre>\n</details>\n\n");
 }
 
-void pg_report_markdown(pg_str *out, const pg_result *r)
+/* The comment's footer: the sides, the floor, the GPU, the warnings. */
+static void md_footer(pg_str *footer, const pg_result *r)
 {
-    /* Room kept for the closing lines and the "and N more" notes. */
-    const size_t limit = PG_COMMENT_MAX - 2048;
-    pg_str footer = PG_STR_INIT, section = PG_STR_INIT;
-    size_t start = out->size, i, shown;
-    int passed = r->verdict.passed;
+    pg_system notes;
+    size_t i;
 
-    pg_str_puts(&footer, "Base ");
-    describe_side(&footer, &r->base, 1);
-    pg_str_puts(&footer, " → head ");
-    describe_side(&footer, &r->head, 1);
-    pg_str_puts(&footer, ". Noise floor ");
-    floor_line(&footer, r);
-    pg_str_puts(&footer, ": a change within it counts as unchanged. "
-                         "Times are the sum over the cases of each case's "
-                         "minimum time per call; under each change, its 95% "
-                         "interval from the paired rounds.\n");
+    pg_str_puts(footer, "Base ");
+    describe_side(footer, &r->base, 1);
+    pg_str_puts(footer, " → head ");
+    describe_side(footer, &r->head, 1);
+    pg_str_puts(footer, ". Noise floor ");
+    floor_line(footer, r);
+    pg_str_puts(footer, ": a change within it counts as unchanged. "
+                        "Times are the sum over the cases of each case's "
+                        "minimum time per call; under each change, its 95% "
+                        "interval from the paired rounds.\n");
     if (r->gpu.present) {
-        pg_str_puts(&footer, "\nGPU: ");
-        md_text(&footer, r->gpu.name, 200);
-        gpu_line(&footer, r);
-        pg_str_puts(&footer, ". Kernels are timed with CUDA events, "
-                             "launches queued back to back; cold benchmarks "
-                             "flush the L2 before each sample.\n");
+        pg_str_puts(footer, "\nGPU: ");
+        md_text(footer, r->gpu.name, 200);
+        gpu_line(footer, r);
+        pg_str_puts(footer, ". Kernels are timed with CUDA events, "
+                            "launches queued back to back; cold benchmarks "
+                            "flush the L2 before each sample.\n");
     }
-    {
-        pg_system notes;
-        memset(&notes, 0, sizeof(notes));
-        warnings(&notes, r);
-        if (notes.nwarnings)
-            pg_str_puts(&footer, "\n");
-        for (i = 0; i < notes.nwarnings; i++) {
-            pg_str_puts(&footer, "> ⚠️ ");
-            md_text(&footer, notes.warnings[i], 400);
-            pg_str_puts(&footer, "\n");
-        }
-        pg_system_clear(&notes);
+    memset(&notes, 0, sizeof(notes));
+    warnings(&notes, r);
+    if (notes.nwarnings)
+        pg_str_puts(footer, "\n");
+    for (i = 0; i < notes.nwarnings; i++) {
+        pg_str_puts(footer, "> ⚠️ ");
+        md_text(footer, notes.warnings[i], 400);
+        pg_str_puts(footer, "\n");
     }
+    pg_system_clear(&notes);
+}
+
+/* The marker, the headline and the table of benchmarks, as many rows as
+ * fit in `room` bytes; how many were shown. */
+static size_t md_head(pg_str *out, const pg_result *r, size_t room)
+{
+    pg_str row = PG_STR_INIT;
+    size_t start = out->size, shown;
+    int passed = r->verdict.passed;
 
     pg_str_puts(out, PG_COMMENT_MARKER "\n");
     if (r->aa) {
@@ -622,16 +654,25 @@ void pg_report_markdown(pg_str *out, const pg_result *r)
     pg_str_puts(out, "\n\n| Benchmark | Runtime (base → head) | Change | "
                      "Status |\n|---|---|---|---|\n");
     for (shown = 0; shown < r->nbenchmarks; shown++) {
-        pg_str_reset(&section);
-        md_bench_row(&section, &r->benchmarks[shown]);
-        if (out->size - start + section.size + footer.size > limit / 2)
+        pg_str_reset(&row);
+        md_bench_row(&row, &r->benchmarks[shown]);
+        if (out->size - start + row.size > room)
             break;
-        pg_str_put(out, section.ptr, section.size);
+        pg_str_put(out, row.ptr, row.size);
     }
+    pg_str_clear(&row);
     if (shown < r->nbenchmarks)
         pg_str_printf(out, "\n…and %zu more benchmarks: see the JSON report.\n",
                       r->nbenchmarks - shown);
     pg_str_putc(out, '\n');
+    return shown;
+}
+
+/* A case slower under a total that does not say so, for each benchmark. */
+static void md_hidden(pg_str *out, const pg_result *r, size_t shown)
+{
+    size_t i;
+
     for (i = 0; i < shown; i++) {
         const pg_bench_result *b = &r->benchmarks[i];
         const pg_case_result *hidden = pg_result_slower_case(b);
@@ -646,20 +687,41 @@ void pg_report_markdown(pg_str *out, const pg_result *r)
         pg_str_puts(out, "\n\n");
         pg_str_clear(&tmp);
     }
+}
 
-    /* Per-case figures, collapsed; dropped whole when they do not fit. */
-    pg_str_reset(&section);
-    pg_str_puts(&section,
+/* The per-case figures, collapsed, into `section`. */
+static void md_cases(pg_str *section, const pg_result *r, size_t shown)
+{
+    size_t i;
+
+    pg_str_puts(section,
                 "<details><summary>Per-case results</summary>\n\n"
                 "| Benchmark | Case | Base | Head | Change | Status | "
                 "GFLOPS (head) | GB/s (head) |");
-    pg_str_puts(&section,
+    pg_str_puts(section,
                 r->gpu.present ? " Of the GPU's peak (head) |\n"
                                  "|---|---|---|---|---|---|---|---|---|\n"
                                : "\n|---|---|---|---|---|---|---|---|\n");
     for (i = 0; i < shown; i++)
-        md_case_rows(&section, r, &r->benchmarks[i]);
-    pg_str_puts(&section, "\n</details>\n\n");
+        md_case_rows(section, r, &r->benchmarks[i]);
+    pg_str_puts(section, "\n</details>\n\n");
+}
+
+void pg_report_markdown(pg_str *out, const pg_result *r)
+{
+    /* Room kept for the closing lines and the "and N more" notes. */
+    const size_t limit = PG_COMMENT_MAX - 2048;
+    pg_str footer = PG_STR_INIT, section = PG_STR_INIT;
+    size_t start = out->size, i, shown;
+
+    md_footer(&footer, r);
+    shown = md_head(out, r, footer.size < limit / 2
+                                ? limit / 2 - footer.size
+                                : 0);
+    md_hidden(out, r, shown);
+
+    /* Per-case figures, collapsed; dropped whole when they do not fit. */
+    md_cases(&section, r, shown);
     if (out->size - start + section.size + footer.size < limit)
         pg_str_put(out, section.ptr, section.size);
     else
