@@ -237,7 +237,7 @@ static int prepare_sides(compare_ctx *ctx)
     return 0;
 }
 
-static void set_build_failure(pg_bench_result *out, pg_build *build,
+static void set_build_failure(pg_bench_result *out, const pg_build *build,
                               pg_side side)
 {
     out->status = PG_STATUS_BUILD_FAILED;
@@ -246,8 +246,108 @@ static void set_build_failure(pg_bench_result *out, pg_build *build,
     free(out->log);
     out->message = pg_strdupf("%s side: %s", pg_side_name(side),
                               build->message ? build->message : "build failed");
-    out->log = build->log;
-    build->log = NULL;
+    out->log = build->log ? pg_strdup(build->log) : NULL;
+}
+
+/* Builds both sides, head first.  A failed build is in `build`. */
+static int build_sides(compare_ctx *ctx, const pg_bench_config *b,
+                       pg_build build[2])
+{
+    int err, s;
+
+    for (s = 1; s >= 0; s--) {
+        progress(ctx, "building %s", s ? "head" : "base");
+        /* A build may take ten times what a side may run: 600 s at the
+         * default timeout of 60 s, and --timeout moves both. */
+        if ((err = pg_build_solution(&build[s], b, ctx->rev[s].dir,
+                                     ctx->build_dir, s ? "head" : "base",
+                                     10 * ctx->cfg.settings.timeout)) < 0)
+            return err;
+    }
+    return 0;
+}
+
+/*
+ * A CUDA benchmark is built on both sides, so that a head that does not
+ * compile fails the gate on any machine, and measured only where there is
+ * a GPU.  1 to measure; 0 when `out` already says why not.
+ */
+static int gpu_ready(compare_ctx *ctx, pg_bench_result *out,
+                     const pg_build *base, int base_failed)
+{
+    const pg_gpu_info *gpu = pg_cuda_probe();
+
+    if (!gpu->present && base_failed) {
+        set_build_failure(out, base, PG_SIDE_BASE);
+        return 0;
+    }
+    if (!gpu->present) {
+        out->status = PG_STATUS_SKIPPED;
+        out->message =
+            pg_strdupf("built both sides; not measured: %s", gpu->why);
+        return 0;
+    }
+    ctx->result->gpu = *gpu;
+    return 1;
+}
+
+/* What the measuring child is to do with the two builds. */
+static void fill_spec(pg_run_spec *spec, compare_ctx *ctx,
+                      const pg_bench_config *b, pg_bench_result *out,
+                      const pg_build build[2], int base_failed)
+{
+    spec->problem_name = b->problem;
+    spec->lib[0] = build[0].missing || base_failed ? NULL : build[0].lib;
+    /* Both sides load the same code: nothing can have changed, and
+     * nothing is measured (the head is still checked).  Never in a
+     * self-check, whose point is to measure. */
+    out->identical = !base_failed && !build[0].missing && !ctx->opts->aa &&
+                     pg_elfcode_same(build[0].lib, build[1].lib);
+    if (out->identical)
+        spec->lib[0] = NULL;
+    spec->verify_only = base_failed || out->identical;
+    spec->lib[1] = build[1].lib;
+    spec->symbol = b->symbol;
+    spec->settings = &ctx->cfg.settings;
+    spec->cpu = ctx->system->cpu;
+    /* Twice the last-level cache, so that nothing of the solution's is
+     * left in it. */
+    spec->evict_bytes =
+        b->cold && !spec->gpu ? 2 * ctx->system->llc_bytes : 0;
+    spec->cold = b->cold;
+    out->cold = b->cold;
+    spec->gate_cases = out->gate_cases =
+        b->gate >= 0 ? b->gate : ctx->cfg.settings.gate_cases;
+    spec->clock = &pg_timer_current()->chosen;
+    spec->on_progress = on_run_progress;
+    spec->payload = ctx;
+}
+
+/* The verdict from what the run reported, and what the builds said. */
+static void settle(compare_ctx *ctx, pg_bench_result *out,
+                   const pg_build *base, int base_failed)
+{
+    if (base_failed && out->side == PG_SIDE_HEAD) {
+        char *msg = pg_strdupf("%s (the base side failed too: it does not "
+                               "build)",
+                               out->message);
+        free(out->message);
+        out->message = msg;
+    } else if (base_failed) {
+        set_build_failure(out, base, PG_SIDE_BASE);
+    } else if (out->identical) {
+        if (out->side != PG_SIDE_HEAD) {
+            out->status = PG_STATUS_UNCHANGED;
+            out->change = 0;
+        }
+    } else {
+        if (out->gpu.runtime_version)
+            ctx->result->gpu.runtime_version = out->gpu.runtime_version;
+        if ((out->status == PG_STATUS_UNCHANGED ||
+             out->status == PG_STATUS_NEW) &&
+            out->rounds > 0)
+            pg_stats_decide(out, ctx->cfg.settings.noise_floor);
+    }
 }
 
 static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
@@ -265,19 +365,9 @@ static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
     if ((err = pg_build_problem(&problem_lib, b, ctx->build_dir)) < 0)
         return err;
     if ((err = pg_problems_cases(&cases, &ncases, &owned, b, ctx->cfg.path,
-                                 problem_lib)) <
-        0)
+                                 problem_lib)) < 0 ||
+        (err = build_sides(ctx, b, build)) < 0)
         goto done;
-
-    for (s = 1; s >= 0; s--) {
-        progress(ctx, "building %s", s ? "head" : "base");
-        /* A build may take ten times what a side may run: 600 s at the
-         * default timeout of 60 s, and --timeout moves both. */
-        if ((err = pg_build_solution(&build[s], b, ctx->rev[s].dir,
-                                     ctx->build_dir, s ? "head" : "base",
-                                     10 * ctx->cfg.settings.timeout)) < 0)
-            goto done;
-    }
     if (build[1].missing || !build[1].ok) {
         set_build_failure(out, &build[1], PG_SIDE_HEAD);
         goto done;
@@ -292,76 +382,19 @@ static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
 
     pg_run_spec_init(&spec);
     if (!strcmp(b->language, "cuda")) {
-        /* Built on both sides, so a head that does not compile fails the
-         * gate on any machine; measured only where there is a GPU. */
-        const pg_gpu_info *gpu = pg_cuda_probe();
-        if (!gpu->present && base_failed) {
-            set_build_failure(out, &build[0], PG_SIDE_BASE);
+        if (!gpu_ready(ctx, out, &build[0], base_failed))
             goto done;
-        }
-        if (!gpu->present) {
-            out->status = PG_STATUS_SKIPPED;
-            out->message =
-                pg_strdupf("built both sides; not measured: %s", gpu->why);
-            goto done;
-        }
-        ctx->result->gpu = *gpu;
         spec.gpu = 1;
     }
     spec.problem_lib = problem_lib;
-    spec.problem_name = b->problem;
-    spec.lib[0] = build[0].missing || base_failed ? NULL : build[0].lib;
-    /* Both sides load the same code: nothing can have changed, and
-     * nothing is measured (the head is still checked).  Never in a
-     * self-check, whose point is to measure. */
-    out->identical = !base_failed && !build[0].missing && !ctx->opts->aa &&
-                     pg_elfcode_same(build[0].lib, build[1].lib);
-    if (out->identical)
-        spec.lib[0] = NULL;
-    spec.verify_only = base_failed || out->identical;
-    spec.lib[1] = build[1].lib;
-    spec.symbol = b->symbol;
     spec.cases = cases;
     spec.ncases = ncases;
-    spec.settings = &ctx->cfg.settings;
-    spec.cpu = ctx->system->cpu;
-    /* Twice the last-level cache, so that nothing of the solution's is
-     * left in it. */
-    spec.evict_bytes = b->cold && !spec.gpu ? 2 * ctx->system->llc_bytes : 0;
-    spec.cold = b->cold;
-    out->cold = b->cold;
-    spec.gate_cases = out->gate_cases =
-        b->gate >= 0 ? b->gate : ctx->cfg.settings.gate_cases;
-    spec.clock = &pg_timer_current()->chosen;
-    spec.on_progress = on_run_progress;
-    spec.payload = ctx;
+    fill_spec(&spec, ctx, b, out, build, base_failed);
     progress(ctx, "verifying");
     spec_path = pg_strdupf("%s/%s.run", ctx->build_dir, b->name);
     if ((err = pg_run_bench(out, &spec, spec_path)) < 0)
         goto done;
-    if (base_failed && out->side == PG_SIDE_HEAD) {
-        char *msg = pg_strdupf("%s (the base side failed too: it does not "
-                               "build)", out->message);
-        free(out->message);
-        out->message = msg;
-        goto done;
-    }
-    if (base_failed) {
-        set_build_failure(out, &build[0], PG_SIDE_BASE);
-        goto done;
-    }
-    if (out->identical) {
-        if (out->side != PG_SIDE_HEAD) {
-            out->status = PG_STATUS_UNCHANGED;
-            out->change = 0;
-        }
-        goto done;
-    }
-    if (out->gpu.runtime_version)
-        ctx->result->gpu.runtime_version = out->gpu.runtime_version;
-    if (out->status == PG_STATUS_UNCHANGED || out->status == PG_STATUS_NEW)
-        if (out->rounds > 0)
-            pg_stats_decide(out, ctx->cfg.settings.noise_floor);
+    settle(ctx, out, &build[0], base_failed);
 
 done:
     for (s = 0; s < 2; s++)

@@ -226,6 +226,59 @@ int pg_run_program_missing(void)
                         pg_run_program_path());
 }
 
+/* The cases in `out`, named, nothing measured yet. */
+static void add_cases(pg_bench_result *out, const pg_run_spec *spec)
+{
+    size_t c;
+
+    out->cases = pg_calloc(spec->ncases, sizeof(*out->cases));
+    out->ncases = spec->ncases;
+    for (c = 0; c < spec->ncases; c++) {
+        out->cases[c].name = pg_strdup(spec->cases[c].name);
+        out->cases[c].base_ns = out->cases[c].head_ns = NAN;
+        out->cases[c].change = NAN;
+        out->cases[c].change_lo = out->cases[c].change_hi = NAN;
+    }
+}
+
+/* The run ended without its report: how, and which side was running. */
+static void set_end(pg_bench_result *out, const pg_proc_result *res,
+                    const parent_ctx *pctx, double timeout)
+{
+    int side = res->watchdog ? pctx->timeout_side : pctx->watch->side;
+    const char *name = side < 0 ? NULL : side_names[side];
+    int ended = res->watchdog || res->timed_out || res->signal;
+
+    /* A reported failure keeps its own message, with the log. */
+    if (!ended && (pctx->failed || pctx->done)) {
+        if (pctx->failed)
+            set_log(out, &res->output);
+        return;
+    }
+    set_log(out, &res->output);
+    out->side = side < 0 ? PG_SIDE_NONE : (pg_side)side;
+    free(out->message);
+    if (res->watchdog || res->timed_out) {
+        out->status = PG_STATUS_TIMEOUT;
+        out->message = pg_strdupf("%s side still running after %.0f s; "
+                                  "stopped",
+                                  name ? name : "neither",
+                                  res->watchdog ? pctx->spec->settings->timeout
+                                                : timeout);
+    } else if (res->signal) {
+        out->status = PG_STATUS_CRASHED;
+        out->message = pg_strdupf("%s%skilled by %s", name ? name : "",
+                                  name ? " side: " : "",
+                                  pg_signal_describe(res->signal));
+    } else {
+        out->status = PG_STATUS_CRASHED;
+        out->message = pg_strdupf("%s%sexited with status %d before "
+                                  "finishing",
+                                  name ? name : "", name ? " side: " : "",
+                                  res->exit_code);
+    }
+}
+
 int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
                  const char *spec_path)
 {
@@ -236,7 +289,6 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
     parent_ctx pctx;
     pg_watch *watch = MAP_FAILED;
     char *argv[3], *scratch = NULL, token[33];
-    size_t c;
     int err, wfd;
 
     memset(&res, 0, sizeof(res));
@@ -256,16 +308,7 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
     run.token = token;
     if ((err = pg_run_spec_write(spec, spec_path)) < 0)
         goto done;
-
-    out->cases = pg_calloc(spec->ncases, sizeof(*out->cases));
-    out->ncases = spec->ncases;
-    for (c = 0; c < spec->ncases; c++) {
-        out->cases[c].name = pg_strdup(spec->cases[c].name);
-        out->cases[c].base_ns = out->cases[c].head_ns = NAN;
-        out->cases[c].change = NAN;
-        out->cases[c].change_lo = out->cases[c].change_hi = NAN;
-    }
-
+    add_cases(out, spec);
     memset(&pctx, 0, sizeof(pctx));
     pctx.spec = spec;
     pctx.out = out;
@@ -294,50 +337,15 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
     argv[0] = (char *)pg_run_program_path();
     argv[1] = (char *)spec_path;
     argv[2] = NULL;
-    err = pg_proc_run_argv(&res, argv, &opts);
-    if (err < 0)
+    if ((err = pg_proc_run_argv(&res, argv, &opts)) < 0)
         goto done;
     if (res.exited && res.exit_code == 127 && !pctx.done && !pctx.failed &&
-        watch->side < 0 && !strncmp(pg_str_cstr(&res.output), "cannot run '",
-                                    12))
+        watch->side < 0 &&
+        !strncmp(pg_str_cstr(&res.output), "cannot run '", 12)) {
         err = pg_run_program_missing();
-    if (err < 0)
         goto done;
-
-    if (res.watchdog || res.timed_out) {
-        int side = res.watchdog ? pctx.timeout_side : watch->side;
-        out->status = PG_STATUS_TIMEOUT;
-        out->side = side < 0 ? PG_SIDE_NONE : (pg_side)side;
-        free(out->message);
-        out->message = pg_strdupf(
-            "%s side still running after %.0f s; stopped", side < 0
-                ? "neither"
-                : side_names[side],
-            res.watchdog ? spec->settings->timeout : opts.timeout);
-        set_log(out, &res.output);
-    } else if (res.signal) {
-        int side = watch->side;
-        out->status = PG_STATUS_CRASHED;
-        out->side = side < 0 ? PG_SIDE_NONE : (pg_side)side;
-        free(out->message);
-        out->message =
-            side < 0 ? pg_strdupf("killed by %s", pg_signal_describe(res.signal))
-                     : pg_strdupf("%s side: killed by %s", side_names[side],
-                                  pg_signal_describe(res.signal));
-        set_log(out, &res.output);
-    } else if (pctx.failed) {
-        set_log(out, &res.output);
-    } else if (!pctx.done) {
-        int side = watch->side;
-        out->status = PG_STATUS_CRASHED;
-        out->side = side < 0 ? PG_SIDE_NONE : (pg_side)side;
-        free(out->message);
-        out->message = pg_strdupf("%s%sexited with status %d before "
-                                  "finishing",
-                                  side < 0 ? "" : side_names[side],
-                                  side < 0 ? "" : " side: ", res.exit_code);
-        set_log(out, &res.output);
     }
+    set_end(out, &res, &pctx, opts.timeout);
     if (out->side == PG_SIDE_BASE && !pctx.head_verified && spec->lib[0] &&
         !spec->verify_only)
         err = check_head_alone(out, spec, spec_path);
