@@ -167,24 +167,21 @@ static int check_case_sizes(const pg_bench_config *b, const char *config_path,
  * default cases, then checks the
  * benchmark's cases against them.  Fills *cases with what to run.
  */
-int pg_problems_cases(pg_case_spec **cases, size_t *ncases, int *owned,
-                      const pg_bench_config *b, const char *config_path,
-                      const char *problem_lib)
+/* Asks perfgate-measure what the problem of `b` says about itself. */
+static int describe(describe_ctx *d, const pg_bench_config *b,
+                    const char *problem_lib)
 {
-    describe_ctx d = {problem_lib, b->problem, NULL, NULL, NULL, 0};
-    const char *defaults_text;
     pg_proc_opts opts;
     pg_proc_result res;
     pg_str wanted = PG_STR_INIT;
     char *argv[6];
-    pg_case_spec *defaults = NULL;
-    size_t ndefaults = 0, i;
+    size_t i;
     int err;
 
     memset(&opts, 0, sizeof(opts));
     opts.timeout = 30;
     opts.on_line = describe_line;
-    opts.payload = &d;
+    opts.payload = d;
     argv[0] = (char *)pg_run_program_path();
     argv[1] = "--describe";
     argv[2] = (char *)problem_lib;
@@ -192,10 +189,10 @@ int pg_problems_cases(pg_case_spec **cases, size_t *ncases, int *owned,
     argv[4] = NULL;
     if (b->ncases) {
         /* And what each configured case would move. */
-        d.bytes = pg_calloc(b->ncases, sizeof(*d.bytes));
-        d.nbytes = b->ncases;
+        d->bytes = pg_calloc(b->ncases, sizeof(*d->bytes));
+        d->nbytes = b->ncases;
         for (i = 0; i < b->ncases; i++) {
-            d.bytes[i] = NAN;
+            d->bytes[i] = NAN;
             pg_str_printf(&wanted, "%s%s", i ? ";" : "", b->cases[i].name);
         }
         argv[4] = (char *)pg_str_cstr(&wanted);
@@ -203,19 +200,33 @@ int pg_problems_cases(pg_case_spec **cases, size_t *ncases, int *owned,
     }
     pg_error_clear();
     err = pg_proc_run_argv(&res, argv, &opts);
-    if (!err && res.exited && res.exit_code == 127 && !d.default_cases)
+    if (!err && res.exited && res.exit_code == 127 && !d->default_cases)
         err = pg_run_program_missing();
     pg_proc_result_clear(&res);
+    pg_str_clear(&wanted);
     if (err < 0)
+        return err;
+    if (!d->default_cases)
+        return pg_error_last()
+                   ? PG_ERR_USAGE
+                   : pg_error_set(PG_ERR_USAGE,
+                                  "problem '%s' crashed while loading",
+                                  b->problem);
+    return 0;
+}
+
+int pg_problems_cases(pg_case_spec **cases, size_t *ncases, int *owned,
+                      const pg_bench_config *b, const char *config_path,
+                      const char *problem_lib)
+{
+    describe_ctx d = {problem_lib, b->problem, NULL, NULL, NULL, 0};
+    const char *defaults_text;
+    pg_case_spec *defaults = NULL;
+    size_t ndefaults = 0, i;
+    int err;
+
+    if ((err = describe(&d, b, problem_lib)) < 0)
         goto done;
-    if (!d.default_cases) {
-        err = pg_error_last()
-                  ? PG_ERR_USAGE
-                  : pg_error_set(PG_ERR_USAGE,
-                                 "problem '%s' crashed while loading",
-                                 b->problem);
-        goto done;
-    }
     /* A kernel's default cases are the device's, when the problem has
      * them. */
     defaults_text = d.device_cases && !strcmp(b->language, "cuda")
@@ -272,7 +283,6 @@ done:
     free(d.default_cases);
     free(d.device_cases);
     free(d.bytes);
-    pg_str_clear(&wanted);
     return err;
 }
 
