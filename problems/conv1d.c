@@ -16,14 +16,8 @@ typedef void (*conv1d_fn)(const float *A, const float *B, float *C,
 struct state {
     size_t n, k;
     float *a, *b, *c;
-    float *host_c;
     double *want;
 };
-
-static float quarter(pg_case *c)
-{
-    return (float)pg_random_int(c, -4, 4) / 4.0f;
-}
 
 static void *setup(pg_case *c)
 {
@@ -39,30 +33,24 @@ static void *setup(pg_case *c)
     r = (s->k - 1) / 2;
     host_a = pg_host_alloc(c, s->n * sizeof(float));
     host_b = pg_host_alloc(c, s->k * sizeof(float));
-    s->host_c = pg_host_alloc(c, s->n * sizeof(float));
     s->want = pg_host_alloc(c, s->n * sizeof(double));
-    s->a = pg_alloc(c, s->n * sizeof(float));
-    s->b = pg_alloc(c, s->k * sizeof(float));
-    s->c = pg_alloc(c, s->n * sizeof(float));
-    if (!host_a || !host_b || !s->host_c || !s->want || !s->a || !s->b ||
-        !s->c)
+    if (!host_a || !host_b || !s->want)
         return NULL;
     for (i = 0; i < s->n; i++)
-        host_a[i] = quarter(c);
+        host_a[i] = pg_random_grid(c, -4, 4, 0.25f);
     for (j = 0; j < s->k; j++)
-        host_b[j] = quarter(c);
+        host_b[j] = pg_random_grid(c, -4, 4, 0.25f);
     for (i = 0; i < s->n; i++) {
         double sum = 0;
         for (j = 0; j < s->k; j++)
             if (i + j >= r && i + j - r < s->n)
                 sum += (double)host_a[i + j - r] * host_b[j];
         s->want[i] = sum;
-        s->host_c[i] = NAN;
     }
-    pg_upload(c, s->a, host_a, s->n * sizeof(float));
-    pg_upload(c, s->b, host_b, s->k * sizeof(float));
-    pg_upload(c, s->c, s->host_c, s->n * sizeof(float));
-    return s;
+    s->a = pg_alloc_copy(c, host_a, s->n * sizeof(float));
+    s->b = pg_alloc_copy(c, host_b, s->k * sizeof(float));
+    s->c = pg_alloc_output(c, s->n);
+    return s->a && s->b && s->c ? s : NULL;
 }
 
 static void run(void *state, pg_fn fn)
@@ -74,14 +62,8 @@ static void run(void *state, pg_fn fn)
 static int verify(void *state, pg_case *c)
 {
     struct state *s = state;
-    size_t i;
 
-    pg_download(c, s->host_c, s->c, s->n * sizeof(float));
-    for (i = 0; i < s->n; i++)
-        if (!(fabs(s->host_c[i] - s->want[i]) <= 1.0 / 64))
-            return pg_fail(c, "C[%zu] = %.9g, expected %.9g", i,
-                           (double)s->host_c[i], s->want[i]);
-    return 0;
+    return pg_check_floats(c, "C", s->c, s->want, s->n, 1.0 / 64, 0, 0);
 }
 
 static double flops(const pg_case *c)

@@ -20,7 +20,7 @@ typedef void (*matmul_fn)(const float *a, const float *b, float *c, size_t m,
 struct state {
     size_t m, n, k;
     float *a, *b, *c;
-    float *host_a, *host_b, *host_c;
+    float *host_a, *host_b, *host_c; /* host_c: C read back */
     size_t *rows;  /* the rows verify() checks */
     size_t nrows;
 };
@@ -48,20 +48,17 @@ static void *setup(pg_case *c)
     s->host_a = pg_host_alloc(c, s->m * s->k * sizeof(float));
     s->host_b = pg_host_alloc(c, s->k * s->n * sizeof(float));
     s->host_c = pg_host_alloc(c, s->m * s->n * sizeof(float));
-    s->a = pg_alloc(c, s->m * s->k * sizeof(float));
-    s->b = pg_alloc(c, s->k * s->n * sizeof(float));
-    s->c = pg_alloc(c, s->m * s->n * sizeof(float));
-    if (!s->host_a || !s->host_b || !s->host_c || !s->a || !s->b || !s->c)
+    if (!s->host_a || !s->host_b || !s->host_c)
         return NULL;
     for (i = 0; i < s->m * s->k; i++)
         s->host_a[i] = entry(c);
     for (i = 0; i < s->k * s->n; i++)
         s->host_b[i] = entry(c);
-    for (i = 0; i < s->m * s->n; i++)
-        s->host_c[i] = NAN;
-    pg_upload(c, s->a, s->host_a, s->m * s->k * sizeof(float));
-    pg_upload(c, s->b, s->host_b, s->k * s->n * sizeof(float));
-    pg_upload(c, s->c, s->host_c, s->m * s->n * sizeof(float));
+    s->a = pg_alloc_copy(c, s->host_a, s->m * s->k * sizeof(float));
+    s->b = pg_alloc_copy(c, s->host_b, s->k * s->n * sizeof(float));
+    s->c = pg_alloc_output(c, s->m * s->n);
+    if (!s->a || !s->b || !s->c)
+        return NULL;
 
     if ((unsigned long long)s->m * s->n * s->k <= FULL_CHECK_MACS ||
         s->m <= SAMPLE_ROWS + 2) {

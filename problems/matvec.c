@@ -17,14 +17,8 @@ typedef void (*matvec_fn)(const float *input_a, const float *input_b,
 struct state {
     size_t m, k;
     float *a, *b, *c;
-    float *host_c;
     double *want;
 };
-
-static float quarter(pg_case *c)
-{
-    return (float)pg_random_int(c, -4, 4) / 4.0f;
-}
 
 static void *setup(pg_case *c)
 {
@@ -39,29 +33,23 @@ static void *setup(pg_case *c)
     s->k = (size_t)k;
     host_a = pg_host_alloc(c, s->m * s->k * sizeof(float));
     host_b = pg_host_alloc(c, s->k * sizeof(float));
-    s->host_c = pg_host_alloc(c, s->m * sizeof(float));
     s->want = pg_host_alloc(c, s->m * sizeof(double));
-    s->a = pg_alloc(c, s->m * s->k * sizeof(float));
-    s->b = pg_alloc(c, s->k * sizeof(float));
-    s->c = pg_alloc(c, s->m * sizeof(float));
-    if (!host_a || !host_b || !s->host_c || !s->want || !s->a || !s->b ||
-        !s->c)
+    if (!host_a || !host_b || !s->want)
         return NULL;
     for (j = 0; j < s->k; j++)
-        host_b[j] = quarter(c);
+        host_b[j] = pg_random_grid(c, -4, 4, 0.25f);
     for (i = 0; i < s->m; i++) {
         double sum = 0;
         for (j = 0; j < s->k; j++) {
-            host_a[i * s->k + j] = quarter(c);
+            host_a[i * s->k + j] = pg_random_grid(c, -4, 4, 0.25f);
             sum += (double)host_a[i * s->k + j] * host_b[j];
         }
         s->want[i] = sum;
-        s->host_c[i] = NAN;
     }
-    pg_upload(c, s->a, host_a, s->m * s->k * sizeof(float));
-    pg_upload(c, s->b, host_b, s->k * sizeof(float));
-    pg_upload(c, s->c, s->host_c, s->m * sizeof(float));
-    return s;
+    s->a = pg_alloc_copy(c, host_a, s->m * s->k * sizeof(float));
+    s->b = pg_alloc_copy(c, host_b, s->k * sizeof(float));
+    s->c = pg_alloc_output(c, s->m);
+    return s->a && s->b && s->c ? s : NULL;
 }
 
 static void run(void *state, pg_fn fn)
@@ -73,14 +61,9 @@ static void run(void *state, pg_fn fn)
 static int verify(void *state, pg_case *c)
 {
     struct state *s = state;
-    size_t i;
 
-    pg_download(c, s->host_c, s->c, s->m * sizeof(float));
-    for (i = 0; i < s->m; i++)
-        if (!(fabs(s->host_c[i] - s->want[i]) <= 1.0 / 64))
-            return pg_fail(c, "output_c[%zu] = %.9g, expected %.9g", i,
-                           (double)s->host_c[i], s->want[i]);
-    return 0;
+    return pg_check_floats(c, "output_c", s->c, s->want, s->m, 1.0 / 64, 0,
+                           0);
 }
 
 static double flops(const pg_case *c)

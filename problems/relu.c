@@ -31,17 +31,13 @@ static void *setup(pg_case *c)
     bytes = s->count * sizeof(float);
     s->host_in = pg_host_alloc(c, bytes);
     s->host_out = pg_host_alloc(c, bytes);
-    s->in = pg_alloc(c, bytes);
-    s->out = pg_alloc(c, bytes);
-    if (!s->host_in || !s->host_out || !s->in || !s->out)
+    if (!s->host_in || !s->host_out)
         return NULL;
-    for (i = 0; i < s->count; i++) {
+    for (i = 0; i < s->count; i++)
         s->host_in[i] = pg_random_float(c, -1.0f, 1.0f);
-        s->host_out[i] = NAN;
-    }
-    pg_upload(c, s->in, s->host_in, bytes);
-    pg_upload(c, s->out, s->host_out, bytes);
-    return s;
+    s->in = pg_alloc_copy(c, s->host_in, bytes);
+    s->out = pg_alloc_output(c, s->count);
+    return s->in && s->out ? s : NULL;
 }
 
 static void run(void *state, pg_fn fn)

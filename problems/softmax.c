@@ -19,7 +19,6 @@ struct state {
     size_t rows, cols, count;
     float *in, *out;
     size_t *shape;
-    float *host_out;
     double *want;
 };
 
@@ -36,13 +35,8 @@ static void *setup(pg_case *c)
     s->cols = (size_t)cols;
     s->count = s->rows * s->cols;
     host_in = pg_host_alloc(c, s->count * sizeof(float));
-    s->host_out = pg_host_alloc(c, s->count * sizeof(float));
     s->want = pg_host_alloc(c, s->count * sizeof(double));
-    s->in = pg_alloc(c, s->count * sizeof(float));
-    s->out = pg_alloc(c, s->count * sizeof(float));
-    s->shape = pg_alloc(c, sizeof(host_shape));
-    if (!host_in || !s->host_out || !s->want || !s->in || !s->out ||
-        !s->shape)
+    if (!host_in || !s->want)
         return NULL;
     for (i = 0; i < s->rows; i++) {
         double top = -INFINITY, sum = 0;
@@ -53,17 +47,15 @@ static void *setup(pg_case *c)
         }
         for (j = 0; j < s->cols; j++)
             sum += exp((double)row[j] - top);
-        for (j = 0; j < s->cols; j++) {
+        for (j = 0; j < s->cols; j++)
             s->want[i * s->cols + j] = exp((double)row[j] - top) / sum;
-            s->host_out[i * s->cols + j] = NAN;
-        }
     }
     host_shape[0] = s->rows;
     host_shape[1] = s->cols;
-    pg_upload(c, s->in, host_in, s->count * sizeof(float));
-    pg_upload(c, s->out, s->host_out, s->count * sizeof(float));
-    pg_upload(c, s->shape, host_shape, sizeof(host_shape));
-    return s;
+    s->in = pg_alloc_copy(c, host_in, s->count * sizeof(float));
+    s->out = pg_alloc_output(c, s->count);
+    s->shape = pg_alloc_copy(c, host_shape, sizeof(host_shape));
+    return s->in && s->out && s->shape ? s : NULL;
 }
 
 static void run(void *state, pg_fn fn)
@@ -76,15 +68,9 @@ static int verify(void *state, pg_case *c)
 {
     struct state *s = state;
     double rel = 1e-4 + (double)s->cols * 0x1p-24;
-    size_t i;
 
-    pg_download(c, s->host_out, s->out, s->count * sizeof(float));
-    for (i = 0; i < s->count; i++)
-        if (!(fabs(s->host_out[i] - s->want[i]) <= rel * s->want[i] + 1e-30))
-            return pg_fail(c, "output[%zu][%zu] = %.9g, expected %.9g",
-                           i / s->cols, i % s->cols, (double)s->host_out[i],
-                           s->want[i]);
-    return 0;
+    return pg_check_floats(c, "output", s->out, s->want, s->count, 1e-30, rel,
+                           s->cols);
 }
 
 static double flops(const pg_case *c)

@@ -31,20 +31,16 @@ static void *setup(pg_case *c)
     s->host_a = pg_host_alloc(c, bytes);
     s->host_b = pg_host_alloc(c, bytes);
     s->host_c = pg_host_alloc(c, bytes);
-    s->a = pg_alloc(c, bytes);
-    s->b = pg_alloc(c, bytes);
-    s->c = pg_alloc(c, bytes);
-    if (!s->host_a || !s->host_b || !s->host_c || !s->a || !s->b || !s->c)
+    if (!s->host_a || !s->host_b || !s->host_c)
         return NULL;
     for (i = 0; i < s->n; i++) {
         s->host_a[i] = pg_random_float(c, -1.0f, 1.0f);
         s->host_b[i] = pg_random_float(c, -1.0f, 1.0f);
-        s->host_c[i] = NAN;
     }
-    pg_upload(c, s->a, s->host_a, bytes);
-    pg_upload(c, s->b, s->host_b, bytes);
-    pg_upload(c, s->c, s->host_c, bytes);
-    return s;
+    s->a = pg_alloc_copy(c, s->host_a, bytes);
+    s->b = pg_alloc_copy(c, s->host_b, bytes);
+    s->c = pg_alloc_output(c, s->n);
+    return s->a && s->b && s->c ? s : NULL;
 }
 
 static void run(void *state, pg_fn fn)

@@ -151,6 +151,15 @@ float pg_random_float(pg_case *c, float lo, float hi);
 long long pg_random_int(pg_case *c, long long lo, long long hi);
 
 /*
+ * k * step for a uniform integer k in [lo, hi] (pg_random_int): with a
+ * step that is a power of two, products and sums of such values stay exact
+ * in a float for a long way, so that any order of summation gives the
+ * same answer and verify() can be strict.  pg_random_grid(c, -4, 4, 0.25f)
+ * is a multiple of 1/4 in [-1, 1].
+ */
+float pg_random_grid(pg_case *c, long long lo, long long hi, float step);
+
+/*
  * Records why a setup or verification failed (printf format) and returns
  * -1, so that verify() can end with `return pg_fail(c, "...", ...)`.
  */
@@ -159,6 +168,39 @@ int pg_fail(pg_case *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/*
+ * Helpers for the set-up and checking every problem does (problems/ uses
+ * them; so can yours).
+ */
+
+/*
+ * Memory from pg_alloc() holding a copy of `bytes` of host memory `src`:
+ * an input.  NULL when out of memory (the case then fails by itself).
+ */
+void *pg_alloc_copy(pg_case *c, const void *src, size_t bytes);
+
+/*
+ * Memory from pg_alloc() for `n` floats, each set to NaN: an output, so
+ * that a solution that leaves part of it unwritten is caught by
+ * pg_check_floats().  NULL when out of memory.
+ */
+float *pg_alloc_output(pg_case *c, size_t n);
+
+/*
+ * Checks the `n` floats the solution wrote at `out` (memory from
+ * pg_alloc()) against `want`: each within abs_tol + rel_tol * |want[i]|
+ * (a NaN never is).  0, or the pg_fail() of the first wrong one, which
+ * names it as NAME[i], or NAME[i / cols][i % cols] when `cols` is above 0:
+ *     output[3][7] = 0.51, expected 0.5 (within 0.001)
+ */
+int pg_check_floats(pg_case *c, const char *name, const float *out,
+                    const double *want, size_t n, double abs_tol,
+                    double rel_tol, size_t cols);
+
+/* The same for `n` ints, which must be equal. */
+int pg_check_ints(pg_case *c, const char *name, const int *out,
+                  const int *want, size_t n);
 
 /* Declares the problem that this plugin provides. */
 #define PG_EXPORT_PROBLEM(p)                                                   \

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,6 +165,11 @@ long long pg_random_int(pg_case *c, long long lo, long long hi)
     return lo + (long long)(pg_random(c) % span);
 }
 
+float pg_random_grid(pg_case *c, long long lo, long long hi, float step)
+{
+    return (float)pg_random_int(c, lo, hi) * step;
+}
+
 int pg_fail(pg_case *c, const char *fmt, ...)
 {
     va_list ap;
@@ -173,6 +179,110 @@ int pg_fail(pg_case *c, const char *fmt, ...)
     pg_str_vprintf(&c->message, fmt, ap);
     va_end(ap);
     return -1;
+}
+
+void *pg_alloc_copy(pg_case *c, const void *src, size_t bytes)
+{
+    void *p = pg_alloc(c, bytes);
+
+    if (p)
+        pg_upload(c, p, src, bytes);
+    return p;
+}
+
+float *pg_alloc_output(pg_case *c, size_t n)
+{
+    float *p, *nans;
+    size_t i;
+
+    if (n > SIZE_MAX / sizeof(float) || !(p = pg_alloc(c, n * sizeof(float))))
+        return NULL;
+    if (!c->memory) {
+        for (i = 0; i < n; i++)
+            p[i] = NAN;
+        return p;
+    }
+    /* Device memory: NaNs made on the host and copied over. */
+    if (!(nans = malloc(n * sizeof(float))))
+        return NULL;
+    for (i = 0; i < n; i++)
+        nans[i] = NAN;
+    pg_upload(c, p, nans, n * sizeof(float));
+    free(nans);
+    return p;
+}
+
+/* `name`[i], or `name`[row][col], into `at`. */
+static void element_name(char *at, size_t size, const char *name, size_t i,
+                         size_t cols)
+{
+    if (cols)
+        snprintf(at, size, "%s[%zu][%zu]", name, i / cols, i % cols);
+    else
+        snprintf(at, size, "%s[%zu]", name, i);
+}
+
+/* What the solution wrote, where the problem can read it: `out` itself in
+ * host memory, else a copy (to free()). */
+static const void *readable(pg_case *c, const void *out, size_t bytes,
+                            void **copy)
+{
+    *copy = NULL;
+    if (!c->memory)
+        return out;
+    if (!(*copy = malloc(bytes ? bytes : 1)))
+        return NULL;
+    pg_download(c, *copy, out, bytes);
+    return *copy;
+}
+
+int pg_check_floats(pg_case *c, const char *name, const float *out,
+                    const double *want, size_t n, double abs_tol,
+                    double rel_tol, size_t cols)
+{
+    void *copy;
+    const float *got = readable(c, out, n * sizeof(float), &copy);
+    char at[96];
+    size_t i;
+    int err = 0;
+
+    if (!got)
+        return pg_fail(c, "out of memory checking %s", name);
+    for (i = 0; i < n && !err; i++) {
+        double tol = abs_tol + rel_tol * fabs(want[i]);
+        if (fabs((double)got[i] - want[i]) <= tol)
+            continue;
+        element_name(at, sizeof(at), name, i, cols);
+        if (tol > 0)
+            err = pg_fail(c, "%s = %.9g, expected %.9g (within %.3g)", at,
+                          (double)got[i], want[i], tol);
+        else
+            err = pg_fail(c, "%s = %.9g, expected %.9g", at, (double)got[i],
+                          want[i]);
+    }
+    free(copy);
+    return err;
+}
+
+int pg_check_ints(pg_case *c, const char *name, const int *out,
+                  const int *want, size_t n)
+{
+    void *copy;
+    const int *got = readable(c, out, n * sizeof(int), &copy);
+    char at[96];
+    size_t i;
+    int err = 0;
+
+    if (!got)
+        return pg_fail(c, "out of memory checking %s", name);
+    for (i = 0; i < n && !err; i++) {
+        if (got[i] == want[i])
+            continue;
+        element_name(at, sizeof(at), name, i, 0);
+        err = pg_fail(c, "%s = %d, expected %d", at, got[i], want[i]);
+    }
+    free(copy);
+    return err;
 }
 
 int pg_plugin_load(pg_plugin *out, const char *path, const char *display)

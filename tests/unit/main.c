@@ -7,10 +7,13 @@
 #include <stdlib.h>
 
 int pg_test_failed;
+jmp_buf pg_test_end;
 
 extern const pg_test pg_tests_util[], pg_tests_config[], pg_tests_stats[],
     pg_tests_report[], pg_tests_measure[], pg_tests_system[],
-    pg_tests_gpu[], pg_tests_ci[], pg_tests_estimate[], pg_tests_init[];
+    pg_tests_gpu[], pg_tests_ci[], pg_tests_estimate[], pg_tests_init[],
+    pg_tests_problem[], pg_tests_str[], pg_tests_fs[], pg_tests_proc[],
+    pg_tests_revision[];
 
 static const struct {
     const char *name;
@@ -24,7 +27,19 @@ static const struct {
               {"gpu", pg_tests_gpu},
               {"ci", pg_tests_ci},
               {"init", pg_tests_init},
+              {"problem", pg_tests_problem},
+              {"str", pg_tests_str},
+              {"fs", pg_tests_fs},
+              {"proc", pg_tests_proc},
+              {"revision", pg_tests_revision},
               {"system", pg_tests_system}};
+
+/* Runs one test; a failed REQUIRE ends it here. */
+static void run_one(const pg_test *t)
+{
+    if (!setjmp(pg_test_end))
+        t->fn();
+}
 
 int main(int argc, char **argv)
 {
@@ -39,7 +54,7 @@ int main(int argc, char **argv)
             if (argc > 2 && strcmp(argv[2], t->name))
                 continue;
             pg_test_failed = 0;
-            t->fn();
+            run_one(t);
             ran++;
             printf("%s %s.%s\n", pg_test_failed ? "FAIL" : "ok  ",
                    suites[s].name, t->name);

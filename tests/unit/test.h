@@ -6,10 +6,14 @@
 #define PG_TEST_H
 
 #include <math.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
 
 extern int pg_test_failed;
+
+/* Where REQUIRE jumps to: the end of the running test. */
+extern jmp_buf pg_test_end;
 
 #define CHECK(cond)                                                            \
     do {                                                                       \
@@ -17,6 +21,18 @@ extern int pg_test_failed;
             fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__,   \
                     #cond);                                                    \
             pg_test_failed = 1;                                                \
+        }                                                                      \
+    } while (0)
+
+/* A precondition: when it fails, the test ends here (a CHECK would go on
+ * and crash on what it assumed). */
+#define REQUIRE(cond)                                                          \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            fprintf(stderr, "%s:%d: required: %s\n", __FILE__, __LINE__,      \
+                    #cond);                                                    \
+            pg_test_failed = 1;                                                \
+            longjmp(pg_test_end, 1);                                           \
         }                                                                      \
     } while (0)
 

@@ -1,0 +1,120 @@
+/*
+ * Child processes under supervision: exit status, signals, time limits,
+ * capped output, and the message channel from a child to perfgate.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proc.h"
+#include "str.h"
+#include "strvec.h"
+#include "test.h"
+
+static void exit_status_and_output(void)
+{
+    char *argv[] = {"sh", "-c", "echo out; echo err >&2; exit 3", NULL};
+    pg_proc_opts opts;
+    pg_proc_result res;
+
+    memset(&opts, 0, sizeof(opts));
+    REQUIRE(pg_proc_run_argv(&res, argv, &opts) == 0);
+    CHECK(res.exited && res.exit_code == 3);
+    CHECK(!res.signal && !res.timed_out);
+    CHECK_CONTAINS(pg_str_cstr(&res.output), "out\n");
+    CHECK_CONTAINS(pg_str_cstr(&res.output), "err\n");
+    pg_proc_result_clear(&res);
+}
+
+static void signals_and_time_limits(void)
+{
+    char *crash[] = {"sh", "-c", "kill -SEGV $$", NULL};
+    char *hang[] = {"sleep", "30", NULL};
+    pg_proc_opts opts;
+    pg_proc_result res;
+
+    memset(&opts, 0, sizeof(opts));
+    REQUIRE(pg_proc_run_argv(&res, crash, &opts) == 0);
+    CHECK(!res.exited && res.signal == SIGSEGV);
+    CHECK_CONTAINS(pg_signal_describe(res.signal), "SIGSEGV");
+    pg_proc_result_clear(&res);
+
+    opts.timeout = 0.2;
+    REQUIRE(pg_proc_run_argv(&res, hang, &opts) == 0);
+    CHECK(res.timed_out);
+    CHECK(res.seconds < 20); /* killed, not waited for */
+    pg_proc_result_clear(&res);
+}
+
+static void output_is_capped(void)
+{
+    char *flood[] = {"sh", "-c", "i=0; while [ $i -lt 2000 ]; do "
+                                 "echo line $i; i=$((i+1)); done", NULL};
+    pg_proc_opts opts;
+    pg_proc_result res;
+
+    memset(&opts, 0, sizeof(opts));
+    opts.output_cap = 100;
+    REQUIRE(pg_proc_run_argv(&res, flood, &opts) == 0);
+    CHECK(res.output.size <= 100);
+    CHECK(res.output.truncated);
+    CHECK_CONTAINS(pg_str_cstr(&res.output), "line 1999\n"); /* the newest */
+    pg_proc_result_clear(&res);
+}
+
+/* The child's side of the channel: messages, one very long. */
+static int talk(void *arg, int fd)
+{
+    pg_str big = PG_STR_INIT;
+    int i;
+
+    (void)arg;
+    for (i = 0; i < 20000; i++)
+        pg_str_putc(&big, 'x');
+    pg_proc_send(fd, "tok", "hello two\nlines");
+    pg_proc_send(fd, NULL, "forged by user code");
+    pg_proc_send(fd, "tok", "big %s", pg_str_cstr(&big));
+    pg_str_clear(&big);
+    return 0;
+}
+
+static void on_line(void *payload, const char *line)
+{
+    pg_strvec *got = payload;
+    char word[8];
+    const char *rest = pg_proc_message(line, "tok", word, sizeof(word));
+
+    if (rest)
+        pg_strvec_pushf(got, "%s|%zu|%.10s", word, strlen(rest), rest);
+}
+
+static void message_channel(void)
+{
+    pg_strvec got = PG_STRVEC_INIT;
+    pg_proc_opts opts;
+    pg_proc_result res;
+    char word[4];
+
+    memset(&opts, 0, sizeof(opts));
+    opts.on_line = on_line;
+    opts.payload = &got;
+    REQUIRE(pg_proc_run_fn(&res, talk, NULL, &opts) == 0);
+    CHECK(res.exited && res.exit_code == 0);
+    /* Whole lines, newlines inside made spaces; only the token's lines. */
+    REQUIRE(got.n == 2);
+    CHECK_STR(got.v[0], "hello|9|two lines");
+    CHECK_STR(got.v[1], "big|20000|xxxxxxxxxx");
+    /* A word too long for the buffer is not a message. */
+    CHECK(pg_proc_message("toolong rest", NULL, word, sizeof(word)) == NULL);
+    CHECK(pg_proc_message("tok", "tok", word, sizeof(word)) == NULL);
+    pg_strvec_clear(&got);
+    pg_proc_result_clear(&res);
+}
+
+const pg_test pg_tests_proc[] = {
+    {"exit_status_and_output", exit_status_and_output},
+    {"signals_and_time_limits", signals_and_time_limits},
+    {"output_is_capped", output_is_capped},
+    {"message_channel", message_channel},
+    PG_TESTS_END};
