@@ -5,11 +5,13 @@ set -eu
 cd "$(dirname "$0")"
 
 # The first line builds perfgate; the second is the benchmark's peer
-# (Google Benchmark and its compare.py, which needs scipy) and the linter
-# the tests run on every shell script.
+# (Google Benchmark and its compare.py, which needs scipy), the linter the
+# tests run on every shell script, and the formatter they run on changed
+# C lines.
 # shellcheck disable=SC2046 # the list is meant to split
 scripts/deps.sh $(cat scripts/packages.txt) \
-    libbenchmark-dev libbenchmark-tools python3-scipy shellcheck python3-yaml
+    libbenchmark-dev libbenchmark-tools python3-scipy shellcheck python3-yaml \
+    clang-format
 
 # The schema check the tests run on action.yml and the workflow templates
 # (from the npm registry, into build/tools).

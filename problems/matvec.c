@@ -62,8 +62,7 @@ static int verify(void *state, pg_case *c)
 {
     struct state *s = state;
 
-    return pg_check_floats(c, "output_c", s->c, s->want, s->m, 1.0 / 64, 0,
-                           0);
+    return pg_check_floats(c, "output_c", s->c, s->want, s->m, 1.0 / 64, 0, 0);
 }
 
 static double flops(const pg_case *c)

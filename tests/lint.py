@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Lint: every shell script (and every shell step of action.yml and of the
 CI templates) passes shellcheck; action.yml and every GitHub workflow
-template pass action-validator's schema check.
+template pass action-validator's schema check; C lines changed since the
+base (PERFGATE_FORMAT_BASE, else the last commit) follow .clang-format;
+every source file in src/ includes banned.h last.
 
   usage: lint.py SOURCE_DIR ACTION_VALIDATOR
 """
@@ -155,6 +157,54 @@ class Lint(unittest.TestCase):
             p = subprocess.run([VALIDATOR, path], capture_output=True,
                                text=True)
             self.assertNotEqual(p.returncode, 0, p.stdout)
+
+
+def git(*args):
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True,
+                          text=True)
+
+
+class Code(unittest.TestCase):
+    def test_changed_lines_follow_clang_format(self):
+        # As libgit2 and git keep theirs: a hint for new code, checked on
+        # the lines a change touches (and the uncommitted ones), not a
+        # rewrite of the tree.
+        base = os.environ.get("PERFGATE_FORMAT_BASE", "HEAD~1")
+        if git("rev-parse", "--verify", "-q", base + "^{commit}").returncode:
+            self.skipTest("no %s to compare with (a shallow clone)" % base)
+        p = git("clang-format", "--diff", "--extensions", "c,h,cu", base,
+                "--", "src", "include", "problems", "tests", "bench",
+                "examples")
+        self.assertEqual(p.returncode in (0, 1), True, p.stderr)
+        self.assertFalse(p.stdout.startswith("diff"),
+                         "lines changed since %s are not formatted as "
+                         ".clang-format says; run `git clang-format %s`:\n%s"
+                         % (base, base, p.stdout[:4000]))
+
+    def test_banned_h_comes_last(self):
+        sources = [f for f in tracked_files()
+                   if f.startswith(os.path.join(ROOT, "src", ""))
+                   and f.endswith(".c")]
+        self.assertGreater(len(sources), 30)
+        for path in sources:
+            with open(path) as f:
+                includes = [line.split()[1] for line in f
+                            if line.startswith("#include")]
+            with self.subTest(source=os.path.relpath(path, ROOT)):
+                self.assertEqual(includes[-1:], ['"banned.h"'])
+
+    def test_banned_h_refuses_what_it_bans(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            src = os.path.join(tmp, "t.c")
+            with open(src, "w") as f:
+                f.write('#include <string.h>\n#include "banned.h"\n'
+                        "void f(char *a) { strcpy(a, \"x\"); }\n")
+            p = subprocess.run(["cc", "-c", "-I",
+                                os.path.join(ROOT, "src", "util"), src, "-o",
+                                os.path.join(tmp, "t.o")],
+                               capture_output=True, text=True)
+            self.assertNotEqual(p.returncode, 0)
+            self.assertIn("strcpy_is_banned", p.stderr)
 
 
 if __name__ == "__main__":

@@ -199,8 +199,8 @@ int pg_check_floats(pg_case *c, const char *name, const float *out,
                     double rel_tol, size_t cols);
 
 /* The same for `n` ints, which must be equal. */
-int pg_check_ints(pg_case *c, const char *name, const int *out,
-                  const int *want, size_t n);
+int pg_check_ints(pg_case *c, const char *name, const int *out, const int *want,
+                  size_t n);
 
 /* Declares the problem that this plugin provides. */
 #define PG_EXPORT_PROBLEM(p)                                                   \

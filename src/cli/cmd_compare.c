@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "banned.h"
+
 static const char usage_text[] =
     "usage: perfgate compare [options] [BASE [HEAD]]\n"
     "   or: perfgate compare --aa [options] [REV]\n"
@@ -220,14 +222,16 @@ static int parse_args(compare_args *a, int argc, char **argv)
             return code;
     }
     if (a->opts.aa && argc - optind > 1) {
-        fprintf(stderr, "perfgate compare: --aa takes one revision, measured "
-                        "against itself\n\n%s",
+        fprintf(stderr,
+                "perfgate compare: --aa takes one revision, measured "
+                "against itself\n\n%s",
                 usage_text);
         return PG_EXIT_USAGE;
     }
     if (argc - optind > 2) {
-        fprintf(stderr, "perfgate compare: at most two revisions, BASE and "
-                        "HEAD\n\n%s",
+        fprintf(stderr,
+                "perfgate compare: at most two revisions, BASE and "
+                "HEAD\n\n%s",
                 usage_text);
         return PG_EXIT_USAGE;
     }

@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "banned.h"
+
 static const char usage_text[] =
     "usage: perfgate init PROBLEM [--name NAME] [--source PATH]\n"
     "                     [--language c|cuda]\n"
@@ -131,10 +133,9 @@ static int init(const char *problem, const char *name, const char *source,
         err = pg_error_set(PG_ERR_USAGE, "cannot read perfgate.yml");
         goto done;
     }
-    if ((err = pg_init_add_benchmark(&config, old, old_len, "perfgate.yml",
-                                       pg_repo_workdir(repo),
-                                       pg_problems_builtin(), name, problem,
-                                       source)) < 0)
+    if ((err = pg_init_add_benchmark(
+             &config, old, old_len, "perfgate.yml", pg_repo_workdir(repo),
+             pg_problems_builtin(), name, problem, source)) < 0)
         goto done;
 
     src_dir = pg_path_dirname(src_path);
@@ -211,8 +212,9 @@ int pg_cmd_init(int argc, char **argv)
     if (!name)
         name = argv[optind];
     if (!pg_valid_name(name)) {
-        fprintf(stderr, "perfgate init: name '%s' may only hold letters, "
-                        "digits, '_', '.' and '-'\n",
+        fprintf(stderr,
+                "perfgate init: name '%s' may only hold letters, "
+                "digits, '_', '.' and '-'\n",
                 name);
         return PG_EXIT_USAGE;
     }
@@ -221,8 +223,9 @@ int pg_cmd_init(int argc, char **argv)
             "perf/%s.%s", name, strcmp(language, "cuda") ? "c" : "cu");
     if (source[0] == '/' || !strncmp(source, "../", 3) ||
         strstr(source, "/../")) {
-        fprintf(stderr, "perfgate init: --source '%s' must be a path inside "
-                        "the repository\n",
+        fprintf(stderr,
+                "perfgate init: --source '%s' must be a path inside "
+                "the repository\n",
                 source);
         free(default_source);
         return PG_EXIT_USAGE;

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "banned.h"
+
 static const char usage_text[] =
     "usage: perfgate problems\n"
     "\n"
@@ -34,10 +36,11 @@ int pg_cmd_problems(int argc, char **argv)
         return help ? PG_EXIT_PASS : PG_EXIT_USAGE;
     }
     if (!*names)
-        return pg_cmd_fail(pg_error_set(
-            PG_ERR_GENERIC, "no built-in problems in %s/problems; set "
-                            "PERFGATE_DATA_DIR to perfgate's data directory",
-            pg_problems_data_dir()));
+        return pg_cmd_fail(
+            pg_error_set(PG_ERR_GENERIC,
+                         "no built-in problems in %s/problems; set "
+                         "PERFGATE_DATA_DIR to perfgate's data directory",
+                         pg_problems_data_dir()));
     if ((err = pg_tempdir_create(&tmp)) < 0)
         return pg_cmd_fail(err);
     for (; *names && !err; names++) {

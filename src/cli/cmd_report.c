@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "banned.h"
+
 static const char usage_text[] =
     "usage: perfgate report [options] RESULT.json\n"
     "\n"
@@ -71,7 +73,7 @@ int pg_cmd_report(int argc, char **argv)
         return pg_cmd_fail(err);
     }
     err = pg_cmd_show(&result, &outputs);
-    code = err < 0                ? pg_cmd_fail(err)
+    code = err < 0                 ? pg_cmd_fail(err)
            : result.verdict.passed ? PG_EXIT_PASS
                                    : PG_EXIT_FAIL;
     pg_result_clear(&result);

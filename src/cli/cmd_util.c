@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "banned.h"
+
 int pg_cmd_fail(int err)
 {
     const char *msg = pg_error_last();

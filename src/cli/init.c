@@ -10,6 +10,8 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "banned.h"
+
 static const char *scalar(const yaml_node_t *node)
 {
     return node && node->type == YAML_SCALAR_NODE
@@ -22,12 +24,12 @@ static void put_param_name(pg_str *out, const char *decl, size_t len)
 {
     size_t end = len, start;
 
-    while (end && !(isalnum((unsigned char)decl[end - 1]) ||
-                    decl[end - 1] == '_'))
+    while (end &&
+           !(isalnum((unsigned char)decl[end - 1]) || decl[end - 1] == '_'))
         end--;
     start = end;
-    while (start && (isalnum((unsigned char)decl[start - 1]) ||
-                     decl[start - 1] == '_'))
+    while (start &&
+           (isalnum((unsigned char)decl[start - 1]) || decl[start - 1] == '_'))
         start--;
     pg_str_put(out, decl + start, end - start);
 }
@@ -73,8 +75,7 @@ static void put_argument(pg_str *out, const char *decl, size_t len)
     put_param_name(out, decl, len);
 }
 
-int pg_init_starter_c(pg_str *out, const char *problem,
-                         const char *signature)
+int pg_init_starter_c(pg_str *out, const char *problem, const char *signature)
 {
     const char *open = strchr(signature, '('), *close = strrchr(signature, ')');
 
@@ -99,7 +100,7 @@ int pg_init_starter_c(pg_str *out, const char *problem,
 }
 
 int pg_init_starter_cuda(pg_str *out, const char *problem,
-                            const char *signature)
+                         const char *signature)
 {
     const char *open = strchr(signature, '('), *close = strrchr(signature, ')');
 
@@ -173,9 +174,9 @@ static int trailing_benchmarks_column(const char *text, size_t len)
 }
 
 int pg_init_add_benchmark(pg_str *out, const char *text, size_t len,
-                            const char *display, const char *dir,
-                            const char *const *builtins, const char *name,
-                            const char *problem, const char *source)
+                          const char *display, const char *dir,
+                          const char *const *builtins, const char *name,
+                          const char *problem, const char *source)
 {
     pg_config cfg;
     size_t i;

@@ -15,15 +15,14 @@
  * parameters used.  -1 when the signature has no parameter list, and
  * `out` is then as it was.
  */
-int pg_init_starter_c(pg_str *out, const char *problem,
-                         const char *signature);
+int pg_init_starter_c(pg_str *out, const char *problem, const char *signature);
 
 /*
  * The same in CUDA: an empty __global__ kernel taking the solution's
  * parameters, and the extern "C" solution launching it.
  */
 int pg_init_starter_cuda(pg_str *out, const char *problem,
-                            const char *signature);
+                         const char *signature);
 
 /*
  * Appends a benchmark NAME on PROBLEM with one SOURCE to the config `text`
@@ -34,8 +33,8 @@ int pg_init_starter_cuda(pg_str *out, const char *problem,
  * On error `out` may hold part of the text: the caller discards it.
  */
 int pg_init_add_benchmark(pg_str *out, const char *text, size_t len,
-                            const char *display, const char *dir,
-                            const char *const *builtins, const char *name,
-                            const char *problem, const char *source);
+                          const char *display, const char *dir,
+                          const char *const *builtins, const char *name,
+                          const char *problem, const char *source);
 
 #endif

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "banned.h"
+
 #ifndef PG_VERSION
 #define PG_VERSION "0.0.0"
 #endif
@@ -101,8 +103,9 @@ int main(int argc, char **argv)
     for (k = 0; k < NCOMMANDS; k++)
         if (!strcmp(commands[k].name, argv[i]))
             return commands[k].fn(argc - i, argv + i);
-    fprintf(stderr, "perfgate: '%s' is not a perfgate command; see "
-                    "'perfgate --help'\n",
+    fprintf(stderr,
+            "perfgate: '%s' is not a perfgate command; see "
+            "'perfgate --help'\n",
             argv[i]);
     return PG_EXIT_USAGE;
 }

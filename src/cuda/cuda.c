@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "banned.h"
+
 /* sm_80 (A100), sm_89 (L4, RTX 40), sm_90 (H100, H200). */
 const char *const pg_cuda_default_archs[] = {"sm_80", "sm_89", "sm_90", NULL};
 
@@ -49,7 +51,6 @@ typedef int (*cu_attr_fn)(int *, int, int);
 typedef int (*cu_name_fn)(char *, int, int);
 typedef int (*cu_mem_fn)(size_t *, int);
 typedef int (*cu_version_fn)(int *);
-
 
 int pg_cuda_query(pg_gpu_info *out)
 {
@@ -143,11 +144,10 @@ static void on_probe_line(void *payload, const char *line)
     if (!strcmp(word, "nogpu")) {
         snprintf(g->why, sizeof(g->why), "%s", rest);
     } else if (!strcmp(word, "gpu") &&
-               sscanf(rest, "%d %d %d %d %d %d %lf %d %15s %n",
-                      &g->devices, &g->sm_count, &g->sm_clock_khz,
-                      &g->mem_clock_khz, &g->bus_width, &g->l2_bytes,
-                      &g->memory_bytes, &g->driver_version, g->arch,
-                      &n) == 9 &&
+               sscanf(rest, "%d %d %d %d %d %d %lf %d %15s %n", &g->devices,
+                      &g->sm_count, &g->sm_clock_khz, &g->mem_clock_khz,
+                      &g->bus_width, &g->l2_bytes, &g->memory_bytes,
+                      &g->driver_version, g->arch, &n) == 9 &&
                n > 0) {
         snprintf(g->name, sizeof(g->name), "%s", rest + n);
         g->present = 1;

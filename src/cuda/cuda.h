@@ -22,7 +22,6 @@ const char *pg_cuda_nvcc(void);
 /* The CUDA directory nvcc belongs to ("/usr/local/cuda"); a new string. */
 char *pg_cuda_home(void);
 
-
 /*
  * Asks the driver about the first device, in a child process, once per
  * perfgate process (later calls return the first answer).  Returns a

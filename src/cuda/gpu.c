@@ -13,11 +13,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "banned.h"
+
 /* The runtime's types, as the ABI has them: errors are ints, streams and
  * events pointers; NULL is the default (legacy) stream. */
 typedef int cuda_error;
 typedef void *cuda_event;
-
 
 struct runtime {
     cuda_error (*malloc_)(void **, size_t);
@@ -59,15 +60,15 @@ struct pg_gpu {
     void (*fail)(void *, const char *);
     void *payload;
     cuda_event start, stop;
-    void *flush;          /* cold: written before each sample */
+    void *flush; /* cold: written before each sample */
     size_t flush_bytes;
     int flush_value;
-    struct mapped *host;  /* and its device addresses: */
+    struct mapped *host; /* and its device addresses: */
     void *gate_dev, *probe_dev;
     void *gate_fn, *probe_fn; /* NULL: the PTX did not load */
-    int gated;            /* the gate holds samples */
+    int gated;                /* the gate holds samples */
     pg_gpu_stats stats;
-    float *clocks;        /* MHz per sample with a known clock */
+    float *clocks; /* MHz per sample with a known clock */
     size_t nclocks, cap_clocks;
 };
 
@@ -197,7 +198,8 @@ static void gpu_download(void *ctx, void *dst, const void *src, size_t bytes)
 
 int pg_gpu_throttled(double clock_hz, double peak_hz)
 {
-    return clock_hz > 0 && peak_hz > 0 && clock_hz < THROTTLE_FRACTION * peak_hz;
+    return clock_hz > 0 && peak_hz > 0 &&
+           clock_hz < THROTTLE_FRACTION * peak_hz;
 }
 
 size_t pg_gpu_copies_for(size_t bytes, size_t l2_bytes, size_t budget,
@@ -259,8 +261,9 @@ static double sample(pg_gpu *g, const pg_target *t, uint64_t n, int cold,
     int gated = g->gated;
 
     if (cold)
-        CHECK(g, g->rt.memset_async(g->flush, g->flush_value++ & 0xff,
-                                    g->flush_bytes, NULL),
+        CHECK(g,
+              g->rt.memset_async(g->flush, g->flush_value++ & 0xff,
+                                 g->flush_bytes, NULL),
               "flushing the L2 cache");
     else
         run(t->state, t->fn); /* warm: the sample starts warm */
@@ -288,8 +291,7 @@ static double sample(pg_gpu *g, const pg_target *t, uint64_t n, int cold,
     /* A launch the runtime refused (a bad grid, too much shared memory)
      * leaves no sticky error, only this. */
     CHECK(g, g->rt.last_error(), "from the solution's launch");
-    CHECK(g, g->rt.event_elapsed(&ms, g->start, g->stop),
-          "reading the events");
+    CHECK(g, g->rt.event_elapsed(&ms, g->start, g->stop), "reading the events");
     if (gated && g->host->gate[1]) {
         /* The gate gave up: the launches could not all be queued behind
          * it.  This sample includes waiting; the next are ungated. */
@@ -372,8 +374,9 @@ static void load_kernels(pg_gpu *g)
         g->probe_fn = g->gate_fn = NULL;
         return;
     }
-    CHECK(g, g->rt.host_alloc((void **)&g->host, sizeof(*g->host),
-                              PG_CUDA_HOST_ALLOC_MAPPED),
+    CHECK(g,
+          g->rt.host_alloc((void **)&g->host, sizeof(*g->host),
+                           PG_CUDA_HOST_ALLOC_MAPPED),
           "allocating pinned memory");
     memset((void *)g->host, 0, sizeof(*g->host));
     CHECK(g, g->rt.host_device_pointer(&dev, (void *)g->host, 0),
@@ -433,11 +436,12 @@ pg_gpu *pg_gpu_open(void *solution, void (*fail_fn)(void *, const char *),
     CHECK(g, g->rt.event_create(&g->start), "creating an event");
     CHECK(g, g->rt.event_create(&g->stop), "creating an event");
     /* Twice the L2: whatever the replacement policy, nothing is left. */
-    g->flush_bytes = 2 * (size_t)(g->info.l2_bytes > 0 ? g->info.l2_bytes
-                                                       : 64 << 20);
+    g->flush_bytes =
+        2 * (size_t)(g->info.l2_bytes > 0 ? g->info.l2_bytes : 64 << 20);
     if (!(g->flush = gpu_alloc(g, g->flush_bytes))) {
-        pg_str_printf(why, "cannot allocate %zu bytes of device memory to "
-                           "flush the L2 cache with",
+        pg_str_printf(why,
+                      "cannot allocate %zu bytes of device memory to "
+                      "flush the L2 cache with",
                       g->flush_bytes);
         free(g);
         return NULL;

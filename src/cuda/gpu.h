@@ -40,11 +40,11 @@ typedef struct pg_gpu pg_gpu;
 
 /* What the measurement saw of the device. */
 typedef struct pg_gpu_stats {
-    uint64_t samples;      /* samples timed */
-    uint64_t throttled;    /* of them, throttled and taken again */
+    uint64_t samples;        /* samples timed */
+    uint64_t throttled;      /* of them, throttled and taken again */
     uint64_t kept_throttled; /* throttled every time, and kept */
-    double clock_mhz;      /* the median SM clock over the samples; 0 */
-    int gated;             /* 1: the launch gate held every sample */
+    double clock_mhz;        /* the median SM clock over the samples; 0 */
+    int gated;               /* 1: the launch gate held every sample */
     int runtime_version;
 } pg_gpu_stats;
 
@@ -54,8 +54,8 @@ typedef struct pg_gpu_stats {
  * error; it must not return.  NULL, with the reason in `why`, when the
  * runtime or the driver cannot be had.
  */
-pg_gpu *pg_gpu_open(void *solution, void (*fail)(void *payload,
-                                                 const char *message),
+pg_gpu *pg_gpu_open(void *solution,
+                    void (*fail)(void *payload, const char *message),
                     void *payload, pg_str *why);
 
 /* Where pg_alloc() memory comes from for CUDA solutions. */

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "banned.h"
+
 void pg_case_spec_name(pg_case_spec *spec)
 {
     pg_str s = PG_STR_INIT;

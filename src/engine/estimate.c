@@ -13,6 +13,8 @@
 
 #include "util.h"
 
+#include "banned.h"
+
 void pg_estimate_rule_init(pg_estimate_rule *out, int min_rounds,
                            double max_time, double noise_floor)
 {
@@ -61,8 +63,8 @@ int pg_estimate_is_clear(const pg_estimate_rule *rule, const pg_interval *c)
 }
 
 pg_stop pg_estimate_should_stop(const pg_estimate_rule *rule, int rounds,
-                               int last_improved, double elapsed,
-                               const pg_interval *change)
+                                int last_improved, double elapsed,
+                                const pg_interval *change)
 {
     if (elapsed >= rule->max_time)
         return PG_STOP_MAX_TIME;
@@ -149,8 +151,8 @@ static void percentile_interval(pg_interval *out, double point, double *est,
 }
 
 void pg_estimate_interval(pg_interval *out, pg_interval *cases,
-                        const double *samples, const double *overhead,
-                        size_t ncases, size_t rounds, int resamples)
+                          const double *samples, const double *overhead,
+                          size_t ncases, size_t rounds, int resamples)
 {
     double *est, *min_buf, *point, *row;
     uint32_t *pick;
@@ -225,7 +227,7 @@ static double settle_threshold(const pg_estimate_rule *rule,
 }
 
 double pg_estimate_settle_threshold(const pg_estimate_rule *rule,
-                           const pg_interval *change)
+                                    const pg_interval *change)
 {
     double f = rule->noise_floor, d;
 

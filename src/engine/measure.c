@@ -14,6 +14,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "banned.h"
+
 #define MAX_INNER (1ULL << 30)
 
 void pg_watch_enter(pg_watch *w, int side)
@@ -54,9 +56,8 @@ static void empty_solution(void)
 
 /* Times `n` calls, in ns; the only code inside the clock reads is the
  * loop. */
-static __attribute__((noinline)) double time_batch(const pg_target *t,
-                                                   pg_fn fn, uint64_t n,
-                                                   const pg_clock_info *clk)
+static __attribute__((noinline)) double
+time_batch(const pg_target *t, pg_fn fn, uint64_t n, const pg_clock_info *clk)
 {
     void (*run)(void *, pg_fn) = t->problem->run;
     void *state = t->state;
@@ -67,12 +68,10 @@ static __attribute__((noinline)) double time_batch(const pg_target *t,
         TIMED_LOOP(pg_tsc_begin(), pg_tsc_end());
         return (double)(end - start) / clk->ticks_per_ns;
     case PG_CLOCK_MONOTONIC_RAW:
-        TIMED_LOOP(pg_clock_read(1),
-                   pg_clock_read(1));
+        TIMED_LOOP(pg_clock_read(1), pg_clock_read(1));
         break;
     default:
-        TIMED_LOOP(pg_clock_read(0),
-                   pg_clock_read(0));
+        TIMED_LOOP(pg_clock_read(0), pg_clock_read(0));
         break;
     }
     return (double)(end - start);
@@ -147,8 +146,7 @@ static uint64_t calibrate(const engine *e, pg_target *targets, int nsides,
     }
     if (sample_ns <= 0) {
         /* A thousand times the timer's error keeps it under 0.1%. */
-        sample_ns = 1000 * (dev ? dev->error_ns
-                                : pg_timer_error_ns(e->clock));
+        sample_ns = 1000 * (dev ? dev->error_ns : pg_timer_error_ns(e->clock));
         if (sample_ns < 5000)
             sample_ns = 5000;
         if (sample_ns > 1e6)
@@ -195,8 +193,8 @@ typedef struct rounds {
     double *overhead; /* [case]: the harness's cost per call */
     double *first;    /* [case][side]: calibration's last sample, or INF */
     pg_interval *case_change; /* [case] */
-    int next_check;   /* the round after which the interval is computed */
-    int changed_at;   /* the round it was last computed after */
+    int next_check; /* the round after which the interval is computed */
+    int changed_at; /* the round it was last computed after */
 } rounds;
 
 /* Times the harness alone through the same path: its cost per call. */
@@ -231,8 +229,8 @@ static void run_round(const engine *e, rounds *rs, pg_case_timing *out,
 
     if ((size_t)round >= rs->cap) {
         rs->cap = rs->cap ? rs->cap * 2 : 64;
-        rs->samples = pg_realloc(rs->samples, rs->cap * ncases * 2 *
-                                                  sizeof(*rs->samples));
+        rs->samples = pg_realloc(rs->samples,
+                                 rs->cap * ncases * 2 * sizeof(*rs->samples));
         rs->gain = pg_realloc(rs->gain, rs->cap * sizeof(*rs->gain));
     }
     row = rs->samples + (size_t)round * ncases * 2;
@@ -311,9 +309,8 @@ static pg_stop after_round(const pg_measure_opts *opts, rounds *rs,
         return PG_STOP_NO;
     rs->changed_at = r;
     rs->next_check = r + (r / 4 > 1 ? r / 4 : 1);
-    return pg_estimate_check(change, rs->case_change, &opts->rule,
-                             rs->samples, rs->overhead, rs->gain, ncases, r,
-                             elapsed);
+    return pg_estimate_check(change, rs->case_change, &opts->rule, rs->samples,
+                             rs->overhead, rs->gain, ncases, r, elapsed);
 }
 
 int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
@@ -359,14 +356,14 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
         if (opts->on_round)
             opts->on_round(opts->payload, round + 1, elapsed);
 
-        stop = after_round(opts, &rs, &change, ncases, nsides, round + 1,
-                           elapsed);
+        stop =
+            after_round(opts, &rs, &change, ncases, nsides, round + 1, elapsed);
     }
 
     /* The interval of the last check is final when no round came after. */
     if (nsides == 2 && rs.changed_at != summary->rounds)
-        pg_estimate_interval(&change, rs.case_change, rs.samples,
-                             rs.overhead, ncases, (size_t)summary->rounds,
+        pg_estimate_interval(&change, rs.case_change, rs.samples, rs.overhead,
+                             ncases, (size_t)summary->rounds,
                              PG_ESTIMATE_RESAMPLES);
     summary->change = change;
     summary->stop = stop;

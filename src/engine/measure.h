@@ -28,8 +28,8 @@ enum { PG_BASE = 0, PG_HEAD = 1 };
  * max_time must not make correct code time out.
  */
 typedef struct pg_watch {
-    volatile int side;          /* PG_BASE, PG_HEAD, or -1: neither */
-    volatile int64_t since_ns;  /* pg_now_ns() when `side` was entered */
+    volatile int side;         /* PG_BASE, PG_HEAD, or -1: neither */
+    volatile int64_t since_ns; /* pg_now_ns() when `side` was entered */
 } pg_watch;
 
 void pg_watch_enter(pg_watch *w, int side);
@@ -68,15 +68,15 @@ typedef struct pg_device_clock {
 
 typedef struct pg_measure_opts {
     pg_estimate_rule rule; /* when to stop */
-    double sample_ns;   /* calibration: the shortest sample worth timing;
-                           0: a thousand times the timer's error */
-    size_t evict_bytes; /* cold caches: bytes written before each sample, one
-                           call per sample; 0: warm */
+    double sample_ns;      /* calibration: the shortest sample worth timing;
+                              0: a thousand times the timer's error */
+    size_t evict_bytes;    /* cold caches: bytes written before each sample, one
+                              call per sample; 0: warm */
     const pg_device_clock *device; /* NULL: the CPU's clock times samples */
-    int device_cold;    /* with `device`: its caches cold for each sample */
-    pg_watch *watch;    /* may be NULL */
-    const int *sides;   /* the side the watch is told for each target
-                           index; NULL: the index itself */
+    int device_cold;  /* with `device`: its caches cold for each sample */
+    pg_watch *watch;  /* may be NULL */
+    const int *sides; /* the side the watch is told for each target
+                         index; NULL: the index itself */
     /* Called after each round; may be NULL. */
     void (*on_round)(void *payload, int round, double elapsed);
     void *payload;
@@ -84,19 +84,19 @@ typedef struct pg_measure_opts {
 
 /* The result for one case. */
 typedef struct pg_case_timing {
-    double ns[2];        /* minimum per call, overhead discounted */
-    double raw_ns[2];    /* minimum per call, as measured */
-    double overhead_ns;  /* the harness's cost per call */
-    uint64_t inner;      /* calls per sample */
-    uint64_t samples;    /* samples per side */
-    pg_interval change;  /* this case's own change; two sides only */
+    double ns[2];       /* minimum per call, overhead discounted */
+    double raw_ns[2];   /* minimum per call, as measured */
+    double overhead_ns; /* the harness's cost per call */
+    uint64_t inner;     /* calls per sample */
+    uint64_t samples;   /* samples per side */
+    pg_interval change; /* this case's own change; two sides only */
 } pg_case_timing;
 
 typedef struct pg_measure_summary {
     int rounds;
     double seconds;
-    uint64_t calls[2];   /* calls per side, all cases together */
-    pg_interval change;  /* two sides only; else NAN */
+    uint64_t calls[2];  /* calls per side, all cases together */
+    pg_interval change; /* two sides only; else NAN */
     pg_stop stop;
 } pg_measure_summary;
 

@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "banned.h"
+
 static uint64_t splitmix64(uint64_t *x)
 {
     uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
@@ -264,8 +266,8 @@ int pg_check_floats(pg_case *c, const char *name, const float *out,
     return err;
 }
 
-int pg_check_ints(pg_case *c, const char *name, const int *out,
-                  const int *want, size_t n)
+int pg_check_ints(pg_case *c, const char *name, const int *out, const int *want,
+                  size_t n)
 {
     void *copy;
     const int *got = readable(c, out, n * sizeof(int), &copy);

@@ -28,10 +28,10 @@ struct pg_case {
     const pg_case_spec *spec;
     const pg_memory_ops *memory; /* NULL: host memory */
     size_t solution_bytes;       /* what pg_alloc() gave out */
-    uint64_t rng[4]; /* xoshiro256** state */
-    void **allocs;   /* everything pg_alloc/pg_host_alloc gave out */
+    uint64_t rng[4];             /* xoshiro256** state */
+    void **allocs; /* everything pg_alloc/pg_host_alloc gave out */
     size_t nallocs;
-    pg_str message;  /* the last pg_fail() message */
+    pg_str message; /* the last pg_fail() message */
 };
 
 /*

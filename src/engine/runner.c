@@ -51,6 +51,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "banned.h"
+
 #if defined(__SANITIZE_ADDRESS__)
 #define PG_UNDER_ASAN 1
 #elif defined(__has_feature)
@@ -75,7 +77,8 @@ static const char usage_text[] =
     "\n"
     "The process in which perfgate runs the code it measures; perfgate\n"
     "starts it, one benchmark at a time.  SPEC is a run spec as perfgate\n"
-    "writes it (see src/engine/runspec.h).  Run by hand, it prints its events on\n"
+    "writes it (see src/engine/runspec.h).  Run by hand, it prints its events "
+    "on\n"
     "stdout.\n";
 
 static const char *const side_names[2] = {"base", "head"};
@@ -106,7 +109,8 @@ static void send_line(child_ctx *ctx, const char *fmt, ...)
 /* Reports a failure (STATUS, the side it belongs to, why) to perfgate;
  * returns 1, "reported", for the caller to pass up. */
 static int child_fail(child_ctx *ctx, const char *status, int side,
-                      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+                      const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 static int child_fail(child_ctx *ctx, const char *status, int side,
                       const char *fmt, ...)
@@ -184,9 +188,8 @@ static int verify_sides(child_ctx *ctx, const pg_problem *p, pg_case *cases,
             pg_watch_leave(ctx->watch);
             if (bad) {
                 msg = pg_case_message(pc);
-                pg_str_printf(&why[side], "case %s%s: %s",
-                              spec->cases[c].name, when,
-                              *msg ? msg : "wrong output");
+                pg_str_printf(&why[side], "case %s%s: %s", spec->cases[c].name,
+                              when, *msg ? msg : "wrong output");
             }
         }
         if (side == PG_HEAD && !why[side].size)
@@ -195,12 +198,12 @@ static int verify_sides(child_ctx *ctx, const pg_problem *p, pg_case *cases,
             failed = side;
     }
     if (failed == PG_HEAD && why[PG_BASE].size)
-        child_fail(ctx, "incorrect", PG_HEAD, "%s (the base side is "
-                   "incorrect too: %s)", pg_str_cstr(&why[PG_HEAD]),
-                   pg_str_cstr(&why[PG_BASE]));
+        child_fail(ctx, "incorrect", PG_HEAD,
+                   "%s (the base side is "
+                   "incorrect too: %s)",
+                   pg_str_cstr(&why[PG_HEAD]), pg_str_cstr(&why[PG_BASE]));
     else if (failed >= 0)
-        child_fail(ctx, "incorrect", failed, "%s",
-                   pg_str_cstr(&why[failed]));
+        child_fail(ctx, "incorrect", failed, "%s", pg_str_cstr(&why[failed]));
     pg_str_clear(&why[0]);
     pg_str_clear(&why[1]);
     return failed >= 0 ? -1 : 0;
@@ -213,9 +216,8 @@ static void on_gpu_error(void *payload, const char *message)
     child_ctx *ctx = payload;
     int side = ctx->watch->side;
 
-    child_fail(ctx, "crashed", side, "%s%s%s",
-               side < 0 ? "" : side_names[side], side < 0 ? "" : " side: ",
-               message);
+    child_fail(ctx, "crashed", side, "%s%s%s", side < 0 ? "" : side_names[side],
+               side < 0 ? "" : " side: ", message);
     _exit(0);
 }
 
@@ -246,8 +248,7 @@ static void *set_up(child_ctx *ctx, const pg_problem *p, pg_case *pc,
  * (no /proc, a library that needs static TLS) or would pass
  * PLACEMENT_BYTES.
  */
-static size_t place_copies(const char *path, const char *symbol,
-                           pg_fn *placed)
+static size_t place_copies(const char *path, const char *symbol, pg_fn *placed)
 {
     int src = open(path, O_RDONLY | O_CLOEXEC);
     size_t n = 1, want = PLACEMENTS;
@@ -310,8 +311,7 @@ static int set_up_copies(child_ctx *ctx, const pg_problem *p, pg_target *t,
     t->copies[0] = t->state;
     for (i = 1; i < n; i++) {
         pg_case *pc = pg_calloc(1, sizeof(*pc));
-        pg_case_init(pc, p->name, &spec->cases[index],
-                     pg_gpu_memory(ctx->gpu));
+        pg_case_init(pc, p->name, &spec->cases[index], pg_gpu_memory(ctx->gpu));
         if (!(t->copies[i] = set_up(ctx, p, pc, index, side)))
             return -1;
     }
@@ -322,16 +322,16 @@ static int set_up_copies(child_ctx *ctx, const pg_problem *p, pg_target *t,
 /* What one measuring run loads and sets up, side by side. */
 typedef struct sides {
     const pg_problem *p;
-    void *lib;                     /* the last library loaded */
-    pg_fn syms[2];                 /* each side's solution */
-    pg_fn placed[2][PLACEMENTS];   /* and its copies at other addresses */
+    void *lib;                   /* the last library loaded */
+    pg_fn syms[2];               /* each side's solution */
+    pg_fn placed[2][PLACEMENTS]; /* and its copies at other addresses */
     size_t nplaced[2];
-    const pg_memory_ops *memory;   /* the device's, or NULL: the host's */
-    pg_case *cases;                /* [case][base, head, shared] */
-    pg_target (*own)[2];           /* each side on its own set-up */
-    pg_target (*targets)[2];       /* both timed on the shared set-up */
-    int order[2];                  /* the side of each target index */
-    int n;                         /* sides measured */
+    const pg_memory_ops *memory; /* the device's, or NULL: the host's */
+    pg_case *cases;              /* [case][base, head, shared] */
+    pg_target (*own)[2];         /* each side on its own set-up */
+    pg_target (*targets)[2];     /* both timed on the shared set-up */
+    int order[2];                /* the side of each target index */
+    int n;                       /* sides measured */
 } sides;
 
 /*
@@ -354,21 +354,21 @@ static int load_sides(child_ctx *ctx, sides *st)
         pg_watch_leave(ctx->watch);
         if (!st->lib)
             return child_fail(ctx, "build_failed", side, "cannot load: %s",
-                               dlerror());
+                              dlerror());
         if (!(*(void **)&st->syms[side] = dlsym(st->lib, spec->symbol)))
             return child_fail(ctx, "build_failed", side,
-                               "no function '%s' in the sources; set "
-                               "'symbol' in perfgate.yml to the function's "
-                               "name",
-                               spec->symbol);
+                              "no function '%s' in the sources; set "
+                              "'symbol' in perfgate.yml to the function's "
+                              "name",
+                              spec->symbol);
     }
     /* A GPU's time is the kernel's, not the host code's around it. */
     for (side = 0; side < 2 && !spec->gpu && !spec->verify_only; side++)
         if (spec->lib[side]) {
             st->placed[side][0] = st->syms[side];
             pg_watch_enter(ctx->watch, side);
-            st->nplaced[side] = place_copies(spec->lib[side], spec->symbol,
-                                             st->placed[side]);
+            st->nplaced[side] =
+                place_copies(spec->lib[side], spec->symbol, st->placed[side]);
             pg_watch_leave(ctx->watch);
         }
     if (spec->gpu) {
@@ -376,7 +376,7 @@ static int load_sides(child_ctx *ctx, sides *st)
         /* Both sides link the same runtime: either library finds it. */
         if (!(ctx->gpu = pg_gpu_open(st->lib, on_gpu_error, ctx, &why)))
             return child_fail(ctx, "crashed", -1, "cannot use the GPU: %s",
-                               pg_str_cstr(&why));
+                              pg_str_cstr(&why));
         st->memory = pg_gpu_memory(ctx->gpu);
     }
     return 0;
@@ -459,8 +459,7 @@ static void time_sides(child_ctx *ctx, sides *st, pg_case_timing *timing,
     pg_measure_opts opts;
 
     pg_measure_opts_init(&opts, spec->settings->min_rounds,
-                         spec->settings->max_time,
-                         spec->settings->noise_floor);
+                         spec->settings->max_time, spec->settings->noise_floor);
     opts.watch = ctx->watch;
     opts.sides = st->order;
     opts.rule.gate_cases = spec->gate_cases;
@@ -494,8 +493,8 @@ static void send_figures(child_ctx *ctx, const sides *st,
         double ns[2] = {NAN, NAN};
         for (k = 0; k < st->n; k++)
             ns[st->order[k]] = timing[c].ns[k];
-        send_line(ctx, "case %zu %.6f %.6f %.6f %llu %.17g %.17g %.9f %.9f",
-                  c, ns[0], ns[1], timing[c].overhead_ns,
+        send_line(ctx, "case %zu %.6f %.6f %.6f %llu %.17g %.17g %.9f %.9f", c,
+                  ns[0], ns[1], timing[c].overhead_ns,
                   (unsigned long long)timing[c].inner,
                   st->p->flops ? st->p->flops(pc) : 0.0,
                   st->p->bytes ? st->p->bytes(pc) : 0.0, timing[c].change.lo,
@@ -509,13 +508,12 @@ static void send_figures(child_ctx *ctx, const sides *st,
         send_line(ctx, "gpu %d %llu %llu %llu %.1f %d", g.runtime_version,
                   (unsigned long long)g.samples,
                   (unsigned long long)g.throttled,
-                  (unsigned long long)g.kept_throttled, g.clock_mhz,
-                  g.gated);
+                  (unsigned long long)g.kept_throttled, g.clock_mhz, g.gated);
     }
-    send_line(ctx, "done %d %llu %llu %.6f %.9f %.9f %.9f %s",
-              summary->rounds, calls[0], calls[1], summary->seconds,
-              summary->change.change, summary->change.lo,
-              summary->change.hi, pg_estimate_stop_name(summary->stop));
+    send_line(ctx, "done %d %llu %llu %.6f %.9f %.9f %.9f %s", summary->rounds,
+              calls[0], calls[1], summary->seconds, summary->change.change,
+              summary->change.lo, summary->change.hi,
+              pg_estimate_stop_name(summary->stop));
 }
 
 static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
@@ -595,8 +593,8 @@ static int describe_main(const char *lib, const char *name, const char *cases,
             for (i = 0; i < nspecs; i++) {
                 pg_case c;
                 pg_case_init(&c, name, &specs[i], NULL);
-                err |= pg_proc_send(fd, NULL, "bytes %zu %.17g", i,
-                                    p->bytes(&c));
+                err |=
+                    pg_proc_send(fd, NULL, "bytes %zu %.17g", i, p->bytes(&c));
                 pg_case_clear(&c);
             }
     }
@@ -642,8 +640,9 @@ static int hide_channel(int fd)
     int high;
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    high = fcntl(fd, F_DUPFD_CLOEXEC,
-                 512 + (int)(((unsigned)ts.tv_nsec ^ (unsigned)getpid()) % 384));
+    high =
+        fcntl(fd, F_DUPFD_CLOEXEC,
+              512 + (int)(((unsigned)ts.tv_nsec ^ (unsigned)getpid()) % 384));
     if (high < 0)
         return fd;
     close(fd);
@@ -654,8 +653,8 @@ static int hide_channel(int fd)
  * perfgate to name, even where a sanitizer runtime installed a handler. */
 static void default_signals(void)
 {
-    static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
-                               SIGTRAP};
+    static const int sigs[] = {SIGSEGV, SIGBUS,  SIGFPE,
+                               SIGILL,  SIGABRT, SIGTRAP};
     size_t i;
 
     for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
@@ -679,8 +678,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if ((argc == 4 || argc == 5) && !strcmp(argv[1], "--describe"))
-        return describe_main(argv[2], argv[3], argc == 5 ? argv[4] : NULL,
-                             fd);
+        return describe_main(argv[2], argv[3], argc == 5 ? argv[4] : NULL, fd);
     if (argc != 2 || argv[1][0] == '-') {
         fputs(usage_text, stderr);
         return 2;

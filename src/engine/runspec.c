@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "banned.h"
+
 #define SPEC_MAX (1024 * 1024)
 
 void pg_run_spec_init(pg_run_spec *spec)
@@ -55,8 +57,8 @@ int pg_run_spec_write(const pg_run_spec *spec, const char *path)
     return 0;
 }
 
-static const char *const string_keys[6] = {"problem_lib", "problem_name",
-                                           "lib0", "lib1", "symbol", "token"};
+static const char *const string_keys[6] = {
+    "problem_lib", "problem_name", "lib0", "lib1", "symbol", "token"};
 
 /* One "key value" line into `f`; -1 when it is not one we know. */
 static int read_line(pg_run_file *f, const char *key, const char *value)

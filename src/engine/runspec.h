@@ -39,19 +39,19 @@
 typedef struct pg_run_spec {
     const char *problem_lib;
     const char *problem_name;
-    const char *lib[2];  /* per side; NULL: the side is absent (new) */
+    const char *lib[2]; /* per side; NULL: the side is absent (new) */
     const char *symbol;
     const pg_case_spec *cases;
     size_t ncases;
     const pg_settings *settings;
-    int cpu;            /* pin the measuring child to it; -1: do not */
-    size_t evict_bytes; /* cache: cold; 0: warm (CPU solutions) */
-    int gpu;            /* CUDA solutions: measured on the device */
-    int cold;           /* cache: cold (the device flushes its own) */
-    int verify_only;    /* check the sides, do not time them */
-    int gate_cases;     /* gate: cases, each case clear of the floor */
+    int cpu;                    /* pin the measuring child to it; -1: do not */
+    size_t evict_bytes;         /* cache: cold; 0: warm (CPU solutions) */
+    int gpu;                    /* CUDA solutions: measured on the device */
+    int cold;                   /* cache: cold (the device flushes its own) */
+    int verify_only;            /* check the sides, do not time them */
+    int gate_cases;             /* gate: cases, each case clear of the floor */
     const pg_clock_info *clock; /* the clock to time with; NULL: choose */
-    const char *token;  /* starts each report line; NULL: none */
+    const char *token;          /* starts each report line; NULL: none */
     /* Progress while measuring; may be NULL (the parent's only). */
     void (*on_progress)(void *payload, const char *stage, int round,
                         double elapsed);

@@ -19,6 +19,7 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#include "banned.h"
 #endif
 
 #define MAX_CPUS 1024
@@ -32,8 +33,8 @@ void pg_system_warn(pg_system *sys, const char *fmt, ...)
     va_start(ap, fmt);
     pg_str_vprintf(&s, fmt, ap);
     va_end(ap);
-    sys->warnings = pg_realloc(sys->warnings,
-                               (sys->nwarnings + 1) * sizeof(char *));
+    sys->warnings =
+        pg_realloc(sys->warnings, (sys->nwarnings + 1) * sizeof(char *));
     sys->warnings[sys->nwarnings++] = pg_str_detach(&s);
 }
 
@@ -57,7 +58,7 @@ static char *read_line(const char *root, const char *path)
 }
 
 int pg_system_cpu_usage(double *busy, double *steal, const char *before,
-                 const char *after, int cpu)
+                        const char *after, int cpu)
 {
     unsigned long long v[2][10];
     const char *texts[2] = {before, after};
@@ -157,9 +158,9 @@ static char *hypervisor_name(const char *root)
 #if defined(__x86_64__) || defined(__i386__)
     if (!*root) {
         static const char *const names[][2] = {
-            {"KVMKVMKVM", "KVM"},         {"Microsoft Hv", "Hyper-V"},
-            {"VMwareVMware", "VMware"},   {"XenVMMXenVMM", "Xen"},
-            {"TCGTCGTCGTCG", "QEMU"},     {"ACRNACRNACRN", "ACRN"},
+            {"KVMKVMKVM", "KVM"},          {"Microsoft Hv", "Hyper-V"},
+            {"VMwareVMware", "VMware"},    {"XenVMMXenVMM", "Xen"},
+            {"TCGTCGTCGTCG", "QEMU"},      {"ACRNACRNACRN", "ACRN"},
             {" lrpepyh  vr", "Parallels"}, {"bhyve bhyve ", "bhyve"},
             {"VBoxVBoxVBox", "VirtualBox"}};
         unsigned a, regs[3];
@@ -226,7 +227,8 @@ static void check_frequency(pg_system *sys, const char *root)
                        "with: cpupower frequency-set -g performance)",
                        sys->cpu, sys->governor);
 
-    if ((v = read_line(root, "/sys/devices/system/cpu/intel_pstate/no_turbo")) &&
+    if ((v = read_line(root,
+                       "/sys/devices/system/cpu/intel_pstate/no_turbo")) &&
         !strcmp(v, "0"))
         pg_system_warn(sys, "turbo boost is on: the clock depends on "
                             "temperature and on the other cores (turn it "

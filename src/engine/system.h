@@ -16,7 +16,6 @@
 
 #include "machine.h"
 
-
 /*
  * Checks the machine.  `root` prefixes /proc and /sys ("" for the real
  * ones; a directory laid out like them in tests); `sample_ms` is how long
@@ -37,7 +36,7 @@ int pg_system_pin(int cpu);
  * busy, and of it stolen; -1 when `cpu` is missing.
  */
 int pg_system_cpu_usage(double *busy, double *steal, const char *before,
-                 const char *after, int cpu);
+                        const char *after, int cpu);
 
 void pg_system_clear(pg_system *sys);
 

@@ -12,6 +12,7 @@
 
 #if PG_HAVE_TSC
 #include <cpuid.h>
+#include "banned.h"
 #endif
 
 #define READS 2000
@@ -43,9 +44,8 @@ int pg_timer_best(const pg_clock_info *c, size_t n)
     size_t i;
 
     for (i = 0; i < n; i++)
-        if (c[i].usable &&
-            (best < 0 || pg_timer_error_ns(&c[i]) <
-                             pg_timer_error_ns(&c[best])))
+        if (c[i].usable && (best < 0 || pg_timer_error_ns(&c[i]) <
+                                            pg_timer_error_ns(&c[best])))
             best = (int)i;
     return best;
 }

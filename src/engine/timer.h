@@ -76,8 +76,14 @@ static inline uint64_t pg_tsc_end(void)
 }
 #else
 #define PG_HAVE_TSC 0
-static inline uint64_t pg_tsc_begin(void) { return 0; }
-static inline uint64_t pg_tsc_end(void) { return 0; }
+static inline uint64_t pg_tsc_begin(void)
+{
+    return 0;
+}
+static inline uint64_t pg_tsc_end(void)
+{
+    return 0;
+}
 #endif
 
 /* ns of CLOCK_MONOTONIC_RAW (`raw`) or CLOCK_MONOTONIC. */

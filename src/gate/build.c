@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "banned.h"
+
 #ifndef PG_SOURCE_DIR
 #define PG_SOURCE_DIR "."
 #endif
@@ -92,9 +94,8 @@ static int compile(pg_build *out, pg_strvec *a, const char *cwd,
 static void cuda_args(pg_strvec *a, const pg_bench_config *b)
 {
     char *home = pg_cuda_home();
-    const char *const *archs = b->ncuda_arch
-                                   ? (const char *const *)b->cuda_arch
-                                   : pg_cuda_archs();
+    const char *const *archs =
+        b->ncuda_arch ? (const char *const *)b->cuda_arch : pg_cuda_archs();
     size_t i;
 
     pg_strvec_push(a, pg_cuda_nvcc());
@@ -109,8 +110,8 @@ static void cuda_args(pg_strvec *a, const pg_bench_config *b)
         pg_strvec_push(a, "-Xlinker=-Bsymbolic");
     }
     for (i = 0; b->ncuda_arch ? i < b->ncuda_arch : archs[i] != NULL; i++)
-        pg_strvec_pushf(a, "-gencode=arch=compute_%s,code=%s",
-                          archs[i] + 3, archs[i]);
+        pg_strvec_pushf(a, "-gencode=arch=compute_%s,code=%s", archs[i] + 3,
+                        archs[i]);
     for (i = 0; i < b->nnvcc_flags; i++)
         pg_strvec_push(a, b->nvcc_flags[i]);
     free(home);
@@ -166,8 +167,8 @@ int pg_build_solution(pg_build *out, const pg_bench_config *b,
     } else {
         const char *cxx = getenv("CXX");
         pg_strvec_push(&a, strcmp(b->language, "c++") ? pg_build_compiler()
-                          : cxx && *cxx                ? cxx
-                                                       : "c++");
+                           : cxx && *cxx              ? cxx
+                                                      : "c++");
         pg_strvec_push(&a, "-shared");
         pg_strvec_push(&a, "-fPIC");
         if (!b->interposable) {

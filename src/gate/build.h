@@ -23,7 +23,6 @@ typedef struct pg_build {
 /* The C compiler: $CC, else "cc". */
 const char *pg_build_compiler(void);
 
-
 /*
  * Builds benchmark `b` from the tree at `side_dir` into `out_dir`, naming
  * the library after `tag`.  The compiler may take `timeout` seconds (0:

@@ -11,15 +11,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "banned.h"
+
 const char *pg_ci_name(pg_ci_system system)
 {
     switch (system) {
-    case PG_CI_GITHUB: return "GitHub Actions";
-    case PG_CI_GITLAB: return "GitLab CI";
-    case PG_CI_BUILDKITE: return "Buildkite";
-    case PG_CI_AZURE: return "Azure Pipelines";
-    case PG_CI_JENKINS: return "Jenkins";
-    default: return "";
+    case PG_CI_GITHUB:
+        return "GitHub Actions";
+    case PG_CI_GITLAB:
+        return "GitLab CI";
+    case PG_CI_BUILDKITE:
+        return "Buildkite";
+    case PG_CI_AZURE:
+        return "Azure Pipelines";
+    case PG_CI_JENKINS:
+        return "Jenkins";
+    default:
+        return "";
     }
 }
 
@@ -112,8 +120,7 @@ int pg_ci_from_github_event(pg_ci *out, const char *event, const char *json,
                             "revisions: perfgate compare BASE HEAD");
     if (root && event && !strncmp(event, "pull_request", 12)) {
         const cJSON *number = cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetObjectItemCaseSensitive(root, "pull_request"),
-            "number");
+            cJSON_GetObjectItemCaseSensitive(root, "pull_request"), "number");
         if ((err = event_commit(&base, root, "pull_request.base.sha")) < 0 ||
             (err = event_commit(&head, root, "pull_request.head.sha")) < 0)
             goto done;
@@ -123,8 +130,7 @@ int pg_ci_from_github_event(pg_ci *out, const char *event, const char *json,
             out->merge_base = 1;
             out->what = cJSON_IsNumber(number) && number->valuedouble >= 1 &&
                                 number->valuedouble < 2e9
-                            ? pg_strdupf("pull request #%d",
-                                         number->valueint)
+                            ? pg_strdupf("pull request #%d", number->valueint)
                             : pg_strdup("pull request");
             goto done;
         }
@@ -177,9 +183,8 @@ static int github(pg_ci *out, const char *(*get)(const char *))
                             "(GITHUB_EVENT_PATH); give the revisions: "
                             "perfgate compare BASE HEAD",
                             path);
-    err = pg_ci_from_github_event(out, nonempty(get, "GITHUB_EVENT_NAME"),
-                                  text, len,
-                                  commit_var(get, "GITHUB_SHA"));
+    err = pg_ci_from_github_event(out, nonempty(get, "GITHUB_EVENT_NAME"), text,
+                                  len, commit_var(get, "GITHUB_SHA"));
     free(text);
     return err;
 }

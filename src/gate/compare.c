@@ -26,6 +26,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "banned.h"
+
 #ifndef PG_VERSION
 #define PG_VERSION "0.0.0"
 #endif
@@ -162,8 +164,8 @@ static int check_only(compare_ctx *ctx)
     size_t i;
 
     for (p = ctx->opts->only; p && *p; p++) {
-        const char **names = pg_calloc(ctx->cfg.nbenchmarks + 1,
-                                       sizeof(char *));
+        const char **names =
+            pg_calloc(ctx->cfg.nbenchmarks + 1, sizeof(char *));
         const char *hint;
         int found = 0;
         for (i = 0; i < ctx->cfg.nbenchmarks; i++) {
@@ -173,9 +175,9 @@ static int check_only(compare_ctx *ctx)
         hint = found ? NULL : pg_suggest(*p, names);
         free(names);
         if (!found)
-            return pg_error_set(PG_ERR_USAGE,
-                                "no benchmark '%s' in %s%s%s%s", *p,
-                                ctx->cfg.path, hint ? " (did you mean '" : "",
+            return pg_error_set(PG_ERR_USAGE, "no benchmark '%s' in %s%s%s%s",
+                                *p, ctx->cfg.path,
+                                hint ? " (did you mean '" : "",
                                 hint ? hint : "", hint ? "'?)" : "");
     }
     return 0;
@@ -217,8 +219,7 @@ static int prepare_sides(compare_ctx *ctx)
         return err;
     ctx->build_dir = pg_path_join(ctx->tmp, "build");
     if (pg_mkdir_p(ctx->build_dir) < 0)
-        return pg_error_set(PG_ERR_GENERIC, "cannot create %s",
-                            ctx->build_dir);
+        return pg_error_set(PG_ERR_GENERIC, "cannot create %s", ctx->build_dir);
     for (s = 0; s < 2; s++) {
         char *dir;
         if (ctx->rev[s].worktree)
@@ -312,8 +313,7 @@ static void fill_spec(pg_run_spec *spec, compare_ctx *ctx,
     spec->cpu = ctx->system->cpu;
     /* Twice the last-level cache, so that nothing of the solution's is
      * left in it. */
-    spec->evict_bytes =
-        b->cold && !spec->gpu ? 2 * ctx->system->llc_bytes : 0;
+    spec->evict_bytes = b->cold && !spec->gpu ? 2 * ctx->system->llc_bytes : 0;
     spec->cold = b->cold;
     out->cold = b->cold;
     spec->gate_cases = out->gate_cases =
@@ -324,8 +324,8 @@ static void fill_spec(pg_run_spec *spec, compare_ctx *ctx,
 }
 
 /* The verdict from what the run reported, and what the builds said. */
-static void settle(compare_ctx *ctx, pg_bench_result *out,
-                   const pg_build *base, int base_failed)
+static void settle(compare_ctx *ctx, pg_bench_result *out, const pg_build *base,
+                   int base_failed)
 {
     if (base_failed && out->side == PG_SIDE_HEAD) {
         char *msg = pg_strdupf("%s (the base side failed too: it does not "
@@ -432,8 +432,8 @@ int pg_compare(pg_result *out, const pg_compare_opts *opts)
     ctx.result = out;
     out->version = pg_strdup(PG_VERSION);
 
-    if ((err = pg_repo_open(&ctx.repo, opts->repo_path ? opts->repo_path
-                                                       : ".")) < 0 ||
+    if ((err = pg_repo_open(&ctx.repo,
+                            opts->repo_path ? opts->repo_path : ".")) < 0 ||
         (err = load_config(&ctx)) < 0 || (err = check_only(&ctx)) < 0 ||
         (err = prepare_sides(&ctx)) < 0)
         goto done;

@@ -19,14 +19,16 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "banned.h"
+
 #define PG_CONFIG_MAX_BYTES (1 << 20)
 /* What a config may be, beyond its size: far more than any real one needs,
  * far less than it takes to keep perfgate busy. */
-#define MAX_DEPTH 32          /* mappings and lists inside each other */
-#define MAX_NODES 100000      /* scalars, mappings and lists */
-#define MAX_ALIASES 100       /* *references to &anchors */
+#define MAX_DEPTH 32     /* mappings and lists inside each other */
+#define MAX_NODES 100000 /* scalars, mappings and lists */
+#define MAX_ALIASES 100  /* *references to &anchors */
 #define MAX_BENCHMARKS 1000
-#define MAX_CASES 1000        /* per benchmark */
+#define MAX_CASES 1000 /* per benchmark */
 
 typedef struct parse_ctx {
     yaml_document_t *doc;
@@ -40,9 +42,9 @@ static const char *const top_keys[] = {"version", "settings", "benchmarks",
 static const char *const settings_keys[] = {
     "noise_floor", "max_time", "min_rounds", "timeout", "gate", NULL};
 static const char *const bench_keys[] = {
-    "name",   "problem", "sources",   "symbol",     "language",
-    "cflags", "include", "cases",     "cache",      "cuda_arch",
-    "nvcc_flags", "symbols", "gate", NULL};
+    "name",       "problem", "sources", "symbol", "language",
+    "cflags",     "include", "cases",   "cache",  "cuda_arch",
+    "nvcc_flags", "symbols", "gate",    NULL};
 
 void pg_settings_defaults(pg_settings *out)
 {
@@ -118,8 +120,9 @@ static size_t seq_len(const yaml_node_t *seq)
 
 static const char *scalar(const yaml_node_t *node)
 {
-    return node->type == YAML_SCALAR_NODE ? (const char *)node->data.scalar.value
-                                          : NULL;
+    return node->type == YAML_SCALAR_NODE
+               ? (const char *)node->data.scalar.value
+               : NULL;
 }
 
 static int is_plain(const yaml_node_t *node)
@@ -238,16 +241,15 @@ static int get_string_list(parse_ctx *ctx, yaml_node_t *node, const char *key,
     return 0;
 }
 
-static int get_positive_int(parse_ctx *ctx, yaml_node_t *node,
-                            const char *key, int *out)
+static int get_positive_int(parse_ctx *ctx, yaml_node_t *node, const char *key,
+                            int *out)
 {
     long long v;
 
     if (!is_plain(node) || pg_parse_ll(&v, scalar(node)) < 0)
         return fail_at(ctx, node, "'%s' must be a whole number", key);
     if (v < 1 || v > 1000000000)
-        return fail_at(ctx, node, "'%s' must be between 1 and 1000000000",
-                       key);
+        return fail_at(ctx, node, "'%s' must be between 1 and 1000000000", key);
     *out = (int)v;
     return 0;
 }
@@ -259,8 +261,7 @@ static int get_duration(parse_ctx *ctx, yaml_node_t *node, const char *key,
 
     if (!v || pg_parse_duration(out, v) < 0 || *out <= 0)
         return fail_at(ctx, node,
-                       "'%s' must be a duration such as 10s, 500ms or 2m",
-                       key);
+                       "'%s' must be a duration such as 10s, 500ms or 2m", key);
     return 0;
 }
 
@@ -274,8 +275,8 @@ static int get_choice(parse_ctx *ctx, yaml_node_t *v, const char *key,
         *out = !strcmp(t, on);
         return 0;
     }
-    return fail_at(ctx, v, "%s '%s': want '%s' or '%s'", key, t ? t : "",
-                   off, on);
+    return fail_at(ctx, v, "%s '%s': want '%s' or '%s'", key, t ? t : "", off,
+                   on);
 }
 
 static int parse_settings(parse_ctx *ctx, yaml_node_t *node, pg_settings *s)
@@ -324,8 +325,8 @@ static int parse_settings(parse_ctx *ctx, yaml_node_t *node, pg_settings *s)
         (err = get_positive_int(ctx, v, "min_rounds", &s->min_rounds)) < 0)
         return err;
     if ((v = lookup(ctx, node, "gate", NULL)) &&
-        (err = get_choice(ctx, v, "gate", "total", "cases",
-                           &s->gate_cases)) < 0)
+        (err = get_choice(ctx, v, "gate", "total", "cases", &s->gate_cases)) <
+            0)
         return err;
     return 0;
 }
@@ -361,8 +362,7 @@ static int parse_case(parse_ctx *ctx, yaml_node_t *node, pg_case_spec *out)
     return 0;
 }
 
-static int parse_problem(parse_ctx *ctx, yaml_node_t *node,
-                         pg_bench_config *b)
+static int parse_problem(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
 {
     const char *const *bi;
     const char *hint;
@@ -396,8 +396,8 @@ static int parse_problem(parse_ctx *ctx, yaml_node_t *node,
  * must be (at the key when the value is a list, else at the value), and
  * `too_many` (a format taking `max`) what to do instead.
  */
-static int check_list(parse_ctx *ctx, yaml_node_t *v, yaml_node_t *key,
-                      int max, const char *empty, const char *too_many)
+static int check_list(parse_ctx *ctx, yaml_node_t *v, yaml_node_t *key, int max,
+                      const char *empty, const char *too_many)
 {
     if (v->type != YAML_SEQUENCE_NODE || seq_len(v) == 0)
         return fail_at(ctx, v->type == YAML_SEQUENCE_NODE && key ? key : v,
@@ -426,8 +426,7 @@ static int parse_bench_name(parse_ctx *ctx, yaml_node_t *node,
     return 0;
 }
 
-static int parse_sources(parse_ctx *ctx, yaml_node_t *node,
-                         pg_bench_config *b)
+static int parse_sources(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
 {
     yaml_node_t *v;
     size_t i;
@@ -435,8 +434,8 @@ static int parse_sources(parse_ctx *ctx, yaml_node_t *node,
 
     if (!(v = lookup(ctx, node, "sources", NULL)))
         return fail_at(ctx, node, "benchmark '%s' has no 'sources'", b->name);
-    if ((err = get_string_list(ctx, v, "sources", &b->sources,
-                               &b->nsources)) < 0)
+    if ((err = get_string_list(ctx, v, "sources", &b->sources, &b->nsources)) <
+        0)
         return err;
     if (b->nsources == 0)
         return fail_at(ctx, v, "'sources' must list at least one file");
@@ -451,8 +450,7 @@ static int parse_sources(parse_ctx *ctx, yaml_node_t *node,
 }
 
 /* 'language', else what the first source's extension says. */
-static int parse_language(parse_ctx *ctx, yaml_node_t *node,
-                          pg_bench_config *b)
+static int parse_language(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
 {
     yaml_node_t *v;
     const char *lang;
@@ -463,8 +461,7 @@ static int parse_language(parse_ctx *ctx, yaml_node_t *node,
             return err;
         if (strcmp(b->language, "c") && strcmp(b->language, "c++") &&
             strcmp(b->language, "cuda"))
-            return fail_at(ctx, v,
-                           "language '%s': want 'c', 'c++' or 'cuda'",
+            return fail_at(ctx, v, "language '%s': want 'c', 'c++' or 'cuda'",
                            b->language);
         return 0;
     }
@@ -511,8 +508,7 @@ static int parse_cuda(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
 }
 
 /* cache, gate and symbols: one word each. */
-static int parse_choices(parse_ctx *ctx, yaml_node_t *node,
-                         pg_bench_config *b)
+static int parse_choices(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
 {
     yaml_node_t *v;
     int err;
@@ -540,8 +536,8 @@ static int parse_flags(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
     int err;
 
     if ((v = lookup(ctx, node, "cflags", NULL))) {
-        if ((err = get_string_list(ctx, v, "cflags", &b->cflags,
-                                   &b->ncflags)) < 0)
+        if ((err = get_string_list(ctx, v, "cflags", &b->cflags, &b->ncflags)) <
+            0)
             return err;
     } else {
         b->cflags = pg_calloc(1, sizeof(char *));
@@ -549,8 +545,8 @@ static int parse_flags(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
         b->ncflags = 1;
     }
     if ((v = lookup(ctx, node, "include", NULL)) &&
-        (err = get_string_list(ctx, v, "include", &b->include,
-                               &b->ninclude)) < 0)
+        (err = get_string_list(ctx, v, "include", &b->include, &b->ninclude)) <
+            0)
         return err;
     return 0;
 }
@@ -721,8 +717,7 @@ static int check_shape(const char *text, size_t len, const char *display)
             break;
         case YAML_ALIAS_EVENT:
             if (++aliases > MAX_ALIASES)
-                err = too_big(display, &ev.start_mark, "aliases",
-                              MAX_ALIASES);
+                err = too_big(display, &ev.start_mark, "aliases", MAX_ALIASES);
             break;
         case YAML_STREAM_END_EVENT:
             done = 1;

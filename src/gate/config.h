@@ -14,8 +14,6 @@
 #include "settings.h"
 #include "str.h"
 
-
-
 typedef struct pg_bench_config {
     char *name;
     pg_mark mark;
@@ -32,9 +30,9 @@ typedef struct pg_bench_config {
     size_t ninclude;
     pg_case_spec *cases; /* ncases == 0: the problem's default cases */
     size_t ncases;
-    int cold; /* cache: cold, caches evicted before each sample (the
-                 default for CUDA) */
-    int gate; /* gate: -1 as in settings, 0 total, 1 cases */
+    int cold;         /* cache: cold, caches evicted before each sample (the
+                         default for CUDA) */
+    int gate;         /* gate: -1 as in settings, 0 total, 1 cases */
     int interposable; /* symbols: interposable, a plain -shared build whose
                          calls to its own exported functions go through
                          the PLT; 0 (local): bound within the library */

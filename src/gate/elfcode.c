@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "banned.h"
+
 #define ELF_MAX (1024UL * 1024 * 1024)
 
 /* The file's headers, checked to lie within it; NULL when not ELF64. */
@@ -32,8 +34,7 @@ static void blank_build_ids(char *data, size_t len, const Elf64_Ehdr *e,
 
     for (i = 0; i < e->e_phnum; i++) {
         size_t off = ph[i].p_offset, end;
-        if (ph[i].p_type != PT_NOTE || off > len ||
-            ph[i].p_filesz > len - off)
+        if (ph[i].p_type != PT_NOTE || off > len || ph[i].p_filesz > len - off)
             continue;
         end = off + ph[i].p_filesz;
         while (end - off >= sizeof(Elf64_Nhdr)) {

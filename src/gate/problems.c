@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "banned.h"
+
 #ifndef PG_SOURCE_DIR
 #define PG_SOURCE_DIR "."
 #endif
@@ -255,8 +257,8 @@ int pg_problems_cases(pg_case_spec **cases, size_t *ncases, int *owned,
     if (b->ncases) {
         for (i = 0; i < b->ncases; i++) {
             pg_str why = PG_STR_INIT;
-            if (pg_problem_check_case(b->problem, d.default_cases,
-                                      &b->cases[i], &why) < 0) {
+            if (pg_problem_check_case(b->problem, d.default_cases, &b->cases[i],
+                                      &why) < 0) {
                 err = pg_error_set(PG_ERR_USAGE, "%s:%d:%d: %s", config_path,
                                    b->cases[i].mark.line, b->cases[i].mark.col,
                                    pg_str_cstr(&why));
@@ -285,4 +287,3 @@ done:
     free(d.bytes);
     return err;
 }
-

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "banned.h"
+
 #define SHORT_SHA 10
 #define DETAIL_LOG_MAX 3000
 
@@ -75,10 +77,11 @@ static void warnings(pg_system *out, const pg_result *r)
 }
 
 /* "62% of peak bandwidth": the nearer of the two roofs, for the head. */
-static void peak_cell(pg_str *out, const pg_result *r,
-                      const pg_bench_result *b, const pg_case_result *c)
+static void peak_cell(pg_str *out, const pg_result *r, const pg_bench_result *b,
+                      const pg_case_result *c)
 {
-    double bw = pg_cuda_peak_bandwidth(&r->gpu), fl = pg_cuda_peak_flops(&r->gpu);
+    double bw = pg_cuda_peak_bandwidth(&r->gpu),
+           fl = pg_cuda_peak_flops(&r->gpu);
     double t = c->head_ns, fb = 0, ff = 0;
 
     if (!b->gpu.measured || !isfinite(t) || t <= 0) {
@@ -100,7 +103,7 @@ static void peak_cell(pg_str *out, const pg_result *r,
 void pg_report_summary(pg_str *out, const pg_result *r)
 {
     static const pg_status order[] = {
-        PG_STATUS_REGRESSION, PG_STATUS_INCORRECT,   PG_STATUS_CRASHED,
+        PG_STATUS_REGRESSION, PG_STATUS_INCORRECT,    PG_STATUS_CRASHED,
         PG_STATUS_TIMEOUT,    PG_STATUS_BUILD_FAILED, PG_STATUS_IMPROVEMENT,
         PG_STATUS_UNCHANGED,  PG_STATUS_NEW,          PG_STATUS_SKIPPED};
     size_t i, n, parts = 0;
@@ -186,16 +189,17 @@ static void aa_line(pg_str *out, const pg_result *r)
         pg_str_puts(out, "self-check measured nothing");
         return;
     }
-    pg_str_printf(out, "this machine's noise is up to %.1f%%, ",
-                  noise * 100);
+    pg_str_printf(out, "this machine's noise is up to %.1f%%, ", noise * 100);
     if (r->verdict.aa_trusted)
-        pg_str_printf(out, "within half the %.3g%% floor: the floor can be "
-                           "trusted here",
+        pg_str_printf(out,
+                      "within half the %.3g%% floor: the floor can be "
+                      "trusted here",
                       r->noise_floor * 100);
     else
-        pg_str_printf(out, "more than half the %.3g%% floor: the floor "
-                           "cannot be trusted here (quiet the machine, or "
-                           "raise the floor to %.0f%% or more)",
+        pg_str_printf(out,
+                      "more than half the %.3g%% floor: the floor "
+                      "cannot be trusted here (quiet the machine, or "
+                      "raise the floor to %.0f%% or more)",
                       r->noise_floor * 100, ceil(noise * 200));
 }
 
@@ -296,9 +300,8 @@ static void table_fill(table *t, const pg_result *r)
 
     t->nrows = 0;
     for (i = 0; i < r->nbenchmarks; i++)
-        t->nrows += 1 + (shows_cases(&r->benchmarks[i])
-                             ? r->benchmarks[i].ncases
-                             : 0);
+        t->nrows +=
+            1 + (shows_cases(&r->benchmarks[i]) ? r->benchmarks[i].ncases : 0);
     t->cells = pg_calloc(t->nrows ? t->nrows : 1, sizeof(*t->cells));
     t->bench = pg_calloc(t->nrows ? t->nrows : 1, sizeof(*t->bench));
     for (i = 0, j = 0; i < r->nbenchmarks; i++) {
@@ -450,18 +453,39 @@ static void md_text(pg_str *out, const char *s, size_t max)
 
     for (; s && *s && n < max; s++, n++) {
         switch (*s) {
-        case '|': pg_str_puts(out, "\\|"); break;
-        case '<': pg_str_puts(out, "&lt;"); break;
-        case '>': pg_str_puts(out, "&gt;"); break;
-        case '&': pg_str_puts(out, "&amp;"); break;
-        case '`': pg_str_puts(out, "&#96;"); break;
-        case '*': case '_': case '[': case ']': case '\\': case '#':
-        case '~': case '!':
+        case '|':
+            pg_str_puts(out, "\\|");
+            break;
+        case '<':
+            pg_str_puts(out, "&lt;");
+            break;
+        case '>':
+            pg_str_puts(out, "&gt;");
+            break;
+        case '&':
+            pg_str_puts(out, "&amp;");
+            break;
+        case '`':
+            pg_str_puts(out, "&#96;");
+            break;
+        case '*':
+        case '_':
+        case '[':
+        case ']':
+        case '\\':
+        case '#':
+        case '~':
+        case '!':
             pg_str_putc(out, '\\');
             pg_str_putc(out, *s);
             break;
-        case '\n': case '\r': case '\t': pg_str_putc(out, ' '); break;
-        default: pg_str_putc(out, *s);
+        case '\n':
+        case '\r':
+        case '\t':
+            pg_str_putc(out, ' ');
+            break;
+        default:
+            pg_str_putc(out, *s);
         }
     }
     if (s && *s)
@@ -475,10 +499,17 @@ static void html_text(pg_str *out, const char *s, size_t max)
 
     for (; s && *s && n < limit; s++, n++) {
         switch (*s) {
-        case '<': pg_str_puts(out, "&lt;"); break;
-        case '>': pg_str_puts(out, "&gt;"); break;
-        case '&': pg_str_puts(out, "&amp;"); break;
-        default: pg_str_putc(out, *s);
+        case '<':
+            pg_str_puts(out, "&lt;");
+            break;
+        case '>':
+            pg_str_puts(out, "&gt;");
+            break;
+        case '&':
+            pg_str_puts(out, "&amp;");
+            break;
+        default:
+            pg_str_putc(out, *s);
         }
     }
     if (s && *s)
@@ -490,11 +521,16 @@ static const char *status_icon(const pg_bench_result *b)
     if (pg_stats_fails_gate(b))
         return "❌";
     switch (b->status) {
-    case PG_STATUS_IMPROVEMENT: return "🚀";
-    case PG_STATUS_UNCHANGED: return "✅";
-    case PG_STATUS_NEW: return "🆕";
-    case PG_STATUS_SKIPPED: return "⏭️";
-    default: return "⚠️";
+    case PG_STATUS_IMPROVEMENT:
+        return "🚀";
+    case PG_STATUS_UNCHANGED:
+        return "✅";
+    case PG_STATUS_NEW:
+        return "🆕";
+    case PG_STATUS_SKIPPED:
+        return "⏭️";
+    default:
+        return "⚠️";
     }
 }
 
@@ -694,14 +730,13 @@ static void md_cases(pg_str *section, const pg_result *r, size_t shown)
 {
     size_t i;
 
-    pg_str_puts(section,
-                "<details><summary>Per-case results</summary>\n\n"
-                "| Benchmark | Case | Base | Head | Change | Status | "
-                "GFLOPS (head) | GB/s (head) |");
-    pg_str_puts(section,
-                r->gpu.present ? " Of the GPU's peak (head) |\n"
-                                 "|---|---|---|---|---|---|---|---|---|\n"
-                               : "\n|---|---|---|---|---|---|---|---|\n");
+    pg_str_puts(section, "<details><summary>Per-case results</summary>\n\n"
+                         "| Benchmark | Case | Base | Head | Change | Status | "
+                         "GFLOPS (head) | GB/s (head) |");
+    pg_str_puts(section, r->gpu.present
+                             ? " Of the GPU's peak (head) |\n"
+                               "|---|---|---|---|---|---|---|---|---|\n"
+                             : "\n|---|---|---|---|---|---|---|---|\n");
     for (i = 0; i < shown; i++)
         md_case_rows(section, r, &r->benchmarks[i]);
     pg_str_puts(section, "\n</details>\n\n");
@@ -715,9 +750,8 @@ void pg_report_markdown(pg_str *out, const pg_result *r)
     size_t start = out->size, i, shown;
 
     md_footer(&footer, r);
-    shown = md_head(out, r, footer.size < limit / 2
-                                ? limit / 2 - footer.size
-                                : 0);
+    shown =
+        md_head(out, r, footer.size < limit / 2 ? limit / 2 - footer.size : 0);
     md_hidden(out, r, shown);
 
     /* Per-case figures, collapsed; dropped whole when they do not fit. */

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "banned.h"
+
 static const char *const status_names[] = {
     "unchanged", "regression",   "improvement", "incorrect", "crashed",
     "timeout",   "build_failed", "new",         "skipped"};
@@ -38,8 +40,8 @@ const char *pg_side_name(pg_side side)
     return side == PG_SIDE_BASE ? "base" : side == PG_SIDE_HEAD ? "head" : NULL;
 }
 
-static const char *const floor_names[] = {"default", "GITHUB_ACTIONS",
-                                          "config", "flag"};
+static const char *const floor_names[] = {"default", "GITHUB_ACTIONS", "config",
+                                          "flag"};
 
 const char *pg_floor_source_name(pg_floor_source src)
 {
@@ -182,8 +184,8 @@ static cJSON *bench_json(const pg_bench_result *b)
         cJSON_AddNumberToObject(g, "throttled", (double)b->gpu.throttled);
         cJSON_AddNumberToObject(g, "kept_throttled",
                                 (double)b->gpu.kept_throttled);
-        add_number(g, "clock_mhz", b->gpu.clock_mhz > 0 ? b->gpu.clock_mhz
-                                                         : NAN);
+        add_number(g, "clock_mhz",
+                   b->gpu.clock_mhz > 0 ? b->gpu.clock_mhz : NAN);
         cJSON_AddBoolToObject(g, "gated", b->gpu.gated);
         cJSON_AddNumberToObject(g, "runtime_version", b->gpu.runtime_version);
     }
@@ -453,7 +455,8 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
         b->gpu.throttled = get_count(c, "throttled");
         b->gpu.kept_throttled = get_count(c, "kept_throttled");
         b->gpu.clock_mhz = isfinite(clock) ? clock : 0;
-        b->gpu.gated = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "gated"));
+        b->gpu.gated =
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "gated"));
         b->gpu.runtime_version = get_int(c, "runtime_version");
     }
     cJSON_ArrayForEach(c, cases)

@@ -3,8 +3,8 @@
  *
  * The runs fill it in, the decision rule (stats.h) judges it, and the
  * renderers (report.h) print it.  This module only holds and serializes:
- * every figure that is decided is decided in stats.c.  It round-trips through JSON, so that a
- * report can be rendered again from a saved result.
+ * every figure that is decided is decided in stats.c.  It round-trips through
+ * JSON, so that a report can be rendered again from a saved result.
  */
 #ifndef PG_RESULT_H
 #define PG_RESULT_H
@@ -36,49 +36,49 @@ typedef struct pg_case_result {
     double change;           /* NAN when not measured */
     double change_lo;        /* its 95% interval; NAN */
     double change_hi;
-    pg_status status;        /* unchanged, regression or improvement by its
-                                own change; unchanged when not measured */
-    double flops, bytes;     /* per call; 0 when the problem does not say */
-    uint64_t inner;          /* calls per sample */
-    double overhead_ns;      /* harness cost per call, discounted */
+    pg_status status;    /* unchanged, regression or improvement by its
+                            own change; unchanged when not measured */
+    double flops, bytes; /* per call; 0 when the problem does not say */
+    uint64_t inner;      /* calls per sample */
+    double overhead_ns;  /* harness cost per call, discounted */
 } pg_case_result;
 
 /* How the device behaved while a CUDA benchmark was measured. */
 typedef struct pg_gpu_run {
-    int measured;          /* 1: timed on the GPU */
-    int runtime_version;   /* the CUDA runtime the solutions used */
-    uint64_t samples;      /* samples timed */
-    uint64_t throttled;    /* taken again because the clock had dropped */
+    int measured;            /* 1: timed on the GPU */
+    int runtime_version;     /* the CUDA runtime the solutions used */
+    uint64_t samples;        /* samples timed */
+    uint64_t throttled;      /* taken again because the clock had dropped */
     uint64_t kept_throttled; /* throttled on every try, and kept */
-    double clock_mhz;      /* the median SM clock during the samples */
-    int gated;             /* 1: launches queued behind a gate throughout */
+    double clock_mhz;        /* the median SM clock during the samples */
+    int gated;               /* 1: launches queued behind a gate throughout */
 } pg_gpu_run;
 
 typedef struct pg_bench_result {
     char *name;
     char *problem;
     pg_status status;
-    pg_side side;        /* for failures: the side that failed */
-    double change;       /* head_ns / base_ns - 1; NAN when not measured */
-    double change_lo;    /* its 95% interval from the paired rounds; NAN */
+    pg_side side;     /* for failures: the side that failed */
+    double change;    /* head_ns / base_ns - 1; NAN when not measured */
+    double change_lo; /* its 95% interval from the paired rounds; NAN */
     double change_hi;
-    char *stop;          /* why measuring stopped: "clear", "max_time" */
-    int gate_cases;      /* gate: cases (any case beyond the floor fails);
-                            0: gate: total, the sum of minimums */
-    int identical;       /* both sides load the same code: unchanged, not
-                            measured */
-    int cold;            /* measured with cold caches */
-    double base_ns;      /* sums of per-case minimums; NAN when not measured */
+    char *stop;     /* why measuring stopped: "clear", "max_time" */
+    int gate_cases; /* gate: cases (any case beyond the floor fails);
+                       0: gate: total, the sum of minimums */
+    int identical;  /* both sides load the same code: unchanged, not
+                       measured */
+    int cold;       /* measured with cold caches */
+    double base_ns; /* sums of per-case minimums; NAN when not measured */
     double head_ns;
-    int rounds;          /* samples per case and side ("best of N") */
-    uint64_t calls[2];   /* calls timed per side */
-    double seconds;      /* measuring time */
-    char *message;       /* why, for anything but a plain verdict */
-    char *log;           /* compiler or program output, the last lines */
+    int rounds;        /* samples per case and side ("best of N") */
+    uint64_t calls[2]; /* calls timed per side */
+    double seconds;    /* measuring time */
+    char *message;     /* why, for anything but a plain verdict */
+    char *log;         /* compiler or program output, the last lines */
     pg_case_result *cases;
     size_t ncases;
-    long slower_case;    /* index of pg_stats_hidden_regression()'s case;
-                            -1: none (set by pg_stats_judge) */
+    long slower_case; /* index of pg_stats_hidden_regression()'s case;
+                         -1: none (set by pg_stats_judge) */
     pg_gpu_run gpu;
 } pg_bench_result;
 
@@ -92,11 +92,11 @@ typedef struct pg_side_info {
 
 /* The verdict on a whole result, as pg_stats_judge() decided it. */
 typedef struct pg_verdict {
-    int passed;     /* the gate passes */
-    int warned;     /* it passes, and a case got slower under the total */
+    int passed;      /* the gate passes */
+    int warned;      /* it passes, and a case got slower under the total */
     double aa_noise; /* self-check: the largest change any interval allows
                         (this machine's noise); NAN when none was measured */
-    int aa_trusted; /* that noise is within half the floor */
+    int aa_trusted;  /* that noise is within half the floor */
 } pg_verdict;
 
 typedef struct pg_result {

@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "banned.h"
+
 struct pg_repo {
     git_repository *repo;
     char *workdir;
@@ -133,8 +135,8 @@ int pg_repo_merge_base(char out[41], pg_repo *repo, const char *a,
                             "%.10s and %.10s have no common ancestor; give "
                             "the revisions to compare",
                             a, b);
-    return pg_error_set(PG_ERR_GENERIC, "merge base of %.10s and %.10s: %s",
-                        a, b, git_message());
+    return pg_error_set(PG_ERR_GENERIC, "merge base of %.10s and %.10s: %s", a,
+                        b, git_message());
 }
 
 int pg_repo_worktree(pg_rev *out, pg_repo *repo)
@@ -225,8 +227,7 @@ static int write_blob(walk_ctx *ctx, const char *path,
     return err;
 }
 
-static int walk_cb(const char *root, const git_tree_entry *entry,
-                   void *payload)
+static int walk_cb(const char *root, const git_tree_entry *entry, void *payload)
 {
     walk_ctx *ctx = payload;
     const char *name = git_tree_entry_name(entry);
@@ -321,8 +322,8 @@ void pg_repo_free(pg_repo *repo)
 static int ci_error(const pg_ci *ci)
 {
     char *why = pg_strdup(pg_error_last() ? pg_error_last() : "failed");
-    int err = pg_error_set(PG_ERR_USAGE, "%s, %s: %s\nIn %s: %s", pg_ci_name(
-                               ci->system), ci->what, why,
+    int err = pg_error_set(PG_ERR_USAGE, "%s, %s: %s\nIn %s: %s",
+                           pg_ci_name(ci->system), ci->what, why,
                            pg_ci_name(ci->system), ci->fetch_hint);
 
     free(why);
@@ -335,8 +336,7 @@ int pg_repo_resolve_ci(pg_rev *base, pg_rev *head, pg_repo *repo,
     char merge_base[41];
     int err;
 
-    if ((err = pg_repo_resolve(head, repo,
-                               ci->head ? ci->head : "HEAD")) < 0)
+    if ((err = pg_repo_resolve(head, repo, ci->head ? ci->head : "HEAD")) < 0)
         return ci_error(ci);
     if (ci->base_branch) {
         char *remote = pg_strdupf("origin/%s", ci->base_branch);
@@ -360,8 +360,8 @@ int pg_repo_resolve_ci(pg_rev *base, pg_rev *head, pg_repo *repo,
         char *what = ci->base_branch
                          ? pg_strdupf("merge base with %s", ci->base_branch)
                          : pg_strdupf("merge base of the %s", ci->what);
-        if (pg_repo_merge_base(merge_base, repo, base->commit,
-                               head->commit) < 0) {
+        if (pg_repo_merge_base(merge_base, repo, base->commit, head->commit) <
+            0) {
             free(what);
             return ci_error(ci);
         }

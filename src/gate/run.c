@@ -24,6 +24,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "banned.h"
+
 #define OUTPUT_CAP 16384
 #define LOG_LINES 20
 #define RUNNER "perfgate-measure"
@@ -51,8 +53,8 @@ static void on_line(void *payload, const char *line)
     pg_bench_result *out = ctx->out;
     char word[32], a[32], b[32];
     /* Only perfgate-measure's lines carry this run's token. */
-    const char *rest = pg_proc_message(line, ctx->spec->token, word,
-                                       sizeof(word));
+    const char *rest =
+        pg_proc_message(line, ctx->spec->token, word, sizeof(word));
 
     if (!rest)
         return;
@@ -78,9 +80,8 @@ static void on_line(void *payload, const char *line)
     } else if (!strcmp(word, "case")) {
         char f[8][40];
         size_t i;
-        if (sscanf(rest, "%zu %39s %39s %39s %39s %39s %39s %39s %39s",
-                   &i, f[0], f[1], f[2], f[3], f[4], f[5], f[6],
-                   f[7]) != 9 ||
+        if (sscanf(rest, "%zu %39s %39s %39s %39s %39s %39s %39s %39s", &i,
+                   f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7]) != 9 ||
             i >= out->ncases)
             return;
         out->cases[i].base_ns = parse_double(f[0]);
@@ -94,9 +95,8 @@ static void on_line(void *payload, const char *line)
     } else if (!strcmp(word, "gpu")) {
         pg_gpu_run *g = &out->gpu;
         unsigned long long v[3];
-        if (sscanf(rest, "%d %llu %llu %llu %lf %d",
-                   &g->runtime_version, &v[0], &v[1], &v[2], &g->clock_mhz,
-                   &g->gated) == 6) {
+        if (sscanf(rest, "%d %llu %llu %llu %lf %d", &g->runtime_version, &v[0],
+                   &v[1], &v[2], &g->clock_mhz, &g->gated) == 6) {
             g->measured = 1;
             g->samples = v[0];
             g->throttled = v[1];
@@ -110,9 +110,8 @@ static void on_line(void *payload, const char *line)
     } else if (!strcmp(word, "done")) {
         unsigned long long c0, c1;
         char f[3][40], stop[32];
-        if (sscanf(rest, "%d %llu %llu %lf %39s %39s %39s %31s",
-                   &out->rounds, &c0, &c1, &out->seconds, f[0], f[1], f[2],
-                   stop) == 8) {
+        if (sscanf(rest, "%d %llu %llu %lf %39s %39s %39s %31s", &out->rounds,
+                   &c0, &c1, &out->seconds, f[0], f[1], f[2], stop) == 8) {
             out->calls[0] = c0;
             out->calls[1] = c1;
             /* The change itself is the decision rule's (stats.c), from the
@@ -260,22 +259,22 @@ static void set_end(pg_bench_result *out, const pg_proc_result *res,
     free(out->message);
     if (res->watchdog || res->timed_out) {
         out->status = PG_STATUS_TIMEOUT;
-        out->message = pg_strdupf("%s side still running after %.0f s; "
-                                  "stopped",
-                                  name ? name : "neither",
-                                  res->watchdog ? pctx->spec->settings->timeout
-                                                : timeout);
+        out->message =
+            pg_strdupf("%s side still running after %.0f s; "
+                       "stopped",
+                       name ? name : "neither",
+                       res->watchdog ? pctx->spec->settings->timeout : timeout);
     } else if (res->signal) {
         out->status = PG_STATUS_CRASHED;
-        out->message = pg_strdupf("%s%skilled by %s", name ? name : "",
-                                  name ? " side: " : "",
-                                  pg_signal_describe(res->signal));
+        out->message =
+            pg_strdupf("%s%skilled by %s", name ? name : "",
+                       name ? " side: " : "", pg_signal_describe(res->signal));
     } else {
         out->status = PG_STATUS_CRASHED;
-        out->message = pg_strdupf("%s%sexited with status %d before "
-                                  "finishing",
-                                  name ? name : "", name ? " side: " : "",
-                                  res->exit_code);
+        out->message =
+            pg_strdupf("%s%sexited with status %d before "
+                       "finishing",
+                       name ? name : "", name ? " side: " : "", res->exit_code);
     }
 }
 
@@ -295,8 +294,8 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
     /* Shared with perfgate-measure as its fd 4. */
     wfd = memfd_create("perfgate-watch", MFD_CLOEXEC);
     if (wfd < 0 || ftruncate(wfd, sizeof(*watch)) < 0 ||
-        (watch = mmap(NULL, sizeof(*watch), PROT_READ | PROT_WRITE,
-                      MAP_SHARED, wfd, 0)) == MAP_FAILED) {
+        (watch = mmap(NULL, sizeof(*watch), PROT_READ | PROT_WRITE, MAP_SHARED,
+                      wfd, 0)) == MAP_FAILED) {
         err = pg_error_set(PG_ERR_GENERIC, "cannot map shared memory: %s",
                            strerror(errno));
         goto done;

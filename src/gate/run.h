@@ -22,8 +22,8 @@
 /*
  * Runs the benchmark in perfgate-measure, its spec written to `spec_path`,
  * and fills `out`: on success its cases, rounds and calls (status still to
- * be decided by pg_stats_decide()); on failure its status, side, message and log.  Returns negative only when perfgate itself
- * failed or was interrupted.
+ * be decided by pg_stats_decide()); on failure its status, side, message and
+ * log.  Returns negative only when perfgate itself failed or was interrupted.
  */
 int pg_run_bench(pg_bench_result *out, const pg_run_spec *spec,
                  const char *spec_path);

@@ -5,6 +5,8 @@
 
 #include <math.h>
 
+#include "banned.h"
+
 pg_status pg_stats_classify(double change, double noise_floor)
 {
     if (change > noise_floor)
@@ -44,8 +46,8 @@ void pg_stats_decide(pg_bench_result *b, double noise_floor)
         pg_case_result *c = &b->cases[i];
         base += c->base_ns;
         head += c->head_ns;
-        c->change = c->base_ns > 0   ? c->head_ns / c->base_ns - 1
-                    : c->head_ns > 0 ? INFINITY
+        c->change = c->base_ns > 0    ? c->head_ns / c->base_ns - 1
+                    : c->head_ns > 0  ? INFINITY
                     : c->base_ns == 0 ? 0
                                       : NAN;
         c->status = b->status == PG_STATUS_NEW

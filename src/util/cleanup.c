@@ -19,6 +19,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "banned.h"
+
 #define MAX_TEMPDIRS 16
 #define PREFIX "perfgate-"
 #define OWNER_FILE ".perfgate-owner"
@@ -64,9 +66,9 @@ static void empty_dir_fd(int dir, int depth)
                     removed = 1;
                     continue;
                 }
-                sub = depth < 64 ? openat(dir, e->name, O_RDONLY | O_DIRECTORY
-                                                            | O_NOFOLLOW |
-                                                            O_CLOEXEC)
+                sub = depth < 64 ? openat(dir, e->name,
+                                          O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+                                              O_CLOEXEC)
                                  : -1;
                 if (sub >= 0)
                     empty_dir_fd(sub, depth + 1);

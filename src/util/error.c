@@ -7,6 +7,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
+#include "banned.h"
+
 static char *last_message;
 
 int pg_error_set(int code, const char *fmt, ...)

@@ -10,10 +10,10 @@
 
 /* Process exit codes; part of perfgate's interface (see README). */
 enum {
-    PG_EXIT_PASS = 0,        /* the gate passed */
-    PG_EXIT_FAIL = 1,        /* the gate failed: regression or broken head */
-    PG_EXIT_USAGE = 2,       /* bad usage, config or revision */
-    PG_EXIT_INTERNAL = 3,    /* perfgate itself failed (I/O, toolchain) */
+    PG_EXIT_PASS = 0,         /* the gate passed */
+    PG_EXIT_FAIL = 1,         /* the gate failed: regression or broken head */
+    PG_EXIT_USAGE = 2,        /* bad usage, config or revision */
+    PG_EXIT_INTERNAL = 3,     /* perfgate itself failed (I/O, toolchain) */
     PG_EXIT_INTERRUPTED = 130 /* SIGINT or SIGTERM; temporaries removed */
 };
 

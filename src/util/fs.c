@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "banned.h"
+
 char *pg_path_join(const char *dir, const char *name)
 {
     size_t len = strlen(dir);

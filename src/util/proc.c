@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "banned.h"
+
 #define TICK_MS 20
 #define MSG_LINE_MAX (64 * 1024)
 
@@ -31,15 +33,33 @@ const char *pg_signal_describe(int sig)
     const char *name;
 
     switch (sig) {
-    case SIGSEGV: name = "SIGSEGV (segmentation fault)"; break;
-    case SIGBUS: name = "SIGBUS (bus error)"; break;
-    case SIGFPE: name = "SIGFPE (arithmetic error)"; break;
-    case SIGILL: name = "SIGILL (illegal instruction)"; break;
-    case SIGABRT: name = "SIGABRT (aborted)"; break;
-    case SIGKILL: name = "SIGKILL (killed, perhaps out of memory)"; break;
-    case SIGTERM: name = "SIGTERM (terminated)"; break;
-    case SIGXCPU: name = "SIGXCPU (CPU time limit)"; break;
-    case SIGTRAP: name = "SIGTRAP (trap)"; break;
+    case SIGSEGV:
+        name = "SIGSEGV (segmentation fault)";
+        break;
+    case SIGBUS:
+        name = "SIGBUS (bus error)";
+        break;
+    case SIGFPE:
+        name = "SIGFPE (arithmetic error)";
+        break;
+    case SIGILL:
+        name = "SIGILL (illegal instruction)";
+        break;
+    case SIGABRT:
+        name = "SIGABRT (aborted)";
+        break;
+    case SIGKILL:
+        name = "SIGKILL (killed, perhaps out of memory)";
+        break;
+    case SIGTERM:
+        name = "SIGTERM (terminated)";
+        break;
+    case SIGXCPU:
+        name = "SIGXCPU (CPU time limit)";
+        break;
+    case SIGTRAP:
+        name = "SIGTRAP (trap)";
+        break;
     default:
         snprintf(buf, sizeof(buf), "signal %d (%s)", sig, strsignal(sig));
         return buf;
@@ -52,8 +72,8 @@ const char *pg_signal_describe(int sig)
  * with its signal even where a sanitizer runtime installed a handler. */
 static void child_reset_signals(void)
 {
-    static const int sigs[] = {SIGINT,  SIGTERM, SIGHUP, SIGPIPE, SIGSEGV,
-                               SIGBUS,  SIGFPE,  SIGILL, SIGABRT, SIGTRAP};
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGSEGV,
+                               SIGBUS, SIGFPE,  SIGILL, SIGABRT, SIGTRAP};
     size_t i;
 
     for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
@@ -84,8 +104,8 @@ static void feed_lines(pg_str *pending, const pg_proc_opts *opts, int final)
     if (!pending->size)
         return;
     start = pending->ptr;
-    while ((nl = memchr(start, '\n', pending->size - (size_t)(start -
-                                                              pending->ptr)))) {
+    while ((nl = memchr(start, '\n',
+                        pending->size - (size_t)(start - pending->ptr)))) {
         *nl = '\0';
         if (opts->on_line)
             opts->on_line(opts->payload, start);
@@ -207,8 +227,9 @@ int pg_proc_stat(pid_t pid, pid_t *ppid, unsigned long long *started)
     /* After the command's name, which may hold spaces and parentheses:
      * state, ppid, then the 20th field after it, the start time. */
     if (!(p = strrchr(buf, ')')) ||
-        sscanf(p + 1, " %*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u "
-                      "%*d %*d %*d %*d %*d %*d %llu",
+        sscanf(p + 1,
+               " %*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u "
+               "%*d %*d %*d %*d %*d %*d %llu",
                &parent, started) != 2)
         return -1;
     *ppid = (pid_t)parent;
@@ -234,7 +255,7 @@ static void end_orphans(void)
         if (!d)
             return;
         while ((e = readdir(d))) {
-            pid_t pid = (pid_t)atoi(e->d_name), ppid;
+            pid_t pid = (pid_t)strtol(e->d_name, NULL, 10), ppid;
             unsigned long long started;
             if (pid > 0 && pg_proc_stat(pid, &ppid, &started) == 0 &&
                 ppid == self) {
@@ -315,16 +336,15 @@ static int spawn(pg_proc_result *out, char *const argv[],
              * by way of copies above both so that neither clobbers the
              * other; dup2() leaves the copies' close-on-exec behind. */
             int msg = msgp[1] >= 0 ? fcntl(msgp[1], F_DUPFD_CLOEXEC, 10) : -1;
-            int share =
-                opts->share_fd > 0 ? fcntl(opts->share_fd, F_DUPFD_CLOEXEC, 10)
-                                   : -1;
+            int share = opts->share_fd > 0
+                            ? fcntl(opts->share_fd, F_DUPFD_CLOEXEC, 10)
+                            : -1;
             if (msg >= 0)
                 dup2(msg, 3);
             if (share >= 0)
                 dup2(share, 4);
             execvp(argv[0], argv);
-            fprintf(stderr, "cannot run '%s': %s\n", argv[0],
-                    strerror(errno));
+            fprintf(stderr, "cannot run '%s': %s\n", argv[0], strerror(errno));
             _exit(127);
         }
         close(msgp[0]);

@@ -35,13 +35,13 @@ typedef struct pg_proc_opts {
 } pg_proc_opts;
 
 typedef struct pg_proc_result {
-    int exited;      /* 1: exited normally with exit_code */
+    int exited; /* 1: exited normally with exit_code */
     int exit_code;
-    int signal;      /* the signal that ended it, or 0 */
-    int timed_out;   /* killed at opts.timeout */
-    int watchdog;    /* the watchdog's non-zero verdict, or 0 */
-    double seconds;  /* wall time */
-    pg_str output;   /* stdout and stderr, interleaved, capped */
+    int signal;     /* the signal that ended it, or 0 */
+    int timed_out;  /* killed at opts.timeout */
+    int watchdog;   /* the watchdog's non-zero verdict, or 0 */
+    double seconds; /* wall time */
+    pg_str output;  /* stdout and stderr, interleaved, capped */
 } pg_proc_result;
 
 /*

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "banned.h"
+
 void *pg_malloc(size_t size)
 {
     void *p = malloc(size ? size : 1);

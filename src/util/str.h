@@ -11,14 +11,17 @@
 #include <stddef.h>
 
 typedef struct pg_str {
-    char *ptr;    /* always NUL-terminated once anything was added */
-    size_t size;  /* bytes used, without the NUL */
-    size_t alloc; /* bytes allocated */
-    size_t cap;   /* 0: unlimited; else the most bytes kept (the newest) */
+    char *ptr;     /* always NUL-terminated once anything was added */
+    size_t size;   /* bytes used, without the NUL */
+    size_t alloc;  /* bytes allocated */
+    size_t cap;    /* 0: unlimited; else the most bytes kept (the newest) */
     int truncated; /* set when a capped buffer dropped old bytes */
 } pg_str;
 
-#define PG_STR_INIT {NULL, 0, 0, 0, 0}
+#define PG_STR_INIT                                                            \
+    {                                                                          \
+        NULL, 0, 0, 0, 0                                                       \
+    }
 
 /* Initializes an empty buffer that keeps at most `cap` bytes (0: no cap). */
 void pg_str_init(pg_str *s, size_t cap);

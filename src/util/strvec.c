@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "banned.h"
+
 void pg_strvec_push_owned(pg_strvec *sv, char *s)
 {
     sv->v = pg_realloc(sv->v, (sv->n + 2) * sizeof(*sv->v));

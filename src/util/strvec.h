@@ -13,7 +13,10 @@ typedef struct pg_strvec {
     size_t n;
 } pg_strvec;
 
-#define PG_STRVEC_INIT {NULL, 0}
+#define PG_STRVEC_INIT                                                         \
+    {                                                                          \
+        NULL, 0                                                                \
+    }
 
 /* Appends a copy of `s`. */
 void pg_strvec_push(pg_strvec *sv, const char *s);

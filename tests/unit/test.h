@@ -29,7 +29,7 @@ extern jmp_buf pg_test_end;
 #define REQUIRE(cond)                                                          \
     do {                                                                       \
         if (!(cond)) {                                                         \
-            fprintf(stderr, "%s:%d: required: %s\n", __FILE__, __LINE__,      \
+            fprintf(stderr, "%s:%d: required: %s\n", __FILE__, __LINE__,       \
                     #cond);                                                    \
             pg_test_failed = 1;                                                \
             longjmp(pg_test_end, 1);                                           \

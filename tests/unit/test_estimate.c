@@ -24,18 +24,15 @@ static void stopping_rule(void)
     CHECK(pg_estimate_should_stop(&o, 50, 1, 0.1, &clear_aa) == PG_STOP_NO);
     CHECK(pg_estimate_should_stop(&o, 50, 30, 2.0, &clear_aa) == PG_STOP_NO);
     /* Settled and clear of the floor: stop early. */
-    CHECK(pg_estimate_should_stop(&o, 50, 20, 2.0, &clear_aa) ==
-          PG_STOP_CLEAR);
+    CHECK(pg_estimate_should_stop(&o, 50, 20, 2.0, &clear_aa) == PG_STOP_CLEAR);
     CHECK(pg_estimate_should_stop(&o, 50, 20, 2.0, &regression) ==
           PG_STOP_CLEAR);
     /* Settled but close to the floor: keep measuring, up to max_time. */
-    CHECK(pg_estimate_should_stop(&o, 50, 20, 2.0, &near_floor) ==
-          PG_STOP_NO);
+    CHECK(pg_estimate_should_stop(&o, 50, 20, 2.0, &near_floor) == PG_STOP_NO);
     CHECK(pg_estimate_should_stop(&o, 500, 20, 10.0, &near_floor) ==
           PG_STOP_MAX_TIME);
     /* One side: nothing to compare, settled is enough. */
-    CHECK(pg_estimate_should_stop(&o, 50, 20, 2.0, NULL) ==
-          PG_STOP_SETTLED);
+    CHECK(pg_estimate_should_stop(&o, 50, 20, 2.0, NULL) == PG_STOP_SETTLED);
     pg_estimate_rule_init(&o, 5, 2, 0.05);
     CHECK_NEAR(o.min_time, 0.1, 1e-12);
 

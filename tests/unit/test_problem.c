@@ -115,8 +115,7 @@ static void case_parameters_are_checked(void)
     pg_case_spec_clear(&spec);
     pg_str_reset(&why);
     REQUIRE(pg_case_spec_parse(&spec, "cols=8") == 0);
-    CHECK(pg_problem_check_case("softmax", "rows=1,cols=2", &spec, &why) ==
-          0);
+    CHECK(pg_problem_check_case("softmax", "rows=1,cols=2", &spec, &why) == 0);
     pg_case_spec_clear(&spec);
     pg_str_clear(&why);
 }

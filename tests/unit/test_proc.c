@@ -49,8 +49,10 @@ static void signals_and_time_limits(void)
 
 static void output_is_capped(void)
 {
-    char *flood[] = {"sh", "-c", "i=0; while [ $i -lt 2000 ]; do "
-                                 "echo line $i; i=$((i+1)); done", NULL};
+    char *flood[] = {"sh", "-c",
+                     "i=0; while [ $i -lt 2000 ]; do "
+                     "echo line $i; i=$((i+1)); done",
+                     NULL};
     pg_proc_opts opts;
     pg_proc_result res;
 

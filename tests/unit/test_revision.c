@@ -113,8 +113,7 @@ static void materialize_leaves_the_repository_alone(void)
     CHECK_STR(text, "uncommitted\n");
     free(file);
     file = pg_path_join(dir, ".git/index");
-    REQUIRE(pg_read_file(&index_after, &index_after_len, file, 1 << 20) ==
-            0);
+    REQUIRE(pg_read_file(&index_after, &index_after_len, file, 1 << 20) == 0);
     CHECK(index_len == index_after_len &&
           !memcmp(index, index_after, index_len));
     free(file);
