@@ -13,6 +13,8 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "banned.h"
+
 static int parse_double(double *out, const char *text, const char **end)
 {
     char *e;
