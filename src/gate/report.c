@@ -446,74 +446,52 @@ void pg_report_terminal(pg_str *out, const pg_result *r, int color)
 
 /* ---- markdown ---- */
 
+/*
+ * `s`, at most `max` bytes of it cut between characters, escaped for HTML
+ * (<pre> in a comment: line breaks kept) or, with `markdown`, for a line
+ * of markdown (a table cell too: no line breaks, no markup), then "…"
+ * when cut.
+ */
+static void escaped(pg_str *out, const char *s, size_t max, int markdown)
+{
+    size_t n, limit = s ? pg_utf8_cut(s, max) : 0;
+
+    for (n = 0; n < limit; n++) {
+        char ch = s[n];
+        if (ch == '<')
+            pg_str_puts(out, "&lt;");
+        else if (ch == '>')
+            pg_str_puts(out, "&gt;");
+        else if (ch == '&')
+            pg_str_puts(out, "&amp;");
+        else if (!markdown)
+            pg_str_putc(out, ch);
+        else if (ch == '|')
+            pg_str_puts(out, "\\|");
+        else if (ch == '`')
+            pg_str_puts(out, "&#96;");
+        else if (strchr("*_[]\\#~!", ch)) {
+            pg_str_putc(out, '\\');
+            pg_str_putc(out, ch);
+        } else if (ch == '\n' || ch == '\r' || ch == '\t')
+            pg_str_putc(out, ' ');
+        else
+            pg_str_putc(out, ch);
+    }
+    if (s && s[limit])
+        pg_str_puts(out, markdown ? "…" : "\n…");
+}
+
 /* Text safe inside a table cell: no markup, no line breaks, no pipes. */
 static void md_text(pg_str *out, const char *s, size_t max)
 {
-    size_t n = 0;
-
-    for (; s && *s && n < max; s++, n++) {
-        switch (*s) {
-        case '|':
-            pg_str_puts(out, "\\|");
-            break;
-        case '<':
-            pg_str_puts(out, "&lt;");
-            break;
-        case '>':
-            pg_str_puts(out, "&gt;");
-            break;
-        case '&':
-            pg_str_puts(out, "&amp;");
-            break;
-        case '`':
-            pg_str_puts(out, "&#96;");
-            break;
-        case '*':
-        case '_':
-        case '[':
-        case ']':
-        case '\\':
-        case '#':
-        case '~':
-        case '!':
-            pg_str_putc(out, '\\');
-            pg_str_putc(out, *s);
-            break;
-        case '\n':
-        case '\r':
-        case '\t':
-            pg_str_putc(out, ' ');
-            break;
-        default:
-            pg_str_putc(out, *s);
-        }
-    }
-    if (s && *s)
-        pg_str_puts(out, "…");
+    escaped(out, s, max, 1);
 }
 
 /* Text inside <pre>: HTML-escaped, line breaks kept. */
 static void html_text(pg_str *out, const char *s, size_t max)
 {
-    size_t n = 0, limit = s ? pg_utf8_cut(s, max) : 0;
-
-    for (; s && *s && n < limit; s++, n++) {
-        switch (*s) {
-        case '<':
-            pg_str_puts(out, "&lt;");
-            break;
-        case '>':
-            pg_str_puts(out, "&gt;");
-            break;
-        case '&':
-            pg_str_puts(out, "&amp;");
-            break;
-        default:
-            pg_str_putc(out, *s);
-        }
-    }
-    if (s && *s)
-        pg_str_puts(out, "\n…");
+    escaped(out, s, max, 0);
 }
 
 static const char *status_icon(const pg_bench_result *b)

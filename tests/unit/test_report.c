@@ -5,6 +5,7 @@
 #include "report.h"
 #include "result.h"
 #include "stats.h"
+#include "str.h"
 #include "system.h"
 #include "test.h"
 
@@ -220,7 +221,49 @@ static void json_round_trip(void)
     pg_result_clear(&r);
 }
 
+/* Every byte of `text` belongs to a whole UTF-8 character. */
+static int valid_utf8(const char *text)
+{
+    size_t i = 0, n = strlen(text), len;
+
+    for (; i < n; i += len)
+        if (!(len = pg_utf8_char_len((const unsigned char *)text + i,
+                                     n - i)))
+            return 0;
+    return 1;
+}
+
+static void markdown_cuts_between_characters(void)
+{
+    pg_result r;
+    pg_str md = PG_STR_INIT;
+    size_t i, j;
+
+    /* Names and messages of three-byte characters, cut at counts of
+     * bytes that are not multiples of three: the comment stays valid
+     * UTF-8. */
+    sample(&r, 1);
+    r.benchmarks[0].status = PG_STATUS_CRASHED;
+    r.benchmarks[0].side = PG_SIDE_HEAD;
+    free(r.benchmarks[0].name);
+    r.benchmarks[0].name = malloc(3 * 301 + 1);
+    r.benchmarks[0].message = malloc(3 * 3001 + 1);
+    for (i = j = 0; i < 301; i++, j += 3)
+        memcpy(r.benchmarks[0].name + j, "\xe2\x82\xac", 3);
+    r.benchmarks[0].name[j] = '\0';
+    for (i = j = 0; i < 3001; i++, j += 3)
+        memcpy(r.benchmarks[0].message + j, "\xe2\x82\xac", 3);
+    r.benchmarks[0].message[j] = '\0';
+    pg_stats_judge(&r);
+    pg_report_markdown(&md, &r);
+    CHECK(valid_utf8(pg_str_cstr(&md)));
+    CHECK_CONTAINS(pg_str_cstr(&md), "…");
+    pg_str_clear(&md);
+    pg_result_clear(&r);
+}
+
 const pg_test pg_tests_report[] = {
+    {"markdown_cuts_between_characters", markdown_cuts_between_characters},
     {"markdown_shape", markdown_shape},
     {"markdown_stays_under_the_limit", markdown_stays_under_the_limit},
     {"markdown_escapes_what_it_did_not_write",
