@@ -227,8 +227,7 @@ static int valid_utf8(const char *text)
     size_t i = 0, n = strlen(text), len;
 
     for (; i < n; i += len)
-        if (!(len = pg_utf8_char_len((const unsigned char *)text + i,
-                                     n - i)))
+        if (!(len = pg_utf8_char_len((const unsigned char *)text + i, n - i)))
             return 0;
     return 1;
 }
