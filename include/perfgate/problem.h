@@ -53,8 +53,13 @@
 extern "C" {
 #endif
 
-/* Bumped whenever pg_problem or the functions below change incompatibly. */
-#define PG_PROBLEM_ABI 2
+/*
+ * Bumped whenever pg_problem or the functions below change.  perfgate
+ * loads problems built for any ABI from PG_PROBLEM_ABI_OLDEST on: 2 is 3
+ * without side_setup and pg_lookup().
+ */
+#define PG_PROBLEM_ABI 3
+#define PG_PROBLEM_ABI_OLDEST 2
 
 /* One input case: its parameters, its random stream and its memory. */
 typedef struct pg_case pg_case;
@@ -117,6 +122,16 @@ typedef struct pg_problem {
     /* Optional: flops() and bytes() as formulas, for people ("2·m·n·k
      * FLOPs, 4·(m·k + k·n + m·n) bytes"); `perfgate problems` shows it. */
     const char *work;
+
+    /*
+     * ABI 3.  1: setup() calls the side's own functions through
+     * pg_lookup() (to create a context, or to make the input with the
+     * project's own encoder), so each side is set up, timed and checked on
+     * its own set-up.  0: both sides are timed on one set-up of each case,
+     * the same memory for both (each side's own set-up is still what it is
+     * checked on), which keeps where the data lies out of the comparison.
+     */
+    int side_setup;
 } pg_problem;
 
 /* The value of parameter `key` of case `c`, or `fallback` when it has none. */
@@ -168,6 +183,14 @@ int pg_fail(pg_case *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/*
+ * The function `name` of the side being set up: its sources, adapters or
+ * the library its build made.  For setup() to call untimed, in a problem
+ * with .side_setup = 1.  NULL after pg_fail() when the side has no such
+ * function (setup() then returns NULL, and the side is charged with it).
+ */
+pg_fn pg_lookup(pg_case *c, const char *name);
 
 /*
  * Helpers for the set-up and checking every problem does (problems/ uses

@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -172,6 +173,24 @@ float pg_random_grid(pg_case *c, long long lo, long long hi, float step)
     return (float)pg_random_int(c, lo, hi) * step;
 }
 
+pg_fn pg_lookup(pg_case *c, const char *name)
+{
+    pg_fn fn;
+
+    if (!c->lib) {
+        pg_fail(c, "pg_lookup(\"%s\") needs a problem with .side_setup = 1",
+                name);
+        return NULL;
+    }
+    *(void **)&fn = dlsym(c->lib, name);
+    if (!fn)
+        pg_fail(c,
+                "the %s side has no function '%s' for the problem's "
+                "set-up to call",
+                c->side ? c->side : "", name);
+    return fn;
+}
+
 int pg_fail(pg_case *c, const char *fmt, ...)
 {
     va_list ap;
@@ -306,13 +325,19 @@ int pg_plugin_load(pg_plugin *out, const char *path, const char *display)
                             display);
     }
     p = entry();
-    if (!p || p->abi != PG_PROBLEM_ABI) {
+    if (!p || p->abi < PG_PROBLEM_ABI_OLDEST || p->abi > PG_PROBLEM_ABI) {
         pg_plugin_close(out);
         return pg_error_set(PG_ERR_USAGE,
                             "problem %s: built for problem ABI %d, this "
-                            "perfgate has ABI %d",
-                            display, p ? p->abi : -1, PG_PROBLEM_ABI);
+                            "perfgate reads ABI %d to %d",
+                            display, p ? p->abi : -1, PG_PROBLEM_ABI_OLDEST,
+                            PG_PROBLEM_ABI);
     }
+    /* An older plugin's struct is the start of this one: only that much
+     * of it may be read, and the rest is as if left out. */
+    memcpy(&out->own, p,
+           p->abi >= 3 ? sizeof(out->own) : offsetof(pg_problem, side_setup));
+    p = &out->own;
     if (!p->name || !p->setup || !p->run || !p->verify || !p->default_cases) {
         pg_plugin_close(out);
         return pg_error_set(PG_ERR_USAGE,

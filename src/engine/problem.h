@@ -32,6 +32,8 @@ struct pg_case {
     void **allocs; /* everything pg_alloc/pg_host_alloc gave out */
     size_t nallocs;
     pg_str message; /* the last pg_fail() message */
+    void *lib;      /* the side's library, for pg_lookup(); NULL: none */
+    const char *side; /* "base" or "head", for messages; NULL: both */
 };
 
 /*
@@ -50,7 +52,8 @@ const char *pg_case_message(const pg_case *c);
 /* A loaded problem plugin. */
 typedef struct pg_plugin {
     void *handle;
-    const pg_problem *problem;
+    const pg_problem *problem; /* &own: the plugin's, in this ABI's shape */
+    pg_problem own;
 } pg_plugin;
 
 /*

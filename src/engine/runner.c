@@ -312,6 +312,8 @@ static int set_up_copies(child_ctx *ctx, const pg_problem *p, pg_target *t,
     for (i = 1; i < n; i++) {
         pg_case *pc = pg_calloc(1, sizeof(*pc));
         pg_case_init(pc, p->name, &spec->cases[index], pg_gpu_memory(ctx->gpu));
+        pc->lib = first->lib;
+        pc->side = first->side;
         if (!(t->copies[i] = set_up(ctx, p, pc, index, side)))
             return -1;
     }
@@ -323,6 +325,7 @@ static int set_up_copies(child_ctx *ctx, const pg_problem *p, pg_target *t,
 typedef struct sides {
     const pg_problem *p;
     void *lib;                   /* the last library loaded */
+    void *handle[2];             /* each side's */
     pg_fn syms[2];               /* each side's solution */
     pg_fn placed[2][PLACEMENTS]; /* and its copies at other addresses */
     size_t nplaced[2];
@@ -351,6 +354,7 @@ static int load_sides(child_ctx *ctx, sides *st)
         /* Loading runs the library's constructors: the side's code. */
         pg_watch_enter(ctx->watch, side);
         st->lib = dlopen(spec->lib[side], RTLD_NOW | RTLD_LOCAL);
+        st->handle[side] = st->lib;
         pg_watch_leave(ctx->watch);
         if (!st->lib)
             return child_fail(ctx, "build_failed", side, "cannot load: %s",
@@ -396,6 +400,8 @@ static int set_up_own(child_ctx *ctx, sides *st)
         for (c = 0; c < spec->ncases; c++) {
             pg_case *pc = &st->cases[c * 3 + (size_t)side];
             pg_case_init(pc, st->p->name, &spec->cases[c], st->memory);
+            pc->lib = st->handle[side];
+            pc->side = side_names[side];
             st->own[c][side].problem = st->p;
             st->own[c][side].fn = st->syms[side];
             if (!(st->own[c][side].state = set_up(ctx, st->p, pc, c, side)))
@@ -414,6 +420,41 @@ static int set_up_own(child_ctx *ctx, sides *st)
  * set-ups stay theirs, to be checked on.  0, or 1 when a failure was
  * reported.
  */
+/* Target k of case c: side order[k]'s function, on `state`. */
+static void aim(sides *st, size_t c, int k, const pg_target *on)
+{
+    int side = st->order[k];
+
+    st->targets[c][k] = *on;
+    st->targets[c][k].fn = st->syms[side];
+    if (st->nplaced[side] > 1) {
+        st->targets[c][k].placed = st->placed[side];
+        st->targets[c][k].nplaced = st->nplaced[side];
+    }
+}
+
+/*
+ * A problem whose set-up calls the side's own code (side_setup): each
+ * side is timed on its own set-up, which is also what it is checked on.
+ * 0, or 1 when a failure was reported.
+ */
+static int use_own(child_ctx *ctx, sides *st)
+{
+    size_t c;
+    int k;
+
+    for (c = 0; c < ctx->spec->ncases; c++)
+        for (k = 0; k < st->n; k++) {
+            int side = st->order[k];
+            aim(st, c, k, &st->own[c][side]);
+            if (ctx->gpu && ctx->spec->cold &&
+                set_up_copies(ctx, st->p, &st->targets[c][k],
+                              &st->cases[c * 3 + (size_t)side], c, side) < 0)
+                return 1;
+        }
+    return 0;
+}
+
 static int set_up_shared(child_ctx *ctx, sides *st)
 {
     const pg_run_spec *spec = ctx->spec;
@@ -427,6 +468,8 @@ static int set_up_shared(child_ctx *ctx, sides *st)
         st->order[0] = PG_BASE;
         st->order[1] = PG_HEAD;
     }
+    if (st->p->side_setup)
+        return use_own(ctx, st);
     for (c = 0; c < spec->ncases; c++) {
         pg_case *pc = &st->cases[c * 3 + 2];
         pg_target shared;
@@ -438,15 +481,8 @@ static int set_up_shared(child_ctx *ctx, sides *st)
         if (ctx->gpu && spec->cold &&
             set_up_copies(ctx, st->p, &shared, pc, c, -1) < 0)
             return 1;
-        for (k = 0; k < st->n; k++) {
-            int side = st->order[k];
-            st->targets[c][k] = shared;
-            st->targets[c][k].fn = st->syms[side];
-            if (st->nplaced[side] > 1) {
-                st->targets[c][k].placed = st->placed[side];
-                st->targets[c][k].nplaced = st->nplaced[side];
-            }
-        }
+        for (k = 0; k < st->n; k++)
+            aim(st, c, k, &shared);
     }
     return 0;
 }

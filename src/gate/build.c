@@ -11,6 +11,8 @@
 #include "str.h"
 #include "strvec.h"
 
+#include <fnmatch.h>
+#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -39,12 +41,16 @@ static void describe(pg_str *out, const pg_strvec *a)
         pg_str_printf(out, "%s%s", i ? " " : "", a->v[i]);
 }
 
-/* Runs the compiler; fills ok/message/log/seconds of `out`. */
-static int compile(pg_build *out, pg_strvec *a, const char *cwd,
-                   const char *what, double timeout)
+/*
+ * Runs a build tool (`a`, in `cwd`) as perfgate runs anything it does not
+ * trust: time and memory limited, output capped.  Sets ok and seconds of
+ * `out`, and its log (the command and the last lines) when it failed;
+ * `res` says how it ended.
+ */
+static int run_tool(pg_build *out, pg_proc_result *res, const pg_strvec *a,
+                    const char *cwd, double timeout)
 {
     pg_proc_opts opts;
-    pg_proc_result res;
     pg_str log = PG_STR_INIT;
     int err;
 
@@ -52,20 +58,42 @@ static int compile(pg_build *out, pg_strvec *a, const char *cwd,
     opts.cwd = cwd;
     opts.timeout = timeout;
     opts.memory_limit = pg_proc_memory_limit();
-    if ((err = pg_proc_run_argv(&res, a->v, &opts)) < 0) {
-        pg_proc_result_clear(&res);
+    if ((err = pg_proc_run_argv(res, a->v, &opts)) < 0)
         return err;
-    }
-    out->seconds = res.seconds;
-    out->ok = res.exited && res.exit_code == 0;
+    out->seconds += res->seconds;
+    out->ok = res->exited && res->exit_code == 0;
     if (!out->ok) {
         pg_str_puts(&log, "$ ");
         describe(&log, a);
         pg_str_putc(&log, '\n');
-        pg_str_put_tail_lines(&log, pg_str_cstr(&res.output), LOG_LINES);
+        pg_str_put_tail_lines(&log, pg_str_cstr(&res->output), LOG_LINES);
+        free(out->log);
         out->log = pg_str_detach(&log);
-        if (res.exited && res.exit_code == 127 &&
-            strstr(pg_str_cstr(&res.output), "cannot run"))
+    }
+    return 0;
+}
+
+/* Runs the compiler; fills ok/message/log/seconds of `out`. */
+static int compile(pg_build *out, pg_strvec *a, const char *cwd,
+                   const char *what, double timeout)
+{
+    pg_proc_result res;
+    int err;
+
+    memset(&res, 0, sizeof(res));
+    if ((err = run_tool(out, &res, a, cwd, timeout)) < 0) {
+        pg_proc_result_clear(&res);
+        return err;
+    }
+    if (!out->ok) {
+        if (strstr(pg_str_cstr(&res.output), "recompile with -fPIC"))
+            out->message = pg_strdupf(
+                "%s does not link: the library was not built as "
+                "position-independent code; have the build add -fPIC "
+                "(CFLAGS=-fPIC, or CMAKE_POSITION_INDEPENDENT_CODE=ON)",
+                what);
+        else if (res.exited && res.exit_code == 127 &&
+                 strstr(pg_str_cstr(&res.output), "cannot run"))
             out->message =
                 strstr(a->v[0], "nvcc")
                     ? pg_strdupf("cannot run nvcc ('%s'); install the CUDA "
@@ -83,6 +111,44 @@ static int compile(pg_build *out, pg_strvec *a, const char *cwd,
     }
     pg_proc_result_clear(&res);
     return 0;
+}
+
+int pg_build_project(pg_build *out, const char *command, const char *side_dir,
+                     const char *side, double timeout)
+{
+    pg_strvec a = PG_STRVEC_INIT;
+    pg_proc_result res;
+    int err;
+
+    memset(out, 0, sizeof(*out));
+    memset(&res, 0, sizeof(res));
+    /* What perfgate adds to its own builds, offered to the project's
+     * (which alone knows how it takes flags); and which side it is. */
+    pg_strvec_push(&a, "env");
+    pg_strvec_pushf(&a, "PERFGATE_SIDE=%s", side);
+    pg_strvec_pushf(&a, "PERFGATE_CC=%s", pg_build_compiler());
+    pg_strvec_push(&a, "PERFGATE_CFLAGS=-fPIC -fno-semantic-interposition");
+    pg_strvec_push(&a, "PERFGATE_LDFLAGS=-Wl,-Bsymbolic");
+    pg_strvec_push(&a, "sh");
+    pg_strvec_push(&a, "-c");
+    pg_strvec_push(&a, command);
+    if ((err = run_tool(out, &res, &a, side_dir, timeout)) < 0)
+        goto done;
+    if (!out->ok && res.timed_out)
+        out->message = pg_strdupf("the build command did not finish within "
+                                  "%.0f s: %s",
+                                  timeout, command);
+    else if (!out->ok && res.signal)
+        out->message = pg_strdupf("the build command was killed by %s: %s",
+                                  pg_signal_describe(res.signal), command);
+    else if (!out->ok)
+        out->message = pg_strdupf("the build command failed (exit status "
+                                  "%d): %s",
+                                  res.exit_code, command);
+done:
+    pg_proc_result_clear(&res);
+    pg_strvec_clear(&a);
+    return err;
 }
 
 /*
@@ -126,31 +192,192 @@ static char *outside(const char *path, const char *what)
                       path, what);
 }
 
+static int has_magic(const char *pattern)
+{
+    return strpbrk(pattern, "*?[") != NULL;
+}
+
+/*
+ * The files `b` compiles on this side: its sources, globs expanded in the
+ * side's own tree, in order and each once.  0; or 1 with out->missing set
+ * when a named file, or every pattern, has nothing here (the benchmark is
+ * not on this side); or 1 with out->message when one leads outside.
+ */
+static int resolve_sources(pg_build *out, pg_strvec *files,
+                           const pg_bench_config *b, const char *side_dir)
+{
+    char *probe = pg_path_join(side_dir, "x");
+    size_t i, j, root = strlen(probe) - 1; /* where relative paths start */
+
+    free(probe);
+
+    for (i = 0; i < b->nsources; i++) {
+        char *pattern = pg_path_join(side_dir, b->sources[i]);
+        glob_t g;
+        int rc = glob(pattern, has_magic(b->sources[i]) ? 0 : GLOB_NOCHECK,
+                      NULL, &g);
+        free(pattern);
+        for (j = 0; rc == 0 && j < g.gl_pathc; j++) {
+            const char *rel = g.gl_pathv[j] + root;
+            if (!pg_path_is_file(g.gl_pathv[j])) {
+                if (has_magic(b->sources[i]))
+                    continue; /* a directory the glob also matched */
+                out->missing = 1;
+                out->message = pg_strdupf("%s: no such file", b->sources[i]);
+            } else if (pg_path_inside(side_dir, g.gl_pathv[j]) != 1) {
+                out->message = outside(rel, "source");
+            } else if (!pg_strvec_has(files, rel)) {
+                pg_strvec_push(files, rel);
+            }
+            if (out->message)
+                break;
+        }
+        if (rc == 0)
+            globfree(&g);
+        if (out->message)
+            return 1;
+    }
+    if (b->nsources && !files->n) {
+        out->missing = 1;
+        out->message = pg_strdupf("%s: no file matches here", b->sources[0]);
+        return 1;
+    }
+    return 0;
+}
+
+/* The extra flags file_cflags gives `file`, or NULL. */
+static const pg_file_flags *file_flags(const pg_bench_config *b,
+                                       const char *file)
+{
+    size_t i;
+
+    for (i = 0; i < b->nfile_cflags; i++)
+        if (!fnmatch(b->file_cflags[i].pattern, file, FNM_PATHNAME))
+            return &b->file_cflags[i];
+    return NULL;
+}
+
+/* The compiler and the flags every file of `b` is compiled with. */
+static void compiler_args(pg_strvec *a, const pg_bench_config *b)
+{
+    size_t i;
+
+    if (!strcmp(b->language, "cuda")) {
+        cuda_args(a, b);
+    } else {
+        const char *cxx = getenv("CXX");
+        pg_strvec_push(a, strcmp(b->language, "c++") ? pg_build_compiler()
+                          : cxx && *cxx              ? cxx
+                                                     : "c++");
+        pg_strvec_push(a, "-fPIC");
+        if (!b->interposable)
+            pg_strvec_push(a, "-fno-semantic-interposition");
+    }
+    for (i = 0; i < b->ncflags; i++)
+        pg_strvec_push(a, b->cflags[i]);
+    for (i = 0; i < b->ninclude; i++)
+        pg_strvec_pushf(a, "-I%s", b->include[i]);
+}
+
+/*
+ * Compiles the files that file_cflags gives flags of their own, each to an
+ * object in `out_dir`, and takes them out of `files` (their objects are
+ * added to `objects`).  0, or negative when perfgate failed; a file that
+ * does not compile leaves out->ok 0.
+ */
+static int compile_apart(pg_build *out, pg_strvec *files, pg_strvec *objects,
+                         const pg_bench_config *b, const char *side_dir,
+                         const char *out_dir, const char *tag, double timeout)
+{
+    pg_strvec rest = PG_STRVEC_INIT;
+    size_t i, j;
+    int err = 0;
+
+    out->ok = 1;
+    for (i = 0; i < files->n && out->ok && !err; i++) {
+        const pg_file_flags *f = file_flags(b, files->v[i]);
+        pg_strvec a = PG_STRVEC_INIT;
+        if (!f) {
+            pg_strvec_push(&rest, files->v[i]);
+            continue;
+        }
+        compiler_args(&a, b);
+        for (j = 0; j < f->nflags; j++)
+            pg_strvec_push(&a, f->flags[j]);
+        pg_strvec_push(&a, "-c");
+        pg_strvec_push(&a, "-o");
+        pg_strvec_pushf(&a, "%s/%s.%s.%zu.o", out_dir, b->name, tag, i);
+        pg_strvec_push(objects, a.v[a.n - 1]);
+        pg_strvec_push(&a, files->v[i]);
+        err = compile(out, &a, side_dir, files->v[i], timeout);
+        pg_strvec_clear(&a);
+    }
+    pg_strvec_clear(files);
+    *files = rest;
+    return err;
+}
+
+/*
+ * The project's library, when its build made one: a shared library is
+ * used as it is (*use_as_is), an archive or object is linked in.  0, or 1
+ * with out->message.
+ */
+static int project_library(pg_build *out, pg_strvec *link, int *use_as_is,
+                           const pg_bench_config *b, const char *side_dir)
+{
+    char *path;
+    const char *base;
+
+    *use_as_is = 0;
+    if (!b->library)
+        return 0;
+    path = pg_path_join(side_dir, b->library);
+    base = strrchr(b->library, '/') ? strrchr(b->library, '/') + 1 : b->library;
+    if (!pg_path_is_file(path))
+        out->message =
+            pg_strdupf("the build command did not make '%s'", b->library);
+    else if (pg_path_inside(side_dir, path) != 1)
+        out->message = outside(b->library, "library");
+    else if (strstr(base, ".so") && (b->nsources || b->nadapters))
+        out->message = pg_strdupf(
+            "%s is a shared library, which perfgate loads as it is; to "
+            "compile sources or adapters with the project, have its build "
+            "make a static archive (.a) and name that",
+            b->library);
+    else if (strstr(base, ".so")) {
+        *use_as_is = 1;
+        out->lib = path;
+        out->ok = 1;
+        return 0;
+    } else {
+        int archive =
+            strlen(base) > 2 && !strcmp(base + strlen(base) - 2, ".a");
+        /* All of it: the function timed may be one nothing else calls. */
+        if (archive)
+            pg_strvec_push(link, "-Wl,--whole-archive");
+        pg_strvec_push(link, path);
+        if (archive)
+            pg_strvec_push(link, "-Wl,--no-whole-archive");
+    }
+    free(path);
+    return out->message ? 1 : 0;
+}
+
 int pg_build_solution(pg_build *out, const pg_bench_config *b,
                       const char *side_dir, const char *out_dir,
                       const char *tag, double timeout)
 {
-    pg_strvec a = PG_STRVEC_INIT;
+    pg_strvec a = PG_STRVEC_INIT, files = PG_STRVEC_INIT;
+    pg_strvec objects = PG_STRVEC_INIT, library = PG_STRVEC_INIT;
     pg_str what = PG_STR_INIT;
     size_t i;
-    int err = 0;
+    int err = 0, as_is;
 
     memset(out, 0, sizeof(*out));
-    for (i = 0; i < b->nsources; i++) {
-        char *p = pg_path_join(side_dir, b->sources[i]);
-        int there = pg_path_is_file(p);
-        int inside = there ? pg_path_inside(side_dir, p) : -1;
-        free(p);
-        if (!there) {
-            out->missing = 1;
-            out->message = pg_strdupf("%s: no such file", b->sources[i]);
-            return 0;
-        }
-        if (inside != 1) {
-            out->message = outside(b->sources[i], "source");
-            return 0;
-        }
-    }
+    timeout = timeout > 0 ? timeout : PROBLEM_TIMEOUT;
+    if (resolve_sources(out, &files, b, side_dir) ||
+        project_library(out, &library, &as_is, b, side_dir) || as_is)
+        goto done;
     for (i = 0; i < b->ninclude; i++) {
         char *p = pg_path_join(side_dir, b->include[i]);
         int inside = pg_path_inside(side_dir, p);
@@ -158,40 +385,47 @@ int pg_build_solution(pg_build *out, const pg_bench_config *b,
         /* A missing directory is the compiler's to ignore. */
         if (inside == 0) {
             out->message = outside(b->include[i], "include directory");
-            return 0;
+            goto done;
         }
     }
+    if ((err = compile_apart(out, &files, &objects, b, side_dir, out_dir, tag,
+                             timeout)) < 0 ||
+        !out->ok)
+        goto done;
+    out->ok = 0;
     out->lib = pg_strdupf("%s/%s.%s.so", out_dir, b->name, tag);
-    if (!strcmp(b->language, "cuda")) {
-        cuda_args(&a, b);
-    } else {
-        const char *cxx = getenv("CXX");
-        pg_strvec_push(&a, strcmp(b->language, "c++") ? pg_build_compiler()
-                           : cxx && *cxx              ? cxx
-                                                      : "c++");
-        pg_strvec_push(&a, "-shared");
-        pg_strvec_push(&a, "-fPIC");
-        if (!b->interposable) {
-            pg_strvec_push(&a, "-fno-semantic-interposition");
-            pg_strvec_push(&a, "-Wl,-Bsymbolic");
-        }
-    }
-    for (i = 0; i < b->ncflags; i++)
-        pg_strvec_push(&a, b->cflags[i]);
-    for (i = 0; i < b->ninclude; i++)
-        pg_strvec_pushf(&a, "-I%s", b->include[i]);
+    compiler_args(&a, b);
+    pg_strvec_push(&a, "-shared");
+    if (strcmp(b->language, "cuda") && !b->interposable)
+        pg_strvec_push(&a, "-Wl,-Bsymbolic");
     pg_strvec_push(&a, "-o");
     pg_strvec_push(&a, out->lib);
-    for (i = 0; i < b->nsources; i++)
-        pg_strvec_push(&a, b->sources[i]);
+    for (i = 0; i < files.n; i++)
+        pg_strvec_push(&a, files.v[i]);
+    for (i = 0; i < objects.n; i++)
+        pg_strvec_push(&a, objects.v[i]);
+    for (i = 0; i < b->nadapters; i++)
+        pg_strvec_push(&a, b->adapters[i]);
+    for (i = 0; i < library.n; i++)
+        pg_strvec_push(&a, library.v[i]);
+    for (i = 0; i < b->nldflags; i++)
+        pg_strvec_push(&a, b->ldflags[i]);
     pg_strvec_push(&a, "-lm");
-    pg_str_printf(&what, "%s", b->sources[0]);
+    if (files.n + objects.n)
+        pg_str_printf(&what, "%s", b->nsources ? b->sources[0] : "");
+    else if (b->nadapters)
+        pg_str_printf(&what, "adapter %s", b->adapters[0]);
+    else
+        pg_str_printf(&what, "%s", b->library ? b->library : b->name);
     if (b->nsources > 1)
         pg_str_printf(&what, " (and %zu more)", b->nsources - 1);
-    err = compile(out, &a, side_dir, pg_str_cstr(&what),
-                  timeout > 0 ? timeout : PROBLEM_TIMEOUT);
+    err = compile(out, &a, side_dir, pg_str_cstr(&what), timeout);
+done:
     pg_str_clear(&what);
     pg_strvec_clear(&a);
+    pg_strvec_clear(&files);
+    pg_strvec_clear(&objects);
+    pg_strvec_clear(&library);
     return err;
 }
 

@@ -25,15 +25,29 @@ const char *pg_build_compiler(void);
 
 /*
  * Builds benchmark `b` from the tree at `side_dir` into `out_dir`, naming
- * the library after `tag`.  The compiler may take `timeout` seconds (0:
- * 600) and half the machine's memory.  A failed build is not an error: it
- * is reported in `out`.  Returns negative only when perfgate itself failed
- * (interrupted, or the compiler could not be started); `out` is to be
- * pg_build_clear()ed either way.
+ * the library after `tag`: its sources (globs resolved in that tree), the
+ * files file_cflags names compiled apart with their flags, its adapters,
+ * the library its project build made (an archive or object linked in; a
+ * shared library is taken as it is), and its ldflags.  The compiler may take
+ * `timeout` seconds (0: 600) and half the machine's memory.  A failed build is
+ * not an error: it is reported in `out`.  Returns negative only when perfgate
+ * itself failed (interrupted, or the compiler could not be started); `out` is
+ * to be pg_build_clear()ed either way.
  */
 int pg_build_solution(pg_build *out, const pg_bench_config *b,
                       const char *side_dir, const char *out_dir,
                       const char *tag, double timeout);
+
+/*
+ * Runs a project's own build `command` (with sh, in `side_dir`, which must
+ * be a private copy) for side `side` ("base" or "head"), within `timeout`
+ * seconds and half the machine's memory.  The command gets PERFGATE_SIDE,
+ * PERFGATE_CC, PERFGATE_CFLAGS (-fPIC -fno-semantic-interposition) and
+ * PERFGATE_LDFLAGS (-Wl,-Bsymbolic) to use as it can.  A failed build is
+ * reported in `out` (message and log), not as an error.
+ */
+int pg_build_project(pg_build *out, const char *command, const char *side_dir,
+                     const char *side, double timeout);
 
 /*
  * Builds the problem plugin of `b` into `out_dir`; *out_lib is the

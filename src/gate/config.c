@@ -35,16 +35,19 @@ typedef struct parse_ctx {
     const char *display;
     const char *dir;
     const char *const *builtins;
+    char *build, *library; /* settings' defaults for every benchmark */
 } parse_ctx;
 
 static const char *const top_keys[] = {"version", "settings", "benchmarks",
                                        NULL};
 static const char *const settings_keys[] = {
-    "noise_floor", "max_time", "min_rounds", "timeout", "gate", NULL};
+    "noise_floor", "max_time", "min_rounds", "timeout",
+    "gate",        "build",    "library",    NULL};
 static const char *const bench_keys[] = {
-    "name",       "problem", "sources", "symbol", "language",
-    "cflags",     "include", "cases",   "cache",  "cuda_arch",
-    "nvcc_flags", "symbols", "gate",    NULL};
+    "name",       "problem",  "sources",     "symbol", "language",
+    "cflags",     "include",  "cases",       "cache",  "cuda_arch",
+    "nvcc_flags", "symbols",  "gate",        "build",  "library",
+    "ldflags",    "adapters", "file_cflags", NULL};
 
 void pg_settings_defaults(pg_settings *out)
 {
@@ -241,6 +244,53 @@ static int get_string_list(parse_ctx *ctx, yaml_node_t *node, const char *key,
     return 0;
 }
 
+/*
+ * A list of compiler or linker flags.  In a flow list a comma splits
+ * items, so [-O3, -Wl,-Bsymbolic] reads as -O3, -Wl and -Bsymbolic: a
+ * lone -Wl, -Wa or -Wp (which never stand alone) is refused with the
+ * quoted flag to write instead.
+ */
+static int get_flags(parse_ctx *ctx, yaml_node_t *node, const char *key,
+                     char ***out, size_t *count)
+{
+    size_t i, j;
+    int err;
+
+    if ((err = get_string_list(ctx, node, key, out, count)) < 0)
+        return err;
+    for (i = 0; i < *count; i++) {
+        const char *f = (*out)[i];
+        pg_str fix = PG_STR_INIT;
+        if (strcmp(f, "-Wl") && strcmp(f, "-Wa") && strcmp(f, "-Wp"))
+            continue;
+        pg_str_puts(&fix, f);
+        for (j = i + 1; j < *count && (*out)[j][0] != '-'; j++)
+            pg_str_printf(&fix, ",%s", (*out)[j]);
+        if (j == i + 1 && j < *count)
+            pg_str_printf(&fix, ",%s", (*out)[j]);
+        err = fail_at(ctx, node,
+                      "'%s' holds '%s' alone: in a [flow, list] a comma "
+                      "splits one flag in two; quote it (\"%s\") or put "
+                      "each flag on its own '- ' line",
+                      key, f, pg_str_cstr(&fix));
+        pg_str_clear(&fix);
+        return err;
+    }
+    return 0;
+}
+
+/* A path in the compared revisions: relative, and not out of them. */
+static int check_repo_path(parse_ctx *ctx, yaml_node_t *node, const char *what,
+                           const char *path)
+{
+    if (path[0] == '/' || !strncmp(path, "../", 3) || strstr(path, "/../") ||
+        !strcmp(path, ".."))
+        return fail_at(ctx, node,
+                       "%s '%s' must be a path inside the repository", what,
+                       path);
+    return 0;
+}
+
 static int get_positive_int(parse_ctx *ctx, yaml_node_t *node, const char *key,
                             int *out)
 {
@@ -290,6 +340,13 @@ static int parse_settings(parse_ctx *ctx, yaml_node_t *node, pg_settings *s)
         return fail_at(ctx, node, "'settings' must be a mapping, not %s",
                        type_name(node));
     if ((err = check_keys(ctx, node, "in settings", settings_keys)) < 0)
+        return err;
+    if ((v = lookup(ctx, node, "build", NULL)) &&
+        (err = get_string(ctx, v, "build", &ctx->build)) < 0)
+        return err;
+    if ((v = lookup(ctx, node, "library", NULL)) &&
+        ((err = get_string(ctx, v, "library", &ctx->library)) < 0 ||
+         (err = check_repo_path(ctx, v, "library", ctx->library)) < 0))
         return err;
     if ((v = lookup(ctx, node, "noise_floor", NULL))) {
         const char *t = scalar(v);
@@ -432,20 +489,22 @@ static int parse_sources(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
     size_t i;
     int err;
 
-    if (!(v = lookup(ctx, node, "sources", NULL)))
-        return fail_at(ctx, node, "benchmark '%s' has no 'sources'", b->name);
+    if (!(v = lookup(ctx, node, "sources", NULL))) {
+        if (b->library || b->nadapters)
+            return 0;
+        return fail_at(ctx, node,
+                       "benchmark '%s' has no 'sources' (nor a 'library' "
+                       "that its 'build' makes, nor 'adapters')",
+                       b->name);
+    }
     if ((err = get_string_list(ctx, v, "sources", &b->sources, &b->nsources)) <
         0)
         return err;
     if (b->nsources == 0)
         return fail_at(ctx, v, "'sources' must list at least one file");
-    for (i = 0; i < b->nsources; i++) {
-        if (b->sources[i][0] == '/' || !strncmp(b->sources[i], "../", 3) ||
-            strstr(b->sources[i], "/../"))
-            return fail_at(ctx, v,
-                           "source '%s' must be a path inside the repository",
-                           b->sources[i]);
-    }
+    for (i = 0; i < b->nsources; i++)
+        if ((err = check_repo_path(ctx, v, "source", b->sources[i])) < 0)
+            return err;
     return 0;
 }
 
@@ -463,6 +522,10 @@ static int parse_language(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
             strcmp(b->language, "cuda"))
             return fail_at(ctx, v, "language '%s': want 'c', 'c++' or 'cuda'",
                            b->language);
+        return 0;
+    }
+    if (!b->nsources) {
+        b->language = pg_strdup("c"); /* a library and adapters: C's ABI */
         return 0;
     }
     if (!(lang = pg_language_for(b->sources[0])))
@@ -501,8 +564,8 @@ static int parse_cuda(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
                                b->cuda_arch[i]);
     }
     if ((v = lookup(ctx, node, "nvcc_flags", NULL)) &&
-        (err = get_string_list(ctx, v, "nvcc_flags", &b->nvcc_flags,
-                               &b->nnvcc_flags)) < 0)
+        (err = get_flags(ctx, v, "nvcc_flags", &b->nvcc_flags,
+                         &b->nnvcc_flags)) < 0)
         return err;
     return 0;
 }
@@ -530,14 +593,89 @@ static int parse_choices(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
     return 0;
 }
 
+/* file_cflags: {PATTERN: [FLAG, ...], ...} */
+static int parse_file_cflags(parse_ctx *ctx, yaml_node_t *v, pg_bench_config *b)
+{
+    yaml_node_pair_t *pair;
+    int err;
+
+    if (v->type != YAML_MAPPING_NODE)
+        return fail_at(ctx, v,
+                       "'file_cflags' must map sources to their flags, such "
+                       "as {lib/huf.c: [-fno-tree-vectorize]}");
+    b->file_cflags = pg_calloc(
+        (size_t)(v->data.mapping.pairs.top - v->data.mapping.pairs.start) + 1,
+        sizeof(*b->file_cflags));
+    for (pair = v->data.mapping.pairs.start; pair < v->data.mapping.pairs.top;
+         pair++) {
+        yaml_node_t *k = node_at(ctx, pair->key);
+        yaml_node_t *val = node_at(ctx, pair->value);
+        pg_file_flags *f = &b->file_cflags[b->nfile_cflags++];
+        if ((err = get_string(ctx, k, "file_cflags", &f->pattern)) < 0 ||
+            (err = check_repo_path(ctx, k, "source", f->pattern)) < 0 ||
+            (err = get_flags(ctx, val, "file_cflags", &f->flags, &f->nflags)) <
+                0)
+            return err;
+    }
+    return 0;
+}
+
+/*
+ * build and library (else the settings'), and adapters: files beside the
+ * config, compiled into both sides.
+ */
+static int parse_project(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
+{
+    yaml_node_t *v, *lib;
+    size_t i;
+    int err;
+
+    if ((v = lookup(ctx, node, "build", NULL))) {
+        if ((err = get_string(ctx, v, "build", &b->build)) < 0)
+            return err;
+    } else if (ctx->build) {
+        b->build = pg_strdup(ctx->build);
+    }
+    if ((lib = lookup(ctx, node, "library", NULL))) {
+        if ((err = get_string(ctx, lib, "library", &b->library)) < 0 ||
+            (err = check_repo_path(ctx, lib, "library", b->library)) < 0)
+            return err;
+    } else if (ctx->library) {
+        b->library = pg_strdup(ctx->library);
+    }
+    if (b->library && !b->build)
+        return fail_at(ctx, lib ? lib : node,
+                       "benchmark '%s' names a 'library' but no 'build' "
+                       "command makes it (add build: make, or a script)",
+                       b->name);
+    if (!(v = lookup(ctx, node, "adapters", NULL)))
+        return 0;
+    if ((err = get_string_list(ctx, v, "adapters", &b->adapters,
+                               &b->nadapters)) < 0)
+        return err;
+    for (i = 0; i < b->nadapters; i++) {
+        char *path = pg_path_join(ctx->dir, b->adapters[i]);
+        if (!pg_path_is_file(path)) {
+            err = fail_at(ctx, v,
+                          "adapter '%s' not found (%s); adapters are paths "
+                          "relative to the config's directory",
+                          b->adapters[i], path);
+            free(path);
+            return err;
+        }
+        free(b->adapters[i]);
+        b->adapters[i] = path;
+    }
+    return 0;
+}
+
 static int parse_flags(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
 {
     yaml_node_t *v;
     int err;
 
     if ((v = lookup(ctx, node, "cflags", NULL))) {
-        if ((err = get_string_list(ctx, v, "cflags", &b->cflags, &b->ncflags)) <
-            0)
+        if ((err = get_flags(ctx, v, "cflags", &b->cflags, &b->ncflags)) < 0)
             return err;
     } else {
         b->cflags = pg_calloc(1, sizeof(char *));
@@ -548,6 +686,11 @@ static int parse_flags(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
         (err = get_string_list(ctx, v, "include", &b->include, &b->ninclude)) <
             0)
         return err;
+    if ((v = lookup(ctx, node, "ldflags", NULL)) &&
+        (err = get_flags(ctx, v, "ldflags", &b->ldflags, &b->nldflags)) < 0)
+        return err;
+    if ((v = lookup(ctx, node, "file_cflags", NULL)))
+        return parse_file_cflags(ctx, v, b);
     return 0;
 }
 
@@ -597,6 +740,7 @@ static int parse_benchmark(parse_ctx *ctx, yaml_node_t *node,
     if (!(v = lookup(ctx, node, "problem", NULL)))
         return fail_at(ctx, node, "benchmark '%s' has no 'problem'", b->name);
     if ((err = parse_problem(ctx, v, b)) < 0 ||
+        (err = parse_project(ctx, node, b)) < 0 ||
         (err = parse_sources(ctx, node, b)) < 0)
         return err;
     b->symbol = pg_strdup("solution");
@@ -759,11 +903,14 @@ int pg_config_parse(pg_config *out, const char *text, size_t len,
         yaml_parser_delete(&parser);
         return err;
     }
+    memset(&ctx, 0, sizeof(ctx));
     ctx.doc = &doc;
     ctx.display = display;
     ctx.dir = dir;
     ctx.builtins = builtins;
     err = parse_root(&ctx, yaml_document_get_root_node(&doc), out);
+    free(ctx.build);
+    free(ctx.library);
     yaml_document_delete(&doc);
     yaml_parser_delete(&parser);
     return err;
@@ -823,6 +970,15 @@ void pg_config_clear(pg_config *cfg)
         free_list(b->nvcc_flags, b->nnvcc_flags);
         free_list(b->cflags, b->ncflags);
         free_list(b->include, b->ninclude);
+        free(b->build);
+        free(b->library);
+        free_list(b->ldflags, b->nldflags);
+        free_list(b->adapters, b->nadapters);
+        for (j = 0; j < b->nfile_cflags; j++) {
+            free(b->file_cflags[j].pattern);
+            free_list(b->file_cflags[j].flags, b->file_cflags[j].nflags);
+        }
+        free(b->file_cflags);
         for (j = 0; j < b->ncases; j++)
             pg_case_spec_clear(&b->cases[j]);
         free(b->cases);

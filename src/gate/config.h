@@ -14,13 +14,21 @@
 #include "settings.h"
 #include "str.h"
 
+/* Compiler flags for the sources that `pattern` names (a path or a glob). */
+typedef struct pg_file_flags {
+    char *pattern;
+    char **flags;
+    size_t nflags;
+} pg_file_flags;
+
 typedef struct pg_bench_config {
     char *name;
     pg_mark mark;
     char *problem;      /* as written */
     char *problem_path; /* resolved path of a file problem; NULL: built-in */
     pg_mark problem_mark;
-    char **sources; /* relative to the repository root */
+    char **sources; /* paths or globs (* ? [...]), relative to the
+                       repository root, resolved in each side's tree */
     size_t nsources;
     char *symbol;
     char *language;
@@ -40,6 +48,20 @@ typedef struct pg_bench_config {
     size_t ncuda_arch;
     char **nvcc_flags; /* language cuda: more flags for nvcc */
     size_t nnvcc_flags;
+    /* A project's own build: `build` runs in each side's tree (a private
+     * copy) before anything is compiled, and makes `library` there: a
+     * shared library loaded as it is, or a static archive or object file
+     * linked with the sources and adapters.  NULL: none. */
+    char *build;
+    char *library;
+    char **ldflags; /* link flags and libraries, after everything else */
+    size_t nldflags;
+    char **adapters; /* files beside the config (resolved paths), compiled
+                        into both sides */
+    size_t nadapters;
+    pg_file_flags *file_cflags; /* more flags for the sources a pattern
+                                   names */
+    size_t nfile_cflags;
 } pg_bench_config;
 
 typedef struct pg_config {

@@ -5,6 +5,7 @@
 #include "revision.h"
 #include "cleanup.h"
 #include "error.h"
+#include "fs.h"
 #include "str.h"
 
 #include <errno.h>
@@ -297,6 +298,82 @@ int pg_repo_materialize(pg_repo *repo, pg_rev *rev, const char *dir)
 done:
     git_tree_free(tree);
     git_commit_free(commit);
+    return err;
+}
+
+/* Copies one file of the working tree (a link stays a link), making its
+ * directory first. */
+static int copy_entry(const char *from_root, const char *to_root,
+                      const char *rel)
+{
+    char *from = pg_path_join(from_root, rel), *to = pg_path_join(to_root, rel);
+    char *dir = pg_path_dirname(to), *data = NULL, target[4096];
+    struct stat st;
+    size_t len = 0;
+    ssize_t n;
+    int err = 0;
+
+    if (lstat(from, &st) < 0)
+        goto done; /* deleted in the tree: not part of it */
+    if (pg_mkdir_p(dir) < 0) {
+        err = -1;
+    } else if (S_ISLNK(st.st_mode)) {
+        n = readlink(from, target, sizeof(target) - 1);
+        if (n < 0)
+            err = -1;
+        else {
+            target[n] = '\0';
+            err = symlink(target, to);
+        }
+    } else if (S_ISREG(st.st_mode)) {
+        if (pg_read_file(&data, &len, from, (size_t)1 << 34) < 0 ||
+            pg_write_file(to, data, len, (st.st_mode & 0111) != 0) < 0)
+            err = -1;
+    }
+    if (err)
+        err = pg_error_set(PG_ERR_GENERIC, "cannot copy %s to %s: %s", from, to,
+                           strerror(errno));
+done:
+    free(from);
+    free(to);
+    free(dir);
+    free(data);
+    return err;
+}
+
+int pg_repo_copy_worktree(pg_repo *repo, pg_rev *rev, const char *dir)
+{
+    git_status_options opts;
+    git_status_list *list = NULL;
+    size_t i, n;
+    int err = 0;
+
+    /* Every file git would commit with `git add -A`: tracked ones as they
+     * are now, and untracked ones that are not ignored. */
+    git_status_options_init(&opts, GIT_STATUS_OPTIONS_VERSION);
+    opts.show = GIT_STATUS_SHOW_WORKDIR_ONLY;
+    opts.flags = GIT_STATUS_OPT_INCLUDE_UNMODIFIED |
+                 GIT_STATUS_OPT_INCLUDE_UNTRACKED |
+                 GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
+                 GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+    if (git_status_list_new(&list, repo->repo, &opts) < 0)
+        return pg_error_set(PG_ERR_GENERIC,
+                            "cannot list the working tree's files: %s",
+                            git_message());
+    n = git_status_list_entrycount(list);
+    for (i = 0; i < n && !err; i++) {
+        const git_status_entry *e = git_status_byindex(list, i);
+        const git_diff_delta *d = e->index_to_workdir;
+        if (pg_interrupted())
+            err = pg_error_set(PG_ERR_INTERRUPTED, "interrupted");
+        else if (d && d->new_file.path && !(e->status & GIT_STATUS_WT_DELETED))
+            err = copy_entry(repo->workdir, dir, d->new_file.path);
+    }
+    git_status_list_free(list);
+    if (!err) {
+        free(rev->dir);
+        rev->dir = pg_strdup(dir);
+    }
     return err;
 }
 

@@ -57,6 +57,14 @@ int pg_repo_worktree(pg_rev *out, pg_repo *repo);
 int pg_repo_materialize(pg_repo *repo, pg_rev *rev, const char *dir);
 
 /*
+ * Copies the working tree's files into `dir` (which must exist and be
+ * empty): the tracked ones as they are now and the untracked ones git does
+ * not ignore, links kept as links; and sets rev->dir.  For a side whose
+ * project build writes into its tree: the user's never is.
+ */
+int pg_repo_copy_worktree(pg_repo *repo, pg_rev *rev, const char *dir);
+
+/*
  * The revisions the CI system `ci` names: its head, and its base or the
  * merge base of the two (labelled as the CI system would say them).  On
  * error, PG_ERR_USAGE with the CI system's own hint on what to fetch; the
