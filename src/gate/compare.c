@@ -16,6 +16,7 @@
 #include "run.h"
 #include "stats.h"
 #include "str.h"
+#include "strvec.h"
 #include "system.h"
 #include "timer.h"
 #include "util.h"
@@ -43,6 +44,10 @@ typedef struct compare_ctx {
     const char *bench;
     const pg_system *system;
     pg_result *result;
+    /* Project builds run so far, per side: a command runs once a side,
+     * whatever the number of benchmarks that name it. */
+    pg_strvec built[2];
+    pg_build *builds[2];
 } compare_ctx;
 
 void pg_compare_opts_init(pg_compare_opts *opts)
@@ -86,7 +91,8 @@ static void on_run_progress(void *payload, const char *stage, int round,
 }
 
 /*
- * A config in the repository names problem files in it: one that leads out
+ * A config in the repository names problem and adapter files in it: one
+ * that leads out
  * (a symbolic link a pull request committed) would have perfgate compile,
  * and quote in its report, a file of the machine's.  A config from outside
  * the repository is the user's own, and may point anywhere.
@@ -94,20 +100,26 @@ static void on_run_progress(void *payload, const char *stage, int round,
 static int check_problems_inside(compare_ctx *ctx, const char *config_path)
 {
     const char *root = pg_repo_workdir(ctx->repo);
-    size_t i;
+    size_t i, j;
 
     if (!root || pg_path_inside(root, config_path) != 1)
         return 0;
     for (i = 0; i < ctx->cfg.nbenchmarks; i++) {
         const pg_bench_config *b = &ctx->cfg.benchmarks[i];
+        const char *what = NULL, *file = NULL;
         if (b->problem_path && pg_path_inside(root, b->problem_path) != 1)
+            what = "problem", file = b->problem;
+        for (j = 0; !what && j < b->nadapters; j++)
+            if (pg_path_inside(root, b->adapters[j]) != 1)
+                what = "adapter", file = b->adapters[j];
+        if (what)
             return pg_error_set(PG_ERR_USAGE,
-                                "%s:%d:%d: problem '%s' leads outside the "
+                                "%s:%d:%d: %s '%s' leads outside the "
                                 "repository (a symbolic link, or an absolute "
                                 "or '..' path); perfgate reads only the "
                                 "repository's files",
-                                ctx->cfg.path, b->mark.line, b->mark.col,
-                                b->problem);
+                                ctx->cfg.path, b->mark.line, b->mark.col, what,
+                                file);
     }
     return 0;
 }
@@ -183,6 +195,18 @@ static int check_only(compare_ctx *ctx)
     return 0;
 }
 
+/* 1 when a benchmark to run has a project build command. */
+static int any_project_build(const compare_ctx *ctx)
+{
+    size_t i;
+
+    for (i = 0; i < ctx->cfg.nbenchmarks; i++)
+        if (ctx->cfg.benchmarks[i].build &&
+            selected(ctx, ctx->cfg.benchmarks[i].name))
+            return 1;
+    return 0;
+}
+
 static int prepare_sides(compare_ctx *ctx)
 {
     const pg_compare_opts *o = ctx->opts;
@@ -222,13 +246,20 @@ static int prepare_sides(compare_ctx *ctx)
         return pg_error_set(PG_ERR_GENERIC, "cannot create %s", ctx->build_dir);
     for (s = 0; s < 2; s++) {
         char *dir;
-        if (ctx->rev[s].worktree)
+        /* The working tree is used in place, unless a project build is to
+         * run in it: then in a copy, so that nothing is written to it. */
+        if (ctx->rev[s].worktree && !any_project_build(ctx))
             continue;
         dir = pg_path_join(ctx->tmp, s == 0 ? "base" : "head");
-        progress(ctx, "checking out %s (%.10s)", ctx->rev[s].spec,
-                 ctx->rev[s].commit);
+        if (ctx->rev[s].worktree)
+            progress(ctx, "copying the working tree");
+        else
+            progress(ctx, "checking out %s (%.10s)", ctx->rev[s].spec,
+                     ctx->rev[s].commit);
         if (pg_mkdir_p(dir) < 0)
             err = pg_error_set(PG_ERR_GENERIC, "cannot create %s", dir);
+        else if (ctx->rev[s].worktree)
+            err = pg_repo_copy_worktree(ctx->repo, &ctx->rev[s], dir);
         else
             err = pg_repo_materialize(ctx->repo, &ctx->rev[s], dir);
         free(dir);
@@ -236,6 +267,32 @@ static int prepare_sides(compare_ctx *ctx)
             return err;
     }
     return 0;
+}
+
+/*
+ * Side s's project build for `b`, run once a side and command: NULL when
+ * `b` has none; else the build, failed or not.
+ */
+static const pg_build *project_build(compare_ctx *ctx, const pg_bench_config *b,
+                                     int s, int *err)
+{
+    size_t i;
+
+    *err = 0;
+    if (!b->build)
+        return NULL;
+    for (i = 0; i < ctx->built[s].n; i++)
+        if (!strcmp(ctx->built[s].v[i], b->build))
+            return &ctx->builds[s][i];
+    progress(ctx, "running the %s's build", s ? "head" : "base");
+    ctx->builds[s] =
+        pg_realloc(ctx->builds[s], (i + 1) * sizeof(*ctx->builds[s]));
+    pg_strvec_push(&ctx->built[s], b->build);
+    /* As long as the compiler may take, which is ten times a side's run. */
+    *err =
+        pg_build_project(&ctx->builds[s][i], b->build, ctx->rev[s].dir,
+                         s ? "head" : "base", 10 * ctx->cfg.settings.timeout);
+    return &ctx->builds[s][i];
 }
 
 static void set_build_failure(pg_bench_result *out, const pg_build *build,
@@ -257,6 +314,14 @@ static int build_sides(compare_ctx *ctx, const pg_bench_config *b,
     int err, s;
 
     for (s = 1; s >= 0; s--) {
+        const pg_build *project = project_build(ctx, b, s, &err);
+        if (err < 0)
+            return err;
+        if (project && !project->ok) {
+            build[s].message = pg_strdup(project->message);
+            build[s].log = project->log ? pg_strdup(project->log) : NULL;
+            continue;
+        }
         progress(ctx, "building %s", s ? "head" : "base");
         /* A build may take ten times what a side may run: 600 s at the
          * default timeout of 60 s, and --timeout moves both. */
@@ -474,6 +539,13 @@ done:
         free(ctx.tmp);
     }
     free(ctx.build_dir);
+    for (i = 0; i < 2; i++) {
+        size_t j;
+        for (j = 0; j < ctx.built[i].n; j++)
+            pg_build_clear(&ctx.builds[i][j]);
+        free(ctx.builds[i]);
+        pg_strvec_clear(&ctx.built[i]);
+    }
     pg_config_clear(&ctx.cfg);
     pg_repo_free(ctx.repo);
     return err;

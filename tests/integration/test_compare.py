@@ -1,6 +1,7 @@
 """perfgate compare, end to end, on throwaway repositories."""
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -1410,6 +1411,300 @@ class Ci(RepoTest):
         r = self.perfgate("--no-ci", env=self.github_env(self.pr_event(b, c)))
         self.assertEqual(r.json["base"]["commit"], c)
         self.assertTrue(r.json["head"]["worktree"])
+
+
+# A project's library: the function timed calls into another file.
+LIB_ADD = """float pg_add(float a, float b) { return a + b; }
+"""
+LIB_SUM = """#include <stddef.h>
+float pg_add(float a, float b);
+void solution(const float *in, float *out, size_t n)
+{
+    float s = 0;
+    for (size_t i = 0; i < n; i++)
+        s = pg_add(s, in[i]);
+    out[0] = s;
+}
+"""
+MAKEFILE = """CFLAGS ?= -O2
+build/libsum.a: lib/add.c lib/sum.c
+\tmkdir -p build
+\t$(CC) $(CFLAGS) -fPIC -c lib/add.c -o build/add.o
+\t$(CC) $(CFLAGS) -fPIC -c lib/sum.c -o build/sum.o
+\tar rcs $@ build/add.o build/sum.o
+"""
+PROJECT_CONFIG = """version: 1
+settings: {max_time: 1s, min_rounds: 5}
+benchmarks:
+  - name: sum
+    problem: reduce_sum
+    build: %s
+    library: %s
+    cases: [{n: 20000}]
+"""
+
+# A problem whose set-up uses the side's own code: an encoder makes the
+# input that the timed decoder reads.
+CODEC_PROBLEM = r"""#include <perfgate/problem.h>
+typedef void (*encode_fn)(const unsigned char *in, unsigned char *out,
+                          size_t n);
+typedef void (*decode_fn)(const unsigned char *in, unsigned char *out,
+                          size_t n);
+struct state { unsigned char *enc, *out, *want; size_t n; };
+static void *setup(pg_case *c)
+{
+    struct state *s = pg_host_alloc(c, sizeof(*s));
+    encode_fn encode = (encode_fn)pg_lookup(c, "encode");
+    unsigned char *plain, *enc;
+    size_t i;
+    if (!encode)
+        return NULL;
+    s->n = (size_t)pg_param(c, "n", 0);
+    plain = pg_host_alloc(c, s->n);
+    enc = pg_host_alloc(c, s->n);
+    s->want = plain;
+    for (i = 0; i < s->n; i++)
+        plain[i] = (unsigned char)pg_random(c);
+    encode(plain, enc, s->n); /* untimed: the project's own encoder */
+    s->enc = pg_alloc_copy(c, enc, s->n);
+    s->out = pg_alloc(c, s->n);
+    return s->enc && s->out ? s : NULL;
+}
+static void run(void *state, pg_fn fn)
+{
+    struct state *s = state;
+    ((decode_fn)fn)(s->enc, s->out, s->n);
+}
+static int verify(void *state, pg_case *c)
+{
+    struct state *s = state;
+    size_t i;
+    for (i = 0; i < s->n; i++)
+        if (s->out[i] != s->want[i])
+            return pg_fail(c, "byte %zu decodes to %d, expected %d", i,
+                           s->out[i], s->want[i]);
+    return 0;
+}
+static const pg_problem problem = {
+    .abi = PG_PROBLEM_ABI, .name = "codec",
+    .signature = "void decode(const unsigned char *in, unsigned char *out, "
+                 "size_t n)",
+    .default_cases = "n=4096", .setup = setup, .run = run,
+    .verify = verify, .side_setup = 1,
+};
+PG_EXPORT_PROBLEM(problem)
+"""
+CODEC = """#include <stddef.h>
+void encode(const unsigned char *in, unsigned char *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = (unsigned char)(in[i] ^ %s);
+}
+void decode(const unsigned char *in, unsigned char *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = (unsigned char)(in[i] ^ %s);
+}
+"""
+
+
+class Projects(RepoTest):
+    """Real projects: their own build, sources that follow the revision,
+    per-file and link flags, adapters beside the config, and problems that
+    set up with the side's own code."""
+
+    def make_project(self, makefile=MAKEFILE):
+        return self.commit({
+            "perfgate.yml": PROJECT_CONFIG % ("make", "build/libsum.a"),
+            "Makefile": makefile, "lib/add.c": LIB_ADD,
+            "lib/sum.c": LIB_SUM}, "base")
+
+    def assert_measured(self, b):
+        self.assertIn(b["status"], ("unchanged", "regression", "improvement"),
+                      b.get("message"))
+        self.assertGreater(b["rounds"], 0)
+
+    def test_make_project_in_a_private_copy(self):
+        self.make_project()
+        # The head is the working tree, with an uncommitted change; its
+        # build writes build/ and a stray file, into a copy.
+        self.write("lib/sum.c", LIB_SUM + "/* changed */\n")
+        self.write("perfgate.yml", PROJECT_CONFIG % (
+            "'echo stray > written.txt && make'", "build/libsum.a"))
+        r = self.perfgate("--noise-floor", "60%")
+        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+        b = r.bench()
+        self.assertEqual(b["status"], "unchanged", b.get("message"))
+        self.assertTrue(b["identical_code"])  # a comment changed, not code
+        self.assertFalse(os.path.exists(os.path.join(self.repo, "build")))
+        self.assertFalse(os.path.exists(os.path.join(self.repo,
+                                                     "written.txt")))
+
+    def test_cmake_project(self):
+        if not shutil.which("cmake"):
+            self.skipTest("no cmake")
+        cmakelists = ("cmake_minimum_required(VERSION 3.13)\n"
+                      "project(sum C)\n"
+                      "add_library(sum STATIC lib/add.c lib/sum.c)\n"
+                      "set_target_properties(sum PROPERTIES "
+                      "POSITION_INDEPENDENT_CODE ON)\n")
+        build = ("'cmake -S . -B out -DCMAKE_BUILD_TYPE=Release >/dev/null "
+                 "&& cmake --build out'")
+        self.commit({"perfgate.yml": PROJECT_CONFIG % (build, "out/libsum.a"),
+                     "CMakeLists.txt": cmakelists, "lib/add.c": LIB_ADD,
+                     "lib/sum.c": LIB_SUM}, "base")
+        self.commit({"lib/sum.c": TWICE.replace(
+            "void solution", "float pg_add(float, float);\nvoid solution")})
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
+        b = r.bench()
+        self.assert_measured(b)
+        self.assertFalse(b["identical_code"])
+
+    def test_a_pull_request_that_adds_a_file(self):
+        config = CONFIG.replace("sources: [src/sum.c]",
+                                "sources: ['src/*.c']")
+        self.commit({"perfgate.yml": config, "src/sum.c": SERIAL}, "base")
+        # The head moves the loop into a new file.
+        self.commit({"src/sum.c": "#include <stddef.h>\n"
+                                  "float total(const float *, size_t);\n"
+                                  "void solution(const float *in, float "
+                                  "*out, size_t n)\n{ out[0] = total(in, n);"
+                                  " }\n",
+                     "src/total.c": "#include <stddef.h>\n"
+                                    "float total(const float *in, size_t n)"
+                                    "\n{\n    float s = 0;\n    for (size_t "
+                                    "i = 0; i < n; i++)\n        s += in[i];"
+                                    "\n    return s;\n}\n"})
+        for args in (("HEAD~1", "HEAD"), ("HEAD", "HEAD~1")):
+            r = self.perfgate(*args, "--noise-floor", "60%")
+            self.assert_measured(r.bench())
+        # A glob that matches nothing on a side: the benchmark is new there.
+        config = CONFIG.replace("sources: [src/sum.c]",
+                                "sources: ['kernels/*.c']")
+        self.commit({"perfgate.yml": config, "kernels/sum.c": SERIAL})
+        r = self.perfgate("HEAD~1", "HEAD")
+        self.assertEqual(r.bench()["status"], "new")
+        self.assertIn("kernels/*.c", r.bench()["message"])
+
+    def test_per_file_flags_and_link_flags(self):
+        helper = ("#ifndef SCALE\n#error SCALE comes from file_cflags\n"
+                  "#endif\nfloat pg_add(float a, float b) "
+                  "{ return a + b * SCALE; }\n")
+        makefile = ("build/libadd.a: lib/add.c\n\tmkdir -p build\n"
+                    "\t$(CC) -O2 -fPIC -DSCALE=1 -c lib/add.c -o build/add.o"
+                    "\n\tar rcs $@ build/add.o\n")
+        config = """version: 1
+settings: {max_time: 1s, min_rounds: 5}
+benchmarks:
+  - name: flags
+    problem: reduce_sum
+    sources: [lib/sum.c, lib/scaled.c]
+    file_cflags: {lib/scaled.c: [-DSCALE=1]}
+    cases: [{n: 20000}]
+  - name: linked
+    problem: reduce_sum
+    build: make
+    sources: [lib/sum.c]
+    ldflags: [-Lbuild, -ladd]
+    cases: [{n: 20000}]
+"""
+        self.commit({"perfgate.yml": config, "Makefile": makefile,
+                     "lib/add.c": helper, "lib/scaled.c": helper,
+                     "lib/sum.c": LIB_SUM}, "base")
+        r = self.perfgate("--aa", "HEAD")
+        for name in ("flags", "linked"):
+            self.assert_measured(r.bench(name))
+
+    def test_a_flag_list_split_by_yaml_is_refused_with_the_fix(self):
+        config = CONFIG.replace("sources: [src/sum.c]",
+                                "sources: [src/sum.c]\n"
+                                "    cflags: [-O3, -Wl,-Bsymbolic]")
+        self.base_repo(config=config)
+        r = self.perfgate()
+        self.assertEqual(r.code, 2, r.stdout)
+        self.assertIn("perfgate.yml:", r.stderr)
+        self.assertIn('"-Wl,-Bsymbolic"', r.stderr)
+
+    def test_an_adapter_beside_the_config_serves_both_sides(self):
+        impl = ("#include <stddef.h>\nfloat sum_impl(const float *in, "
+                "size_t n)\n{\n    float s = 0;\n    for (size_t i = 0; i < n;"
+                " i++)\n        s += in[i];\n    return s;\n}\n")
+        adapter = ("#include <stddef.h>\nfloat sum_impl(const float *, "
+                   "size_t);\nvoid solution(const float *in, float *out, "
+                   "size_t n) { out[0] = sum_impl(in, n); }\n")
+        config = CONFIG.replace("sources: [src/sum.c]",
+                                "sources: [src/impl.c]\n"
+                                "    adapters: [perf/adapter.c]")
+        self.commit({"perfgate.yml": config, "src/impl.c": impl}, "base")
+        # The adapter exists only now: it is the config's, not the
+        # revisions', so both sides are built with it.
+        self.commit({"perf/adapter.c": adapter,
+                     "src/impl.c": impl + "/* head */\n"})
+        r = self.perfgate("HEAD~1", "HEAD")
+        b = r.bench()
+        self.assertEqual(b["status"], "unchanged", b.get("message"))
+        self.assertTrue(b["identical_code"])
+
+    def test_a_problem_that_sets_up_with_the_side_s_code(self):
+        config = """version: 1
+settings: {max_time: 1s, min_rounds: 5}
+benchmarks:
+  - name: codec
+    problem: perf/codec.c
+    sources: [src/codec.c]
+    symbol: decode
+"""
+        self.commit({"perfgate.yml": config, "perf/codec.c": CODEC_PROBLEM,
+                     "src/codec.c": CODEC % ("0x5a", "0x5a")}, "base")
+        # The head changes the format: its own encoder makes its input, so
+        # its decoder is right.
+        self.commit({"src/codec.c": CODEC % ("0x33", "0x33")})
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
+        self.assert_measured(r.bench("codec"))
+        # A decoder that does not match the encoder is wrong.
+        self.commit({"src/codec.c": CODEC % ("0x33", "0x34")})
+        r = self.perfgate("HEAD~1", "HEAD")
+        self.assertEqual(r.bench("codec")["status"], "incorrect")
+        self.assertEqual(r.bench("codec")["side"], "head")
+        # A side without the function the set-up looks up is charged with
+        # it, by name.
+        self.commit({"src/codec.c": "#include <stddef.h>\nvoid decode(const "
+                                    "unsigned char *i, unsigned char *o, "
+                                    "size_t n) { (void)i; (void)o; "
+                                    "(void)n; }\n"})
+        r = self.perfgate("HEAD~1", "HEAD")
+        b = r.bench("codec")
+        self.assertEqual((b["status"], b["side"]), ("crashed", "head"))
+        self.assertIn("no function 'encode'", b["message"])
+
+    def test_a_problem_for_the_previous_abi_still_loads(self):
+        with open(os.path.join(os.path.dirname(__file__), "..", "..",
+                               "problems", "reduce_sum.c")) as f:
+            old = f.read()
+        old = old.replace(".abi = PG_PROBLEM_ABI", ".abi = 2").replace(
+            '.name = "reduce_sum"', '.name = "old_sum"')
+        config = CONFIG.replace("problem: reduce_sum",
+                                "problem: perf/old_sum.c")
+        self.base_repo(config=config)
+        self.commit({"perf/old_sum.c": old})
+        r = self.perfgate("--aa", "HEAD")
+        self.assert_measured(r.bench())
+
+    def test_a_failing_build_is_charged_to_its_side(self):
+        self.make_project()
+        self.commit({"Makefile": "build/libsum.a:\n\t@echo broken >&2; "
+                                 "exit 2\n"})
+        r = self.perfgate("HEAD~1", "HEAD")
+        self.assertEqual(r.code, 1, r.stdout)
+        b = r.bench()
+        self.assertEqual((b["status"], b["side"]), ("build_failed", "head"))
+        self.assertIn("the build command failed", b["message"])
+        self.assertIn("broken", b["log"])
+        # The other way round, the head is still checked, alone.
+        r = self.perfgate("HEAD", "HEAD~1")
+        b = r.bench()
+        self.assertEqual((b["status"], b["side"]), ("build_failed", "base"))
+        self.assertEqual(r.code, 0, r.stdout)
 
 
 class Cli(unittest.TestCase):
