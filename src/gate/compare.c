@@ -92,10 +92,10 @@ static void on_run_progress(void *payload, const char *stage, int round,
 
 /*
  * A config in the repository names problem and adapter files in it: one
- * that leads out
- * (a symbolic link a pull request committed) would have perfgate compile,
- * and quote in its report, a file of the machine's.  A config from outside
- * the repository is the user's own, and may point anywhere.
+ * that leads out (a symbolic link a pull request committed) would have
+ * perfgate compile, and quote in its report, a file of the machine's.  A
+ * config from outside the repository is the user's own, and may point
+ * anywhere.
  */
 static int check_problems_inside(compare_ctx *ctx, const char *config_path)
 {
