@@ -1677,6 +1677,41 @@ benchmarks:
         self.assertEqual((b["status"], b["side"]), ("crashed", "head"))
         self.assertIn("no function 'encode'", b["message"])
 
+    def test_the_readme_decompressor_problem(self):
+        # The README's worked example, as written there, on a small codec.
+        readme = os.path.join(os.path.dirname(__file__), "..", "..",
+                              "README.md")
+        with open(readme) as f:
+            blocks = f.read().split("```c\n")
+        problem = [b.split("```")[0] for b in blocks
+                   if ".side_setup = 1" in b and "codec_compress" in b]
+        self.assertEqual(len(problem), 1)
+        codec = ("#include <stddef.h>\n"
+                 "size_t codec_compress(const void *src, size_t n, void *dst,"
+                 " size_t cap)\n{\n    const unsigned char *s = src;\n"
+                 "    unsigned char *d = dst;\n    (void)cap;\n"
+                 "    for (size_t i = 0; i < n; i++)\n"
+                 "        d[i] = s[i] ^ 0x5a;\n    return n;\n}\n"
+                 "size_t codec_decompress(const void *src, size_t n, "
+                 "void *dst, size_t cap)\n{\n"
+                 "    const unsigned char *s = src;\n"
+                 "    unsigned char *d = dst;\n"
+                 "    for (size_t i = 0; i < n && i < cap; i++)\n"
+                 "        d[i] = s[i] ^ 0x5a;\n    return n;\n}\n")
+        config = """version: 1
+settings: {max_time: 1s, min_rounds: 5}
+benchmarks:
+  - name: decompress
+    problem: perf/decompress.c
+    sources: [src/codec.c]
+    symbol: codec_decompress
+    cases: [{n: 65536}]
+"""
+        self.commit({"perfgate.yml": config, "perf/decompress.c": problem[0],
+                     "src/codec.c": codec}, "base")
+        r = self.perfgate("--aa", "HEAD")
+        self.assert_measured(r.bench("decompress"))
+
     def test_a_problem_for_the_previous_abi_still_loads(self):
         with open(os.path.join(os.path.dirname(__file__), "..", "..",
                                "problems", "reduce_sum.c")) as f:
