@@ -263,10 +263,10 @@ static int get_flags(parse_ctx *ctx, yaml_node_t *node, const char *key,
         pg_str fix = PG_STR_INIT;
         if (strcmp(f, "-Wl") && strcmp(f, "-Wa") && strcmp(f, "-Wp"))
             continue;
+        /* What the comma split off: the next item, and any after it that
+         * is not a flag of its own (-Wl,-z,now). */
         pg_str_puts(&fix, f);
-        for (j = i + 1; j < *count && (*out)[j][0] != '-'; j++)
-            pg_str_printf(&fix, ",%s", (*out)[j]);
-        if (j == i + 1 && j < *count)
+        for (j = i + 1; j < *count && (j == i + 1 || (*out)[j][0] != '-'); j++)
             pg_str_printf(&fix, ",%s", (*out)[j]);
         err = fail_at(ctx, node,
                       "'%s' holds '%s' alone: in a [flow, list] a comma "

@@ -248,7 +248,69 @@ static void gate_and_symbols(void)
                  "'interposable'");
 }
 
+static void project_builds(void)
+{
+    pg_config cfg;
+    const pg_bench_config *b;
+
+    /* settings' build and library serve every benchmark without its own;
+     * a library with no sources needs none, and is C. */
+    REQUIRE(parse(&cfg, "version: 1\n"
+                        "settings: {build: make lib, library: out/libx.a}\n"
+                        "benchmarks:\n"
+                        "  - {name: a, problem: reduce_sum}\n"
+                        "  - name: b\n"
+                        "    problem: reduce_sum\n"
+                        "    build: ./build.sh\n"
+                        "    library: b.a\n"
+                        "    sources: ['src/*.c']\n"
+                        "    ldflags: [-Lout, -lx]\n"
+                        "    file_cflags: {src/huf.c: [-fno-tree-vectorize]}"
+                        "\n") == 0);
+    REQUIRE(cfg.nbenchmarks == 2);
+    b = &cfg.benchmarks[0];
+    CHECK_STR(b->build, "make lib");
+    CHECK_STR(b->library, "out/libx.a");
+    CHECK(b->nsources == 0);
+    CHECK_STR(b->language, "c");
+    b = &cfg.benchmarks[1];
+    CHECK_STR(b->build, "./build.sh");
+    CHECK_STR(b->library, "b.a");
+    CHECK_STR(b->sources[0], "src/*.c");
+    CHECK(b->nldflags == 2);
+    REQUIRE(b->nfile_cflags == 1);
+    CHECK_STR(b->file_cflags[0].pattern, "src/huf.c");
+    CHECK_STR(b->file_cflags[0].flags[0], "-fno-tree-vectorize");
+    pg_config_clear(&cfg);
+
+    expect_error("version: 1\nbenchmarks:\n"
+                 "  - {name: a, problem: reduce_sum, library: x.a}\n",
+                 "perfgate.yml:3:45: benchmark 'a' names a 'library' but no "
+                 "'build' command makes it (add build: make, or a script)",
+                 __LINE__);
+    expect_error("version: 1\nbenchmarks:\n"
+                 "  - {name: a, problem: reduce_sum}\n",
+                 "perfgate.yml:3:5: benchmark 'a' has no 'sources' (nor a "
+                 "'library' that its 'build' makes, nor 'adapters')",
+                 __LINE__);
+    expect_error("version: 1\nbenchmarks:\n"
+                 "  - {name: a, problem: reduce_sum, sources: [a.c],\n"
+                 "     ldflags: [-O2, -Wl,-z,now]}\n",
+                 "perfgate.yml:4:15: 'ldflags' holds '-Wl' alone: in a "
+                 "[flow, list] a comma splits one flag in two; quote it "
+                 "(\"-Wl,-z,now\") or put each flag on its own '- ' line",
+                 __LINE__);
+    expect_error("version: 1\nbenchmarks:\n"
+                 "  - {name: a, problem: reduce_sum, sources: [a.c],\n"
+                 "     adapters: [perf/none.c]}\n",
+                 "perfgate.yml:4:16: adapter 'perf/none.c' not found "
+                 "(./perf/none.c); adapters are paths relative to the "
+                 "config's directory",
+                 __LINE__);
+}
+
 const pg_test pg_tests_config[] = {
+    {"project_builds", project_builds},
     {"gate_and_symbols", gate_and_symbols},
     {"languages", languages},
     {"full_config", full_config},
