@@ -1443,29 +1443,33 @@ benchmarks:
     cases: [{n: 20000}]
 """
 
-# A problem whose set-up uses the side's own code: an encoder makes the
-# input that the timed decoder reads.
+# A problem whose set-up uses the side's own code: it creates the
+# codec's context, and the encoder makes the input that the timed decoder
+# reads with that context.
 CODEC_PROBLEM = r"""#include <perfgate/problem.h>
-typedef void (*encode_fn)(const unsigned char *in, unsigned char *out,
-                          size_t n);
-typedef void (*decode_fn)(const unsigned char *in, unsigned char *out,
-                          size_t n);
-struct state { unsigned char *enc, *out, *want; size_t n; };
+typedef void *(*new_fn)(void);
+typedef void (*encode_fn)(void *ctx, const unsigned char *in,
+                          unsigned char *out, size_t n);
+typedef void (*decode_fn)(void *ctx, const unsigned char *in,
+                          unsigned char *out, size_t n);
+struct state { void *ctx; unsigned char *enc, *out, *want; size_t n; };
 static void *setup(pg_case *c)
 {
     struct state *s = pg_host_alloc(c, sizeof(*s));
+    new_fn make = (new_fn)pg_lookup(c, "codec_new");
     encode_fn encode = (encode_fn)pg_lookup(c, "encode");
     unsigned char *plain, *enc;
     size_t i;
-    if (!encode)
+    if (!make || !encode)
         return NULL;
+    s->ctx = make(); /* untimed: the project's own constructor */
     s->n = (size_t)pg_param(c, "n", 0);
     plain = pg_host_alloc(c, s->n);
     enc = pg_host_alloc(c, s->n);
     s->want = plain;
     for (i = 0; i < s->n; i++)
         plain[i] = (unsigned char)pg_random(c);
-    encode(plain, enc, s->n); /* untimed: the project's own encoder */
+    encode(s->ctx, plain, enc, s->n); /* untimed: the project's encoder */
     s->enc = pg_alloc_copy(c, enc, s->n);
     s->out = pg_alloc(c, s->n);
     return s->enc && s->out ? s : NULL;
@@ -1473,7 +1477,7 @@ static void *setup(pg_case *c)
 static void run(void *state, pg_fn fn)
 {
     struct state *s = state;
-    ((decode_fn)fn)(s->enc, s->out, s->n);
+    ((decode_fn)fn)(s->ctx, s->enc, s->out, s->n);
 }
 static int verify(void *state, pg_case *c)
 {
@@ -1487,23 +1491,33 @@ static int verify(void *state, pg_case *c)
 }
 static const pg_problem problem = {
     .abi = PG_PROBLEM_ABI, .name = "codec",
-    .signature = "void decode(const unsigned char *in, unsigned char *out, "
-                 "size_t n)",
+    .signature = "void decode(void *ctx, const unsigned char *in, "
+                 "unsigned char *out, size_t n)",
     .default_cases = "n=4096", .setup = setup, .run = run,
     .verify = verify, .side_setup = 1,
 };
 PG_EXPORT_PROBLEM(problem)
 """
 CODEC = """#include <stddef.h>
-void encode(const unsigned char *in, unsigned char *out, size_t n)
+#include <stdlib.h>
+struct codec { unsigned char key; };
+void *codec_new(void)
 {
-    for (size_t i = 0; i < n; i++)
-        out[i] = (unsigned char)(in[i] ^ %s);
+    struct codec *c = malloc(sizeof(*c));
+    c->key = %s;
+    return c;
 }
-void decode(const unsigned char *in, unsigned char *out, size_t n)
+void encode(void *ctx, const unsigned char *in, unsigned char *out, size_t n)
 {
+    unsigned char k = ((struct codec *)ctx)->key;
     for (size_t i = 0; i < n; i++)
-        out[i] = (unsigned char)(in[i] ^ %s);
+        out[i] = (unsigned char)(in[i] ^ k);
+}
+void decode(void *ctx, const unsigned char *in, unsigned char *out, size_t n)
+{
+    unsigned char k = ((struct codec *)ctx)->key ^ %s;
+    for (size_t i = 0; i < n; i++)
+        out[i] = (unsigned char)(in[i] ^ k);
 }
 """
 
@@ -1655,23 +1669,24 @@ benchmarks:
     symbol: decode
 """
         self.commit({"perfgate.yml": config, "perf/codec.c": CODEC_PROBLEM,
-                     "src/codec.c": CODEC % ("0x5a", "0x5a")}, "base")
+                     "src/codec.c": CODEC % ("0x5a", "0")}, "base")
         # The head changes the format: its own encoder makes its input, so
         # its decoder is right.
-        self.commit({"src/codec.c": CODEC % ("0x33", "0x33")})
+        self.commit({"src/codec.c": CODEC % ("0x33", "0")})
         r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
         self.assert_measured(r.bench("codec"))
         # A decoder that does not match the encoder is wrong.
-        self.commit({"src/codec.c": CODEC % ("0x33", "0x34")})
+        self.commit({"src/codec.c": CODEC % ("0x33", "1")})
         r = self.perfgate("HEAD~1", "HEAD")
         self.assertEqual(r.bench("codec")["status"], "incorrect")
         self.assertEqual(r.bench("codec")["side"], "head")
         # A side without the function the set-up looks up is charged with
         # it, by name.
-        self.commit({"src/codec.c": "#include <stddef.h>\nvoid decode(const "
-                                    "unsigned char *i, unsigned char *o, "
-                                    "size_t n) { (void)i; (void)o; "
-                                    "(void)n; }\n"})
+        self.commit({"src/codec.c": "#include <stddef.h>\nvoid *codec_new"
+                                    "(void) { return 0; }\nvoid decode(void "
+                                    "*c, const unsigned char *i, unsigned "
+                                    "char *o, size_t n) { (void)c; (void)i;"
+                                    " (void)o; (void)n; }\n"})
         r = self.perfgate("HEAD~1", "HEAD")
         b = r.bench("codec")
         self.assertEqual((b["status"], b["side"]), ("crashed", "head"))
