@@ -257,8 +257,40 @@ static const pg_file_flags *file_flags(const pg_bench_config *b,
     return NULL;
 }
 
+/*
+ * The include directories of `b` on this side, globs expanded in its tree
+ * (a directory a pattern names that is not there is the compiler's to
+ * ignore).  0, or 1 with out->message when one leads outside.
+ */
+static int resolve_includes(pg_build *out, pg_strvec *dirs,
+                            const pg_bench_config *b, const char *side_dir)
+{
+    char *probe = pg_path_join(side_dir, "x");
+    size_t i, j, root = strlen(probe) - 1;
+
+    free(probe);
+    for (i = 0; i < b->ninclude && !out->message; i++) {
+        char *pattern = pg_path_join(side_dir, b->include[i]);
+        glob_t g;
+        int rc = glob(pattern, GLOB_NOCHECK | GLOB_ONLYDIR, NULL, &g);
+        free(pattern);
+        for (j = 0; rc == 0 && j < g.gl_pathc && !out->message; j++) {
+            /* A missing directory is the compiler's to ignore. */
+            if (pg_path_inside(side_dir, g.gl_pathv[j]) == 0)
+                out->message =
+                    outside(g.gl_pathv[j] + root, "include directory");
+            else if (!pg_strvec_has(dirs, g.gl_pathv[j] + root))
+                pg_strvec_push(dirs, g.gl_pathv[j] + root);
+        }
+        if (rc == 0)
+            globfree(&g);
+    }
+    return out->message ? 1 : 0;
+}
+
 /* The compiler and the flags every file of `b` is compiled with. */
-static void compiler_args(pg_strvec *a, const pg_bench_config *b)
+static void compiler_args(pg_strvec *a, const pg_bench_config *b,
+                          const pg_strvec *includes)
 {
     size_t i;
 
@@ -275,8 +307,8 @@ static void compiler_args(pg_strvec *a, const pg_bench_config *b)
     }
     for (i = 0; i < b->ncflags; i++)
         pg_strvec_push(a, b->cflags[i]);
-    for (i = 0; i < b->ninclude; i++)
-        pg_strvec_pushf(a, "-I%s", b->include[i]);
+    for (i = 0; i < includes->n; i++)
+        pg_strvec_pushf(a, "-I%s", includes->v[i]);
 }
 
 /*
@@ -285,12 +317,20 @@ static void compiler_args(pg_strvec *a, const pg_bench_config *b)
  * added to `objects`).  0, or negative when perfgate failed; a file that
  * does not compile leaves out->ok 0.
  */
+/* One side's build of one benchmark. */
+typedef struct job {
+    const pg_bench_config *b;
+    const char *side_dir, *out_dir, *tag;
+    double timeout;
+    pg_strvec includes; /* resolved in the side's tree */
+} job;
+
 static int compile_apart(pg_build *out, pg_strvec *files, pg_strvec *objects,
-                         const pg_bench_config *b, const char *side_dir,
-                         const char *out_dir, const char *tag, double timeout)
+                         const job *j)
 {
+    const pg_bench_config *b = j->b;
     pg_strvec rest = PG_STRVEC_INIT;
-    size_t i, j;
+    size_t i, k;
     int err = 0;
 
     out->ok = 1;
@@ -301,15 +341,15 @@ static int compile_apart(pg_build *out, pg_strvec *files, pg_strvec *objects,
             pg_strvec_push(&rest, files->v[i]);
             continue;
         }
-        compiler_args(&a, b);
-        for (j = 0; j < f->nflags; j++)
-            pg_strvec_push(&a, f->flags[j]);
+        compiler_args(&a, b, &j->includes);
+        for (k = 0; k < f->nflags; k++)
+            pg_strvec_push(&a, f->flags[k]);
         pg_strvec_push(&a, "-c");
         pg_strvec_push(&a, "-o");
-        pg_strvec_pushf(&a, "%s/%s.%s.%zu.o", out_dir, b->name, tag, i);
+        pg_strvec_pushf(&a, "%s/%s.%s.%zu.o", j->out_dir, b->name, j->tag, i);
         pg_strvec_push(objects, a.v[a.n - 1]);
         pg_strvec_push(&a, files->v[i]);
-        err = compile(out, &a, side_dir, files->v[i], timeout);
+        err = compile(out, &a, j->side_dir, files->v[i], j->timeout);
         pg_strvec_clear(&a);
     }
     pg_strvec_clear(files);
@@ -370,31 +410,21 @@ int pg_build_solution(pg_build *out, const pg_bench_config *b,
     pg_strvec a = PG_STRVEC_INIT, files = PG_STRVEC_INIT;
     pg_strvec objects = PG_STRVEC_INIT, library = PG_STRVEC_INIT;
     pg_str what = PG_STR_INIT;
+    job j = {b, side_dir, out_dir, tag, timeout, PG_STRVEC_INIT};
     size_t i;
     int err = 0, as_is;
 
     memset(out, 0, sizeof(*out));
-    timeout = timeout > 0 ? timeout : PROBLEM_TIMEOUT;
+    j.timeout = timeout > 0 ? timeout : PROBLEM_TIMEOUT;
     if (resolve_sources(out, &files, b, side_dir) ||
-        project_library(out, &library, &as_is, b, side_dir) || as_is)
+        project_library(out, &library, &as_is, b, side_dir) || as_is ||
+        resolve_includes(out, &j.includes, b, side_dir))
         goto done;
-    for (i = 0; i < b->ninclude; i++) {
-        char *p = pg_path_join(side_dir, b->include[i]);
-        int inside = pg_path_inside(side_dir, p);
-        free(p);
-        /* A missing directory is the compiler's to ignore. */
-        if (inside == 0) {
-            out->message = outside(b->include[i], "include directory");
-            goto done;
-        }
-    }
-    if ((err = compile_apart(out, &files, &objects, b, side_dir, out_dir, tag,
-                             timeout)) < 0 ||
-        !out->ok)
+    if ((err = compile_apart(out, &files, &objects, &j)) < 0 || !out->ok)
         goto done;
     out->ok = 0;
     out->lib = pg_strdupf("%s/%s.%s.so", out_dir, b->name, tag);
-    compiler_args(&a, b);
+    compiler_args(&a, b, &j.includes);
     pg_strvec_push(&a, "-shared");
     if (strcmp(b->language, "cuda") && !b->interposable)
         pg_strvec_push(&a, "-Wl,-Bsymbolic");
@@ -419,8 +449,9 @@ int pg_build_solution(pg_build *out, const pg_bench_config *b,
         pg_str_printf(&what, "%s", b->library ? b->library : b->name);
     if (b->nsources > 1)
         pg_str_printf(&what, " (and %zu more)", b->nsources - 1);
-    err = compile(out, &a, side_dir, pg_str_cstr(&what), timeout);
+    err = compile(out, &a, side_dir, pg_str_cstr(&what), j.timeout);
 done:
+    pg_strvec_clear(&j.includes);
     pg_str_clear(&what);
     pg_strvec_clear(&a);
     pg_strvec_clear(&files);

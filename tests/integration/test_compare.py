@@ -1600,7 +1600,7 @@ class Projects(RepoTest):
         self.assertEqual(r.bench()["status"], "new")
         self.assertIn("kernels/*.c", r.bench()["message"])
 
-    def test_per_file_flags_and_link_flags(self):
+    def test_per_file_flags_link_flags_and_include_globs(self):
         helper = ("#ifndef SCALE\n#error SCALE comes from file_cflags\n"
                   "#endif\nfloat pg_add(float a, float b) "
                   "{ return a + b * SCALE; }\n")
@@ -1614,6 +1614,7 @@ benchmarks:
     problem: reduce_sum
     sources: [lib/sum.c, lib/scaled.c]
     file_cflags: {lib/scaled.c: [-DSCALE=1]}
+    include: ['third_party/*/include']
     cases: [{n: 20000}]
   - name: linked
     problem: reduce_sum
@@ -1622,8 +1623,13 @@ benchmarks:
     ldflags: [-Lbuild, -ladd]
     cases: [{n: 20000}]
 """
+        # The include directory is found by a glob.
+        scaled = '#include "bias.h"\n' + helper.replace("b * SCALE",
+                                                         "b * SCALE + BIAS")
         self.commit({"perfgate.yml": config, "Makefile": makefile,
-                     "lib/add.c": helper, "lib/scaled.c": helper,
+                     "lib/add.c": helper, "lib/scaled.c": scaled,
+                     "third_party/vendored/include/bias.h":
+                         "#define BIAS 0\n",
                      "lib/sum.c": LIB_SUM}, "base")
         r = self.perfgate("--aa", "HEAD")
         for name in ("flags", "linked"):
