@@ -13,6 +13,7 @@ int pg_cmd_compare(int argc, char **argv);
 int pg_cmd_init(int argc, char **argv);
 int pg_cmd_report(int argc, char **argv);
 int pg_cmd_problems(int argc, char **argv);
+int pg_cmd_merge(int argc, char **argv);
 
 /* Prints "perfgate: MESSAGE" for the last error; returns its exit code. */
 int pg_cmd_fail(int err);
@@ -31,6 +32,12 @@ void pg_cmd_print_report(const char *text);
 
 /* Writes `data` to `path`; 0, or a set error. */
 int pg_cmd_write(const char *path, const char *data, size_t len);
+
+/*
+ * Reads the result saved at `path` (a file a user names: it may hold
+ * anything).  0, or PG_ERR_USAGE saying why, and `out` then empty.
+ */
+int pg_cmd_read_result(pg_result *out, const char *path);
 
 /* Where a command shows a result. */
 typedef struct pg_cmd_outputs {

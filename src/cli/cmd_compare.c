@@ -53,6 +53,9 @@ static const char usage_text[] =
     "  -b, --bench NAME         run only this benchmark (repeatable)\n"
     "      --aa                 self-check: REV against itself (see above)\n"
     "      --no-ci              ignore the CI system's revisions\n"
+    "      --shard K/N          run the K-th of N shares of the benchmarks\n"
+    "                           (balanced by their cases; the same on\n"
+    "                           every machine), for 'perfgate merge'\n"
     "      --json FILE          write the full result as JSON\n"
     "      --markdown FILE      write the pull-request comment\n"
     "      --noise-floor PCT    changes within it are noise (5%, 0.05);\n"
@@ -85,6 +88,7 @@ enum {
     OPT_COLOR,
     OPT_AA,
     OPT_NO_CI,
+    OPT_SHARD,
     OPT_WARNING_EXIT
 };
 
@@ -100,6 +104,7 @@ static const struct option long_opts[] = {
     {"quiet", no_argument, NULL, 'q'},
     {"aa", no_argument, NULL, OPT_AA},
     {"no-ci", no_argument, NULL, OPT_NO_CI},
+    {"shard", required_argument, NULL, OPT_SHARD},
     {"color", required_argument, NULL, OPT_COLOR},
     {"warning-exit-code", required_argument, NULL, OPT_WARNING_EXIT},
     {"help", no_argument, NULL, 'h'},
@@ -198,6 +203,16 @@ static int take_option(compare_args *a, int c, const char *arg)
     case OPT_NO_CI:
         a->no_ci = 1;
         break;
+    case OPT_SHARD: {
+        int k = 0, of = 0, len = 0;
+        if (sscanf(arg, "%d/%d%n", &k, &of, &len) != 2 || arg[len] || of < 1 ||
+            of > 4096 || k < 1 || k > of)
+            return bad_value("--shard", arg,
+                             "want K/N with 1 <= K <= N, such as 2/4");
+        a->opts.shard = k;
+        a->opts.shards = of;
+        break;
+    }
     default:
         return PG_EXIT_USAGE;
     }

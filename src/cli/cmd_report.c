@@ -39,7 +39,6 @@ int pg_cmd_report(int argc, char **argv)
 {
     pg_cmd_outputs outputs = {NULL, NULL, NULL};
     pg_result result;
-    char *text = NULL;
     int c, err, code;
 
     optind = 1;
@@ -63,15 +62,8 @@ int pg_cmd_report(int argc, char **argv)
         fputs(usage_text, stderr);
         return PG_EXIT_USAGE;
     }
-    if (pg_read_file(&text, NULL, argv[optind], 64 << 20) < 0)
-        return pg_cmd_fail(pg_error_set(PG_ERR_USAGE, "cannot read %s: %s",
-                                        argv[optind], strerror(errno)));
-    err = pg_result_from_json(&result, text, argv[optind]);
-    free(text);
-    if (err < 0) {
-        pg_result_clear(&result);
+    if ((err = pg_cmd_read_result(&result, argv[optind])) < 0)
         return pg_cmd_fail(err);
-    }
     err = pg_cmd_show(&result, &outputs);
     code = err < 0                 ? pg_cmd_fail(err)
            : result.verdict.passed ? PG_EXIT_PASS

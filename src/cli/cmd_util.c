@@ -110,3 +110,18 @@ int pg_cmd_show(pg_result *r, const pg_cmd_outputs *outputs)
     pg_str_clear(&out);
     return err;
 }
+
+int pg_cmd_read_result(pg_result *out, const char *path)
+{
+    char *text = NULL;
+    int err;
+
+    memset(out, 0, sizeof(*out));
+    if (pg_read_file(&text, NULL, path, 64 << 20) < 0)
+        return pg_error_set(PG_ERR_USAGE, "cannot read %s: %s", path,
+                            errno == EFBIG ? "larger than 64 MiB"
+                                           : strerror(errno));
+    err = pg_result_from_json(out, text, path);
+    free(text);
+    return err;
+}

@@ -28,6 +28,7 @@ static const struct command {
     {"init", pg_cmd_init, "start a solution to a built-in problem"},
     {"problems", pg_cmd_problems, "list the built-in problems"},
     {"report", pg_cmd_report, "render a saved JSON result again"},
+    {"merge", pg_cmd_merge, "one result from the shards of a run"},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

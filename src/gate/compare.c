@@ -48,6 +48,7 @@ typedef struct compare_ctx {
      * whatever the number of benchmarks that name it. */
     pg_strvec built[2];
     pg_build *builds[2];
+    int *shard_of; /* per benchmark of the config: its shard; NULL: none */
 } compare_ctx;
 
 void pg_compare_opts_init(pg_compare_opts *opts)
@@ -158,7 +159,7 @@ static int load_config(compare_ctx *ctx)
     return 0;
 }
 
-static int selected(const compare_ctx *ctx, const char *name)
+static int named(const compare_ctx *ctx, const char *name)
 {
     const char *const *p;
 
@@ -168,6 +169,62 @@ static int selected(const compare_ctx *ctx, const char *name)
         if (!strcmp(*p, name))
             return 1;
     return 0;
+}
+
+/* 1 when benchmark i of the config runs here: named, and in this shard. */
+static int selected(const compare_ctx *ctx, size_t i)
+{
+    return named(ctx, ctx->cfg.benchmarks[i].name) &&
+           (!ctx->shard_of || ctx->shard_of[i] == ctx->opts->shard);
+}
+
+/* What a benchmark is expected to cost, to balance shards: its cases (a
+ * problem's defaults are three). */
+static double expected_cost(const pg_bench_config *b)
+{
+    return b->ncases ? (double)b->ncases : 3.0;
+}
+
+static const pg_config *sort_cfg;
+
+static int costlier_first(const void *a, const void *b)
+{
+    const pg_bench_config *x = &sort_cfg->benchmarks[*(const size_t *)a];
+    const pg_bench_config *y = &sort_cfg->benchmarks[*(const size_t *)b];
+    double cx = expected_cost(x), cy = expected_cost(y);
+
+    return cx > cy ? -1 : cx < cy ? 1 : strcmp(x->name, y->name);
+}
+
+/*
+ * Deals the named benchmarks to opts->shards shards: the costliest first,
+ * each to the shard with the least expected cost so far (the lowest on a
+ * tie).  The same config and names give the same shards on every machine.
+ */
+static void assign_shards(compare_ctx *ctx)
+{
+    size_t n = ctx->cfg.nbenchmarks, i, k;
+    size_t *order = pg_calloc(n ? n : 1, sizeof(*order));
+    double *load = pg_calloc((size_t)ctx->opts->shards, sizeof(*load));
+
+    ctx->shard_of = pg_calloc(n ? n : 1, sizeof(*ctx->shard_of));
+    for (i = 0; i < n; i++)
+        order[i] = i;
+    sort_cfg = &ctx->cfg;
+    qsort(order, n, sizeof(*order), costlier_first);
+    for (i = 0; i < n; i++) {
+        const pg_bench_config *b = &ctx->cfg.benchmarks[order[i]];
+        size_t best = 0;
+        if (!named(ctx, b->name))
+            continue;
+        for (k = 1; k < (size_t)ctx->opts->shards; k++)
+            if (load[k] < load[best])
+                best = k;
+        load[best] += expected_cost(b);
+        ctx->shard_of[order[i]] = (int)best + 1;
+    }
+    free(order);
+    free(load);
 }
 
 static int check_only(compare_ctx *ctx)
@@ -201,8 +258,7 @@ static int any_project_build(const compare_ctx *ctx)
     size_t i;
 
     for (i = 0; i < ctx->cfg.nbenchmarks; i++)
-        if (ctx->cfg.benchmarks[i].build &&
-            selected(ctx, ctx->cfg.benchmarks[i].name))
+        if (ctx->cfg.benchmarks[i].build && selected(ctx, i))
             return 1;
     return 0;
 }
@@ -499,13 +555,26 @@ int pg_compare(pg_result *out, const pg_compare_opts *opts)
 
     if ((err = pg_repo_open(&ctx.repo,
                             opts->repo_path ? opts->repo_path : ".")) < 0 ||
-        (err = load_config(&ctx)) < 0 || (err = check_only(&ctx)) < 0 ||
-        (err = prepare_sides(&ctx)) < 0)
+        (err = load_config(&ctx)) < 0 || (err = check_only(&ctx)) < 0)
+        goto done;
+    if (opts->shards > 0)
+        assign_shards(&ctx);
+    if ((err = prepare_sides(&ctx)) < 0)
         goto done;
 
     out->noise_floor = ctx.cfg.settings.noise_floor;
     out->floor_source = ctx.cfg.settings.floor_source;
     out->aa = opts->aa;
+    out->config_digest = pg_strdup(ctx.cfg.digest);
+    if (opts->shards > 0) {
+        char host[256] = "";
+        gethostname(host, sizeof(host) - 1);
+        out->shards = pg_calloc(1, sizeof(*out->shards));
+        out->nshards = 1;
+        out->shards[0].index = opts->shard;
+        out->shards[0].count = opts->shards;
+        out->shards[0].host = pg_strdup(*host ? host : "unknown");
+    }
     ctx.bench = NULL;
     progress(&ctx, "checking the machine");
     pg_system_check(&out->system, "", 100);
@@ -514,15 +583,16 @@ int pg_compare(pg_result *out, const pg_compare_opts *opts)
     fill_side(&out->head, &ctx.rev[1]);
 
     for (i = 0; i < ctx.cfg.nbenchmarks; i++)
-        ctx.count += selected(&ctx, ctx.cfg.benchmarks[i].name);
+        ctx.count += selected(&ctx, i);
     for (i = 0; i < ctx.cfg.nbenchmarks; i++) {
         const pg_bench_config *b = &ctx.cfg.benchmarks[i];
         pg_bench_result *r;
 
-        if (!selected(&ctx, b->name))
+        if (!selected(&ctx, i))
             continue;
         ctx.bench = b->name;
         r = pg_result_add(out, b->name, b->problem);
+        r->shard = opts->shards > 0 ? opts->shard : 0;
         if ((err = run_benchmark(&ctx, b, r)) < 0)
             goto done;
         ctx.index++;
@@ -532,6 +602,11 @@ int pg_compare(pg_result *out, const pg_compare_opts *opts)
 
 done:
     out->seconds = (double)(pg_now_ns() - start) / 1e9;
+    if (out->nshards) {
+        out->shards[0].seconds = out->seconds;
+        out->shards[0].benchmarks = out->nbenchmarks;
+    }
+    free(ctx.shard_of);
     for (i = 0; i < 2; i++)
         pg_rev_clear(&ctx.rev[i]);
     if (ctx.tmp) {

@@ -18,6 +18,7 @@ typedef struct pg_compare_opts {
     const pg_ci *ci;
     int aa; /* self-check: `base` against itself, each side built apart */
     const char *const *only; /* NULL, or the benchmarks to run (NULL-ended) */
+    int shard, shards; /* run shard `shard` (1-based) of `shards`; 0: all */
     /* Overrides from flags; negative when not given. */
     double noise_floor;
     double max_time;

@@ -15,6 +15,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
@@ -887,6 +889,14 @@ int pg_config_parse(pg_config *out, const char *text, size_t len,
     memset(out, 0, sizeof(*out));
     out->path = pg_strdup(display);
     pg_settings_defaults(&out->settings);
+    {
+        uint64_t h = 0xcbf29ce484222325ULL;
+        size_t i;
+        for (i = 0; i < len; i++)
+            h = (h ^ (unsigned char)text[i]) * 0x100000001b3ULL;
+        snprintf(out->digest, sizeof(out->digest), "%016llx",
+                 (unsigned long long)h);
+    }
 
     if ((err = check_shape(text, len, display)) < 0)
         return err;

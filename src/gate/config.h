@@ -65,7 +65,9 @@ typedef struct pg_bench_config {
 } pg_bench_config;
 
 typedef struct pg_config {
-    char *path; /* as shown in messages */
+    char *path;      /* as shown in messages */
+    char digest[17]; /* of the text (FNV-1a, hex): shards of one run must
+                        agree on it */
     pg_settings settings;
     pg_bench_config *benchmarks;
     size_t nbenchmarks;

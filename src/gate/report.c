@@ -397,6 +397,25 @@ static void terminal_details(pg_str *out, const pg_result *r, int color)
     }
 }
 
+/* Which machine measured what: "1/2 on ci-a (3 benchmarks, 12.5 s), ...". */
+static void shards_line(pg_str *out, const pg_result *r, int markdown)
+{
+    size_t i;
+
+    for (i = 0; i < r->nshards; i++) {
+        const pg_shard_info *s = &r->shards[i];
+        pg_str_printf(out, "%s%d/%d on ", i ? ", " : "", s->index, s->count);
+        if (markdown)
+            md_text(out, s->host ? s->host : "?", 100);
+        else
+            pg_str_puts(out, s->host ? s->host : "?");
+        pg_str_printf(out, " (%zu benchmark%s, ", s->benchmarks,
+                      s->benchmarks == 1 ? "" : "s");
+        pg_format_seconds(out, s->seconds);
+        pg_str_putc(out, ')');
+    }
+}
+
 /* The floor, the GPU, the machine's warnings. */
 static void terminal_notes(pg_str *out, const pg_result *r, int color)
 {
@@ -410,6 +429,11 @@ static void terminal_notes(pg_str *out, const pg_result *r, int color)
     if (r->gpu.present) {
         pg_str_printf(out, "gpu %s", r->gpu.name);
         gpu_line(out, r);
+        pg_str_putc(out, '\n');
+    }
+    if (r->nshards) {
+        pg_str_puts(out, "shards ");
+        shards_line(out, r, 0);
         pg_str_putc(out, '\n');
     }
     memset(&notes, 0, sizeof(notes));
@@ -634,6 +658,11 @@ static void md_footer(pg_str *footer, const pg_result *r)
         pg_str_puts(footer, ". Kernels are timed with CUDA events, "
                             "launches queued back to back; cold benchmarks "
                             "flush the L2 before each sample.\n");
+    }
+    if (r->nshards) {
+        pg_str_puts(footer, "\nMeasured in shards: ");
+        shards_line(footer, r, 1);
+        pg_str_puts(footer, ".\n");
     }
     memset(&notes, 0, sizeof(notes));
     warnings(&notes, r);

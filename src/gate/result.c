@@ -141,6 +141,8 @@ static cJSON *bench_json(const pg_bench_result *b)
     add_interval(o, b->change_lo, b->change_hi);
     cJSON_AddStringToObject(o, "gate", b->gate_cases ? "cases" : "total");
     cJSON_AddBoolToObject(o, "identical_code", b->identical);
+    if (b->shard > 0)
+        cJSON_AddNumberToObject(o, "shard", b->shard);
     /* The case that got slower beyond the floor under a total that does
      * not say so (gate: total), for CI annotations. */
     if ((hidden = pg_result_slower_case(b))) {
@@ -262,6 +264,20 @@ char *pg_result_to_json(const pg_result *r)
         add_number(aa, "noise", r->verdict.aa_noise);
         cJSON_AddNumberToObject(aa, "limit", r->noise_floor / 2);
         cJSON_AddBoolToObject(aa, "trusted", r->verdict.aa_trusted);
+    }
+    add_string(root, "config_digest", r->config_digest);
+    if (r->nshards) {
+        cJSON *shards = cJSON_AddArrayToObject(root, "shards");
+        for (i = 0; i < r->nshards; i++) {
+            const pg_shard_info *s = &r->shards[i];
+            cJSON *so = cJSON_CreateObject();
+            cJSON_AddNumberToObject(so, "index", s->index);
+            cJSON_AddNumberToObject(so, "count", s->count);
+            add_string(so, "host", s->host);
+            add_number(so, "seconds", s->seconds);
+            cJSON_AddNumberToObject(so, "benchmarks", (double)s->benchmarks);
+            cJSON_AddItemToArray(shards, so);
+        }
     }
     cJSON_AddItemToObject(root, "system", system_json(&r->system));
     if (r->gpu.present)
@@ -436,6 +452,7 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
     b->gate_cases = cJSON_IsString(iv) && !strcmp(iv->valuestring, "cases");
     b->identical =
         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "identical_code"));
+    b->shard = get_int(o, "shard");
     b->stop = get_string(o, "stop");
     b->cold = cJSON_IsString(cache) && !strcmp(cache->valuestring, "cold");
     b->base_ns = get_number(o, "base_ns");
@@ -522,6 +539,21 @@ int pg_result_from_json(pg_result *out, const char *text, const char *display)
     read_gpu(&out->gpu, cJSON_GetObjectItemCaseSensitive(root, "gpu"));
     read_side(&out->base, cJSON_GetObjectItemCaseSensitive(root, "base"));
     read_side(&out->head, cJSON_GetObjectItemCaseSensitive(root, "head"));
+    out->config_digest = get_string(root, "config_digest");
+    cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(root, "shards"))
+    {
+        pg_shard_info *s;
+        if (out->nshards >= 4096)
+            break; /* no real run has more machines */
+        out->shards =
+            pg_realloc(out->shards, (out->nshards + 1) * sizeof(*out->shards));
+        s = &out->shards[out->nshards++];
+        s->index = get_int(b, "index");
+        s->count = get_int(b, "count");
+        s->host = get_string(b, "host");
+        s->seconds = get_number(b, "seconds");
+        s->benchmarks = (size_t)get_count(b, "benchmarks");
+    }
     cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(root, "benchmarks"))
     {
         if ((err = read_bench(out, b, display)) < 0)
@@ -539,6 +571,9 @@ void pg_result_clean_text(pg_result *r)
     size_t i, j;
 
     pg_text_clean_in_place(&r->version);
+    pg_text_clean_in_place(&r->config_digest);
+    for (i = 0; i < r->nshards; i++)
+        pg_text_clean_in_place(&r->shards[i].host);
     for (i = 0; i < 2; i++) {
         pg_text_clean_in_place(&sides[i]->rev);
         pg_text_clean_in_place(&sides[i]->commit);
@@ -593,5 +628,9 @@ void pg_result_clear(pg_result *r)
     side_free(&r->base);
     side_free(&r->head);
     pg_system_clear(&r->system);
+    free(r->config_digest);
+    for (i = 0; i < r->nshards; i++)
+        free(r->shards[i].host);
+    free(r->shards);
     memset(r, 0, sizeof(*r));
 }

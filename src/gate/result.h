@@ -79,6 +79,7 @@ typedef struct pg_bench_result {
     size_t ncases;
     long slower_case; /* index of pg_stats_hidden_regression()'s case;
                          -1: none (set by pg_stats_judge) */
+    int shard;        /* the shard that measured it (1-based); 0: none */
     pg_gpu_run gpu;
 } pg_bench_result;
 
@@ -89,6 +90,14 @@ typedef struct pg_side_info {
     int worktree;
     int dirty;
 } pg_side_info;
+
+/* One shard of a run split over machines (compare --shard K/N). */
+typedef struct pg_shard_info {
+    int index, count;  /* K of N */
+    char *host;        /* the machine that measured it */
+    double seconds;    /* its wall time */
+    size_t benchmarks; /* how many it ran */
+} pg_shard_info;
 
 /* The verdict on a whole result, as pg_stats_judge() decided it. */
 typedef struct pg_verdict {
@@ -111,6 +120,10 @@ typedef struct pg_result {
     pg_system system;
     pg_gpu_info gpu; /* present: a CUDA benchmark was measured on it */
     pg_verdict verdict;
+    char *config_digest;   /* the config's (pg_config.digest); NULL: unknown */
+    pg_shard_info *shards; /* one for a shard's own result, all of them for
+                              a merged one; none when not sharded */
+    size_t nshards;
 } pg_result;
 
 /* "unchanged", "regression", ...; and back (-1 when unknown). */

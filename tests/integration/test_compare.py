@@ -1763,6 +1763,99 @@ benchmarks:
         self.assertEqual(r.code, 0, r.stdout)
 
 
+class Shards(RepoTest):
+    """compare --shard K/N deals the benchmarks out deterministically, and
+    merge puts the shards of one run back together, refusing what does not
+    fit."""
+
+    def setUp(self):
+        super().setUp()
+        config = "version: 1\nsettings: {max_time: 1s}\nbenchmarks:\n"
+        for i in range(5):
+            cases = ", ".join("{n: %d}" % (1000 * (j + 1))
+                              for j in range(i + 1))
+            config += ("  - {name: b%d, problem: reduce_sum, sources: "
+                       "[src/sum.c], cases: [%s]}\n" % (i, cases))
+        self.first = self.base_repo(config=config)
+        self.commit({"src/sum.c": "/* a comment */\n" + SERIAL})
+        self.commit({"src/sum.c": "/* another */\n" + SERIAL})
+
+    def shard(self, k, n, *revs):
+        r = self.perfgate(*(revs or ("HEAD~1", "HEAD")), "--shard",
+                          "%d/%d" % (k, n))
+        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+        self.saved = getattr(self, "saved", 0) + 1
+        path = os.path.join(self.tmp, "shard-%d.json" % self.saved)
+        with open(path, "w") as f:
+            json.dump(r.json, f)
+        return path, [b["name"] for b in r.json["benchmarks"]]
+
+    def merge(self, *paths):
+        out = os.path.join(self.tmp, "merged.json")
+        md = os.path.join(self.tmp, "merged.md")
+        p = subprocess.run([PERFGATE, "merge", "--json", out, "--markdown",
+                            md, *paths], capture_output=True, text=True)
+        merged = None
+        if os.path.exists(out):
+            with open(out) as f:
+                merged = json.load(f)
+            os.remove(out)
+        return p, merged, md
+
+    def test_shards_cover_every_benchmark_once_and_merge(self):
+        paths, names = [], []
+        for k in (1, 2, 3):
+            path, got = self.shard(k, 3)
+            paths.append(path)
+            names.append(got)
+        # Every benchmark in exactly one shard, balanced by cases (5, 4+1,
+        # 3+2), and the same deal every time.
+        self.assertEqual(sorted(sum(names, [])),
+                         ["b0", "b1", "b2", "b3", "b4"])
+        self.assertEqual(names, [["b4"], ["b0", "b3"], ["b1", "b2"]])
+        self.assertEqual(self.shard(2, 3)[1], names[1])
+        p, merged, md = self.merge(*reversed(paths))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(sorted(b["name"] for b in merged["benchmarks"]),
+                         ["b0", "b1", "b2", "b3", "b4"])
+        self.assertEqual([s["index"] for s in merged["shards"]], [1, 2, 3])
+        self.assertEqual({b["name"]: b["shard"]
+                          for b in merged["benchmarks"]}["b4"], 1)
+        self.assertEqual(merged["verdict"], "pass")
+        with open(md) as f:
+            self.assertIn("Measured in shards: 1/3 on", f.read())
+
+    def test_merge_refuses_what_does_not_fit(self):
+        one, _ = self.shard(1, 2)
+        two, _ = self.shard(2, 2)
+        cases = [((one,), "shard 2/2 is missing"),
+                 ((one, one, two), "are both shard 1/2")]
+        other, _ = self.shard(2, 2, "HEAD~2", "HEAD")
+        cases.append(((one, other), "differ in the base commit"))
+        three, _ = self.shard(2, 3)
+        cases.append(((one, three), "differ in the number of shards"))
+        with open(os.path.join(self.repo, "perfgate.yml")) as f:
+            self.write("perfgate.yml", f.read() + "# edited\n")
+        edited, _ = self.shard(2, 2, "HEAD~1")
+        cases.append(((one, edited), "differ in the config"))
+        whole = self.perfgate("HEAD~1", "HEAD")
+        path = os.path.join(self.tmp, "whole.json")
+        with open(path, "w") as f:
+            json.dump(whole.json, f)
+        cases.append(((path,), "not the result of one shard"))
+        for paths, message in cases:
+            p, merged, _ = self.merge(*paths)
+            self.assertEqual(p.returncode, 2, (paths, p.stdout))
+            self.assertIn(message, p.stderr)
+            self.assertIsNone(merged)
+
+    def test_bad_shard_values_are_usage_errors(self):
+        for value in ("0/3", "4/3", "3", "1/0", "a/b", "1/3x"):
+            r = self.perfgate("--shard", value)
+            self.assertEqual(r.code, 2, value)
+            self.assertIn("--shard", r.stderr)
+
+
 class Cli(unittest.TestCase):
     def run_pg(self, *args):
         return subprocess.run([PERFGATE, *args], capture_output=True,

@@ -1,0 +1,88 @@
+/*
+ * cmd_merge.c - `perfgate merge RESULT.json...`: the shards of a run, one
+ * result.
+ */
+#define _GNU_SOURCE
+#include "cmd.h"
+#include "error.h"
+#include "merge.h"
+#include "str.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "banned.h"
+
+static const char usage_text[] =
+    "usage: perfgate merge [options] RESULT.json...\n"
+    "\n"
+    "Combines the results of 'perfgate compare --shard K/N --json FILE',\n"
+    "one from each of N machines, into one result: every benchmark once,\n"
+    "one verdict, one comment.  The shards must be of one run (the same\n"
+    "base and head, config and floor) and all there.  The exit status is\n"
+    "compare's: 0 pass, 1 fail, 2 for results that do not fit together.\n"
+    "\n"
+    "options:\n"
+    "      --json FILE       write the merged result as JSON\n"
+    "      --markdown FILE   write the pull-request comment\n"
+    "      --color WHEN      auto, always or never\n"
+    "  -h, --help            show this help\n";
+
+static const struct option long_opts[] = {
+    {"json", required_argument, NULL, 'j'},
+    {"markdown", required_argument, NULL, 'm'},
+    {"color", required_argument, NULL, 'C'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
+
+int pg_cmd_merge(int argc, char **argv)
+{
+    pg_cmd_outputs outputs = {NULL, NULL, NULL};
+    pg_result merged, *parts;
+    size_t n, i;
+    int c, err = 0, code;
+
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+        switch (c) {
+        case 'j':
+            outputs.json_path = optarg;
+            break;
+        case 'm':
+            outputs.md_path = optarg;
+            break;
+        case 'C':
+            outputs.color_when = optarg;
+            break;
+        case 'h':
+            fputs(usage_text, stdout);
+            return PG_EXIT_PASS;
+        default:
+            return pg_cmd_bad_option("merge", argv[optind - 1], usage_text);
+        }
+    }
+    if (optind >= argc) {
+        fputs(usage_text, stderr);
+        return PG_EXIT_USAGE;
+    }
+    n = (size_t)(argc - optind);
+    parts = pg_calloc(n, sizeof(*parts));
+    for (i = 0; i < n && err >= 0; i++)
+        err = pg_cmd_read_result(&parts[i], argv[optind + (int)i]);
+    if (err >= 0)
+        err = pg_merge(&merged, parts, n, (const char *const *)(argv + optind));
+    for (i = 0; i < n; i++)
+        pg_result_clear(&parts[i]);
+    free(parts);
+    if (err < 0)
+        return pg_cmd_fail(err);
+    err = pg_cmd_show(&merged, &outputs);
+    code = err < 0                 ? pg_cmd_fail(err)
+           : merged.verdict.passed ? PG_EXIT_PASS
+                                   : PG_EXIT_FAIL;
+    pg_result_clear(&merged);
+    return code;
+}
