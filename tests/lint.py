@@ -9,6 +9,7 @@ every source file in src/ includes banned.h last.
 """
 import glob
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -180,6 +181,38 @@ class Code(unittest.TestCase):
                          "lines changed since %s are not formatted as "
                          ".clang-format says; run `git clang-format %s`:\n%s"
                          % (base, base, p.stdout[:4000]))
+
+    def test_the_action_s_build_cache_key_covers_every_source(self):
+        # The action caches perfgate's build by a hash of its sources: a
+        # change in any folder of src/ must change the key, or a stale
+        # perfgate is used.
+        with open(os.path.join(ROOT, "action.yml")) as f:
+            steps = yaml.safe_load(f)["runs"]["steps"]
+        script = [st["run"] for st in steps
+                  if st.get("name") == "Hash perfgate's source"][0]
+        with tempfile.TemporaryDirectory() as tmp:
+            for name in ("CMakeLists.txt", "scripts", "src", "include"):
+                src = os.path.join(ROOT, name)
+                if os.path.isdir(src):
+                    shutil.copytree(src, os.path.join(tmp, name))
+                else:
+                    shutil.copy(src, tmp)
+            out = os.path.join(tmp, "out")
+
+            def key():
+                open(out, "w").close()
+                subprocess.run(["bash", "--noprofile", "--norc", "-eo",
+                                "pipefail", "-c", script], check=True,
+                               env=dict(os.environ, GITHUB_ACTION_PATH=tmp,
+                                        GITHUB_OUTPUT=out))
+                with open(out) as f:
+                    return f.read()
+
+            before = key()
+            self.assertRegex(before, r"^hash=[0-9a-f]{16}\n$")
+            with open(os.path.join(tmp, "src", "gate", "stats.c"), "a") as f:
+                f.write("/* changed */\n")
+            self.assertNotEqual(key(), before)
 
     def test_banned_h_comes_last(self):
         sources = [f for f in tracked_files()
