@@ -14,6 +14,7 @@ GITHUB_STEP_SUMMARY, GITHUB_REPOSITORY, GITHUB_API_URL, RUNNER_TEMP).
 Only the standard library: it runs on any runner with a Python 3.
 """
 import base64
+import glob
 import json
 import os
 import re
@@ -167,7 +168,11 @@ def cmd_compare():
     for p in (json_path, md_path):
         if os.path.exists(p):
             os.remove(p)
+    if inp("merge"):
+        return merge_shards(perfgate, json_path, md_path, tmp)
     args = [perfgate, "compare", "--json", json_path, "--markdown", md_path]
+    if inp("shard"):
+        args += ["--shard", inp("shard")]
     if inp("config"):
         args += ["--config", inp("config")]
     if inp("noise-floor"):
@@ -191,6 +196,24 @@ def cmd_compare():
         args += ["--"] + revs
     print("perfgate: " + " ".join(args[1:]), flush=True)
     code = subprocess.run(args, cwd=inp("working-directory", ".")).returncode
+    with open(os.path.join(tmp, "perfgate.status"), "w") as f:
+        f.write("%d\n" % code)
+    return 0
+
+
+def merge_shards(perfgate, json_path, md_path, tmp):
+    """perfgate merge on the shard results the `merge` glob names."""
+    cwd = inp("working-directory", ".")
+    files = sorted(glob.glob(os.path.join(cwd, inp("merge"))))
+    if not files:
+        notice("error", "perfgate: no shard results match %r"
+               % inp("merge")[:100], title="perfgate")
+        code = 2
+    else:
+        args = [perfgate, "merge", "--json", json_path, "--markdown",
+                md_path, "--"] + files
+        print("perfgate: merge " + " ".join(files), flush=True)
+        code = subprocess.run(args, cwd=cwd).returncode
     with open(os.path.join(tmp, "perfgate.status"), "w") as f:
         f.write("%d\n" % code)
     return 0

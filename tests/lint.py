@@ -124,6 +124,17 @@ class Lint(unittest.TestCase):
         self.assertEqual(job["image"]["entrypoint"], [""])
         self.assertIn("merge_request_event", job["rules"][0]["if"])
         self.assertEqual(job["artifacts"]["when"], "always")
+        with open(os.path.join(ci, "gitlab",
+                               "perfgate-parallel.gitlab-ci.yml")) as f:
+            jobs = yaml.safe_load(f)
+        shard, merge = jobs["perfgate"], jobs["perfgate-merge"]
+        self.assertIsInstance(shard["parallel"], int)
+        self.assertIn('--shard "$CI_NODE_INDEX/$CI_NODE_TOTAL"',
+                      " ".join(shard["script"]))
+        self.assertEqual(merge["needs"], ["perfgate"])
+        self.assertIn("perfgate merge", " ".join(merge["script"]))
+        self.assertIn("--warning-exit-code 78", " ".join(merge["script"]))
+        self.assertEqual(merge["allow_failure"]["exit_codes"], [78])
         with open(os.path.join(ci, "buildkite", "pipeline.yml")) as f:
             steps = yaml.safe_load(f)["steps"]
         for step in steps:

@@ -7,6 +7,7 @@
 #include "error.h"
 #include "merge.h"
 #include "str.h"
+#include "util.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -28,12 +29,16 @@ static const char usage_text[] =
     "      --json FILE       write the merged result as JSON\n"
     "      --markdown FILE   write the pull-request comment\n"
     "      --color WHEN      auto, always or never\n"
+    "      --warning-exit-code N\n"
+    "                        exit N (4-125) when the gate passes but a case\n"
+    "                        got slower under a total that hides it\n"
     "  -h, --help            show this help\n";
 
 static const struct option long_opts[] = {
     {"json", required_argument, NULL, 'j'},
     {"markdown", required_argument, NULL, 'm'},
     {"color", required_argument, NULL, 'C'},
+    {"warning-exit-code", required_argument, NULL, 'w'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -42,7 +47,8 @@ int pg_cmd_merge(int argc, char **argv)
     pg_cmd_outputs outputs = {NULL, NULL, NULL};
     pg_result merged, *parts;
     size_t n, i;
-    int c, err = 0, code;
+    int c, err = 0, code, warning_exit = PG_EXIT_PASS;
+    long long w;
 
     optind = 1;
     opterr = 0;
@@ -56,6 +62,16 @@ int pg_cmd_merge(int argc, char **argv)
             break;
         case 'C':
             outputs.color_when = optarg;
+            break;
+        case 'w':
+            if (pg_parse_ll(&w, optarg) < 0 || w < 4 || w > 125) {
+                fprintf(stderr,
+                        "perfgate merge: --warning-exit-code '%s': "
+                        "want a number from 4 to 125\n",
+                        optarg);
+                return PG_EXIT_USAGE;
+            }
+            warning_exit = (int)w;
             break;
         case 'h':
             fputs(usage_text, stdout);
@@ -80,9 +96,10 @@ int pg_cmd_merge(int argc, char **argv)
     if (err < 0)
         return pg_cmd_fail(err);
     err = pg_cmd_show(&merged, &outputs);
-    code = err < 0                 ? pg_cmd_fail(err)
-           : merged.verdict.passed ? PG_EXIT_PASS
-                                   : PG_EXIT_FAIL;
+    code = err < 0                  ? pg_cmd_fail(err)
+           : !merged.verdict.passed ? PG_EXIT_FAIL
+           : merged.verdict.warned  ? warning_exit
+                                    : PG_EXIT_PASS;
     pg_result_clear(&merged);
     return code;
 }

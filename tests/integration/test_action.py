@@ -335,6 +335,32 @@ class Action(RepoTest):
                       p.stdout)
         self.assertNotIn("::error", p.stdout)
 
+    def test_shards_measured_apart_and_merged(self):
+        a, b, c = self.pull_request()
+        self.run_action(self.event(b, c))  # fetches the merge base
+        shards = os.path.join(self.tmp, "shards")
+        os.makedirs(shards)
+        for k in (1, 2):
+            p = self.step("compare", self.event(b, c),
+                          {"INPUT_SHARD": "%d/2" % k})
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            shutil.copy(os.path.join(self.runner_temp, "perfgate.json"),
+                        os.path.join(shards, "shard-%d.json" % k))
+        result, log = self.run_action(self.event(b, c), {
+            "INPUT_MERGE": os.path.join(shards, "*.json")})
+        self.assertEqual(result.returncode, 0, log)
+        self.assertIn("perfgate: merge", log)
+        with open(self.outputs()["report-json"]) as f:
+            report = json.load(f)
+        self.assertEqual([s["index"] for s in report["shards"]], [1, 2])
+        self.assertEqual([x["name"] for x in report["benchmarks"]], ["sum"])
+        self.assertIn("Measured in shards", self.server.comments[-1]["body"])
+        # Nothing to merge is an error, said so.
+        result, log = self.run_action(self.event(b, c), {
+            "INPUT_MERGE": os.path.join(self.tmp, "none", "*.json")})
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("no shard results match", log)
+
     def test_a_failed_post_is_a_warning(self):
         a, b, c = self.pull_request()
         self.server.fail = True
