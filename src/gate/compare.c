@@ -3,6 +3,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "compare.h"
+#include "affected.h"
 #include "build.h"
 #include "cleanup.h"
 #include "cuda.h"
@@ -49,6 +50,9 @@ typedef struct compare_ctx {
     pg_strvec built[2];
     pg_build *builds[2];
     int *shard_of; /* per benchmark of the config: its shard; NULL: none */
+    /* Problems built so far: a problem is built once, whatever the number
+     * of benchmarks that name it. */
+    pg_strvec problem_srcs, problem_libs;
 } compare_ctx;
 
 void pg_compare_opts_init(pg_compare_opts *opts)
@@ -471,6 +475,29 @@ static void settle(compare_ctx *ctx, pg_bench_result *out, const pg_build *base,
     }
 }
 
+/* The problem of `b`, built once a run (*lib: a new string). */
+static int problem_build(compare_ctx *ctx, const pg_bench_config *b, char **lib)
+{
+    char *src = pg_problems_source(b);
+    size_t i;
+    int err = 0;
+
+    for (i = 0; i < ctx->problem_srcs.n; i++)
+        if (!strcmp(ctx->problem_srcs.v[i], src))
+            break;
+    if (i < ctx->problem_srcs.n) {
+        *lib = pg_strdup(ctx->problem_libs.v[i]);
+    } else {
+        progress(ctx, "building problem %s", b->problem);
+        if ((err = pg_build_problem(lib, b, ctx->build_dir)) == 0) {
+            pg_strvec_push(&ctx->problem_srcs, src);
+            pg_strvec_push(&ctx->problem_libs, *lib);
+        }
+    }
+    free(src);
+    return err;
+}
+
 static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
                          pg_bench_result *out)
 {
@@ -482,12 +509,26 @@ static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
     pg_run_spec spec;
 
     memset(build, 0, sizeof(build));
-    progress(ctx, "building problem %s", b->problem);
-    if ((err = pg_build_problem(&problem_lib, b, ctx->build_dir)) < 0)
+    if ((err = problem_build(ctx, b, &problem_lib)) < 0)
         return err;
     if ((err = pg_problems_cases(&cases, &ncases, &owned, b, ctx->cfg.path,
-                                 problem_lib)) < 0 ||
-        (err = build_sides(ctx, b, build)) < 0)
+                                 problem_lib)) < 0)
+        goto done;
+    /* What the change cannot reach is neither built nor measured; a
+     * self-check measures whatever it is given. */
+    if (!ctx->opts->aa) {
+        const char *dirs[2] = {ctx->rev[0].dir, ctx->rev[1].dir};
+        progress(ctx, "checking what the change reaches");
+        if ((err = pg_affected(b, dirs, 10 * ctx->cfg.settings.timeout)) < 0)
+            goto done;
+        if (!err) {
+            out->status = PG_STATUS_UNCHANGED;
+            out->change = 0;
+            out->not_affected = 1;
+            goto done;
+        }
+    }
+    if ((err = build_sides(ctx, b, build)) < 0)
         goto done;
     if (build[1].missing || !build[1].ok) {
         set_build_failure(out, &build[1], PG_SIDE_HEAD);
@@ -607,6 +648,8 @@ done:
         out->shards[0].benchmarks = out->nbenchmarks;
     }
     free(ctx.shard_of);
+    pg_strvec_clear(&ctx.problem_srcs);
+    pg_strvec_clear(&ctx.problem_libs);
     for (i = 0; i < 2; i++)
         pg_rev_clear(&ctx.rev[i]);
     if (ctx.tmp) {

@@ -248,7 +248,9 @@ static void cell_status(pg_str *out, const pg_bench_result *b)
     pg_str_puts(out, pg_status_name(b->status));
     if (b->side != PG_SIDE_NONE && is_failure(b->status))
         pg_str_printf(out, " (%s)", pg_side_name(b->side));
-    if (b->identical && b->status == PG_STATUS_UNCHANGED)
+    if (b->not_affected && b->status == PG_STATUS_UNCHANGED)
+        pg_str_puts(out, " (not affected)");
+    else if (b->identical && b->status == PG_STATUS_UNCHANGED)
         pg_str_puts(out, " (identical code)");
     if (hidden) {
         pg_str_printf(out, ", but %s is ", hidden->name);
@@ -565,7 +567,9 @@ static void md_bench_row(pg_str *out, const pg_bench_result *b)
     pg_str_printf(out, " | %s %s", status_icon(b), pg_status_name(b->status));
     if (b->side != PG_SIDE_NONE && is_failure(b->status))
         pg_str_printf(out, " (%s)", pg_side_name(b->side));
-    if (b->identical && b->status == PG_STATUS_UNCHANGED)
+    if (b->not_affected && b->status == PG_STATUS_UNCHANGED)
+        pg_str_puts(out, " (not affected)");
+    else if (b->identical && b->status == PG_STATUS_UNCHANGED)
         pg_str_puts(out, " (identical code)");
     if ((hidden = pg_result_slower_case(b))) {
         pg_str_puts(out, ", but ⚠️ ");

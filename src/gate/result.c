@@ -141,6 +141,7 @@ static cJSON *bench_json(const pg_bench_result *b)
     add_interval(o, b->change_lo, b->change_hi);
     cJSON_AddStringToObject(o, "gate", b->gate_cases ? "cases" : "total");
     cJSON_AddBoolToObject(o, "identical_code", b->identical);
+    cJSON_AddBoolToObject(o, "not_affected", b->not_affected);
     if (b->shard > 0)
         cJSON_AddNumberToObject(o, "shard", b->shard);
     /* The case that got slower beyond the floor under a total that does
@@ -453,6 +454,8 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
     b->identical =
         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "identical_code"));
     b->shard = get_int(o, "shard");
+    b->not_affected =
+        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "not_affected"));
     b->stop = get_string(o, "stop");
     b->cold = cJSON_IsString(cache) && !strcmp(cache->valuestring, "cold");
     b->base_ns = get_number(o, "base_ns");

@@ -67,6 +67,8 @@ typedef struct pg_bench_result {
                        0: gate: total, the sum of minimums */
     int identical;  /* both sides load the same code: unchanged, not
                        measured */
+    int not_affected; /* both sides build from the same files: unchanged,
+                         neither built nor measured */
     int cold;       /* measured with cold caches */
     double base_ns; /* sums of per-case minimums; NAN when not measured */
     double head_ns;

@@ -1280,6 +1280,7 @@ class Init(RepoTest):
                               capture_output=True, text=True)
 
     def test_starter_to_verdict(self):
+        self.commit({"README": "a project\n"}, "start")
         p = self.init("vector_add")
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("created perf/vector_add.c", p.stdout)
@@ -1287,10 +1288,14 @@ class Init(RepoTest):
             starter = f.read()
         self.assertIn("void solution(const float *a, const float *b, "
                       "float *c, size_t n)", starter)
-        # The empty body is compiled, run and found wrong, not crashed.
-        self.commit({}, "starter")
+        # The empty body is compiled, run and found wrong, not crashed
+        # (the working tree against HEAD, which has no benchmark yet).
         r = self.perfgate()
         self.assertEqual(r.bench("vector_add")["status"], "incorrect")
+        self.commit({}, "starter")
+        # Committed and not changed since: the change reaches nothing.
+        r = self.perfgate()
+        self.assertTrue(r.bench("vector_add")["not_affected"])
         # Filled in, committed, then changed: both sides right, a verdict.
         self.commit({"perf/vector_add.c": VECTOR_ADD}, "solution")
         self.commit({"perf/vector_add.c": VECTOR_ADD.replace(
@@ -1854,6 +1859,78 @@ class Shards(RepoTest):
             r = self.perfgate("--shard", value)
             self.assertEqual(r.code, 2, value)
             self.assertIn("--shard", r.stderr)
+
+
+class Affected(RepoTest):
+    """A benchmark whose build reads the same files on both sides is not
+    built or measured; anything that could reach it, however roundabout,
+    is."""
+
+    def setUp(self):
+        super().setUp()
+        config = "version: 1\nsettings: {max_time: 1s}\nbenchmarks:\n"
+        files = {}
+        for name in ("a", "b", "c"):
+            config += ("  - {name: %s, problem: reduce_sum, sources: "
+                       "[src/%s.c], include: [inc, lib], "
+                       "cases: [{n: 1000}]}\n" % (name, name))
+            files["src/%s.c" % name] = '#include "%s.h"\n%s' % (name, SERIAL)
+            files["lib/%s.h" % name] = "/* %s */\n" % name
+        files["perfgate.yml"] = config
+        self.commit(files, "base")
+
+    def statuses(self, r):
+        return {b["name"]: "not affected" if b["not_affected"]
+                else b["status"] for b in r.json["benchmarks"]}
+
+    def test_only_what_the_change_reaches_is_built(self):
+        self.commit({"src/b.c": '#include "b.h"\n' + TWICE})
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
+        st = self.statuses(r)
+        self.assertEqual(st["a"], "not affected")
+        self.assertEqual(st["c"], "not affected")
+        self.assertNotEqual(st["b"], "not affected")
+        self.assertGreater(r.bench("b")["rounds"], 0)
+        self.assertIn("(not affected)", r.stdout)
+
+    def test_a_header_reaches_only_who_includes_it(self):
+        self.commit({"lib/c.h": "/* c, changed */\n"})
+        st = self.statuses(self.perfgate("HEAD~1", "HEAD"))
+        self.assertEqual(st["a"], "not affected")
+        self.assertNotEqual(st["c"], "not affected")
+
+    def test_a_header_shadowed_or_unshadowed_is_seen(self):
+        # A new a.h earlier in the include path: a reads another file.
+        self.commit({"inc/a.h": "/* a, shadowing */\n"})
+        st = self.statuses(self.perfgate("HEAD~1", "HEAD"))
+        self.assertNotEqual(st["a"], "not affected")
+        self.assertEqual(st["b"], "not affected")
+        # And the other way: the shadowing one removed, the old one used
+        # again, though no file a reads now has changed.
+        self.git("rm", "-q", "inc/a.h")
+        self.git("commit", "-q", "-m", "unshadow")
+        st = self.statuses(self.perfgate("HEAD~1", "HEAD"))
+        self.assertNotEqual(st["a"], "not affected")
+
+    def test_uncommitted_changes_and_self_checks(self):
+        self.write("lib/a.h", "/* a, edited */\n")
+        st = self.statuses(self.perfgate())
+        self.assertNotEqual(st["a"], "not affected")
+        self.assertEqual(st["b"], "not affected")
+        # A self-check measures everything it is given.
+        r = self.perfgate("--aa", "HEAD")
+        self.assertFalse(any(b["not_affected"]
+                             for b in r.json["benchmarks"]))
+
+    def test_what_perfgate_cannot_see_into_is_built(self):
+        with open(os.path.join(self.repo, "perfgate.yml")) as f:
+            config = f.read().replace("sources: [src/a.c]",
+                                      "sources: [src/a.c], build: 'true'")
+        self.write("perfgate.yml", config)
+        st = self.statuses(self.perfgate())
+        self.assertNotEqual(st["a"], "not affected")  # built: identical code
+        self.assertTrue(self.perfgate().bench("a")["identical_code"])
+        self.assertEqual(st["b"], "not affected")
 
 
 class Cli(unittest.TestCase):
