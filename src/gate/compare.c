@@ -53,6 +53,9 @@ typedef struct compare_ctx {
     /* Problems built so far: a problem is built once, whatever the number
      * of benchmarks that name it. */
     pg_strvec problem_srcs, problem_libs;
+    /* Configured cases already checked against their problem ("PROBLEM
+     * LANGUAGE CASE;CASE..."): not asked of the problem again. */
+    pg_strvec checked;
 } compare_ctx;
 
 void pg_compare_opts_init(pg_compare_opts *opts)
@@ -498,6 +501,35 @@ static int problem_build(compare_ctx *ctx, const pg_bench_config *b, char **lib)
     return err;
 }
 
+/*
+ * The cases of `b` (pg_problems_cases); configured cases that an earlier
+ * benchmark of the same problem and language had checked are taken as they
+ * are, without asking the problem again.
+ */
+static int checked_cases(compare_ctx *ctx, const pg_bench_config *b,
+                         const char *problem_lib, pg_case_spec **cases,
+                         size_t *ncases, int *owned)
+{
+    pg_str key = PG_STR_INIT;
+    size_t i;
+    int err = 0;
+
+    pg_str_printf(&key, "%s %s ", problem_lib, b->language);
+    for (i = 0; i < b->ncases; i++)
+        pg_str_printf(&key, "%s;", b->cases[i].name);
+    if (b->ncases && pg_strvec_has(&ctx->checked, pg_str_cstr(&key))) {
+        *cases = b->cases;
+        *ncases = b->ncases;
+        *owned = 0;
+    } else if ((err = pg_problems_cases(cases, ncases, owned, b, ctx->cfg.path,
+                                        problem_lib)) == 0 &&
+               b->ncases) {
+        pg_strvec_push(&ctx->checked, pg_str_cstr(&key));
+    }
+    pg_str_clear(&key);
+    return err;
+}
+
 static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
                          pg_bench_result *out)
 {
@@ -511,8 +543,7 @@ static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
     memset(build, 0, sizeof(build));
     if ((err = problem_build(ctx, b, &problem_lib)) < 0)
         return err;
-    if ((err = pg_problems_cases(&cases, &ncases, &owned, b, ctx->cfg.path,
-                                 problem_lib)) < 0)
+    if ((err = checked_cases(ctx, b, problem_lib, &cases, &ncases, &owned)) < 0)
         goto done;
     /* What the change cannot reach is neither built nor measured; a
      * self-check measures whatever it is given. */
@@ -650,6 +681,7 @@ done:
     free(ctx.shard_of);
     pg_strvec_clear(&ctx.problem_srcs);
     pg_strvec_clear(&ctx.problem_libs);
+    pg_strvec_clear(&ctx.checked);
     for (i = 0; i < 2; i++)
         pg_rev_clear(&ctx.rev[i]);
     if (ctx.tmp) {
