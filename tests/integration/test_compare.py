@@ -55,13 +55,21 @@ class Verdicts(RepoTest):
         self.assertGreater(r.bench()["rounds"], 0)
 
     def test_identical_code_is_still_verified(self):
-        # Wrong on main and untouched by the change: the head is wrong.
+        # Wrong on main, and its source touched (a comment) by the change:
+        # the same code, but built, and the head is wrong.
         self.base_repo(WRONG)
-        self.commit({"README": "docs only\n"})
+        self.commit({"src/sum.c": "/* reworded */\n" + WRONG})
         r = self.perfgate("HEAD~1", "HEAD")
         self.assertEqual(r.code, 1, r.stdout)
         b = r.bench()
         self.assertEqual((b["status"], b["side"]), ("incorrect", "head"))
+        self.assertTrue(b["identical_code"])
+        # A change that reaches none of its files cannot have made it
+        # wrong: not affected, and not this change's to fail.
+        self.commit({"README": "docs only\n"})
+        r = self.perfgate("HEAD~1", "HEAD")
+        self.assertEqual(r.code, 0, r.stdout)
+        self.assertTrue(r.bench()["not_affected"])
 
     def test_slower_is_a_regression(self):
         self.base_repo()
