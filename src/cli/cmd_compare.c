@@ -113,8 +113,15 @@ static const struct option long_opts[] = {
 /* The progress line on a terminal, rewritten in place. */
 static void show_progress(void *payload, const char *line)
 {
+    const char *cols = getenv("COLUMNS");
+    long width = cols ? strtol(cols, NULL, 10) : 0;
+
     (void)payload;
-    fprintf(stderr, "\r\033[K%s", line);
+    /* One line that overwrites itself: never wider than the terminal. */
+    if (width < 20 || width > 1000)
+        width = 100;
+    fprintf(stderr, "\r\033[K%.*s", (int)pg_utf8_cut(line, (size_t)width - 1),
+            line);
     fflush(stderr);
 }
 

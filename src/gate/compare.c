@@ -42,6 +42,8 @@ typedef struct compare_ctx {
     char *tmp;
     char *build_dir;
     size_t index, count; /* for progress: benchmark i of n */
+    size_t measured, skipped; /* benchmarks done so far, by kind */
+    int64_t loop_start;       /* when the first benchmark began */
     const char *bench;
     const pg_system *system;
     pg_result *result;
@@ -83,6 +85,19 @@ static void progress(compare_ctx *ctx, const char *fmt, ...)
     va_start(ap, fmt);
     pg_str_vprintf(&line, fmt, ap);
     va_end(ap);
+    /* Across many benchmarks: what was done, and about how long is left
+     * at the pace so far. */
+    if (ctx->bench && ctx->count > 1 && ctx->index > 0) {
+        double spent = (double)(pg_now_ns() - ctx->loop_start) / 1e9;
+        double left =
+            spent / (double)ctx->index * (double)(ctx->count - ctx->index);
+        pg_str_printf(&line, " · %zu run", ctx->measured);
+        if (ctx->skipped)
+            pg_str_printf(&line, ", %zu not affected", ctx->skipped);
+        pg_str_puts(&line, " · about ");
+        pg_format_seconds(&line, left);
+        pg_str_puts(&line, " left");
+    }
     ctx->opts->on_progress(ctx->opts->payload, pg_str_cstr(&line));
     pg_str_clear(&line);
 }
@@ -656,6 +671,7 @@ int pg_compare(pg_result *out, const pg_compare_opts *opts)
 
     for (i = 0; i < ctx.cfg.nbenchmarks; i++)
         ctx.count += selected(&ctx, i);
+    ctx.loop_start = pg_now_ns();
     for (i = 0; i < ctx.cfg.nbenchmarks; i++) {
         const pg_bench_config *b = &ctx.cfg.benchmarks[i];
         pg_bench_result *r;
@@ -667,6 +683,10 @@ int pg_compare(pg_result *out, const pg_compare_opts *opts)
         r->shard = opts->shards > 0 ? opts->shard : 0;
         if ((err = run_benchmark(&ctx, b, r)) < 0)
             goto done;
+        if (r->not_affected)
+            ctx.skipped++;
+        else
+            ctx.measured++;
         ctx.index++;
     }
     ctx.bench = NULL;

@@ -10,8 +10,8 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import (BROKEN, CONFIG, CRASH, EXITS, HANG, LANES, PERFGATE,  # noqa
-                     SERIAL, TWICE, WRONG, RepoTest)
+from harness import (BROKEN, CI_VARIABLES, CONFIG, CRASH, EXITS, HANG,  # noqa
+                     LANES, PERFGATE, SERIAL, TWICE, WRONG, RepoTest)
 
 
 class Verdicts(RepoTest):
@@ -1929,6 +1929,23 @@ class Affected(RepoTest):
         r = self.perfgate("--aa", "HEAD")
         self.assertFalse(any(b["not_affected"]
                              for b in r.json["benchmarks"]))
+
+    def test_progress_counts_and_time_left_on_a_terminal(self):
+        if not shutil.which("script"):
+            self.skipTest("no script(1) to give perfgate a terminal")
+        self.commit({"src/c.c": '#include "c.h"\n' + TWICE})
+        env = dict(os.environ, TMPDIR=self.pgtmp)
+        for var in CI_VARIABLES:
+            env.pop(var, None)
+        p = subprocess.run(["script", "-qec", "%s compare HEAD~1 HEAD "
+                            "--noise-floor 60%% >/dev/null" % PERFGATE,
+                            "/dev/null"], cwd=self.repo, env=env,
+                           capture_output=True, text=True, timeout=300)
+        # text=True reads "\r" as a line break, as a terminal shows it.
+        lines = p.stdout.replace("\033[K", "").splitlines()
+        self.assertTrue(any(line.startswith("[3/3] c: ") and
+                            "0 run, 2 not affected · about " in line
+                            for line in lines), p.stdout[-2000:])
 
     def test_what_perfgate_cannot_see_into_is_built(self):
         with open(os.path.join(self.repo, "perfgate.yml")) as f:
