@@ -47,6 +47,14 @@ typedef struct pg_cmd_outputs {
 } pg_cmd_outputs;
 
 /*
+ * Takes the option `c` (getopt's: 'j' --json, 'm' --markdown, 'C' --color)
+ * with `arg` into `o`: 1 when taken, 0 when it is not one of these, -1
+ * when its value is wrong (said on stderr for `command`).
+ */
+int pg_cmd_output_option(pg_cmd_outputs *o, int c, const char *arg,
+                         const char *command);
+
+/*
  * Shows `r`: its text made safe and judged (pg_stats_judge), the report
  * on stdout, then the JSON and markdown files asked for.  0, or a set
  * error when a file cannot be written.

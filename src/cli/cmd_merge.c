@@ -53,16 +53,13 @@ int pg_cmd_merge(int argc, char **argv)
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+        int taken =
+            c == '?' ? 0 : pg_cmd_output_option(&outputs, c, optarg, "merge");
+        if (taken < 0)
+            return PG_EXIT_USAGE;
+        if (taken)
+            continue;
         switch (c) {
-        case 'j':
-            outputs.json_path = optarg;
-            break;
-        case 'm':
-            outputs.md_path = optarg;
-            break;
-        case 'C':
-            outputs.color_when = optarg;
-            break;
         case 'w':
             if (pg_parse_ll(&w, optarg) < 0 || w < 4 || w > 125) {
                 fprintf(stderr,

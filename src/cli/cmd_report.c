@@ -44,13 +44,13 @@ int pg_cmd_report(int argc, char **argv)
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+        int taken =
+            c == '?' ? 0 : pg_cmd_output_option(&outputs, c, optarg, "report");
+        if (taken < 0)
+            return PG_EXIT_USAGE;
+        if (taken)
+            continue;
         switch (c) {
-        case 'm':
-            outputs.md_path = optarg;
-            break;
-        case 'C':
-            outputs.color_when = optarg;
-            break;
         case 'h':
             fputs(usage_text, stdout);
             return PG_EXIT_PASS;

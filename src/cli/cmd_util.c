@@ -125,3 +125,28 @@ int pg_cmd_read_result(pg_result *out, const char *path)
     free(text);
     return err;
 }
+
+int pg_cmd_output_option(pg_cmd_outputs *o, int c, const char *arg,
+                         const char *command)
+{
+    switch (c) {
+    case 'j':
+        o->json_path = arg;
+        return 1;
+    case 'm':
+        o->md_path = arg;
+        return 1;
+    case 'C':
+        if (strcmp(arg, "auto") && strcmp(arg, "always") &&
+            strcmp(arg, "never")) {
+            fprintf(stderr,
+                    "perfgate %s: --color '%s': want auto, always or never\n",
+                    command, arg);
+            return -1;
+        }
+        o->color_when = arg;
+        return 1;
+    default:
+        return 0;
+    }
+}

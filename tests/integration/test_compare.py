@@ -1978,7 +1978,11 @@ class Cli(unittest.TestCase):
                      ["compare", "--noise-floor", "5"], ["compare", "a", "b",
                                                          "c"], [],
                      ["compare", "--warning-exit-code", "1"],
-                     ["compare", "--warning-exit-code", "200"]):
+                     ["compare", "--warning-exit-code", "200"],
+                     ["report", "--color", "purple", "r.json"],
+                     ["merge", "--color", "purple", "r.json"],
+                     ["merge", "--warning-exit-code", "3", "r.json"],
+                     ["merge"]):
             self.assertEqual(self.run_pg(*args).returncode, 2, args)
 
     def test_one_exit_status_per_failure(self):
