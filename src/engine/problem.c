@@ -257,12 +257,48 @@ static const void *readable(pg_case *c, const void *out, size_t bytes,
     return *copy;
 }
 
-int pg_check_floats(pg_case *c, const char *name, const float *out,
-                    const double *want, size_t n, double abs_tol,
-                    double rel_tol, size_t cols)
+/* The checks of pg_check_floats and pg_check_ints. */
+typedef struct check {
+    const double *want_f;
+    double abs_tol, rel_tol;
+    const int *want_i;
+} check;
+
+/* 0 when element i of `got` is right; else why not, into `why`. */
+static int wrong_float(const void *got, size_t i, const check *k, pg_str *why)
+{
+    double g = ((const float *)got)[i], w = k->want_f[i];
+    double tol = k->abs_tol + k->rel_tol * fabs(w);
+
+    if (fabs(g - w) <= tol)
+        return 0;
+    pg_str_printf(why, "= %.9g, expected %.9g", g, w);
+    if (tol > 0)
+        pg_str_printf(why, " (within %.3g)", tol);
+    return 1;
+}
+
+static int wrong_int(const void *got, size_t i, const check *k, pg_str *why)
+{
+    int g = ((const int *)got)[i];
+
+    if (g == k->want_i[i])
+        return 0;
+    pg_str_printf(why, "= %d, expected %d", g, k->want_i[i]);
+    return 1;
+}
+
+/* Reads what the solution wrote and fails the case at its first wrong
+ * element, named NAME[i] or NAME[row][col]. */
+static int check_each(pg_case *c, const char *name, const void *out, size_t n,
+                      size_t size, size_t cols,
+                      int (*wrong)(const void *, size_t, const check *,
+                                   pg_str *),
+                      const check *k)
 {
     void *copy;
-    const float *got = readable(c, out, n * sizeof(float), &copy);
+    const void *got = readable(c, out, n * size, &copy);
+    pg_str why = PG_STR_INIT;
     char at[96];
     size_t i;
     int err = 0;
@@ -270,40 +306,31 @@ int pg_check_floats(pg_case *c, const char *name, const float *out,
     if (!got)
         return pg_fail(c, "out of memory checking %s", name);
     for (i = 0; i < n && !err; i++) {
-        double tol = abs_tol + rel_tol * fabs(want[i]);
-        if (fabs((double)got[i] - want[i]) <= tol)
+        if (!wrong(got, i, k, &why))
             continue;
         element_name(at, sizeof(at), name, i, cols);
-        if (tol > 0)
-            err = pg_fail(c, "%s = %.9g, expected %.9g (within %.3g)", at,
-                          (double)got[i], want[i], tol);
-        else
-            err = pg_fail(c, "%s = %.9g, expected %.9g", at, (double)got[i],
-                          want[i]);
+        err = pg_fail(c, "%s %s", at, pg_str_cstr(&why));
     }
+    pg_str_clear(&why);
     free(copy);
     return err;
+}
+
+int pg_check_floats(pg_case *c, const char *name, const float *out,
+                    const double *want, size_t n, double abs_tol,
+                    double rel_tol, size_t cols)
+{
+    check k = {want, abs_tol, rel_tol, NULL};
+
+    return check_each(c, name, out, n, sizeof(float), cols, wrong_float, &k);
 }
 
 int pg_check_ints(pg_case *c, const char *name, const int *out, const int *want,
                   size_t n)
 {
-    void *copy;
-    const int *got = readable(c, out, n * sizeof(int), &copy);
-    char at[96];
-    size_t i;
-    int err = 0;
+    check k = {NULL, 0, 0, want};
 
-    if (!got)
-        return pg_fail(c, "out of memory checking %s", name);
-    for (i = 0; i < n && !err; i++) {
-        if (got[i] == want[i])
-            continue;
-        element_name(at, sizeof(at), name, i, 0);
-        err = pg_fail(c, "%s = %d, expected %d", at, got[i], want[i]);
-    }
-    free(copy);
-    return err;
+    return check_each(c, name, out, n, sizeof(int), 0, wrong_int, &k);
 }
 
 int pg_plugin_load(pg_plugin *out, const char *path, const char *display)
