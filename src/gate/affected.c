@@ -10,7 +10,6 @@
 #include "str.h"
 #include "strvec.h"
 
-#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,46 +64,6 @@ static int opaque(const pg_bench_config *b)
     return 0;
 }
 
-/* The side's sources, globs expanded in its tree (sorted, as glob does);
- * -1 when one is missing there. */
-static int sources(pg_strvec *out, const pg_bench_config *b, const char *dir)
-{
-    char *probe = pg_path_join(dir, "x");
-    size_t i, j, root = strlen(probe) - 1;
-    int err = 0;
-
-    free(probe);
-    for (i = 0; i < b->nsources && !err; i++) {
-        char *pattern = pg_path_join(dir, b->sources[i]);
-        glob_t g;
-        if (glob(pattern, 0, NULL, &g) != 0) {
-            err = -1;
-        } else {
-            for (j = 0; j < g.gl_pathc; j++)
-                if (!pg_strvec_has(out, g.gl_pathv[j] + root))
-                    pg_strvec_push(out, g.gl_pathv[j] + root);
-            globfree(&g);
-        }
-        free(pattern);
-    }
-    return err || !out->n ? -1 : 0;
-}
-
-/* The flags file_cflags gives `file`, appended to `a`. */
-static void file_flags(pg_strvec *a, const pg_bench_config *b, const char *file)
-{
-    size_t i, j;
-
-    for (i = 0; i < b->nfile_cflags; i++)
-        if (!strcmp(b->file_cflags[i].pattern, file) ||
-            strpbrk(b->file_cflags[i].pattern, "*?[")) {
-            /* A glob: the build matches it with fnmatch; add its flags
-             * when in doubt (more flags can only read more files). */
-            for (j = 0; j < b->file_cflags[i].nflags; j++)
-                pg_strvec_push(a, b->file_cflags[i].flags[j]);
-        }
-}
-
 /*
  * Appends to `deps` the files compiling `file` in `dir` reads, as the
  * compiler reports them; -1 when it cannot say.
@@ -113,6 +72,7 @@ static int file_deps(pg_strvec *deps, const pg_bench_config *b, const char *dir,
                      const char *file, double timeout)
 {
     pg_strvec a = PG_STRVEC_INIT;
+    const pg_file_flags *f;
     pg_proc_opts opts;
     pg_proc_result res;
     const char *p;
@@ -123,7 +83,9 @@ static int file_deps(pg_strvec *deps, const pg_bench_config *b, const char *dir,
     pg_strvec_push(&a, "-M");
     for (i = 0; i < b->ncflags; i++)
         pg_strvec_push(&a, b->cflags[i]);
-    file_flags(&a, b, file);
+    if ((f = pg_build_file_flags(b, file)))
+        for (i = 0; i < f->nflags; i++)
+            pg_strvec_push(&a, f->flags[i]);
     for (i = 0; i < b->ninclude; i++)
         pg_strvec_pushf(&a, "-I%s", b->include[i]);
     pg_strvec_push(&a, file);
@@ -165,8 +127,14 @@ static int side_deps(pg_strvec *deps, const pg_bench_config *b, const char *dir,
                      double timeout)
 {
     pg_strvec files = PG_STRVEC_INIT;
+    pg_build found;
     size_t i;
-    int err = sources(&files, b, dir);
+    int err;
+
+    /* The files the build would compile, or doubt when it would not. */
+    memset(&found, 0, sizeof(found));
+    err = pg_build_sources(&found, &files, b, dir) ? -1 : 0;
+    pg_build_clear(&found);
 
     /* An include directory that leads out of the tree is the build's to
      * refuse. */

@@ -198,56 +198,62 @@ static int has_magic(const char *pattern)
 }
 
 /*
- * The files `b` compiles on this side: its sources, globs expanded in the
- * side's own tree, in order and each once.  0; or 1 with out->missing set
- * when a named file, or every pattern, has nothing here (the benchmark is
- * not on this side); or 1 with out->message when one leads outside.
+ * The paths, relative to `dir`, that `pattern` (relative to `dir`) names
+ * there, as glob(3) with `flags` finds them; -1 when it finds none.
  */
-static int resolve_sources(pg_build *out, pg_strvec *files,
-                           const pg_bench_config *b, const char *side_dir)
+static int glob_in(pg_strvec *out, const char *dir, const char *pattern,
+                   int flags)
 {
-    char *probe = pg_path_join(side_dir, "x");
-    size_t i, j, root = strlen(probe) - 1; /* where relative paths start */
+    char *full = pg_path_join(dir, pattern), *probe = pg_path_join(dir, "x");
+    size_t i, root = strlen(probe) - 1; /* where relative paths start */
+    glob_t g;
+    int rc = glob(full, flags, NULL, &g);
 
+    for (i = 0; rc == 0 && i < g.gl_pathc; i++)
+        pg_strvec_push(out, g.gl_pathv[i] + root);
+    if (rc == 0)
+        globfree(&g);
+    free(full);
     free(probe);
-
-    for (i = 0; i < b->nsources; i++) {
-        char *pattern = pg_path_join(side_dir, b->sources[i]);
-        glob_t g;
-        int rc = glob(pattern, has_magic(b->sources[i]) ? 0 : GLOB_NOCHECK,
-                      NULL, &g);
-        free(pattern);
-        for (j = 0; rc == 0 && j < g.gl_pathc; j++) {
-            const char *rel = g.gl_pathv[j] + root;
-            if (!pg_path_is_file(g.gl_pathv[j])) {
-                if (has_magic(b->sources[i]))
-                    continue; /* a directory the glob also matched */
-                out->missing = 1;
-                out->message = pg_strdupf("%s: no such file", b->sources[i]);
-            } else if (pg_path_inside(side_dir, g.gl_pathv[j]) != 1) {
-                out->message = outside(rel, "source");
-            } else if (!pg_strvec_has(files, rel)) {
-                pg_strvec_push(files, rel);
-            }
-            if (out->message)
-                break;
-        }
-        if (rc == 0)
-            globfree(&g);
-        if (out->message)
-            return 1;
-    }
-    if (b->nsources && !files->n) {
-        out->missing = 1;
-        out->message = pg_strdupf("%s: no file matches here", b->sources[0]);
-        return 1;
-    }
-    return 0;
+    return rc == 0 ? 0 : -1;
 }
 
-/* The extra flags file_cflags gives `file`, or NULL. */
-static const pg_file_flags *file_flags(const pg_bench_config *b,
-                                       const char *file)
+int pg_build_sources(pg_build *out, pg_strvec *files, const pg_bench_config *b,
+                     const char *side_dir)
+{
+    size_t i, j;
+
+    for (i = 0; i < b->nsources && !out->message; i++) {
+        pg_strvec found = PG_STRVEC_INIT;
+        int magic = has_magic(b->sources[i]);
+        glob_in(&found, side_dir, b->sources[i], magic ? 0 : GLOB_NOCHECK);
+        for (j = 0; j < found.n && !out->message; j++) {
+            char *path = pg_path_join(side_dir, found.v[j]);
+            if (!pg_path_is_file(path)) {
+                /* A directory a glob also matched is not a source. */
+                if (!magic) {
+                    out->missing = 1;
+                    out->message =
+                        pg_strdupf("%s: no such file", b->sources[i]);
+                }
+            } else if (pg_path_inside(side_dir, path) != 1) {
+                out->message = outside(found.v[j], "source");
+            } else if (!pg_strvec_has(files, found.v[j])) {
+                pg_strvec_push(files, found.v[j]);
+            }
+            free(path);
+        }
+        pg_strvec_clear(&found);
+    }
+    if (!out->message && b->nsources && !files->n) {
+        out->missing = 1;
+        out->message = pg_strdupf("%s: no file matches here", b->sources[0]);
+    }
+    return out->message ? 1 : 0;
+}
+
+const pg_file_flags *pg_build_file_flags(const pg_bench_config *b,
+                                         const char *file)
 {
     size_t i;
 
@@ -265,25 +271,21 @@ static const pg_file_flags *file_flags(const pg_bench_config *b,
 static int resolve_includes(pg_build *out, pg_strvec *dirs,
                             const pg_bench_config *b, const char *side_dir)
 {
-    char *probe = pg_path_join(side_dir, "x");
-    size_t i, j, root = strlen(probe) - 1;
+    size_t i, j;
 
-    free(probe);
     for (i = 0; i < b->ninclude && !out->message; i++) {
-        char *pattern = pg_path_join(side_dir, b->include[i]);
-        glob_t g;
-        int rc = glob(pattern, GLOB_NOCHECK | GLOB_ONLYDIR, NULL, &g);
-        free(pattern);
-        for (j = 0; rc == 0 && j < g.gl_pathc && !out->message; j++) {
+        pg_strvec found = PG_STRVEC_INIT;
+        glob_in(&found, side_dir, b->include[i], GLOB_NOCHECK | GLOB_ONLYDIR);
+        for (j = 0; j < found.n && !out->message; j++) {
+            char *path = pg_path_join(side_dir, found.v[j]);
             /* A missing directory is the compiler's to ignore. */
-            if (pg_path_inside(side_dir, g.gl_pathv[j]) == 0)
-                out->message =
-                    outside(g.gl_pathv[j] + root, "include directory");
-            else if (!pg_strvec_has(dirs, g.gl_pathv[j] + root))
-                pg_strvec_push(dirs, g.gl_pathv[j] + root);
+            if (pg_path_inside(side_dir, path) == 0)
+                out->message = outside(found.v[j], "include directory");
+            else if (!pg_strvec_has(dirs, found.v[j]))
+                pg_strvec_push(dirs, found.v[j]);
+            free(path);
         }
-        if (rc == 0)
-            globfree(&g);
+        pg_strvec_clear(&found);
     }
     return out->message ? 1 : 0;
 }
@@ -335,7 +337,7 @@ static int compile_apart(pg_build *out, pg_strvec *files, pg_strvec *objects,
 
     out->ok = 1;
     for (i = 0; i < files->n && out->ok && !err; i++) {
-        const pg_file_flags *f = file_flags(b, files->v[i]);
+        const pg_file_flags *f = pg_build_file_flags(b, files->v[i]);
         pg_strvec a = PG_STRVEC_INIT;
         if (!f) {
             pg_strvec_push(&rest, files->v[i]);
@@ -416,7 +418,7 @@ int pg_build_solution(pg_build *out, const pg_bench_config *b,
 
     memset(out, 0, sizeof(*out));
     j.timeout = timeout > 0 ? timeout : PROBLEM_TIMEOUT;
-    if (resolve_sources(out, &files, b, side_dir) ||
+    if (pg_build_sources(out, &files, b, side_dir) ||
         project_library(out, &library, &as_is, b, side_dir) || as_is ||
         resolve_includes(out, &j.includes, b, side_dir))
         goto done;
