@@ -56,6 +56,14 @@ static const char usage_text[] =
     "      --shard K/N          run the K-th of N shares of the benchmarks\n"
     "                           (balanced by their cases; the same on\n"
     "                           every machine), for 'perfgate merge'\n"
+    "  -j, --jobs N             builds at once (default: one per CPU);\n"
+    "                           measuring waits for them, one benchmark\n"
+    "                           at a time\n"
+    "      --cache-dir DIR      keep builds in DIR (default:\n"
+    "                           $XDG_CACHE_HOME/perfgate, else\n"
+    "                           ~/.cache/perfgate; bounded by\n"
+    "                           PERFGATE_CACHE_SIZE, 1G)\n"
+    "      --no-cache           neither use nor keep builds\n"
     "      --json FILE          write the full result as JSON\n"
     "      --markdown FILE      write the pull-request comment\n"
     "      --noise-floor PCT    changes within it are noise (5%, 0.05);\n"
@@ -89,7 +97,9 @@ enum {
     OPT_AA,
     OPT_NO_CI,
     OPT_SHARD,
-    OPT_WARNING_EXIT
+    OPT_WARNING_EXIT,
+    OPT_CACHE_DIR,
+    OPT_NO_CACHE
 };
 
 static const struct option long_opts[] = {
@@ -107,6 +117,9 @@ static const struct option long_opts[] = {
     {"shard", required_argument, NULL, OPT_SHARD},
     {"color", required_argument, NULL, OPT_COLOR},
     {"warning-exit-code", required_argument, NULL, OPT_WARNING_EXIT},
+    {"jobs", required_argument, NULL, 'j'},
+    {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
+    {"no-cache", no_argument, NULL, OPT_NO_CACHE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -204,6 +217,19 @@ static int take_option(compare_args *a, int c, const char *arg)
     case 'q':
         a->quiet = 1;
         break;
+    case 'j':
+        if (pg_parse_ll(&n, arg) < 0 || n < 1 || n > 256)
+            return bad_value("--jobs", arg, "want a number from 1 to 256");
+        a->opts.jobs = (int)n;
+        break;
+    case OPT_CACHE_DIR:
+        if (!*arg)
+            return bad_value("--cache-dir", arg, "want a directory");
+        a->opts.cache_dir = arg;
+        break;
+    case OPT_NO_CACHE:
+        a->opts.no_cache = 1;
+        break;
     case OPT_AA:
         a->opts.aa = 1;
         break;
@@ -233,7 +259,7 @@ static int parse_args(compare_args *a, int argc, char **argv)
 
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "c:b:qh", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "c:b:j:qh", long_opts, NULL)) != -1) {
         if (c == 'h') {
             fputs(usage_text, stdout);
             return PG_EXIT_PASS;

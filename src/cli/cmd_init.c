@@ -69,7 +69,7 @@ static char *builtin_signature(const char *problem)
         return NULL;
     memset(&b, 0, sizeof(b));
     b.name = b.problem = (char *)problem;
-    if (pg_build_problem(&lib, &b, tmp) == 0 &&
+    if (pg_build_problem(&lib, &b, tmp, NULL) == 0 &&
         pg_plugin_load(&plugin, lib, problem) == 0) {
         sig = pg_strdup(plugin.problem->signature ? plugin.problem->signature
                                                   : "");

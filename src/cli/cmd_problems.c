@@ -52,7 +52,7 @@ int pg_cmd_problems(int argc, char **argv)
         memset(&b, 0, sizeof(b));
         b.name = (char *)*names;
         b.problem = (char *)*names;
-        if ((err = pg_build_problem(&lib, &b, tmp)) < 0 ||
+        if ((err = pg_build_problem(&lib, &b, tmp, NULL)) < 0 ||
             (err = pg_plugin_load(&plugin, lib, *names)) < 0) {
             free(lib);
             break;

@@ -1,29 +1,44 @@
 /*
- * affected.h - whether a change can affect a benchmark at all, so that one
- * it cannot is neither built nor measured.
+ * affected.h - what a build reads, as a key: whether a change can affect
+ * a benchmark at all (so that one it cannot is neither built nor
+ * measured), and what the build cache keeps a build under.
  *
  * A benchmark's build reads its sources and adapters and every file they
- * include, as the compiler itself reports them (`cc -M`), with its flags;
- * its config entry, problem and adapters are the same on both sides (they
- * come from the working tree's config), and so is the compiler.  When both
- * sides read the same files, byte for byte, nothing can differ between
- * them.  A wrong skip is worse than a slow gate: whatever perfgate cannot
- * see into (a project build, a linked library, link flags, assembly, CUDA,
- * flags that name files) is affected.
+ * include, as the compiler itself reports them (`cc -M`), with its flags
+ * and its compiler (the file PATH finds, and its version).  Its key is the
+ * id of all of that: names and contents.  What the compiler reported is
+ * kept in the cache as a manifest, with the listing of every directory of
+ * the tree it searched, so that the next run asks the compiler again only
+ * when a file it read, or a directory it searched, changed.  The problem
+ * and the config entry are the same on both sides (they come from the
+ * working tree's config).  A wrong skip is worse than a slow gate: whatever
+ * perfgate cannot see into (a project build, a linked library, link flags,
+ * assembly, C++, CUDA, flags that name files) has no key, and is built and
+ * measured.
  */
 #ifndef PG_AFFECTED_H
 #define PG_AFFECTED_H
 
+#include "cache.h"
 #include "config.h"
+#include "strvec.h"
 
 /*
- * 0 when nothing `b` builds from can differ between the trees at
- * side_dir[0] and side_dir[1]; 1 when it can, or when that cannot be told
- * (then it is built and measured as ever).  The compiler may take
- * `timeout` seconds to say what a file reads.  Negative only when
- * interrupted.
+ * The key of side `side_dir`'s build of `b`.  0 with `key` set; 1 when it
+ * cannot be told (then the benchmark is built, and not cached); negative
+ * only when interrupted.  The compiler may take `timeout` seconds to say
+ * what a file reads.
  */
-int pg_affected(const pg_bench_config *b, const char *const side_dir[2],
-                double timeout);
+int pg_build_key(char key[PG_CACHE_ID], pg_cache *cache,
+                 const pg_bench_config *b, const char *side_dir,
+                 double timeout);
+
+/*
+ * The key of a problem plugin compiled from `source` by `argv` (the
+ * compiler and its flags, without output or link arguments).  As
+ * pg_build_key.
+ */
+int pg_problem_key(char key[PG_CACHE_ID], pg_cache *cache,
+                   const pg_strvec *argv, const char *source, double timeout);
 
 #endif

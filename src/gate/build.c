@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include "build.h"
+#include "affected.h"
 #include "cuda.h"
 #include "error.h"
 #include "problems.h"
@@ -10,6 +11,7 @@
 #include "proc.h"
 #include "str.h"
 #include "strvec.h"
+#include "util.h"
 
 #include <fnmatch.h>
 #include <glob.h>
@@ -462,24 +464,55 @@ done:
     return err;
 }
 
+int pg_build_from_cache(pg_build *out, pg_cache *cache, const char *key,
+                        const pg_bench_config *b, const char *out_dir,
+                        const char *tag)
+{
+    int64_t start = pg_now_ns();
+
+    memset(out, 0, sizeof(*out));
+    out->lib = pg_strdupf("%s/%s.%s.so", out_dir, b->name, tag);
+    if (!cache || !pg_cache_get_file(cache, key, "so", out->lib)) {
+        pg_build_clear(out);
+        return 0;
+    }
+    out->ok = out->cached = 1;
+    out->seconds = (double)(pg_now_ns() - start) / 1e9;
+    return 1;
+}
+
+void pg_build_keep(pg_cache *cache, const char *key, const pg_build *build)
+{
+    if (cache && build->ok && !build->cached && build->lib)
+        pg_cache_put_file(cache, key, "so", build->lib);
+}
+
 int pg_build_problem(char **out_lib, const pg_bench_config *b,
-                     const char *out_dir)
+                     const char *out_dir, pg_cache *cache)
 {
     pg_strvec a = PG_STRVEC_INIT;
     pg_build build;
-    char *src = pg_problems_source(b);
-    int err;
+    char *src = pg_problems_source(b), key[PG_CACHE_ID];
+    int err, keyed = 0;
 
     memset(&build, 0, sizeof(build));
     *out_lib = pg_strdupf("%s/%s.problem.so", out_dir, b->name);
     pg_strvec_push(&a, pg_build_compiler());
+    pg_strvec_push(&a, "-O2");
+    pg_strvec_push(&a, "-std=c11");
+    pg_strvec_pushf(&a, "-I%s/include", pg_problems_data_dir());
+    if (cache) {
+        if ((err = pg_problem_key(key, cache, &a, src, PROBLEM_TIMEOUT)) < 0)
+            goto done;
+        keyed = !err;
+        err = 0;
+        if (keyed && pg_cache_get_file(cache, key, "problem.so", *out_lib))
+            goto done;
+    }
     pg_strvec_push(&a, "-shared");
     pg_strvec_push(&a, "-fPIC");
     pg_strvec_push(&a, "-fno-semantic-interposition");
     pg_strvec_push(&a, "-Wl,-Bsymbolic");
-    pg_strvec_push(&a, "-O2");
-    pg_strvec_push(&a, "-std=c11");
-    pg_strvec_pushf(&a, "-I%s/include", pg_problems_data_dir());
     pg_strvec_push(&a, "-o");
     pg_strvec_push(&a, *out_lib);
     pg_strvec_push(&a, src);
@@ -488,6 +521,9 @@ int pg_build_problem(char **out_lib, const pg_bench_config *b,
     if (!err && !build.ok)
         err = pg_error_set(PG_ERR_USAGE, "problem '%s' (%s): %s\n%s",
                            b->problem, src, build.message, build.log);
+    if (!err && keyed)
+        pg_cache_put_file(cache, key, "problem.so", *out_lib);
+done:
     if (err < 0) {
         free(*out_lib);
         *out_lib = NULL;

@@ -9,6 +9,7 @@
 #ifndef PG_BUILD_H
 #define PG_BUILD_H
 
+#include "cache.h"
 #include "config.h"
 #include "strvec.h"
 
@@ -19,6 +20,7 @@ typedef struct pg_build {
     char *message; /* why not, in one line */
     char *log;     /* the compiler's last lines */
     double seconds;
+    int cached; /* 1: taken from the build cache */
 } pg_build;
 
 /* The C compiler: $CC, else "cc". */
@@ -54,6 +56,18 @@ int pg_build_solution(pg_build *out, const pg_bench_config *b,
                       const char *tag, double timeout);
 
 /*
+ * Takes the build of `b` kept under `key` from `cache`, as the library
+ * pg_build_solution would have made in `out_dir` for `tag`.  1 on a hit
+ * (out->ok, out->lib, out->cached); 0 on a miss, `out` then cleared.
+ */
+int pg_build_from_cache(pg_build *out, pg_cache *cache, const char *key,
+                        const pg_bench_config *b, const char *out_dir,
+                        const char *tag);
+
+/* Keeps a successful build in `cache` under `key` (best effort). */
+void pg_build_keep(pg_cache *cache, const char *key, const pg_build *build);
+
+/*
  * Runs a project's own build `command` (with sh, in `side_dir`, which must
  * be a private copy) for side `side` ("base" or "head"), within `timeout`
  * seconds and half the machine's memory.  The command gets PERFGATE_SIDE,
@@ -65,12 +79,14 @@ int pg_build_project(pg_build *out, const char *command, const char *side_dir,
                      const char *side, double timeout);
 
 /*
- * Builds the problem plugin of `b` into `out_dir`; *out_lib is the
- * library's path, a new string.  A problem that does not compile is a
- * usage error (PG_ERR_USAGE) naming the file, and *out_lib is then NULL.
+ * Builds the problem plugin of `b` into `out_dir`, or takes it from `cache`
+ * (may be NULL) when it was built before from the same files by the same
+ * compiler; *out_lib is the library's path, a new string.  A problem that does
+ * not compile is a usage error (PG_ERR_USAGE) naming the file, and *out_lib is
+ * then NULL.
  */
 int pg_build_problem(char **out_lib, const pg_bench_config *b,
-                     const char *out_dir);
+                     const char *out_dir, pg_cache *cache);
 
 void pg_build_clear(pg_build *build);
 

@@ -1,10 +1,11 @@
 /*
  * compare.c - the pipeline of `perfgate compare`.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include "compare.h"
 #include "affected.h"
 #include "build.h"
+#include "cache.h"
 #include "cleanup.h"
 #include "cuda.h"
 #include "elfcode.h"
@@ -22,10 +23,15 @@
 #include "timer.h"
 #include "util.h"
 
+#include <errno.h>
 #include <math.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "banned.h"
@@ -58,6 +64,11 @@ typedef struct compare_ctx {
     /* Configured cases already checked against their problem ("PROBLEM
      * LANGUAGE CASE;CASE..."): not asked of the problem again. */
     pg_strvec checked;
+    pg_cache *cache;
+    /* Keys of the builds that workers compiled in this run (a hit on one
+     * is still a build of this run's). */
+    pg_strvec compiled;
+    int quiet; /* a build worker: no progress */
 } compare_ctx;
 
 void pg_compare_opts_init(pg_compare_opts *opts)
@@ -77,7 +88,7 @@ static void progress(compare_ctx *ctx, const char *fmt, ...)
     pg_str line = PG_STR_INIT;
     va_list ap;
 
-    if (!ctx->opts->on_progress)
+    if (!ctx->opts->on_progress || ctx->quiet)
         return;
     if (ctx->bench)
         pg_str_printf(&line, "[%zu/%zu] %s: ", ctx->index + 1, ctx->count,
@@ -385,13 +396,23 @@ static void set_build_failure(pg_bench_result *out, const pg_build *build,
     out->log = build->log ? pg_strdup(build->log) : NULL;
 }
 
-/* Builds both sides, head first.  A failed build is in `build`. */
+/* What a side's build is kept under: its key, when it has one. */
+typedef struct side_keys {
+    char key[2][PG_CACHE_ID];
+    int keyed[2];
+} side_keys;
+
+/*
+ * Builds both sides, head first, or takes them from the cache.  A failed
+ * build is in `build`; built[s] says how each came to be.
+ */
 static int build_sides(compare_ctx *ctx, const pg_bench_config *b,
-                       pg_build build[2])
+                       pg_build build[2], const side_keys *k, int built[2])
 {
     int err, s;
 
     for (s = 1; s >= 0; s--) {
+        const char *tag = s ? "head" : "base";
         const pg_build *project = project_build(ctx, b, s, &err);
         if (err < 0)
             return err;
@@ -400,15 +421,50 @@ static int build_sides(compare_ctx *ctx, const pg_bench_config *b,
             build[s].log = project->log ? pg_strdup(project->log) : NULL;
             continue;
         }
-        progress(ctx, "building %s", s ? "head" : "base");
+        if (k->keyed[s] && pg_build_from_cache(&build[s], ctx->cache, k->key[s],
+                                               b, ctx->build_dir, tag)) {
+            built[s] = pg_strvec_has(&ctx->compiled, k->key[s]) ? 1 : 2;
+            continue;
+        }
+        progress(ctx, "building %s", tag);
         /* A build may take ten times what a side may run: 600 s at the
          * default timeout of 60 s, and --timeout moves both. */
         if ((err = pg_build_solution(&build[s], b, ctx->rev[s].dir,
-                                     ctx->build_dir, s ? "head" : "base",
+                                     ctx->build_dir, tag,
                                      10 * ctx->cfg.settings.timeout)) < 0)
             return err;
+        if (build[s].ok)
+            built[s] = 1;
+        if (k->keyed[s])
+            pg_build_keep(ctx->cache, k->key[s], &build[s]);
     }
     return 0;
+}
+
+/*
+ * The keys of both sides' builds of `b` (keyed[s] 0 when perfgate cannot
+ * know what it reads); negative only when interrupted.
+ */
+static int build_keys(compare_ctx *ctx, const pg_bench_config *b, side_keys *k)
+{
+    int s, err;
+
+    for (s = 0; s < 2; s++) {
+        err = pg_build_key(k->key[s], ctx->cache, b, ctx->rev[s].dir,
+                           10 * ctx->cfg.settings.timeout);
+        if (err < 0)
+            return err;
+        k->keyed[s] = err == 0;
+    }
+    return 0;
+}
+
+/* 1 when a change cannot reach `b`: both sides read the same files.  A
+ * self-check measures whatever it is given. */
+static int not_affected(const compare_ctx *ctx, const side_keys *k)
+{
+    return !ctx->opts->aa && k->keyed[0] && k->keyed[1] &&
+           !strcmp(k->key[0], k->key[1]);
 }
 
 /*
@@ -507,7 +563,7 @@ static int problem_build(compare_ctx *ctx, const pg_bench_config *b, char **lib)
         *lib = pg_strdup(ctx->problem_libs.v[i]);
     } else {
         progress(ctx, "building problem %s", b->problem);
-        if ((err = pg_build_problem(lib, b, ctx->build_dir)) == 0) {
+        if ((err = pg_build_problem(lib, b, ctx->build_dir, ctx->cache)) == 0) {
             pg_strvec_push(&ctx->problem_srcs, src);
             pg_strvec_push(&ctx->problem_libs, *lib);
         }
@@ -554,27 +610,24 @@ static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
     int owned = 0, base_failed, err, s;
     char *problem_lib = NULL, *spec_path = NULL;
     pg_run_spec spec;
+    side_keys keys;
 
     memset(build, 0, sizeof(build));
     if ((err = problem_build(ctx, b, &problem_lib)) < 0)
         return err;
     if ((err = checked_cases(ctx, b, problem_lib, &cases, &ncases, &owned)) < 0)
         goto done;
-    /* What the change cannot reach is neither built nor measured; a
-     * self-check measures whatever it is given. */
-    if (!ctx->opts->aa) {
-        const char *dirs[2] = {ctx->rev[0].dir, ctx->rev[1].dir};
-        progress(ctx, "checking what the change reaches");
-        if ((err = pg_affected(b, dirs, 10 * ctx->cfg.settings.timeout)) < 0)
-            goto done;
-        if (!err) {
-            out->status = PG_STATUS_UNCHANGED;
-            out->change = 0;
-            out->not_affected = 1;
-            goto done;
-        }
+    /* What the change cannot reach is neither built nor measured. */
+    progress(ctx, "checking what the change reaches");
+    if ((err = build_keys(ctx, b, &keys)) < 0)
+        goto done;
+    if (not_affected(ctx, &keys)) {
+        out->status = PG_STATUS_UNCHANGED;
+        out->change = 0;
+        out->not_affected = 1;
+        goto done;
     }
-    if ((err = build_sides(ctx, b, build)) < 0)
+    if ((err = build_sides(ctx, b, build, &keys, out->built)) < 0)
         goto done;
     if (build[1].missing || !build[1].ok) {
         set_build_failure(out, &build[1], PG_SIDE_HEAD);
@@ -617,6 +670,184 @@ done:
     return err;
 }
 
+/*
+ * A build worker: takes indices of benchmarks from `todo` and builds into
+ * the cache what measuring them will need (their problem, and each side
+ * the change reaches), writing "c KEY" to `done` for each build it
+ * compiled and "d" for each benchmark it finished.  Never returns.
+ */
+static void build_worker(compare_ctx *ctx, int todo, int done, int k)
+{
+    char *dir = pg_strdupf("%s/w%d", ctx->build_dir, k);
+    uint32_t i;
+
+    ctx->quiet = 1;
+    pg_mkdir_p(dir);
+    while (!pg_interrupted() && read(todo, &i, sizeof(i)) == sizeof(i)) {
+        const pg_bench_config *b = &ctx->cfg.benchmarks[i];
+        pg_str msg = PG_STR_INIT;
+        char *lib = NULL;
+        side_keys keys;
+        int s;
+
+        if (pg_build_problem(&lib, b, dir, ctx->cache) == 0 &&
+            build_keys(ctx, b, &keys) == 0 && !not_affected(ctx, &keys))
+            for (s = 0; s < 2; s++) {
+                const char *tag = s ? "head" : "base";
+                pg_build build;
+                if (!keys.keyed[s] ||
+                    pg_build_from_cache(&build, ctx->cache, keys.key[s], b, dir,
+                                        tag)) {
+                    pg_build_clear(&build);
+                    continue;
+                }
+                if (pg_build_solution(&build, b, ctx->rev[s].dir, dir, tag,
+                                      10 * ctx->cfg.settings.timeout) == 0 &&
+                    build.ok &&
+                    pg_cache_put_file(ctx->cache, keys.key[s], "so",
+                                      build.lib) == 0)
+                    pg_str_printf(&msg, "c %s\n", keys.key[s]);
+                pg_build_clear(&build);
+            }
+        pg_str_puts(&msg, "d\n");
+        if (write(done, msg.ptr, msg.size) < 0)
+            break;
+        pg_str_clear(&msg);
+        free(lib);
+    }
+    _exit(0);
+}
+
+/* Reads what the workers say on `fd` until they are all done or a
+ * signal comes; 1 at the end, 0 to go on. */
+static int collect(compare_ctx *ctx, int fd, pg_str *pending, size_t *done,
+                   size_t total, int jobs)
+{
+    struct pollfd p = {fd, POLLIN, 0};
+    char buf[4096], *nl;
+    ssize_t n;
+
+    if (poll(&p, 1, 100) <= 0)
+        return pg_interrupted() != 0;
+    if ((n = read(fd, buf, sizeof(buf))) <= 0)
+        return n == 0 || (errno != EINTR && errno != EAGAIN);
+    pg_str_put(pending, buf, (size_t)n);
+    while ((nl = memchr(pending->ptr, '\n', pending->size))) {
+        size_t len = (size_t)(nl - pending->ptr) + 1;
+        if (pending->ptr[0] == 'c' && len == PG_CACHE_ID + 2) {
+            pending->ptr[len - 1] = '\0';
+            pg_strvec_push(&ctx->compiled, pending->ptr + 2);
+        } else if (pending->ptr[0] == 'd') {
+            ++*done;
+            progress(ctx, "building: %zu of %zu benchmarks, %d at once", *done,
+                     total, jobs);
+        }
+        memmove(pending->ptr, pending->ptr + len, pending->size - len);
+        pending->size -= len;
+        pending->ptr[pending->size] = 0;
+    }
+    return 0;
+}
+
+/*
+ * Builds what the run will measure with `jobs` compilers at once, into the
+ * cache, before anything is measured: the measuring that follows takes
+ * every build from it, and no compiler runs beside it.  What the workers
+ * could not build (a failure, a project build) is built again in turn, so
+ * that its messages are the run's own.
+ */
+static int build_ahead(compare_ctx *ctx, int jobs)
+{
+    int todo[2], done[2], k, started = 0;
+    pid_t *pids;
+    pg_str pending = PG_STR_INIT;
+    size_t i, finished = 0, total = 0;
+
+    if (pipe(todo) < 0)
+        return 0;
+    if (pipe(done) < 0) {
+        close(todo[0]);
+        close(todo[1]);
+        return 0;
+    }
+    for (i = 0; i < ctx->cfg.nbenchmarks; i++) {
+        uint32_t v = (uint32_t)i;
+        /* A pipe holds 64 KiB: 16,384 indices, and a config has at most
+         * 1,000 benchmarks. */
+        if (selected(ctx, i) && write(todo[1], &v, sizeof(v)) == sizeof(v))
+            total++;
+    }
+    close(todo[1]);
+    if ((size_t)jobs > total)
+        jobs = (int)total;
+    pids = pg_calloc((size_t)jobs, sizeof(*pids));
+    fflush(NULL);
+    for (k = 0; k < jobs; k++) {
+        pids[k] = fork();
+        if (pids[k] == 0) {
+            close(done[0]);
+            build_worker(ctx, todo[0], done[1], k);
+        }
+        started += pids[k] > 0;
+    }
+    close(todo[0]);
+    close(done[1]);
+    progress(ctx, "building: 0 of %zu benchmarks, %d at once", total, jobs);
+    while (started && !collect(ctx, done[0], &pending, &finished, total, jobs))
+        ;
+    if (pg_interrupted())
+        for (k = 0; k < jobs; k++)
+            if (pids[k] > 0)
+                kill(pids[k], SIGTERM);
+    for (k = 0; k < jobs; k++)
+        while (pids[k] > 0 && waitpid(pids[k], NULL, 0) < 0 && errno == EINTR)
+            ;
+    close(done[0]);
+    free(pids);
+    pg_str_clear(&pending);
+    return pg_interrupted() ? pg_error_set(PG_ERR_INTERRUPTED, "interrupted")
+                            : 0;
+}
+
+/* Builds at once: --jobs, else one per CPU this process may run on. */
+static int jobs_wanted(const pg_compare_opts *o)
+{
+    cpu_set_t set;
+
+    if (o->jobs > 0)
+        return o->jobs;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    return 1;
+}
+
+/*
+ * The build cache: --cache-dir, else the default (a default that cannot be
+ * used is said, and the run goes on keeping nothing).  With no cache and
+ * builds in parallel, a private one in the run's directory hands the
+ * workers' builds over.
+ */
+static int open_cache(compare_ctx *ctx, int jobs)
+{
+    const pg_compare_opts *o = ctx->opts;
+    char *dir = NULL;
+    int err;
+
+    if (!o->no_cache)
+        dir = o->cache_dir ? pg_strdup(o->cache_dir) : pg_cache_default_dir();
+    if (dir) {
+        err = pg_cache_open(&ctx->cache, dir, pg_cache_default_size());
+        free(dir);
+        if (err == 0 || o->cache_dir)
+            return err;
+        progress(ctx, "not keeping builds: %s", pg_error_last());
+    }
+    dir = jobs > 1 ? pg_path_join(ctx->tmp, "cache") : NULL;
+    err = pg_cache_open(&ctx->cache, dir, UINT64_MAX);
+    free(dir);
+    return err;
+}
+
 static void fill_side(pg_side_info *out, const pg_rev *rev)
 {
     out->rev = pg_strdup(rev->spec);
@@ -631,7 +862,7 @@ int pg_compare(pg_result *out, const pg_compare_opts *opts)
     compare_ctx ctx;
     int64_t start = pg_now_ns();
     size_t i;
-    int err;
+    int err, jobs;
 
     memset(out, 0, sizeof(*out));
     out->system.cpu = -1;
@@ -671,6 +902,11 @@ int pg_compare(pg_result *out, const pg_compare_opts *opts)
 
     for (i = 0; i < ctx.cfg.nbenchmarks; i++)
         ctx.count += selected(&ctx, i);
+    jobs = jobs_wanted(opts);
+    if ((err = open_cache(&ctx, jobs)) < 0)
+        goto done;
+    if (jobs > 1 && ctx.count > 1 && (err = build_ahead(&ctx, jobs)) < 0)
+        goto done;
     ctx.loop_start = pg_now_ns();
     for (i = 0; i < ctx.cfg.nbenchmarks; i++) {
         const pg_bench_config *b = &ctx.cfg.benchmarks[i];
@@ -699,6 +935,12 @@ done:
         out->shards[0].benchmarks = out->nbenchmarks;
     }
     free(ctx.shard_of);
+    if (ctx.cache) {
+        if (!err)
+            pg_cache_trim(ctx.cache);
+        pg_cache_free(ctx.cache);
+    }
+    pg_strvec_clear(&ctx.compiled);
     pg_strvec_clear(&ctx.problem_srcs);
     pg_strvec_clear(&ctx.problem_libs);
     pg_strvec_clear(&ctx.checked);

@@ -19,6 +19,11 @@ typedef struct pg_compare_opts {
     int aa; /* self-check: `base` against itself, each side built apart */
     const char *const *only; /* NULL, or the benchmarks to run (NULL-ended) */
     int shard, shards; /* run shard `shard` (1-based) of `shards`; 0: all */
+    /* The build cache: NULL for the default (pg_cache_default_dir); none
+     * kept with no_cache. */
+    const char *cache_dir;
+    int no_cache;
+    int jobs; /* builds at once; 0: one per CPU */
     /* Overrides from flags; negative when not given. */
     double noise_floor;
     double max_time;

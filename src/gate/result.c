@@ -127,6 +127,20 @@ static void add_interval(cJSON *o, double lo, double hi)
     cJSON_AddItemToArray(iv, cJSON_CreateNumber(hi));
 }
 
+static const char *const built_names[] = {NULL, "compiled", "cache"};
+
+/* "built": {"base": "compiled", "head": "cache"}; null: not built. */
+static void add_built(cJSON *o, const int built[2])
+{
+    cJSON *bo = cJSON_AddObjectToObject(o, "built");
+    int s;
+
+    for (s = 0; s < 2; s++)
+        add_string(bo, s ? "head" : "base",
+                   built[s] == 1 || built[s] == 2 ? built_names[built[s]]
+                                                  : NULL);
+}
+
 static cJSON *bench_json(const pg_bench_result *b)
 {
     cJSON *o = cJSON_CreateObject(), *cases, *calls;
@@ -162,6 +176,7 @@ static cJSON *bench_json(const pg_bench_result *b)
     add_number(o, "seconds", b->seconds);
     add_string(o, "stop", b->stop);
     cJSON_AddStringToObject(o, "cache", b->cold ? "cold" : "warm");
+    add_built(o, b->built);
     add_string(o, "message", b->message);
     add_string(o, "log", b->log);
     cases = cJSON_AddArrayToObject(o, "cases");
@@ -419,6 +434,21 @@ static void read_interval(const cJSON *o, double *lo, double *hi)
     }
 }
 
+static void read_built(const cJSON *o, int built[2])
+{
+    const cJSON *bo = cJSON_GetObjectItemCaseSensitive(o, "built");
+    int s, k;
+
+    for (s = 0; s < 2; s++) {
+        const cJSON *v =
+            cJSON_GetObjectItemCaseSensitive(bo, s ? "head" : "base");
+        built[s] = 0;
+        for (k = 1; k < 3 && cJSON_IsString(v); k++)
+            if (!strcmp(v->valuestring, built_names[k]))
+                built[s] = k;
+    }
+}
+
 static int read_bench(pg_result *r, const cJSON *o, const char *display)
 {
     const cJSON *status = cJSON_GetObjectItemCaseSensitive(o, "status");
@@ -458,6 +488,7 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "not_affected"));
     b->stop = get_string(o, "stop");
     b->cold = cJSON_IsString(cache) && !strcmp(cache->valuestring, "cold");
+    read_built(o, b->built);
     b->base_ns = get_number(o, "base_ns");
     b->head_ns = get_number(o, "head_ns");
     b->rounds = get_int(o, "rounds");

@@ -70,6 +70,10 @@ typedef struct pg_bench_result {
     int not_affected; /* both sides build from the same files: unchanged,
                          neither built nor measured */
     int cold;       /* measured with cold caches */
+    /* How each side's library came to be, base then head: 0 not built
+     * (not affected, missing, failed), 1 compiled in this run, 2 taken
+     * from the build cache. */
+    int built[2];
     double base_ns; /* sums of per-case minimums; NAN when not measured */
     double head_ns;
     int rounds;        /* samples per case and side ("best of N") */

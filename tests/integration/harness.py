@@ -210,7 +210,9 @@ class RepoTest(unittest.TestCase):
         for p in (json_path, md_path):
             if os.path.exists(p):
                 os.remove(p)
-        full_env = dict(os.environ, TMPDIR=self.pgtmp)
+        # Each test has a build cache of its own, cold at its start.
+        full_env = dict(os.environ, TMPDIR=self.pgtmp,
+                        XDG_CACHE_HOME=os.path.join(self.tmp, "cache"))
         # Whatever CI runs these tests, perfgate must not take its
         # revisions from it (tests that want CI set these themselves).
         for var in CI_VARIABLES:

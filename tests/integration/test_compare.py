@@ -1934,7 +1934,8 @@ class Affected(RepoTest):
         if not shutil.which("script"):
             self.skipTest("no script(1) to give perfgate a terminal")
         self.commit({"src/c.c": '#include "c.h"\n' + TWICE})
-        env = dict(os.environ, TMPDIR=self.pgtmp)
+        env = dict(os.environ, TMPDIR=self.pgtmp,
+                   XDG_CACHE_HOME=os.path.join(self.tmp, "cache"))
         for var in CI_VARIABLES:
             env.pop(var, None)
         p = subprocess.run(["script", "-qec", "%s compare HEAD~1 HEAD "
@@ -1956,6 +1957,196 @@ class Affected(RepoTest):
         self.assertNotEqual(st["a"], "not affected")  # built: identical code
         self.assertTrue(self.perfgate().bench("a")["identical_code"])
         self.assertEqual(st["b"], "not affected")
+
+
+class Cache(RepoTest):
+    """Builds are kept by a key of everything they read: a second run takes
+    them from the cache, and anything that could change a build, a file it
+    reads, its flags, the compiler or the problem, is built again."""
+
+    def setUp(self):
+        super().setUp()
+        self.cache = os.path.join(self.tmp, "cache", "perfgate")
+        self.base_repo()
+        self.commit({"src/sum.c": TWICE})
+
+    def built(self, r, name="sum"):
+        b = r.bench(name)
+        return (b["built"]["base"], b["built"]["head"])
+
+    def entries(self, suffix=".so"):
+        found = []
+        for root, _, files in os.walk(self.cache):
+            found += [os.path.join(root, f) for f in files
+                      if f.endswith(suffix) and not f.startswith(".") and
+                      not f.endswith(".problem" + suffix)]
+        return found
+
+    def test_a_second_run_takes_both_sides_from_the_cache(self):
+        first = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
+        self.assertEqual(self.built(first), ("compiled", "compiled"))
+        self.assertEqual(len(self.entries()), 2)
+        second = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
+        self.assertEqual(self.built(second), ("cache", "cache"))
+        self.assertEqual(second.bench()["status"], first.bench()["status"])
+        self.assertGreater(second.bench()["rounds"], 0)
+
+    def test_a_new_commit_builds_only_its_side(self):
+        self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
+        self.commit({"src/sum.c": LANES})
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
+        self.assertEqual(self.built(r), ("cache", "compiled"))
+
+    def test_an_indirectly_included_header_is_read_again(self):
+        self.commit({"src/sum.c": '#include "a.h"\n' + SERIAL,
+                     "src/a.h": '#include "b.h"\n', "src/b.h": "\n"})
+        self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
+        # The manifest says what sum.c read: b.h changed, so it is no
+        # longer what the cache holds.
+        self.write("src/b.h", "#define N 1\n")
+        r = self.perfgate("HEAD", "--noise-floor", "60%")
+        self.assertFalse(r.bench()["not_affected"])
+        self.assertEqual(self.built(r), ("cache", "compiled"))
+        # A new header that shadows one it read, in a directory it
+        # searched: what the manifest says it read is not enough.
+        with open(os.path.join(self.repo, "perfgate.yml")) as f:
+            config = f.read()
+        self.commit({"perfgate.yml": config.replace(
+            "sources: [src/sum.c]",
+            "sources: [src/sum.c]\n    include: [inc, src]"),
+            "src/a.h": "#include <b.h>\n", "src/b.h": "\n"})
+        r = self.perfgate("HEAD", "--noise-floor", "60%")
+        self.assertTrue(r.bench()["not_affected"])
+        self.write("inc/b.h", "#define N 2\n")
+        r = self.perfgate("HEAD", "--noise-floor", "60%")
+        self.assertFalse(r.bench()["not_affected"])
+
+    def test_new_flags_are_a_new_build(self):
+        self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
+        with open(os.path.join(self.repo, "perfgate.yml")) as f:
+            config = f.read()
+        self.write("perfgate.yml", config.replace(
+            "sources: [src/sum.c]", "sources: [src/sum.c]\n    cflags: [-O1]"))
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
+        self.assertEqual(self.built(r), ("compiled", "compiled"))
+
+    def test_another_compiler_is_a_new_build(self):
+        cc = os.path.join(self.tmp, "mycc")
+        with open(cc, "w") as f:
+            f.write("#!/bin/sh\nexec gcc \"$@\"\n")
+        os.chmod(cc, 0o755)
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%",
+                          env={"CC": cc})
+        self.assertEqual(self.built(r), ("compiled", "compiled"))
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%",
+                          env={"CC": cc})
+        self.assertEqual(self.built(r), ("cache", "cache"))
+        compiler = "clang" if shutil.which("clang") else "cc"
+        with open(cc, "w") as f:
+            f.write("#!/bin/sh\n# another\nexec %s \"$@\"\n" % compiler)
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%",
+                          env={"CC": cc})
+        self.assertEqual(self.built(r), ("compiled", "compiled"))
+
+    def test_a_changed_problem_is_built_again(self):
+        config = ("version: 1\nsettings: {max_time: 200ms}\nbenchmarks:\n"
+                  "  - {name: probe, problem: perf/probe.c, sources: "
+                  "[src/lib.c], symbol: solution, cases: [{n: 64}]}\n")
+        self.commit({"perfgate.yml": config, "perf/probe.c": PROBE_PROBLEM,
+                     "src/lib.c": HELPER_BASE})
+        r = self.perfgate("--aa", "--noise-floor", "60%")
+        self.assertIn(r.bench("probe")["status"], MEASURED)
+        # The reference now wants one more: the cached problem would still
+        # pass the solution.
+        self.write("perf/probe.c", PROBE_PROBLEM.replace(
+            "* s->n +", "* s->n + 1 +"))
+        r = self.perfgate("--aa", "--noise-floor", "60%")
+        self.assertEqual(r.bench("probe")["status"], "incorrect")
+
+    def damage(self, how):
+        for path in self.entries():
+            with open(path, "r+b") as f:
+                data = f.read()
+                f.seek(0)
+                if how == "flip":
+                    f.write(data[:-100] + bytes([data[-100] ^ 1]) + data[-99:])
+                else:
+                    f.truncate(len(data) // 2)
+
+    def test_a_damaged_entry_is_never_used(self):
+        first = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
+        for how in ("flip", "truncate"):
+            self.damage(how)
+            r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
+            self.assertEqual(self.built(r), ("compiled", "compiled"), how)
+            self.assertEqual(r.bench()["status"], first.bench()["status"])
+            # Replaced by whole ones.
+            r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
+            self.assertEqual(self.built(r), ("cache", "cache"), how)
+
+    def test_two_runs_at_once_share_it(self):
+        env = dict(os.environ, XDG_CACHE_HOME=os.path.join(self.tmp, "cache"))
+        for var in CI_VARIABLES:
+            env.pop(var, None)
+        outs = [os.path.join(self.out, "r%d.json" % i) for i in range(3)]
+        procs = [subprocess.Popen(
+            [PERFGATE, "compare", "-q", "HEAD~1", "HEAD", "--noise-floor",
+             "60%", "--json", out], cwd=self.repo, env=env,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            for out in outs]
+        for p in procs:
+            _, err = p.communicate(timeout=300)
+            self.assertIn(p.returncode, (0, 1), err)
+        for out in outs:
+            with open(out) as f:
+                b = json.load(f)["benchmarks"][0]
+            self.assertIn(b["status"], MEASURED, b["message"])
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
+        self.assertEqual(self.built(r), ("cache", "cache"))
+
+    def test_no_cache_keeps_nothing_and_the_bound_holds(self):
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%",
+                          "--no-cache")
+        self.assertEqual(self.built(r), ("compiled", "compiled"))
+        self.assertFalse(os.path.exists(self.cache))
+        other = os.path.join(self.tmp, "other")
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%",
+                          "--cache-dir", other)
+        self.assertEqual(len([f for _, _, fs in os.walk(other) for f in fs
+                              if f.endswith(".so") and
+                              not f.endswith(".problem.so")]), 2)
+        # A bound of 1 byte keeps nothing once the run is over.
+        self.perfgate("HEAD~1", "HEAD", "--cache-dir", other,
+                      env={"PERFGATE_CACHE_SIZE": "1"})
+        self.assertEqual([f for _, _, fs in os.walk(other) for f in fs], [])
+
+    def test_a_cache_dir_that_cannot_be_one_is_a_usage_error(self):
+        path = os.path.join(self.tmp, "file")
+        with open(path, "w") as f:
+            f.write("x")
+        r = self.perfgate("HEAD~1", "HEAD", "--cache-dir", path)
+        self.assertEqual(r.code, 2, r.stderr)
+        self.assertIn("--no-cache", r.stderr)
+
+    def test_parallel_builds_give_the_same_verdicts(self):
+        files = {}
+        with open(os.path.join(self.repo, "perfgate.yml")) as f:
+            config = f.read()
+        for name in ("b", "c", "d"):
+            config += ("  - {name: %s, problem: reduce_sum, sources: "
+                       "[src/%s.c], cases: [{n: 1000}]}\n" % (name, name))
+            files["src/%s.c" % name] = SERIAL
+        files["perfgate.yml"] = config
+        self.commit(files)
+        self.commit({"src/c.c": WRONG, "src/d.c": BROKEN})
+        runs = [self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%",
+                              "--no-cache", "-j", j) for j in ("1", "3")]
+        for r in runs:
+            st = {b["name"]: b["status"] for b in r.json["benchmarks"]}
+            self.assertEqual(st["c"], "incorrect")
+            self.assertEqual(st["d"], "build_failed")
+            self.assertTrue(r.bench("b")["not_affected"])
+            self.assertIn("error", r.bench("d")["log"])
 
 
 class Cli(unittest.TestCase):

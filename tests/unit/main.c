@@ -12,7 +12,8 @@ jmp_buf pg_test_end;
 extern const pg_test pg_tests_util[], pg_tests_config[], pg_tests_stats[],
     pg_tests_report[], pg_tests_measure[], pg_tests_system[], pg_tests_gpu[],
     pg_tests_ci[], pg_tests_estimate[], pg_tests_init[], pg_tests_problem[],
-    pg_tests_str[], pg_tests_fs[], pg_tests_proc[], pg_tests_revision[];
+    pg_tests_str[], pg_tests_fs[], pg_tests_proc[], pg_tests_revision[],
+    pg_tests_cache[];
 
 static const struct {
     const char *name;
@@ -24,7 +25,7 @@ static const struct {
               {"init", pg_tests_init},       {"problem", pg_tests_problem},
               {"str", pg_tests_str},         {"fs", pg_tests_fs},
               {"proc", pg_tests_proc},       {"revision", pg_tests_revision},
-              {"system", pg_tests_system}};
+              {"system", pg_tests_system},   {"cache", pg_tests_cache}};
 
 /* Runs one test; a failed REQUIRE ends it here. */
 static void run_one(const pg_test *t)
