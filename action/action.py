@@ -179,6 +179,11 @@ def cmd_compare():
         args += ["--noise-floor", inp("noise-floor")]
     if inp("max-time"):
         args += ["--max-time", inp("max-time")]
+    # The benchmarks' builds, kept between runs by the step before.
+    if not truthy(inp("build-cache", "true")):
+        args += ["--no-cache"]
+    elif env("PERFGATE_BUILD_CACHE_DIR"):
+        args += ["--cache-dir", env("PERFGATE_BUILD_CACHE_DIR")]
     revs = []
     if inp("base"):
         revs = [inp("base")] + ([inp("head")] if inp("head") else [])

@@ -124,6 +124,7 @@ class Lint(unittest.TestCase):
         self.assertEqual(job["image"]["entrypoint"], [""])
         self.assertIn("merge_request_event", job["rules"][0]["if"])
         self.assertEqual(job["artifacts"]["when"], "always")
+        self.assert_keeps_builds(job)
         with open(os.path.join(ci, "gitlab",
                                "perfgate-parallel.gitlab-ci.yml")) as f:
             jobs = yaml.safe_load(f)
@@ -135,6 +136,8 @@ class Lint(unittest.TestCase):
         self.assertIn("perfgate merge", " ".join(merge["script"]))
         self.assertIn("--warning-exit-code 78", " ".join(merge["script"]))
         self.assertEqual(merge["allow_failure"]["exit_codes"], [78])
+        self.assert_keeps_builds(shard)
+        self.assertIn("$CI_NODE_INDEX", shard["cache"]["key"])
         with open(os.path.join(ci, "buildkite", "pipeline.yml")) as f:
             steps = yaml.safe_load(f)["steps"]
         for step in steps:
@@ -147,10 +150,13 @@ class Lint(unittest.TestCase):
         with open(os.path.join(ci, "azure", "azure-pipelines.yml")) as f:
             azure = yaml.safe_load(f)
         self.assertEqual(azure["steps"][0]["fetchDepth"], 0)
-        self.assertIn("perfgate compare", azure["steps"][1]["script"])
-        self.assertIn("--warning-exit-code 78", azure["steps"][1]["script"])
-        self.assertIn("result=SucceededWithIssues",
-                      azure["steps"][1]["script"])
+        cache, run = azure["steps"][1], azure["steps"][2]
+        self.assertEqual(cache["task"], "Cache@2")
+        self.assertIn('--cache-dir "%s"' % cache["inputs"]["path"],
+                      run["script"])
+        self.assertIn("perfgate compare", run["script"])
+        self.assertIn("--warning-exit-code 78", run["script"])
+        self.assertIn("result=SucceededWithIssues", run["script"])
         with open(os.path.join(ci, "jenkins", "Jenkinsfile")) as f:
             jenkins = f.read()
         self.assertEqual(jenkins.count("{"), jenkins.count("}"))
@@ -158,6 +164,14 @@ class Lint(unittest.TestCase):
         self.assertIn("perfgate compare", jenkins)
         self.assertIn("--warning-exit-code 78", jenkins)
         self.assertIn("status == 78", jenkins)
+
+    def assert_keeps_builds(self, job):
+        """A GitLab job keeps perfgate's builds in its cache: the directory
+        perfgate keeps them in is the one GitLab saves."""
+        self.assertEqual(job["variables"]["XDG_CACHE_HOME"],
+                         "$CI_PROJECT_DIR/" + job["cache"]["paths"][0]
+                         .rstrip("/"))
+        self.assertEqual(job["cache"]["when"], "always")
 
     def test_the_validator_rejects_a_broken_action(self):
         with open(os.path.join(ROOT, "action.yml")) as f:

@@ -7,6 +7,9 @@ set -u
 git fetch --no-tags origin \
     "+refs/heads/$BUILDKITE_PULL_REQUEST_BASE_BRANCH:refs/remotes/origin/$BUILDKITE_PULL_REQUEST_BASE_BRANCH"
 status=0
+# Builds are kept in ~/.cache/perfgate (XDG_CACHE_HOME/perfgate) between
+# runs on a long-lived agent; in a container, mount a volume there to keep
+# them, or pass --no-cache.
 # Exit 78: passed, but a case got slower beyond the floor under the total
 # (soft_fail in pipeline.yml shows it as a warning).
 perfgate compare --json perfgate.json --markdown perfgate.md \

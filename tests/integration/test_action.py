@@ -189,6 +189,9 @@ class Action(RepoTest):
             "GITHUB_REPOSITORY": "o/r",
             "GITHUB_API_URL": self.api,
             "RUNNER_TEMP": self.runner_temp,
+            "PERFGATE_BUILD_CACHE_DIR": os.path.join(self.runner_temp,
+                                                     "perfgate-builds"),
+            "XDG_CACHE_HOME": os.path.join(self.tmp, "xdg"),
             "PERFGATE": PERFGATE,
             "TMPDIR": self.pgtmp,
             "INPUT_WORKING_DIRECTORY": self.checkout,
@@ -360,6 +363,27 @@ class Action(RepoTest):
             "INPUT_MERGE": os.path.join(self.tmp, "none", "*.json")})
         self.assertNotEqual(result.returncode, 0)
         self.assertIn("no shard results match", log)
+
+    def test_builds_are_kept_between_runs_unless_told_not_to(self):
+        a, b, c = self.pull_request()
+        built = []
+        for inputs in ({}, {}, {"INPUT_BUILD_CACHE": "false"}):
+            result, log = self.run_action(self.event(b, c), inputs)
+            self.assertEqual(result.returncode, 0, log)
+            with open(self.outputs()["report-json"]) as f:
+                bench = json.load(f)["benchmarks"][0]
+            built.append((bench["built"]["base"], bench["built"]["head"]))
+        self.assertEqual(built, [("compiled", "compiled"), ("cache", "cache"),
+                                 ("compiled", "compiled")])
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "xdg")))
+        # The directory actions/cache keeps is the one perfgate is given.
+        with open(os.path.join(ROOT, "action.yml")) as f:
+            text = f.read()
+        kept = re.findall(r"uses: actions/cache@v4\n\s+with:\n\s+path: (.+)"
+                          r"\n(?:\s+#.*\n)*\s+key: perfgate-builds-", text)
+        given = re.search(r"PERFGATE_BUILD_CACHE_DIR: (.+)", text)
+        self.assertTrue(kept and given, "action.yml keeps no build cache")
+        self.assertEqual(kept[0], given.group(1))
 
     def test_a_failed_post_is_a_warning(self):
         a, b, c = self.pull_request()
