@@ -64,6 +64,10 @@ static const char usage_text[] =
     "                           ~/.cache/perfgate; bounded by\n"
     "                           PERFGATE_CACHE_SIZE, 1G)\n"
     "      --no-cache           neither use nor keep builds\n"
+    "      --timings FILE       with --shard: balance the shares by the\n"
+    "                           measuring times in FILE, an earlier\n"
+    "                           result (--json); the same FILE on every\n"
+    "                           machine\n"
     "      --json FILE          write the full result as JSON\n"
     "      --markdown FILE      write the pull-request comment\n"
     "      --noise-floor PCT    changes within it are noise (5%, 0.05);\n"
@@ -99,7 +103,8 @@ enum {
     OPT_SHARD,
     OPT_WARNING_EXIT,
     OPT_CACHE_DIR,
-    OPT_NO_CACHE
+    OPT_NO_CACHE,
+    OPT_TIMINGS
 };
 
 static const struct option long_opts[] = {
@@ -120,6 +125,7 @@ static const struct option long_opts[] = {
     {"jobs", required_argument, NULL, 'j'},
     {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
     {"no-cache", no_argument, NULL, OPT_NO_CACHE},
+    {"timings", required_argument, NULL, OPT_TIMINGS},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -230,6 +236,9 @@ static int take_option(compare_args *a, int c, const char *arg)
     case OPT_NO_CACHE:
         a->opts.no_cache = 1;
         break;
+    case OPT_TIMINGS:
+        a->opts.timings_path = arg;
+        break;
     case OPT_AA:
         a->opts.aa = 1;
         break;
@@ -268,6 +277,11 @@ static int parse_args(compare_args *a, int argc, char **argv)
             return pg_cmd_bad_option("compare", argv[optind - 1], usage_text);
         if ((code = take_option(a, c, optarg)) >= 0)
             return code;
+    }
+    if (a->opts.timings_path && !a->opts.shards) {
+        fprintf(stderr, "perfgate compare: --timings balances shards: use it "
+                        "with --shard K/N\n");
+        return PG_EXIT_USAGE;
     }
     if (a->opts.aa && argc - optind > 1) {
         fprintf(stderr,

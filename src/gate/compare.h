@@ -19,6 +19,9 @@ typedef struct pg_compare_opts {
     int aa; /* self-check: `base` against itself, each side built apart */
     const char *const *only; /* NULL, or the benchmarks to run (NULL-ended) */
     int shard, shards; /* run shard `shard` (1-based) of `shards`; 0: all */
+    /* An earlier result whose measuring times balance the shards; NULL:
+     * their cases do. */
+    const char *timings_path;
     /* The build cache: NULL for the default (pg_cache_default_dir); none
      * kept with no_cache. */
     const char *cache_dir;

@@ -48,7 +48,9 @@ static int check_parts(const pg_result *parts, size_t n,
             : p->noise_floor != first->noise_floor      ? "the noise floor"
             : p->aa != first->aa                        ? "the mode (--aa)"
             : !same(p->config_digest, first->config_digest) ? "the config"
-                                                            : NULL;
+            : !same(p->shards[0].balance, first->shards[0].balance)
+                ? "how the benchmarks were dealt (--timings)"
+                : NULL;
         if (what)
             return pg_error_set(PG_ERR_USAGE,
                                 "%s and %s differ in %s: shards of one run "
@@ -116,6 +118,7 @@ int pg_merge(pg_result *out, pg_result *parts, size_t n,
             pg_realloc(out->shards, (out->nshards + 1) * sizeof(*out->shards));
         out->shards[out->nshards++] = p->shards[0];
         p->shards[0].host = NULL;
+        p->shards[0].balance = NULL;
         out->benchmarks =
             pg_realloc(out->benchmarks, (out->nbenchmarks + p->nbenchmarks) *
                                             sizeof(*out->benchmarks));

@@ -292,6 +292,7 @@ char *pg_result_to_json(const pg_result *r)
             add_string(so, "host", s->host);
             add_number(so, "seconds", s->seconds);
             cJSON_AddNumberToObject(so, "benchmarks", (double)s->benchmarks);
+            add_string(so, "balance", s->balance);
             cJSON_AddItemToArray(shards, so);
         }
     }
@@ -587,6 +588,7 @@ int pg_result_from_json(pg_result *out, const char *text, const char *display)
         s->host = get_string(b, "host");
         s->seconds = get_number(b, "seconds");
         s->benchmarks = (size_t)get_count(b, "benchmarks");
+        s->balance = get_string(b, "balance");
     }
     cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(root, "benchmarks"))
     {
@@ -606,8 +608,10 @@ void pg_result_clean_text(pg_result *r)
 
     pg_text_clean_in_place(&r->version);
     pg_text_clean_in_place(&r->config_digest);
-    for (i = 0; i < r->nshards; i++)
+    for (i = 0; i < r->nshards; i++) {
         pg_text_clean_in_place(&r->shards[i].host);
+        pg_text_clean_in_place(&r->shards[i].balance);
+    }
     for (i = 0; i < 2; i++) {
         pg_text_clean_in_place(&sides[i]->rev);
         pg_text_clean_in_place(&sides[i]->commit);
@@ -663,8 +667,10 @@ void pg_result_clear(pg_result *r)
     side_free(&r->head);
     pg_system_clear(&r->system);
     free(r->config_digest);
-    for (i = 0; i < r->nshards; i++)
+    for (i = 0; i < r->nshards; i++) {
         free(r->shards[i].host);
+        free(r->shards[i].balance);
+    }
     free(r->shards);
     memset(r, 0, sizeof(*r));
 }

@@ -103,6 +103,9 @@ typedef struct pg_shard_info {
     char *host;        /* the machine that measured it */
     double seconds;    /* its wall time */
     size_t benchmarks; /* how many it ran */
+    /* How the benchmarks were dealt: "cases", or "timings ID" (the id of
+     * the earlier result whose measuring times balanced them). */
+    char *balance;
 } pg_shard_info;
 
 /* The verdict on a whole result, as pg_stats_judge() decided it. */

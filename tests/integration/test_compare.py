@@ -1862,6 +1862,42 @@ class Shards(RepoTest):
             self.assertIn(message, p.stderr)
             self.assertIsNone(merged)
 
+    def test_last_known_times_balance_the_shards(self):
+        # Times from an earlier result: b0, with one case, took longest.
+        whole = self.perfgate("HEAD~1", "HEAD").json
+        times = {"b0": 9.0, "b1": 1.0, "b2": 1.0, "b3": 1.0}  # b4 unknown
+        for b in whole["benchmarks"]:
+            b["seconds"] = times.get(b["name"], 0)
+        timings = os.path.join(self.tmp, "timings.json")
+        with open(timings, "w") as f:
+            json.dump(whole, f)
+        names = []
+        for k in (1, 2):
+            r = self.perfgate("HEAD~1", "HEAD", "--shard", "%d/2" % k,
+                              "--timings", timings)
+            self.assertEqual(r.code, 0, r.stderr)
+            names.append([b["name"] for b in r.json["benchmarks"]])
+            self.assertTrue(r.json["shards"][0]["balance"]
+                            .startswith("timings "))
+        # b4 costs its 5 cases at the known 12 s / 10 cases: 6 s; then
+        # b0 (9) alone against b4 (6) + b1 + b2 + b3 (3).
+        self.assertEqual(names, [["b0"], ["b1", "b2", "b3", "b4"]])
+        # Shards dealt from other timings are not of one run.
+        path1, _ = self.shard(1, 2)
+        r = self.perfgate("HEAD~1", "HEAD", "--shard", "2/2", "--timings",
+                          timings)
+        path2 = os.path.join(self.tmp, "other.json")
+        with open(path2, "w") as f:
+            json.dump(r.json, f)
+        p, merged, _ = self.merge(path1, path2)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("how the benchmarks were dealt", p.stderr)
+        # --timings is for shards, and must be a result.
+        self.assertEqual(self.perfgate("--timings", timings).code, 2)
+        r = self.perfgate("--shard", "1/2", "--timings", self.repo)
+        self.assertEqual(r.code, 2)
+        self.assertIn("--timings", r.stderr)
+
     def test_bad_shard_values_are_usage_errors(self):
         for value in ("0/3", "4/3", "3", "1/0", "a/b", "1/3x"):
             r = self.perfgate("--shard", value)
