@@ -5,9 +5,13 @@ Builds throwaway repositories of N benchmarks (one C source each, on the
 built-in reduce_sum, one case) and times `perfgate compare HEAD~1 HEAD` for
 a commit that changes nothing any benchmark builds from (a README), one
 that changes one benchmark (2x slower), and one that changes all of them
-(2x slower).  For each it reports the wall time, the measuring time (the
-sum of the benchmarks' own `seconds`) and the rest (checking what a change
-reaches, building, verifying), and how many benchmarks were not affected.
+(2x slower), each with a cold build cache (empty) and a warm one (what the
+cold run left).  For each it reports the wall time, the building time
+(checking what the change reaches, building or taking builds from the
+cache: the result's `build_seconds`), the measuring time (the sum of the
+benchmarks' own `seconds`), and how many benchmarks were not affected.
+With all changed it also measures in 4 shards with the warm cache, merges
+them, and checks that every benchmark's status is the unsharded one.
 
     python3 bench/scale.py [--sizes 1,10,100,400] [--out docs/scale.md]
 
@@ -63,20 +67,52 @@ def change(repo, n, which):
     git(repo, "commit", "-qm", which)
 
 
-def run(perfgate, repo):
+def run(perfgate, repo, cache, *extra):
     out = os.path.join(repo, "..", os.path.basename(repo) + ".json")
     start = time.monotonic()
     p = subprocess.run([perfgate, "compare", "main", "change", "-q",
-                        "--noise-floor", "50%", "--json", out],
+                        "--noise-floor", "50%", "--json", out,
+                        "--cache-dir", cache, *extra],
                        cwd=repo, capture_output=True, text=True)
     wall = time.monotonic() - start
     with open(out) as f:
         result = json.load(f)
     os.remove(out)
+    return p.returncode, wall, result
+
+
+def figures(result):
     measuring = sum(b["seconds"] or 0 for b in result["benchmarks"])
     skipped = sum(1 for b in result["benchmarks"] if b.get("not_affected"))
-    regressions = result["counts"]["regression"]
-    return p.returncode, wall, measuring, skipped, regressions
+    return (result.get("build_seconds") or 0, measuring, skipped,
+            result["counts"]["regression"])
+
+
+def statuses(result):
+    return {b["name"]: b["status"] for b in result["benchmarks"]}
+
+
+def sharded(perfgate, repo, cache, whole, shards=4):
+    """Measures in `shards` shards and merges: 1 when every benchmark's
+    status is the unsharded run's; and the slowest shard's wall time."""
+    paths, slowest = [], 0.0
+    for k in range(1, shards + 1):
+        path = os.path.join(repo, "..", "shard-%d.json" % k)
+        start = time.monotonic()
+        subprocess.run([perfgate, "compare", "main", "change", "-q",
+                        "--noise-floor", "50%", "--cache-dir", cache,
+                        "--shard", "%d/%d" % (k, shards), "--json", path],
+                       cwd=repo, capture_output=True)
+        slowest = max(slowest, time.monotonic() - start)
+        paths.append(path)
+    merged = os.path.join(repo, "..", "merged.json")
+    subprocess.run([perfgate, "merge", "--json", merged, *paths],
+                   capture_output=True)
+    with open(merged) as f:
+        result = json.load(f)
+    for p in paths + [merged]:
+        os.remove(p)
+    return statuses(result) == statuses(whole), slowest
 
 
 def main():
@@ -87,27 +123,45 @@ def main():
     ap.add_argument("--out")
     args = ap.parse_args()
     perfgate = os.path.join(os.path.abspath(args.build_dir), "perfgate")
-    rows = []
+    rows, shard_rows = [], []
     started = time.monotonic()
     for n in [int(x) for x in args.sizes.split(",")]:
         repo = make_repo(n)
         try:
             for which in args.changes.split(","):
                 change(repo, n, which)
-                code, wall, measuring, skipped, regs = run(perfgate, repo)
-                rows.append((n, which, wall, measuring, wall - measuring,
-                             skipped, regs, code))
-                print("%4d benchmarks, %-7s changed: %7.2f s wall, %6.2f s "
-                      "measuring, %6.2f s the rest, %d not affected, "
-                      "%d regressions (exit %d)" % rows[-1], flush=True)
+                cache = tempfile.mkdtemp(prefix="pg-scale-cache-")
+                for state in ("cold", "warm"):
+                    code, wall, result = run(perfgate, repo, cache)
+                    rows.append((n, which, state, wall) + figures(result))
+                    print("%4d benchmarks, %-7s changed, %s cache: %7.2f s "
+                          "wall, %6.2f s building, %6.2f s measuring, %d not "
+                          "affected, %d regressions" % rows[-1], flush=True)
+                if which == "all":
+                    agree, slowest = sharded(perfgate, repo, cache, result)
+                    shard_rows.append((n, agree, slowest, wall))
+                    print("%4d benchmarks, all changed, 4 shards: statuses "
+                          "%s the unsharded run's; slowest shard %.2f s"
+                          % (n, "equal" if agree else "DIFFER from", slowest),
+                          flush=True)
+                shutil.rmtree(cache, ignore_errors=True)
         finally:
             shutil.rmtree(repo, ignore_errors=True)
-    table = ["| benchmarks | changed | wall | measuring | the rest | "
-             "not affected | regressions |",
-             "|---|---|---|---|---|---|---|"]
-    for n, which, wall, measuring, rest, skipped, regs, code in rows:
-        table.append("| %d | %s | %.2f s | %.2f s | %.2f s | %d | %d |"
-                     % (n, which, wall, measuring, rest, skipped, regs))
+    table = ["| benchmarks | changed | cache | wall | building | measuring "
+             "| not affected | regressions |",
+             "|---|---|---|---|---|---|---|---|"]
+    for n, which, state, wall, build, measuring, skipped, regs in rows:
+        table.append("| %d | %s | %s | %.2f s | %.2f s | %.2f s | %d | %d |"
+                     % (n, which, state, wall, build, measuring, skipped,
+                        regs))
+    if shard_rows:
+        table += ["", "All changed, warm cache, in 4 shards run one after "
+                  "the other and merged:", "",
+                  "| benchmarks | statuses equal the unsharded run's | "
+                  "slowest shard | unsharded |", "|---|---|---|---|"]
+        for n, agree, slowest, whole in shard_rows:
+            table.append("| %d | %s | %.2f s | %.2f s |"
+                         % (n, "yes" if agree else "**no**", slowest, whole))
     text = ("Produced by `python3 bench/scale.py --sizes %s --changes %s` in "
             "%.0f s.\n\n" % (args.sizes, args.changes,
                              time.monotonic() - started) + "\n".join(table)

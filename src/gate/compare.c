@@ -671,8 +671,10 @@ static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
     char *problem_lib = NULL, *spec_path = NULL;
     pg_run_spec spec;
     side_keys keys;
+    int64_t building;
 
     memset(build, 0, sizeof(build));
+    building = pg_now_ns();
     if ((err = problem_build(ctx, b, &problem_lib)) < 0)
         return err;
     if ((err = checked_cases(ctx, b, problem_lib, &cases, &ncases, &owned)) < 0)
@@ -687,7 +689,10 @@ static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
         out->not_affected = 1;
         goto done;
     }
-    if ((err = build_sides(ctx, b, build, &keys, out->built)) < 0)
+    err = build_sides(ctx, b, build, &keys, out->built);
+    ctx->result->build_seconds += (double)(pg_now_ns() - building) / 1e9;
+    building = 0;
+    if (err < 0)
         goto done;
     if (build[1].missing || !build[1].ok) {
         set_build_failure(out, &build[1], PG_SIDE_HEAD);
@@ -718,6 +723,8 @@ static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
     settle(ctx, out, &build[0], base_failed);
 
 done:
+    if (building)
+        ctx->result->build_seconds += (double)(pg_now_ns() - building) / 1e9;
     for (s = 0; s < 2; s++)
         pg_build_clear(&build[s]);
     if (owned) {
@@ -970,8 +977,13 @@ int pg_compare(pg_result *out, const pg_compare_opts *opts)
     jobs = jobs_wanted(opts);
     if ((err = open_cache(&ctx, jobs)) < 0)
         goto done;
-    if (jobs > 1 && ctx.count > 1 && (err = build_ahead(&ctx, jobs)) < 0)
-        goto done;
+    if (jobs > 1 && ctx.count > 1) {
+        int64_t t = pg_now_ns();
+        err = build_ahead(&ctx, jobs);
+        out->build_seconds += (double)(pg_now_ns() - t) / 1e9;
+        if (err < 0)
+            goto done;
+    }
     ctx.loop_start = pg_now_ns();
     for (i = 0; i < ctx.cfg.nbenchmarks; i++) {
         const pg_bench_config *b = &ctx.cfg.benchmarks[i];

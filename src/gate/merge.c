@@ -129,6 +129,7 @@ int pg_merge(pg_result *out, pg_result *parts, size_t n,
         p->nbenchmarks = 0;
         if (!out->gpu.present && p->gpu.present)
             out->gpu = p->gpu;
+        out->build_seconds += p->build_seconds;
         if (p->seconds > out->seconds)
             out->seconds = p->seconds; /* the run took its slowest shard */
     }

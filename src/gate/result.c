@@ -274,6 +274,7 @@ char *pg_result_to_json(const pg_result *r)
     cJSON_AddItemToObject(root, "base", side_json(&r->base));
     cJSON_AddItemToObject(root, "head", side_json(&r->head));
     add_number(root, "seconds", r->seconds);
+    add_number(root, "build_seconds", r->build_seconds);
     cJSON_AddStringToObject(root, "mode", r->aa ? "aa" : "compare");
     if (r->aa) {
         cJSON *aa = cJSON_AddObjectToObject(root, "aa");
@@ -551,6 +552,7 @@ int pg_result_from_json(pg_result *out, const char *text, const char *display)
     out->version = get_string(root, "version");
     out->noise_floor = get_number(root, "noise_floor");
     out->seconds = get_number(root, "seconds");
+    out->build_seconds = get_number(root, "build_seconds");
     src = cJSON_GetObjectItemCaseSensitive(root, "noise_floor_source");
     out->floor_source = PG_FLOOR_DEFAULT;
     if (cJSON_IsString(src)) {

@@ -125,6 +125,8 @@ typedef struct pg_result {
     pg_bench_result *benchmarks;
     size_t nbenchmarks;
     double seconds; /* the whole compare, wall time */
+    double build_seconds; /* of it, building and checking what a change
+                             reaches (keys, project builds, problems) */
     int aa;         /* a self-check: the same revision on both sides */
     pg_system system;
     pg_gpu_info gpu; /* present: a CUDA benchmark was measured on it */
