@@ -40,6 +40,12 @@
 #define PG_VERSION "0.0.0"
 #endif
 
+/* What a side's build is kept under: its key, when it has one. */
+typedef struct side_keys {
+    char key[2][PG_CACHE_ID];
+    int keyed[2];
+} side_keys;
+
 typedef struct compare_ctx {
     const pg_compare_opts *opts;
     pg_config cfg;
@@ -71,6 +77,10 @@ typedef struct compare_ctx {
      * is still a build of this run's). */
     pg_strvec compiled;
     int quiet; /* a build worker: no progress */
+    /* Per benchmark of the config: its keys as the build workers found
+     * them (known[i] set), so that they are not worked out again. */
+    side_keys *keys;
+    unsigned char *known;
 } compare_ctx;
 
 void pg_compare_opts_init(pg_compare_opts *opts)
@@ -456,12 +466,6 @@ static void set_build_failure(pg_bench_result *out, const pg_build *build,
     out->log = build->log ? pg_strdup(build->log) : NULL;
 }
 
-/* What a side's build is kept under: its key, when it has one. */
-typedef struct side_keys {
-    char key[2][PG_CACHE_ID];
-    int keyed[2];
-} side_keys;
-
 /*
  * Builds both sides, head first, or takes them from the cache.  A failed
  * build is in `build`; built[s] says how each came to be.
@@ -661,9 +665,9 @@ static int checked_cases(compare_ctx *ctx, const pg_bench_config *b,
     return err;
 }
 
-static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
-                         pg_bench_result *out)
+static int run_benchmark(compare_ctx *ctx, size_t index, pg_bench_result *out)
 {
+    const pg_bench_config *b = &ctx->cfg.benchmarks[index];
     pg_build build[2];
     pg_case_spec *cases = NULL;
     size_t ncases = 0, i;
@@ -681,7 +685,9 @@ static int run_benchmark(compare_ctx *ctx, const pg_bench_config *b,
         goto done;
     /* What the change cannot reach is neither built nor measured. */
     progress(ctx, "checking what the change reaches");
-    if ((err = build_keys(ctx, b, &keys)) < 0)
+    if (ctx->known && ctx->known[index])
+        keys = ctx->keys[index];
+    else if ((err = build_keys(ctx, b, &keys)) < 0)
         goto done;
     if (not_affected(ctx, &keys)) {
         out->status = PG_STATUS_UNCHANGED;
@@ -758,8 +764,11 @@ static void build_worker(compare_ctx *ctx, int todo, int done, int k)
         int s;
 
         if (pg_build_problem(&lib, b, dir, ctx->cache) == 0 &&
-            build_keys(ctx, b, &keys) == 0 && !not_affected(ctx, &keys))
-            for (s = 0; s < 2; s++) {
+            build_keys(ctx, b, &keys) == 0) {
+            pg_str_printf(&msg, "k %u %s %s\n", (unsigned)i,
+                          keys.keyed[0] ? keys.key[0] : "-",
+                          keys.keyed[1] ? keys.key[1] : "-");
+            for (s = 0; s < 2 && !not_affected(ctx, &keys); s++) {
                 const char *tag = s ? "head" : "base";
                 pg_build build;
                 if (!keys.keyed[s] ||
@@ -776,6 +785,7 @@ static void build_worker(compare_ctx *ctx, int todo, int done, int k)
                     pg_str_printf(&msg, "c %s\n", keys.key[s]);
                 pg_build_clear(&build);
             }
+        }
         pg_str_puts(&msg, "d\n");
         if (write(done, msg.ptr, msg.size) < 0)
             break;
@@ -783,6 +793,23 @@ static void build_worker(compare_ctx *ctx, int todo, int done, int k)
         free(lib);
     }
     _exit(0);
+}
+
+/* "k INDEX KEY KEY" from a worker: benchmark INDEX's keys ("-": none). */
+static void known_keys(compare_ctx *ctx, const char *line)
+{
+    char k[2][PG_CACHE_ID];
+    unsigned i;
+    int s;
+
+    if (sscanf(line, "k %u %40s %40s", &i, k[0], k[1]) != 3 ||
+        i >= ctx->cfg.nbenchmarks)
+        return;
+    for (s = 0; s < 2; s++) {
+        ctx->keys[i].keyed[s] = strlen(k[s]) == PG_CACHE_ID - 1;
+        memcpy(ctx->keys[i].key[s], k[s], PG_CACHE_ID);
+    }
+    ctx->known[i] = 1;
 }
 
 /* Reads what the workers say on `fd` until they are all done or a
@@ -801,9 +828,11 @@ static int collect(compare_ctx *ctx, int fd, pg_str *pending, size_t *done,
     pg_str_put(pending, buf, (size_t)n);
     while ((nl = memchr(pending->ptr, '\n', pending->size))) {
         size_t len = (size_t)(nl - pending->ptr) + 1;
+        pending->ptr[len - 1] = '\0';
         if (pending->ptr[0] == 'c' && len == PG_CACHE_ID + 2) {
-            pending->ptr[len - 1] = '\0';
             pg_strvec_push(&ctx->compiled, pending->ptr + 2);
+        } else if (pending->ptr[0] == 'k') {
+            known_keys(ctx, pending->ptr);
         } else if (pending->ptr[0] == 'd') {
             ++*done;
             progress(ctx, "building: %zu of %zu benchmarks, %d at once", *done,
@@ -845,6 +874,8 @@ static int build_ahead(compare_ctx *ctx, int jobs)
             total++;
     }
     close(todo[1]);
+    ctx->keys = pg_calloc(ctx->cfg.nbenchmarks + 1, sizeof(*ctx->keys));
+    ctx->known = pg_calloc(ctx->cfg.nbenchmarks + 1, 1);
     if ((size_t)jobs > total)
         jobs = (int)total;
     pids = pg_calloc((size_t)jobs, sizeof(*pids));
@@ -994,7 +1025,7 @@ int pg_compare(pg_result *out, const pg_compare_opts *opts)
         ctx.bench = b->name;
         r = pg_result_add(out, b->name, b->problem);
         r->shard = opts->shards > 0 ? opts->shard : 0;
-        if ((err = run_benchmark(&ctx, b, r)) < 0)
+        if ((err = run_benchmark(&ctx, i, r)) < 0)
             goto done;
         if (r->not_affected)
             ctx.skipped++;
@@ -1020,6 +1051,8 @@ done:
         pg_cache_free(ctx.cache);
     }
     pg_strvec_clear(&ctx.compiled);
+    free(ctx.keys);
+    free(ctx.known);
     pg_strvec_clear(&ctx.problem_srcs);
     pg_strvec_clear(&ctx.problem_libs);
     pg_strvec_clear(&ctx.checked);
