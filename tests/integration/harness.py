@@ -177,12 +177,20 @@ class RepoTest(unittest.TestCase):
         self.pgtmp = os.path.join(self.tmp, "pgtmp")
         for d in (self.repo, self.out, self.pgtmp):
             os.makedirs(d)
+        # Every perfgate a test starts keeps its builds in the test's own
+        # cache, never the user's.
+        self.saved_xdg = os.environ.get("XDG_CACHE_HOME")
+        os.environ["XDG_CACHE_HOME"] = os.path.join(self.tmp, "cache")
         self.git("init", "-q", "-b", "main")
         self.git("config", "user.email", "test@example.com")
         self.git("config", "user.name", "perfgate test")
         self.git("config", "commit.gpgsign", "false")
 
     def tearDown(self):
+        if self.saved_xdg is None:
+            os.environ.pop("XDG_CACHE_HOME", None)
+        else:
+            os.environ["XDG_CACHE_HOME"] = self.saved_xdg
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def git(self, *args, cwd=None):

@@ -561,11 +561,43 @@ class Interrupt(RepoTest):
         self.assertEqual(os.listdir(self.pgtmp), before)
 
 
-    def _start(self, *args, **kw):
+    def test_sigterm_while_building_in_parallel(self):
+        # A compiler that takes its time: the signal comes while both build
+        # workers wait on one.  The run ends, its workers and their
+        # compilers with it, and nothing is left behind.
+        config = CONFIG + "".join(
+            "  - {name: s%d, problem: reduce_sum, sources: [src/sum.c], "
+            "cflags: [-DN%d], cases: [{n: 100}]}\n" % (i, i) for i in range(3))
+        self.base_repo(config=config)
+        self.commit({"src/sum.c": LANES})
+        cc = os.path.join(self.tmp, "slowcc")
+        mark = os.path.join(self.tmp, "compiling")
+        with open(cc, "w") as f:
+            f.write("#!/bin/sh\ncase \"$*\" in *-shared*) touch %s; "
+                    "sleep 60;; esac\nexec cc \"$@\"\n" % mark)
+        os.chmod(cc, 0o755)
+        proc = self._start("HEAD~1", "HEAD", "-j", "2",
+                           env=dict(os.environ, TMPDIR=self.pgtmp, CC=cc))
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not os.path.exists(mark):
+            time.sleep(0.05)
+        self.assertTrue(os.path.exists(mark), "no build started")
+        start = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 130, err)
+        self.assertLess(time.monotonic() - start, 10)
+        self.assertEqual(os.listdir(self.pgtmp), [])
+        # No compiler outlives it.
+        ps = subprocess.run(["ps", "-eo", "args"], capture_output=True,
+                            text=True).stdout
+        self.assertNotIn(cc, ps)
+
+    def _start(self, *args, env=None, **kw):
         return subprocess.Popen(
             [PERFGATE, "compare", *args], cwd=self.repo,
-            env=dict(os.environ, TMPDIR=self.pgtmp), stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True, **kw)
+            env=env or dict(os.environ, TMPDIR=self.pgtmp),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
 
     def test_sigterm_while_reading_a_config_from_a_fifo(self):
         # open() of a FIFO nobody writes blocks: the signal interrupts it.
