@@ -13,7 +13,12 @@ benchmarks' own `seconds`), and how many benchmarks were not affected.
 With all changed it also measures in 4 shards with the warm cache, merges
 them, and checks that every benchmark's status is the unsharded one.
 
-    python3 bench/scale.py [--sizes 1,10,100,400] [--out docs/scale.md]
+    python3 bench/scale.py [--sizes 1,10,100,400] [--changes nothing,one]
+                           [--tmpdir /dev/shm] [--out docs/scale.md]
+
+--tmpdir is the TMPDIR perfgate runs with: where it writes the revisions
+it compares (on a disk file system, creating their files is a cost of its
+own).
 
 Nothing else heavy should run on the machine meanwhile.
 """
@@ -120,8 +125,11 @@ def main():
     ap.add_argument("--sizes", default="1,10,100,400")
     ap.add_argument("--changes", default="nothing,one,all")
     ap.add_argument("--build-dir", default=os.path.join(HERE, "..", "build"))
+    ap.add_argument("--tmpdir", help="TMPDIR for perfgate")
     ap.add_argument("--out")
     args = ap.parse_args()
+    if args.tmpdir:
+        os.environ["TMPDIR"] = args.tmpdir
     perfgate = os.path.join(os.path.abspath(args.build_dir), "perfgate")
     rows, shard_rows = [], []
     started = time.monotonic()
@@ -162,8 +170,9 @@ def main():
         for n, agree, slowest, whole in shard_rows:
             table.append("| %d | %s | %.2f s | %.2f s |"
                          % (n, "yes" if agree else "**no**", slowest, whole))
-    text = ("Produced by `python3 bench/scale.py --sizes %s --changes %s` in "
+    text = ("Produced by `python3 bench/scale.py --sizes %s --changes %s%s` in "
             "%.0f s.\n\n" % (args.sizes, args.changes,
+                             " --tmpdir " + args.tmpdir if args.tmpdir else "",
                              time.monotonic() - started) + "\n".join(table)
             + "\n")
     print()
