@@ -2,7 +2,9 @@
  * main.c - runs one unit test suite, or one test of it:
  *   unit_tests SUITE [TEST]
  */
+#define _GNU_SOURCE
 #include "test.h"
+#include "str.h"
 
 #include <stdlib.h>
 
@@ -26,6 +28,18 @@ static const struct {
               {"str", pg_tests_str},         {"fs", pg_tests_fs},
               {"proc", pg_tests_proc},       {"revision", pg_tests_revision},
               {"system", pg_tests_system},   {"cache", pg_tests_cache}};
+
+char *pg_test_scratch(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    char *dir = pg_strdupf("%s/pg-unit-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+
+    if (!mkdtemp(dir)) {
+        free(dir);
+        return NULL;
+    }
+    return dir;
+}
 
 /* Runs one test; a failed REQUIRE ends it here. */
 static void run_one(const pg_test *t)

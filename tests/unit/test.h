@@ -73,4 +73,8 @@ typedef struct pg_test {
 
 #define PG_TESTS_END {NULL, NULL}
 
+/* A fresh directory under $TMPDIR (or /tmp); free() and pg_rm_rf() it.
+ * NULL when it cannot be made. */
+char *pg_test_scratch(void);
+
 #endif

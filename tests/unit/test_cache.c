@@ -16,18 +16,6 @@
 #include "str.h"
 #include "test.h"
 
-static char *scratch(void)
-{
-    const char *tmp = getenv("TMPDIR");
-    char *dir = pg_strdupf("%s/pg-unit-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-
-    if (!mkdtemp(dir)) {
-        free(dir);
-        return NULL;
-    }
-    return dir;
-}
-
 static const char key[] = "0123456789abcdef0123456789abcdef01234567";
 
 static void ids_are_blob_ids(void)
@@ -43,7 +31,7 @@ static void ids_are_blob_ids(void)
 
 static void put_then_get(void)
 {
-    char *dir = scratch(), *data = NULL, *path;
+    char *dir = pg_test_scratch(), *data = NULL, *path;
     pg_cache *c = NULL;
     size_t len = 0;
 
@@ -94,7 +82,7 @@ static void damaged_entries_are_refused_and_removed(void)
         /* another format */
         "perfgate-cache 9 b6fc4c620b67d95f953a5c1c1230aaab5db5a1b0 5\nhello",
         ""};
-    char *dir = scratch(), *data, *path;
+    char *dir = pg_test_scratch(), *data, *path;
     pg_cache *c = NULL;
     size_t len, i;
 
@@ -126,7 +114,7 @@ static void damaged_entries_are_refused_and_removed(void)
 
 static void the_bound_removes_the_least_recently_used(void)
 {
-    char *dir = scratch(), keys[4][PG_CACHE_ID], *data;
+    char *dir = pg_test_scratch(), keys[4][PG_CACHE_ID], *data;
     char payload[1000];
     pg_cache *c = NULL;
     size_t len;
@@ -164,7 +152,7 @@ static void the_bound_removes_the_least_recently_used(void)
 
 static void a_directory_that_cannot_be_one_is_refused(void)
 {
-    char *dir = scratch(), *file;
+    char *dir = pg_test_scratch(), *file;
     pg_cache *c = NULL;
 
     REQUIRE(dir);

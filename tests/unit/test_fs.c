@@ -13,19 +13,6 @@
 #include "str.h"
 #include "test.h"
 
-/* A fresh directory under $TMPDIR (or /tmp); free() and pg_rm_rf() it. */
-static char *scratch(void)
-{
-    const char *tmp = getenv("TMPDIR");
-    char *dir = pg_strdupf("%s/pg-unit-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-
-    if (!mkdtemp(dir)) {
-        free(dir);
-        return NULL;
-    }
-    return dir;
-}
-
 static void paths(void)
 {
     char *p;
@@ -46,7 +33,7 @@ static void paths(void)
 
 static void containment_follows_links(void)
 {
-    char *root = scratch(), *in, *out, *link_in, *link_out, *outside;
+    char *root = pg_test_scratch(), *in, *out, *link_in, *link_out, *outside;
 
     REQUIRE(root != NULL);
     in = pg_strdupf("%s/tree", root);
@@ -77,7 +64,7 @@ static void containment_follows_links(void)
 
 static void read_with_a_limit(void)
 {
-    char *root = scratch(), *path, *text = NULL;
+    char *root = pg_test_scratch(), *path, *text = NULL;
     size_t len = 0;
 
     REQUIRE(root != NULL);
