@@ -7,13 +7,16 @@
 
 #include <stddef.h>
 
+#include "compare.h"
 #include "result.h"
+#include "strvec.h"
 
 int pg_cmd_compare(int argc, char **argv);
 int pg_cmd_init(int argc, char **argv);
 int pg_cmd_report(int argc, char **argv);
 int pg_cmd_problems(int argc, char **argv);
 int pg_cmd_merge(int argc, char **argv);
+int pg_cmd_bisect(int argc, char **argv);
 
 /* Prints "perfgate: MESSAGE" for the last error; returns its exit code. */
 int pg_cmd_fail(int err);
@@ -60,5 +63,60 @@ int pg_cmd_output_option(pg_cmd_outputs *o, int c, const char *arg,
  * error when a file cannot be written.
  */
 int pg_cmd_show(pg_result *r, const pg_cmd_outputs *outputs);
+
+/* The options of commands that measure (compare, bisect): which config
+ * and benchmarks, the floor, the budgets, the builds. */
+enum {
+    PG_OPT_FLOOR = 400,
+    PG_OPT_MAX_TIME,
+    PG_OPT_MIN_ROUNDS,
+    PG_OPT_TIMEOUT,
+    PG_OPT_CACHE_DIR,
+    PG_OPT_NO_CACHE
+};
+
+#define PG_MEASURE_LONG_OPTS                                                   \
+    {"config", required_argument, NULL, 'c'},                                  \
+        {"bench", required_argument, NULL, 'b'},                               \
+        {"noise-floor", required_argument, NULL, PG_OPT_FLOOR},                \
+        {"max-time", required_argument, NULL, PG_OPT_MAX_TIME},                \
+        {"min-rounds", required_argument, NULL, PG_OPT_MIN_ROUNDS},            \
+        {"timeout", required_argument, NULL, PG_OPT_TIMEOUT},                  \
+        {"jobs", required_argument, NULL, 'j'},                                \
+        {"cache-dir", required_argument, NULL, PG_OPT_CACHE_DIR},              \
+    {                                                                          \
+        "no-cache", no_argument, NULL, PG_OPT_NO_CACHE                         \
+    }
+
+/* Their help, for the usage texts. */
+#define PG_MEASURE_HELP                                                        \
+    "  -c, --config FILE        the config (default: perfgate.yml at the\n"    \
+    "                           repository root, from the working tree)\n"     \
+    "  -b, --bench NAME         run only this benchmark (repeatable)\n"        \
+    "      --noise-floor PCT    changes within it are noise (5%, 0.05);\n"     \
+    "                           default 5%, 10% when GITHUB_ACTIONS=true\n"    \
+    "      --max-time DURATION  measuring budget per benchmark (10s)\n"        \
+    "      --min-rounds N       rounds at least (5)\n"                         \
+    "      --timeout DURATION   per benchmark and side (60s)\n"                \
+    "  -j, --jobs N             builds at once (default: one per CPU);\n"      \
+    "                           measuring waits for them, one benchmark\n"     \
+    "                           at a time\n"                                   \
+    "      --cache-dir DIR      keep builds in DIR (default:\n"                \
+    "                           $XDG_CACHE_HOME/perfgate, else\n"              \
+    "                           ~/.cache/perfgate; bounded by\n"               \
+    "                           PERFGATE_CACHE_SIZE, 1G)\n"                    \
+    "      --no-cache           neither use nor keep builds\n"
+
+/*
+ * Takes one of those options (getopt's `c`, with `arg`) into `o` and
+ * `only` (-b).  0 when `c` is not one of them; -1 when taken; else the
+ * exit code for a bad value (said on stderr).
+ */
+int pg_cmd_measure_option(pg_compare_opts *o, pg_strvec *only, int c,
+                          const char *arg);
+
+/* The progress line on a terminal (stderr), rewritten in place; and the
+ * end of it. */
+void pg_cmd_progress(void *payload, const char *line);
 
 #endif

@@ -47,34 +47,18 @@ static const char usage_text[] =
     "Your repository is never modified: each revision is written to a\n"
     "private temporary directory, removed on exit and on Ctrl-C.\n"
     "\n"
-    "options:\n"
-    "  -c, --config FILE        the config (default: perfgate.yml at the\n"
-    "                           repository root, from the working tree)\n"
-    "  -b, --bench NAME         run only this benchmark (repeatable)\n"
+    "options:\n" PG_MEASURE_HELP
     "      --aa                 self-check: REV against itself (see above)\n"
     "      --no-ci              ignore the CI system's revisions\n"
     "      --shard K/N          run the K-th of N shares of the benchmarks\n"
     "                           (balanced by their cases; the same on\n"
     "                           every machine), for 'perfgate merge'\n"
-    "  -j, --jobs N             builds at once (default: one per CPU);\n"
-    "                           measuring waits for them, one benchmark\n"
-    "                           at a time\n"
-    "      --cache-dir DIR      keep builds in DIR (default:\n"
-    "                           $XDG_CACHE_HOME/perfgate, else\n"
-    "                           ~/.cache/perfgate; bounded by\n"
-    "                           PERFGATE_CACHE_SIZE, 1G)\n"
-    "      --no-cache           neither use nor keep builds\n"
     "      --timings FILE       with --shard: balance the shares by the\n"
     "                           measuring times in FILE, an earlier\n"
     "                           result (--json); the same FILE on every\n"
     "                           machine\n"
     "      --json FILE          write the full result as JSON\n"
     "      --markdown FILE      write the pull-request comment\n"
-    "      --noise-floor PCT    changes within it are noise (5%, 0.05);\n"
-    "                           default 5%, 10% when GITHUB_ACTIONS=true\n"
-    "      --max-time DURATION  measuring budget per benchmark (10s)\n"
-    "      --min-rounds N       rounds at least (5)\n"
-    "      --timeout DURATION   per benchmark and side (60s)\n"
     "  -q, --quiet              no progress on stderr\n"
     "      --color WHEN         auto, always or never\n"
     "  -h, --help               show this help\n"
@@ -93,56 +77,27 @@ static const char usage_text[] =
 enum {
     OPT_JSON = 256,
     OPT_MARKDOWN,
-    OPT_FLOOR,
-    OPT_MAX_TIME,
-    OPT_MIN_ROUNDS,
-    OPT_TIMEOUT,
     OPT_COLOR,
     OPT_AA,
     OPT_NO_CI,
     OPT_SHARD,
     OPT_WARNING_EXIT,
-    OPT_CACHE_DIR,
-    OPT_NO_CACHE,
     OPT_TIMINGS
 };
 
 static const struct option long_opts[] = {
-    {"config", required_argument, NULL, 'c'},
-    {"bench", required_argument, NULL, 'b'},
+    PG_MEASURE_LONG_OPTS,
     {"json", required_argument, NULL, OPT_JSON},
     {"markdown", required_argument, NULL, OPT_MARKDOWN},
-    {"noise-floor", required_argument, NULL, OPT_FLOOR},
-    {"max-time", required_argument, NULL, OPT_MAX_TIME},
-    {"min-rounds", required_argument, NULL, OPT_MIN_ROUNDS},
-    {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"quiet", no_argument, NULL, 'q'},
     {"aa", no_argument, NULL, OPT_AA},
     {"no-ci", no_argument, NULL, OPT_NO_CI},
     {"shard", required_argument, NULL, OPT_SHARD},
     {"color", required_argument, NULL, OPT_COLOR},
     {"warning-exit-code", required_argument, NULL, OPT_WARNING_EXIT},
-    {"jobs", required_argument, NULL, 'j'},
-    {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
-    {"no-cache", no_argument, NULL, OPT_NO_CACHE},
     {"timings", required_argument, NULL, OPT_TIMINGS},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
-
-/* The progress line on a terminal, rewritten in place. */
-static void show_progress(void *payload, const char *line)
-{
-    const char *cols = getenv("COLUMNS");
-    long width = cols ? strtol(cols, NULL, 10) : 0;
-
-    (void)payload;
-    /* One line that overwrites itself: never wider than the terminal. */
-    if (width < 20 || width > 1000)
-        width = 100;
-    fprintf(stderr, "\r\033[K%.*s", (int)pg_utf8_cut(line, (size_t)width - 1),
-            line);
-    fflush(stderr);
-}
 
 static const char *env(const char *name)
 {
@@ -167,44 +122,16 @@ typedef struct compare_args {
 static int take_option(compare_args *a, int c, const char *arg)
 {
     long long n;
+    int code = pg_cmd_measure_option(&a->opts, &a->only, c, arg);
 
+    if (code != 0)
+        return code;
     switch (c) {
-    case 'c':
-        a->opts.config_path = arg;
-        break;
-    case 'b':
-        pg_strvec_push(&a->only, arg);
-        break;
     case OPT_JSON:
         a->outputs.json_path = arg;
         break;
     case OPT_MARKDOWN:
         a->outputs.md_path = arg;
-        break;
-    case OPT_FLOOR:
-        if (pg_parse_fraction(&a->opts.noise_floor, arg) < 0 ||
-            a->opts.noise_floor >= 1 || a->opts.noise_floor <= 0)
-            return bad_value("--noise-floor", arg,
-                             "want a percentage above 0% and below 100%, "
-                             "such as 5%, or a fraction such as 0.05");
-        break;
-    case OPT_MAX_TIME:
-        if (pg_parse_duration(&a->opts.max_time, arg) < 0 ||
-            a->opts.max_time <= 0)
-            return bad_value("--max-time", arg,
-                             "want a duration such as 10s or 500ms");
-        break;
-    case OPT_TIMEOUT:
-        if (pg_parse_duration(&a->opts.timeout, arg) < 0 ||
-            a->opts.timeout <= 0)
-            return bad_value("--timeout", arg,
-                             "want a duration such as 60s or 2m");
-        break;
-    case OPT_MIN_ROUNDS:
-        if (pg_parse_ll(&n, arg) < 0 || n < 1 || n > 1000000000)
-            return bad_value("--min-rounds", arg,
-                             "want a whole number of at least 1");
-        a->opts.min_rounds = (int)n;
         break;
     case OPT_COLOR:
         if (strcmp(arg, "auto") && strcmp(arg, "always") &&
@@ -222,19 +149,6 @@ static int take_option(compare_args *a, int c, const char *arg)
         break;
     case 'q':
         a->quiet = 1;
-        break;
-    case 'j':
-        if (pg_parse_ll(&n, arg) < 0 || n < 1 || n > 256)
-            return bad_value("--jobs", arg, "want a number from 1 to 256");
-        a->opts.jobs = (int)n;
-        break;
-    case OPT_CACHE_DIR:
-        if (!*arg)
-            return bad_value("--cache-dir", arg, "want a directory");
-        a->opts.cache_dir = arg;
-        break;
-    case OPT_NO_CACHE:
-        a->opts.no_cache = 1;
         break;
     case OPT_TIMINGS:
         a->opts.timings_path = arg;
@@ -303,7 +217,7 @@ static int parse_args(compare_args *a, int argc, char **argv)
         a->opts.head = argv[optind + 1];
     a->opts.only = a->only.n ? pg_strvec_list(&a->only) : NULL;
     if (!a->quiet && isatty(2))
-        a->opts.on_progress = show_progress;
+        a->opts.on_progress = pg_cmd_progress;
     return -1;
 }
 

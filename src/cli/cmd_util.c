@@ -150,3 +150,76 @@ int pg_cmd_output_option(pg_cmd_outputs *o, int c, const char *arg,
         return 0;
     }
 }
+
+int pg_cmd_measure_option(pg_compare_opts *o, pg_strvec *only, int c,
+                          const char *arg)
+{
+    const char *opt = NULL, *want = NULL;
+    long long n;
+
+    switch (c) {
+    case 'c':
+        o->config_path = arg;
+        break;
+    case 'b':
+        pg_strvec_push(only, arg);
+        break;
+    case PG_OPT_FLOOR:
+        if (pg_parse_fraction(&o->noise_floor, arg) < 0 ||
+            o->noise_floor >= 1 || o->noise_floor <= 0)
+            opt = "--noise-floor",
+            want = "want a percentage above 0% and below 100%, such as 5%, "
+                   "or a fraction such as 0.05";
+        break;
+    case PG_OPT_MAX_TIME:
+        if (pg_parse_duration(&o->max_time, arg) < 0 || o->max_time <= 0)
+            opt = "--max-time", want = "want a duration such as 10s or 500ms";
+        break;
+    case PG_OPT_TIMEOUT:
+        if (pg_parse_duration(&o->timeout, arg) < 0 || o->timeout <= 0)
+            opt = "--timeout", want = "want a duration such as 60s or 2m";
+        break;
+    case PG_OPT_MIN_ROUNDS:
+        if (pg_parse_ll(&n, arg) < 0 || n < 1 || n > 1000000000)
+            opt = "--min-rounds", want = "want a whole number of at least 1";
+        else
+            o->min_rounds = (int)n;
+        break;
+    case 'j':
+        if (pg_parse_ll(&n, arg) < 0 || n < 1 || n > 256)
+            opt = "--jobs", want = "want a number from 1 to 256";
+        else
+            o->jobs = (int)n;
+        break;
+    case PG_OPT_CACHE_DIR:
+        if (!*arg)
+            opt = "--cache-dir", want = "want a directory";
+        o->cache_dir = arg;
+        break;
+    case PG_OPT_NO_CACHE:
+        o->no_cache = 1;
+        break;
+    default:
+        return 0;
+    }
+    if (opt) {
+        fprintf(stderr, "perfgate: %s '%s': %s\n", opt, arg, want);
+        return PG_EXIT_USAGE;
+    }
+    return -1;
+}
+
+/* The progress line on a terminal, rewritten in place. */
+void pg_cmd_progress(void *payload, const char *line)
+{
+    const char *cols = getenv("COLUMNS");
+    long width = cols ? strtol(cols, NULL, 10) : 0;
+
+    (void)payload;
+    /* One line that overwrites itself: never wider than the terminal. */
+    if (width < 20 || width > 1000)
+        width = 100;
+    fprintf(stderr, "\r\033[K%.*s", (int)pg_utf8_cut(line, (size_t)width - 1),
+            line);
+    fflush(stderr);
+}

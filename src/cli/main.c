@@ -29,6 +29,7 @@ static const struct command {
     {"problems", pg_cmd_problems, "list the built-in problems"},
     {"report", pg_cmd_report, "render a saved JSON result again"},
     {"merge", pg_cmd_merge, "one result from the shards of a run"},
+    {"bisect", pg_cmd_bisect, "find the commit that made a benchmark slower"},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -377,6 +377,77 @@ int pg_repo_copy_worktree(pg_repo *repo, pg_rev *rev, const char *dir)
     return err;
 }
 
+int pg_repo_range(pg_commit_info **out, size_t *n, pg_repo *repo,
+                  const char *good, const char *bad, int first_parent)
+{
+    git_revwalk *walk = NULL;
+    git_oid og, ob, oid;
+    size_t cap = 0;
+    int err = 0;
+
+    *out = NULL;
+    *n = 0;
+    if (git_oid_fromstr(&og, good) < 0 || git_oid_fromstr(&ob, bad) < 0)
+        return pg_error_set(PG_ERR_GENERIC, "range: bad commit id");
+    if (git_oid_equal(&og, &ob) ||
+        git_graph_descendant_of(repo->repo, &ob, &og) != 1)
+        return pg_error_set(PG_ERR_USAGE,
+                            "%.10s is not an ancestor of %.10s: give a good "
+                            "revision that came before the bad one",
+                            good, bad);
+    if (git_revwalk_new(&walk, repo->repo) < 0 ||
+        git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE) <
+            0 ||
+        (first_parent && git_revwalk_simplify_first_parent(walk) < 0) ||
+        git_revwalk_push(walk, &ob) < 0 || git_revwalk_hide(walk, &og) < 0) {
+        git_revwalk_free(walk);
+        return pg_error_set(PG_ERR_GENERIC, "walking %.10s..%.10s: %s", good,
+                            bad, git_message());
+    }
+    while (!err && git_revwalk_next(&oid, walk) == 0) {
+        git_commit *c = NULL;
+        const git_signature *who;
+        pg_commit_info *info;
+        if (git_commit_lookup(&c, repo->repo, &oid) < 0) {
+            err = pg_error_set(PG_ERR_USAGE,
+                               "commit %s of the range is missing (a shallow "
+                               "clone? 'git fetch --unshallow')",
+                               git_oid_tostr_s(&oid));
+            break;
+        }
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 64;
+            *out = pg_realloc(*out, cap * sizeof(**out));
+        }
+        info = &(*out)[(*n)++];
+        git_oid_tostr(info->commit, sizeof(info->commit), &oid);
+        info->subject =
+            pg_strdup(git_commit_summary(c) ? git_commit_summary(c) : "");
+        who = git_commit_author(c);
+        info->author =
+            who ? pg_strdupf("%s <%s>", who->name, who->email) : pg_strdup("");
+        git_commit_free(c);
+    }
+    git_revwalk_free(walk);
+    if (err < 0) {
+        pg_commit_infos_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+    }
+    return err;
+}
+
+void pg_commit_infos_free(pg_commit_info *infos, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        free(infos[i].subject);
+        free(infos[i].author);
+    }
+    free(infos);
+}
+
 void pg_rev_clear(pg_rev *rev)
 {
     free(rev->spec);

@@ -73,6 +73,25 @@ int pg_repo_copy_worktree(pg_repo *repo, pg_rev *rev, const char *dir);
 int pg_repo_resolve_ci(pg_rev *base, pg_rev *head, pg_repo *repo,
                        const pg_ci *ci);
 
+/* A commit of a range, for people. */
+typedef struct pg_commit_info {
+    char commit[41];
+    char *subject; /* its summary line */
+    char *author;  /* "Name <email>" */
+} pg_commit_info;
+
+/*
+ * The commits after `good` up to and including `bad` (full SHAs), oldest
+ * first, following only first parents when `first_parent` (a merge is one
+ * commit then, as `git log --first-parent` shows it), else every commit
+ * `git rev-list good..bad` lists, in topological order.  PG_ERR_USAGE when
+ * `good` is not an ancestor of `bad`.  *out is to be pg_commit_infos_free()d.
+ */
+int pg_repo_range(pg_commit_info **out, size_t *n, pg_repo *repo,
+                  const char *good, const char *bad, int first_parent);
+
+void pg_commit_infos_free(pg_commit_info *infos, size_t n);
+
 void pg_rev_clear(pg_rev *rev);
 void pg_repo_free(pg_repo *repo);
 

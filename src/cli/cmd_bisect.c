@@ -1,0 +1,196 @@
+/*
+ * cmd_bisect.c - `perfgate bisect GOOD [BAD]`: the commit that made a
+ * benchmark slower.
+ */
+#define _GNU_SOURCE
+#include "bisect.h"
+#include "cmd.h"
+#include "error.h"
+#include "str.h"
+#include "strvec.h"
+#include "util.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "banned.h"
+
+static const char usage_text[] =
+    "usage: perfgate bisect [options] GOOD [BAD]\n"
+    "\n"
+    "Finds the first commit after GOOD, up to BAD (default: HEAD), at which\n"
+    "a benchmark is slower than at GOOD by more than the noise floor.  BAD\n"
+    "is measured first, against GOOD: the benchmarks slower there are the\n"
+    "ones followed.  Then the commits between are probed by halves, each\n"
+    "compared with GOOD itself (as 'perfgate compare GOOD COMMIT' does), so\n"
+    "that small steps cannot hide a slowdown.  A probe whose interval\n"
+    "straddles the floor is unclear and measured again (--attempts); one\n"
+    "that does not build, is wrong or stays unclear is skipped, as 'git\n"
+    "bisect skip' does, and the answer may then be a few commits.  With the\n"
+    "build cache, GOOD is built once.\n"
+    "\n"
+    "Only first parents are followed (a merge is one commit, as 'git log\n"
+    "--first-parent' shows it) unless --all-parents.  Your repository is\n"
+    "never modified.\n"
+    "\n"
+    "options:\n" PG_MEASURE_HELP
+    "      --all-parents        probe every commit of GOOD..BAD, not only\n"
+    "                           first parents\n"
+    "      --attempts N         measure an unclear probe up to N times (3)\n"
+    "      --json FILE          write every probe and the answer as JSON\n"
+    "  -q, --quiet              no progress on stderr\n"
+    "  -h, --help               show this help\n"
+    "\n"
+    "exit status: 0 the first slower commit was found (or the few it is\n"
+    "among); 1 nothing is slower at BAD than at GOOD; 2 usage, config or\n"
+    "revision error, or GOOD or BAD cannot be measured; 3 internal error;\n"
+    "130 interrupted.\n"
+    "\n"
+    "examples:\n"
+    "  perfgate bisect v1.2 HEAD            since the release\n"
+    "  perfgate bisect main -b crc32        this branch, one benchmark\n";
+
+enum { OPT_ALL_PARENTS = 256, OPT_ATTEMPTS, OPT_JSON };
+
+static const struct option long_opts[] = {
+    PG_MEASURE_LONG_OPTS,
+    {"all-parents", no_argument, NULL, OPT_ALL_PARENTS},
+    {"attempts", required_argument, NULL, OPT_ATTEMPTS},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
+
+/* After each probe, its line (the progress line is rewritten below it). */
+static void on_probe(void *payload, const pg_bisect_result *r,
+                     const pg_probe *p)
+{
+    const pg_commit_info *c = &r->commits[p->index];
+    size_t i;
+
+    (void)payload;
+    fprintf(stderr, "\r\033[Kprobe %zu: %.10s %s", r->nprobes, c->commit,
+            pg_probe_outcome_name(p->outcome));
+    for (i = 0; i < p->nbenchmarks; i++) {
+        pg_str line = PG_STR_INIT;
+        if (p->benchmarks[i].change == p->benchmarks[i].change)
+            pg_format_change(&line, p->benchmarks[i].change);
+        else
+            pg_str_puts(&line, pg_status_name(p->benchmarks[i].status));
+        fprintf(stderr, "%s %s %s", i ? "," : ":", p->benchmarks[i].name,
+                pg_str_cstr(&line));
+        pg_str_clear(&line);
+    }
+    fputc('\n', stderr);
+}
+
+typedef struct bisect_args {
+    pg_bisect_opts opts;
+    pg_strvec only;
+    const char *json_path;
+    int quiet;
+} bisect_args;
+
+static int take_option(bisect_args *a, int c, const char *arg)
+{
+    long long n;
+    int code = pg_cmd_measure_option(&a->opts.compare, &a->only, c, arg);
+
+    if (code != 0)
+        return code;
+    switch (c) {
+    case OPT_ALL_PARENTS:
+        a->opts.all_parents = 1;
+        break;
+    case OPT_ATTEMPTS:
+        if (pg_parse_ll(&n, arg) < 0 || n < 1 || n > 20) {
+            fprintf(stderr,
+                    "perfgate bisect: --attempts '%s': want a number "
+                    "from 1 to 20\n",
+                    arg);
+            return PG_EXIT_USAGE;
+        }
+        a->opts.attempts = (int)n;
+        break;
+    case OPT_JSON:
+        a->json_path = arg;
+        break;
+    case 'q':
+        a->quiet = 1;
+        break;
+    default:
+        return PG_EXIT_USAGE;
+    }
+    return -1;
+}
+
+static int parse_args(bisect_args *a, int argc, char **argv)
+{
+    int c, code;
+
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "c:b:j:qh", long_opts, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(usage_text, stdout);
+            return PG_EXIT_PASS;
+        }
+        if (c == '?' || c == ':')
+            return pg_cmd_bad_option("bisect", argv[optind - 1], usage_text);
+        if ((code = take_option(a, c, optarg)) >= 0)
+            return code;
+    }
+    if (argc - optind < 1 || argc - optind > 2) {
+        fprintf(stderr, "perfgate bisect: %s\n\n%s",
+                argc - optind < 1 ? "give the good revision"
+                                  : "at most two revisions, GOOD and BAD",
+                usage_text);
+        return PG_EXIT_USAGE;
+    }
+    a->opts.good = argv[optind];
+    a->opts.bad = argc - optind > 1 ? argv[optind + 1] : "HEAD";
+    return -1;
+}
+
+int pg_cmd_bisect(int argc, char **argv)
+{
+    bisect_args a;
+    pg_bisect_result r;
+    pg_str text = PG_STR_INIT;
+    int err, code;
+
+    memset(&a, 0, sizeof(a));
+    pg_bisect_opts_init(&a.opts);
+    if ((code = parse_args(&a, argc, argv)) >= 0) {
+        pg_strvec_clear(&a.only);
+        return code;
+    }
+    a.opts.compare.only = a.only.n ? pg_strvec_list(&a.only) : NULL;
+    if (!a.quiet && isatty(STDERR_FILENO)) {
+        a.opts.compare.on_progress = pg_cmd_progress;
+        a.opts.on_probe = on_probe;
+    }
+    err = pg_bisect(&r, &a.opts);
+    if (a.opts.compare.on_progress)
+        fputs("\r\033[K", stderr);
+    if (err >= 0) {
+        pg_bisect_render_text(&text, &r);
+        pg_cmd_print_report(pg_str_cstr(&text));
+        if (a.json_path) {
+            char *json = pg_bisect_to_json(&r);
+            err = json ? pg_cmd_write(a.json_path, json, strlen(json))
+                       : pg_error_set(PG_ERR_GENERIC, "out of memory");
+            free(json);
+        }
+    }
+    code = err < 0           ? pg_cmd_fail(err)
+           : r.no_regression ? PG_EXIT_FAIL
+                             : PG_EXIT_PASS;
+    pg_bisect_result_clear(&r);
+    pg_str_clear(&text);
+    pg_strvec_clear(&a.only);
+    return code;
+}

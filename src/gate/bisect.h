@@ -1,0 +1,106 @@
+/*
+ * bisect.h - which commit made a benchmark slower: `perfgate bisect`.
+ *
+ * The range is the commits after GOOD up to BAD (first parents only by
+ * default).  Every probe is a comparison of GOOD against that commit,
+ * measured interleaved as `perfgate compare` measures (never against its
+ * neighbour, so that small steps cannot hide a slowdown).  A probe is
+ * slower when a benchmark's change is beyond the noise floor with its
+ * whole interval, not slower when its whole interval is within it, and
+ * unclear otherwise: then it is measured again, up to a number of
+ * attempts, and a probe still unclear is skipped as a commit that does not
+ * build or is wrong is (as `git bisect skip` does).  BAD is measured first:
+ * the benchmarks slower there are the ones followed, and when none is, there
+ * is nothing to find.
+ */
+#ifndef PG_BISECT_H
+#define PG_BISECT_H
+
+#include "compare.h"
+#include "result.h"
+#include "revision.h"
+#include "str.h"
+#include "strvec.h"
+
+typedef enum pg_probe_outcome {
+    PG_PROBE_NOT_SLOWER,
+    PG_PROBE_SLOWER,
+    PG_PROBE_UNCLEAR,
+    PG_PROBE_SKIPPED /* does not build, is wrong, crashed: cannot tell */
+} pg_probe_outcome;
+
+const char *pg_probe_outcome_name(pg_probe_outcome o);
+
+/* A benchmark at a probe, against GOOD. */
+typedef struct pg_probe_bench {
+    char *name;
+    pg_status status;
+    pg_side side; /* for failures: the side that failed */
+    pg_probe_outcome outcome;
+    int same; /* both sides build from the same files, or load the same
+                 code: not measured */
+    double change, change_lo, change_hi; /* NAN when not measured */
+    char *message;
+} pg_probe_bench;
+
+typedef struct pg_probe {
+    size_t index; /* of the commit in the range, 0 the oldest */
+    pg_probe_outcome outcome;
+    int attempts;   /* measurements taken */
+    double seconds; /* all of them, builds included */
+    pg_probe_bench *benchmarks;
+    size_t nbenchmarks;
+} pg_probe;
+
+typedef struct pg_bisect_result pg_bisect_result;
+
+typedef struct pg_bisect_opts {
+    /* How each probe is compared: repository, config, -b, floor, timing,
+     * cache, jobs, progress.  base, head, aa and ci are the bisect's. */
+    pg_compare_opts compare;
+    const char *good, *bad;
+    int all_parents; /* 0: first parents only */
+    int attempts;    /* an unclear probe is measured up to this many times */
+    /* Called after each probe (the result so far); may be NULL. */
+    void (*on_probe)(void *payload, const pg_bisect_result *r,
+                     const pg_probe *p);
+    void *payload;
+} pg_bisect_opts;
+
+struct pg_bisect_result {
+    pg_rev good, bad;
+    int all_parents;
+    double noise_floor;
+    pg_commit_info *commits; /* the range, oldest first; BAD last */
+    size_t ncommits;
+    pg_probe *probes; /* in the order they were measured, BAD first */
+    size_t nprobes;
+    pg_strvec followed; /* the benchmarks slower at BAD */
+    int no_regression;  /* none is slower at BAD: nothing to find */
+    /* The first commit that is slower (an index into commits), or -1; with
+     * commits that could not be told apart before it (skipped), the first
+     * of those: any of commits[first..culprit] may be it. */
+    long culprit, first;
+    double seconds;
+};
+
+void pg_bisect_opts_init(pg_bisect_opts *opts);
+
+/*
+ * Bisects.  0 with `out` filled (a culprit, a range of candidates, or
+ * no_regression); PG_ERR_USAGE for bad revisions or config, or a GOOD or
+ * BAD that cannot be measured; PG_ERR_INTERRUPTED.  `out` is to be
+ * pg_bisect_result_clear()ed either way.
+ */
+int pg_bisect(pg_bisect_result *out, const pg_bisect_opts *opts);
+
+/* The probe of commits[index], or NULL when it was not measured. */
+const pg_probe *pg_bisect_probe_of(const pg_bisect_result *r, size_t index);
+
+/* The report for a terminal; the JSON (a new string). */
+void pg_bisect_render_text(pg_str *out, const pg_bisect_result *r);
+char *pg_bisect_to_json(const pg_bisect_result *r);
+
+void pg_bisect_result_clear(pg_bisect_result *r);
+
+#endif
