@@ -179,6 +179,8 @@ def cmd_compare():
         args += ["--noise-floor", inp("noise-floor")]
     if inp("max-time"):
         args += ["--max-time", inp("max-time")]
+    if truthy(inp("bisect", "false")):
+        args += ["--bisect"]
     # The benchmarks' builds, kept between runs by the step before.
     if not truthy(inp("build-cache", "true")):
         args += ["--no-cache"]

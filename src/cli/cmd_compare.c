@@ -2,6 +2,7 @@
  * cmd_compare.c - `perfgate compare [options] [BASE [HEAD]]`.
  */
 #define _GNU_SOURCE
+#include "bisect.h"
 #include "cmd.h"
 #include "compare.h"
 #include "error.h"
@@ -57,6 +58,9 @@ static const char usage_text[] =
     "                           measuring times in FILE, an earlier\n"
     "                           result (--json); the same FILE on every\n"
     "                           machine\n"
+    "      --bisect             for each regression, find the commit after\n"
+    "                           BASE that made it slower (perfgate bisect)\n"
+    "                           and name it in the reports\n"
     "      --json FILE          write the full result as JSON\n"
     "      --markdown FILE      write the pull-request comment\n"
     "  -q, --quiet              no progress on stderr\n"
@@ -82,7 +86,8 @@ enum {
     OPT_NO_CI,
     OPT_SHARD,
     OPT_WARNING_EXIT,
-    OPT_TIMINGS
+    OPT_TIMINGS,
+    OPT_BISECT
 };
 
 static const struct option long_opts[] = {
@@ -96,6 +101,7 @@ static const struct option long_opts[] = {
     {"color", required_argument, NULL, OPT_COLOR},
     {"warning-exit-code", required_argument, NULL, OPT_WARNING_EXIT},
     {"timings", required_argument, NULL, OPT_TIMINGS},
+    {"bisect", no_argument, NULL, OPT_BISECT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -115,7 +121,7 @@ typedef struct compare_args {
     pg_compare_opts opts;
     pg_cmd_outputs outputs;
     pg_strvec only;
-    int quiet, no_ci, warning_exit;
+    int quiet, no_ci, warning_exit, bisect;
 } compare_args;
 
 /* One option's value into `a`: -1 when taken, else the exit code. */
@@ -152,6 +158,9 @@ static int take_option(compare_args *a, int c, const char *arg)
         break;
     case OPT_TIMINGS:
         a->opts.timings_path = arg;
+        break;
+    case OPT_BISECT:
+        a->bisect = 1;
         break;
     case OPT_AA:
         a->opts.aa = 1;
@@ -222,6 +231,59 @@ static int parse_args(compare_args *a, int argc, char **argv)
 }
 
 /* Runs the comparison and shows it; the exit code. */
+/* Regressions bisected at most: each one is a bisect of its own. */
+#define MAX_BISECTS 5
+
+/*
+ * --bisect: for each regression (up to MAX_BISECTS), the commit between the
+ * base and the head that made it slower, found as 'perfgate bisect' finds
+ * it, into the result.  The head must be a commit: uncommitted changes
+ * have no history to search.  A bisect that fails is said and skipped; the
+ * verdict stands as measured.
+ */
+static int bisect_regressions(compare_args *a, pg_result *r)
+{
+    size_t i, done = 0;
+
+    if (r->head.worktree || r->aa)
+        return 0;
+    for (i = 0; i < r->nbenchmarks && done < MAX_BISECTS; i++) {
+        pg_bench_result *b = &r->benchmarks[i];
+        const char *only[2] = {b->name, NULL};
+        pg_bisect_opts o;
+        pg_bisect_result found;
+        int err;
+        if (b->status != PG_STATUS_REGRESSION)
+            continue;
+        done++;
+        pg_bisect_opts_init(&o);
+        o.compare = a->opts;
+        o.compare.only = only;
+        o.compare.shards = o.compare.shard = 0;
+        o.good = r->base.commit;
+        o.bad = r->head.commit;
+        if (a->opts.on_progress)
+            a->opts.on_progress(NULL, "bisecting");
+        err = pg_bisect(&found, &o);
+        if (err == PG_ERR_INTERRUPTED) {
+            pg_bisect_result_clear(&found);
+            return err;
+        }
+        if (err >= 0 && found.culprit >= 0 && !found.no_regression) {
+            const pg_commit_info *c = &found.commits[found.culprit];
+            b->culprit = pg_strdup(c->commit);
+            b->culprit_subject = pg_strdup(c->subject);
+            b->culprit_author = pg_strdup(c->author);
+            b->culprit_candidates = (int)(found.culprit - found.first + 1);
+        } else if (err < 0) {
+            fprintf(stderr, "\r\033[Kperfgate: %s not bisected: %s\n", b->name,
+                    pg_error_last());
+        }
+        pg_bisect_result_clear(&found);
+    }
+    return 0;
+}
+
 static int compare(compare_args *a)
 {
     pg_result result;
@@ -238,6 +300,8 @@ static int compare(compare_args *a)
     }
     err = pg_compare(&result, &a->opts);
     pg_ci_clear(&ci);
+    if (err >= 0 && a->bisect)
+        err = bisect_regressions(a, &result);
     if (a->opts.on_progress)
         fputs("\r\033[K", stderr);
     if (err >= 0)

@@ -274,6 +274,20 @@ static void hidden_line(pg_str *out, const pg_bench_result *b,
                      "any case");
 }
 
+/* "first slower at abc1234567 (subject, author)", or "at one of 2 commits
+ * up to abc1234567 ...": what perfgate bisect found. */
+static void culprit_line(pg_str *out, const pg_bench_result *b)
+{
+    if (b->culprit_candidates > 1)
+        pg_str_printf(out, "first slower at one of %d commits up to %.10s",
+                      b->culprit_candidates, b->culprit);
+    else
+        pg_str_printf(out, "first slower at commit %.10s", b->culprit);
+    pg_str_printf(out, " \"%s\" (%s)",
+                  b->culprit_subject ? b->culprit_subject : "",
+                  b->culprit_author ? b->culprit_author : "");
+}
+
 /* Cases get rows of their own when there are several and they were
  * measured. */
 static int shows_cases(const pg_bench_result *b)
@@ -382,6 +396,12 @@ static void terminal_details(pg_str *out, const pg_result *r, int color)
             pg_str_printf(out, "\n%s%s%s: ", color ? BOLD : "", b->name,
                           color ? RESET : "");
             hidden_line(out, b, hidden);
+            pg_str_putc(out, '\n');
+        }
+        if (b->culprit) {
+            pg_str_printf(out, "\n%s%s%s: ", color ? BOLD : "", b->name,
+                          color ? RESET : "");
+            culprit_line(out, b);
             pg_str_putc(out, '\n');
         }
         if (!b->message)
@@ -715,7 +735,8 @@ static size_t md_head(pg_str *out, const pg_result *r, size_t room)
     return shown;
 }
 
-/* A case slower under a total that does not say so, for each benchmark. */
+/* For each benchmark: the commit that made it slower, when bisected, and a
+ * case slower under a total that does not say so. */
 static void md_hidden(pg_str *out, const pg_result *r, size_t shown)
 {
     size_t i;
@@ -724,8 +745,19 @@ static void md_hidden(pg_str *out, const pg_result *r, size_t shown)
         const pg_bench_result *b = &r->benchmarks[i];
         const pg_case_result *hidden = pg_result_slower_case(b);
         pg_str tmp = PG_STR_INIT;
-        if (!hidden)
+        if (b->culprit) {
+            culprit_line(&tmp, b);
+            pg_str_puts(out, "> 🔎 **");
+            md_text(out, b->name, 200);
+            pg_str_puts(out, "**: ");
+            md_text(out, pg_str_cstr(&tmp), 600);
+            pg_str_puts(out, "\n\n");
+            pg_str_reset(&tmp);
+        }
+        if (!hidden) {
+            pg_str_clear(&tmp);
             continue;
+        }
         hidden_line(&tmp, b, hidden);
         pg_str_puts(out, "> ⚠️ **");
         md_text(out, b->name, 200);

@@ -177,6 +177,15 @@ static cJSON *bench_json(const pg_bench_result *b)
     add_string(o, "stop", b->stop);
     cJSON_AddStringToObject(o, "cache", b->cold ? "cold" : "warm");
     add_built(o, b->built);
+    if (b->culprit) {
+        cJSON *co = cJSON_AddObjectToObject(o, "culprit");
+        add_string(co, "commit", b->culprit);
+        add_string(co, "subject", b->culprit_subject);
+        add_string(co, "author", b->culprit_author);
+        cJSON_AddNumberToObject(co, "candidates", b->culprit_candidates);
+    } else {
+        cJSON_AddNullToObject(o, "culprit");
+    }
     add_string(o, "message", b->message);
     add_string(o, "log", b->log);
     cases = cJSON_AddArrayToObject(o, "cases");
@@ -451,6 +460,24 @@ static void read_built(const cJSON *o, int built[2])
     }
 }
 
+/* A culprit is a commit id: 4 to 40 hex digits, else none. */
+static void read_culprit(pg_bench_result *b, const cJSON *co)
+{
+    char *commit = get_string(co, "commit");
+    size_t n = commit ? strspn(commit, "0123456789abcdef") : 0;
+
+    if (!commit || n < 4 || n > 40 || commit[n]) {
+        free(commit);
+        return;
+    }
+    b->culprit = commit;
+    b->culprit_subject = get_string(co, "subject");
+    b->culprit_author = get_string(co, "author");
+    b->culprit_candidates = get_int(co, "candidates");
+    if (b->culprit_candidates < 1)
+        b->culprit_candidates = 1;
+}
+
 static int read_bench(pg_result *r, const cJSON *o, const char *display)
 {
     const cJSON *status = cJSON_GetObjectItemCaseSensitive(o, "status");
@@ -491,6 +518,7 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
     b->stop = get_string(o, "stop");
     b->cold = cJSON_IsString(cache) && !strcmp(cache->valuestring, "cold");
     read_built(o, b->built);
+    read_culprit(b, cJSON_GetObjectItemCaseSensitive(o, "culprit"));
     b->base_ns = get_number(o, "base_ns");
     b->head_ns = get_number(o, "head_ns");
     b->rounds = get_int(o, "rounds");
@@ -629,6 +657,8 @@ void pg_result_clean_text(pg_result *r)
         pg_text_clean_in_place(&b->problem);
         pg_text_clean_in_place(&b->stop);
         pg_text_clean_in_place(&b->message);
+        pg_text_clean_in_place(&b->culprit_subject);
+        pg_text_clean_in_place(&b->culprit_author);
         pg_text_clean_in_place(&b->log);
         for (j = 0; j < b->ncases; j++)
             pg_text_clean_in_place(&b->cases[j].name);
@@ -647,6 +677,9 @@ void pg_bench_result_clear(pg_bench_result *b)
     free(b->message);
     free(b->log);
     free(b->stop);
+    free(b->culprit);
+    free(b->culprit_subject);
+    free(b->culprit_author);
     memset(b, 0, sizeof(*b));
 }
 

@@ -74,6 +74,14 @@ typedef struct pg_bench_result {
      * (not affected, missing, failed), 1 compiled in this run, 2 taken
      * from the build cache. */
     int built[2];
+    /* With compare --bisect, for a regression: the first commit after the
+     * base at which it is slower (perfgate bisect), its subject and
+     * author, and how many commits it may be (more than one when commits
+     * before it could not be measured); NULL when not bisected. */
+    char *culprit;
+    char *culprit_subject;
+    char *culprit_author;
+    int culprit_candidates;
     double base_ns; /* sums of per-case minimums; NAN when not measured */
     double head_ns;
     int rounds;        /* samples per case and side ("best of N") */

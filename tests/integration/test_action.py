@@ -385,6 +385,33 @@ class Action(RepoTest):
         self.assertTrue(kept and given, "action.yml keeps no build cache")
         self.assertEqual(kept[0], given.group(1))
 
+    def test_the_commit_that_made_it_slower_is_named(self):
+        a = self.base_repo()
+        self.git("checkout", "-q", "-b", "feature")
+        self.commit({"NOTES": "one\n"}, "notes")
+        slower = self.commit({"src/sum.c": TWICE}, "twice the work")
+        c = self.commit({"NOTES": "two\n"}, "more notes")
+        self.checkout = os.path.join(self.tmp, "checkout")
+        subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch",
+                        "feature", "file://" + self.repo, self.checkout],
+                       check=True, capture_output=True)
+        result, log = self.run_action(self.event(a, c), {
+            "INPUT_BISECT": "true", "INPUT_NOISE_FLOOR": "50%"})
+        self.assertEqual(result.returncode, 1, log)
+        with open(self.outputs()["report-json"]) as f:
+            bench = json.load(f)["benchmarks"][0]
+        self.assertEqual(bench["culprit"]["commit"], slower)
+        body = self.server.comments[-1]["body"]
+        self.assertIn("first slower at commit %s" % slower[:10], body)
+        self.assertIn("twice the work", body)
+        # And from the saved result, as the fork-safe pair renders it.
+        md = os.path.join(self.tmp, "again.md")
+        subprocess.run([PERFGATE, "report", "--markdown", md,
+                        self.outputs()["report-json"]], capture_output=True)
+        with open(md) as f:
+            self.assertIn("first slower at commit %s" % slower[:10],
+                          f.read())
+
     def test_a_failed_post_is_a_warning(self):
         a, b, c = self.pull_request()
         self.server.fail = True
