@@ -61,6 +61,9 @@ static const char usage_text[] =
     "      --bisect             for each regression, find the commit after\n"
     "                           BASE that made it slower (perfgate bisect)\n"
     "                           and name it in the reports\n"
+    "      --profile            for each C regression, profile its worst\n"
+    "                           case on both sides (valgrind's callgrind:\n"
+    "                           instructions per function and line)\n"
     "      --json FILE          write the full result as JSON\n"
     "      --markdown FILE      write the pull-request comment\n"
     "  -q, --quiet              no progress on stderr\n"
@@ -87,7 +90,8 @@ enum {
     OPT_SHARD,
     OPT_WARNING_EXIT,
     OPT_TIMINGS,
-    OPT_BISECT
+    OPT_BISECT,
+    OPT_PROFILE
 };
 
 static const struct option long_opts[] = {
@@ -102,6 +106,7 @@ static const struct option long_opts[] = {
     {"warning-exit-code", required_argument, NULL, OPT_WARNING_EXIT},
     {"timings", required_argument, NULL, OPT_TIMINGS},
     {"bisect", no_argument, NULL, OPT_BISECT},
+    {"profile", no_argument, NULL, OPT_PROFILE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -161,6 +166,9 @@ static int take_option(compare_args *a, int c, const char *arg)
         break;
     case OPT_BISECT:
         a->bisect = 1;
+        break;
+    case OPT_PROFILE:
+        a->opts.profile = 1;
         break;
     case OPT_AA:
         a->opts.aa = 1;

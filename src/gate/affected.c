@@ -73,24 +73,6 @@ static int opaque(const pg_bench_config *b)
     return 0;
 }
 
-/* The file at `path`, or NULL: what PATH makes of a bare `cmd`. */
-static char *which(const char *cmd)
-{
-    const char *path = getenv("PATH"), *p;
-
-    if (strchr(cmd, '/'))
-        return pg_path_is_file(cmd) ? pg_strdup(cmd) : NULL;
-    for (p = path; p && *p;) {
-        size_t n = strcspn(p, ":");
-        char *full = pg_strdupf("%.*s/%s", (int)n, n ? p : ".", cmd);
-        if (access(full, X_OK) == 0 && pg_path_is_file(full))
-            return full;
-        free(full);
-        p += n + (p[n] == ':');
-    }
-    return NULL;
-}
-
 /*
  * Who compiles: $CC (or cc) as PATH finds it, that file's size and time,
  * what it says of its version, and the environment variables that move
@@ -117,7 +99,7 @@ static const char *compiler_id(double timeout)
 
     if (*id)
         return id;
-    file = which(argv[0]);
+    file = pg_path_search(argv[0]);
     pg_str_printf(&doc, "compiler %s at %s", argv[0], file ? file : "?");
     if (file && stat(file, &st) == 0)
         pg_str_printf(&doc, " %lld %lld.%09ld", (long long)st.st_size,

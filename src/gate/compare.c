@@ -14,6 +14,7 @@
 #include "problem.h"
 #include "problems.h"
 #include "proc.h"
+#include "profile.h"
 #include "revision.h"
 #include "run.h"
 #include "stats.h"
@@ -665,6 +666,27 @@ static int checked_cases(compare_ctx *ctx, const pg_bench_config *b,
     return err;
 }
 
+/*
+ * --profile: the case that got slowest, on both sides, under a profiler
+ * (profile.h).  Run after the benchmark is measured, never beside it.
+ */
+static int profile_worst(compare_ctx *ctx, const pg_bench_config *b,
+                         pg_bench_result *out, const char *problem_lib,
+                         const pg_case_spec *cases, size_t ncases)
+{
+    const char *dirs[2] = {ctx->rev[0].dir, ctx->rev[1].dir};
+    size_t i, worst = 0;
+
+    for (i = 1; i < out->ncases && i < ncases; i++)
+        if (out->cases[i].change > out->cases[worst].change)
+            worst = i;
+    if (!ncases)
+        return 0;
+    progress(ctx, "profiling %s", cases[worst].name);
+    return pg_profile_bench(out, b, dirs, problem_lib, &cases[worst],
+                            ctx->build_dir, 10 * ctx->cfg.settings.timeout);
+}
+
 static int run_benchmark(compare_ctx *ctx, size_t index, pg_bench_result *out)
 {
     const pg_bench_config *b = &ctx->cfg.benchmarks[index];
@@ -727,6 +749,8 @@ static int run_benchmark(compare_ctx *ctx, size_t index, pg_bench_result *out)
     if ((err = pg_run_bench(out, &spec, spec_path)) < 0)
         goto done;
     settle(ctx, out, &build[0], base_failed);
+    if (ctx->opts->profile && out->status == PG_STATUS_REGRESSION && !spec.gpu)
+        err = profile_worst(ctx, b, out, problem_lib, cases, ncases);
 
 done:
     if (building)

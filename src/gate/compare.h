@@ -27,6 +27,7 @@ typedef struct pg_compare_opts {
     const char *cache_dir;
     int no_cache;
     int jobs; /* builds at once; 0: one per CPU */
+    int profile; /* profile each C regression's worst case (profile.h) */
     /* Overrides from flags; negative when not given. */
     double noise_floor;
     double max_time;

@@ -8,6 +8,7 @@
 #include "util.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -288,6 +289,78 @@ static void culprit_line(pg_str *out, const pg_bench_result *b)
                   b->culprit_author ? b->culprit_author : "");
 }
 
+static void count_text(pg_str *out, double v);
+static void cost_change(pg_str *out, const pg_profile_row *row);
+
+/* "    solution              262,170 → 1,310,729  +400.0%" */
+static void profile_line(pg_str *out, const pg_profile_row *row)
+{
+    pg_str name = PG_STR_INIT;
+
+    if (row->file)
+        pg_str_printf(&name, "%s:%d", row->file, row->line);
+    else
+        pg_str_puts(&name, row->function);
+    pg_str_printf(out, "    %-32s ", pg_str_cstr(&name));
+    count_text(out, row->cost[0]);
+    pg_str_puts(out, " → ");
+    count_text(out, row->cost[1]);
+    pg_str_puts(out, "  ");
+    cost_change(out, row);
+    pg_str_putc(out, '\n');
+    pg_str_clear(&name);
+}
+
+/* An instruction count for people: "1,310,729"; "–" for none. */
+static void count_text(pg_str *out, double v)
+{
+    char digits[32];
+    size_t n, i;
+
+    if (!isfinite(v)) {
+        pg_str_puts(out, "–");
+        return;
+    }
+    snprintf(digits, sizeof(digits), "%.0f", v);
+    n = strlen(digits);
+    for (i = 0; i < n; i++) {
+        pg_str_putc(out, digits[i]);
+        if (digits[i] != '-' && (n - i - 1) % 3 == 0 && i + 1 < n)
+            pg_str_putc(out, ',');
+    }
+}
+
+/* "+400.0%" from base to head, or "" when either is missing. */
+static void cost_change(pg_str *out, const pg_profile_row *row)
+{
+    if (isfinite(row->cost[0]) && isfinite(row->cost[1]) && row->cost[0] > 0)
+        pg_format_change(out, row->cost[1] / row->cost[0] - 1);
+}
+
+#define PROFILE_SHOWN 8 /* rows of each table in the reports */
+
+/* Where the time went, for a terminal: the costliest functions and lines
+ * (the JSON has them all). */
+static void terminal_profile(pg_str *out, const pg_bench_result *b, int color)
+{
+    const pg_profile *p = b->profile;
+    size_t i;
+
+    pg_str_printf(out, "\n%s%s%s: ", color ? BOLD : "", b->name,
+                  color ? RESET : "");
+    if (!p->nfunctions) {
+        pg_str_printf(out, "no profile: %s\n",
+                      p->skipped ? p->skipped : "nothing was recorded");
+        return;
+    }
+    pg_str_printf(out, "where the time went in case %s (%s, %s, base → head)\n",
+                  p->case_name ? p->case_name : "?", p->tool, p->unit);
+    for (i = 0; i < p->nfunctions && i < PROFILE_SHOWN; i++)
+        profile_line(out, &p->functions[i]);
+    for (i = 0; i < p->nlines && i < PROFILE_SHOWN; i++)
+        profile_line(out, &p->lines[i]);
+}
+
 /* Cases get rows of their own when there are several and they were
  * measured. */
 static int shows_cases(const pg_bench_result *b)
@@ -404,6 +477,8 @@ static void terminal_details(pg_str *out, const pg_result *r, int color)
             culprit_line(out, b);
             pg_str_putc(out, '\n');
         }
+        if (b->profile)
+            terminal_profile(out, b, color);
         if (!b->message)
             continue;
         pg_str_printf(out, "\n%s%s%s: %s\n", color ? BOLD : "", b->name,
@@ -785,6 +860,65 @@ static void md_cases(pg_str *section, const pg_result *r, size_t shown)
     pg_str_puts(section, "\n</details>\n\n");
 }
 
+static void md_profile_rows(pg_str *out, const pg_profile_row *rows, size_t n,
+                            int lines)
+{
+    size_t i;
+
+    pg_str_puts(out, lines ? "| Line | Function | Base | Head | Change |\n"
+                             "|---|---|---|---|---|\n"
+                           : "| Function | Base | Head | Change |\n"
+                             "|---|---|---|---|\n");
+    for (i = 0; i < n && i < PROFILE_SHOWN; i++) {
+        pg_str cell = PG_STR_INIT;
+        pg_str_puts(out, "| ");
+        if (lines) {
+            pg_str_printf(&cell, "%s:%d", rows[i].file, rows[i].line);
+            md_text(out, pg_str_cstr(&cell), 200);
+            pg_str_puts(out, " | ");
+        }
+        md_text(out, rows[i].function, 200);
+        pg_str_puts(out, " | ");
+        count_text(out, rows[i].cost[0]);
+        pg_str_puts(out, " | ");
+        count_text(out, rows[i].cost[1]);
+        pg_str_puts(out, " | ");
+        cost_change(out, &rows[i]);
+        pg_str_puts(out, " |\n");
+        pg_str_clear(&cell);
+    }
+    pg_str_putc(out, '\n');
+}
+
+/* Where the time went, collapsed: the costliest functions, and lines of
+ * the first of them, base and head side by side. */
+static void md_profile(pg_str *out, const pg_bench_result *b)
+{
+    const pg_profile *p = b->profile;
+
+    if (!p->nfunctions) {
+        pg_str_puts(out, "> 🔍 **");
+        md_text(out, b->name, 200);
+        pg_str_puts(out, "**: no profile: ");
+        md_text(out, p->skipped ? p->skipped : "nothing was recorded", 300);
+        pg_str_puts(out, "\n\n");
+        return;
+    }
+    pg_str_puts(out, "<details><summary>🔍 Where the time went: ");
+    md_text(out, b->name, 200);
+    pg_str_puts(out, ", case ");
+    md_text(out, p->case_name ? p->case_name : "?", 200);
+    pg_str_puts(out, " (");
+    md_text(out, p->tool ? p->tool : "?", 40);
+    pg_str_puts(out, ", ");
+    md_text(out, p->unit ? p->unit : "?", 40);
+    pg_str_puts(out, ")</summary>\n\n");
+    md_profile_rows(out, p->functions, p->nfunctions, 0);
+    if (p->nlines)
+        md_profile_rows(out, p->lines, p->nlines, 1);
+    pg_str_puts(out, "</details>\n\n");
+}
+
 void pg_report_markdown(pg_str *out, const pg_result *r)
 {
     /* Room kept for the closing lines and the "and N more" notes. */
@@ -805,6 +939,18 @@ void pg_report_markdown(pg_str *out, const pg_result *r)
         pg_str_puts(out, "Per-case results do not fit in a comment: see the "
                          "JSON report.\n\n");
 
+    for (i = 0; i < shown; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        if (!b->profile)
+            continue;
+        pg_str_reset(&section);
+        md_profile(&section, b);
+        if (out->size - start + section.size + footer.size >= limit) {
+            pg_str_puts(out, "More profiles: see the JSON report.\n\n");
+            break;
+        }
+        pg_str_put(out, section.ptr, section.size);
+    }
     for (i = 0; i < shown; i++) {
         const pg_bench_result *b = &r->benchmarks[i];
         if (!b->message)

@@ -141,6 +141,43 @@ static void add_built(cJSON *o, const int built[2])
                                                   : NULL);
 }
 
+static cJSON *profile_rows_json(const pg_profile_row *rows, size_t n)
+{
+    cJSON *arr = cJSON_CreateArray();
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        add_string(o, "function", rows[i].function);
+        if (rows[i].file) {
+            add_string(o, "file", rows[i].file);
+            cJSON_AddNumberToObject(o, "line", rows[i].line);
+        }
+        add_number(o, "base", rows[i].cost[0]);
+        add_number(o, "head", rows[i].cost[1]);
+        cJSON_AddItemToArray(arr, o);
+    }
+    return arr;
+}
+
+static void add_profile(cJSON *o, const pg_profile *p)
+{
+    cJSON *po;
+
+    if (!p) {
+        cJSON_AddNullToObject(o, "profile");
+        return;
+    }
+    po = cJSON_AddObjectToObject(o, "profile");
+    add_string(po, "tool", p->tool);
+    add_string(po, "unit", p->unit);
+    add_string(po, "case", p->case_name);
+    add_string(po, "skipped", p->skipped);
+    cJSON_AddItemToObject(po, "functions",
+                          profile_rows_json(p->functions, p->nfunctions));
+    cJSON_AddItemToObject(po, "lines", profile_rows_json(p->lines, p->nlines));
+}
+
 static cJSON *bench_json(const pg_bench_result *b)
 {
     cJSON *o = cJSON_CreateObject(), *cases, *calls;
@@ -186,6 +223,7 @@ static cJSON *bench_json(const pg_bench_result *b)
     } else {
         cJSON_AddNullToObject(o, "culprit");
     }
+    add_profile(o, b->profile);
     add_string(o, "message", b->message);
     add_string(o, "log", b->log);
     cases = cJSON_AddArrayToObject(o, "cases");
@@ -478,6 +516,49 @@ static void read_culprit(pg_bench_result *b, const cJSON *co)
         b->culprit_candidates = 1;
 }
 
+/* Rows of a saved profile: at most 1,000 (a file may hold anything). */
+static pg_profile_row *read_profile_rows(const cJSON *arr, size_t *n)
+{
+    pg_profile_row *rows = NULL;
+    const cJSON *item;
+
+    *n = 0;
+    cJSON_ArrayForEach(item, arr)
+    {
+        pg_profile_row *row;
+        if (*n >= 1000 || !cJSON_IsObject(item))
+            break;
+        rows = pg_realloc(rows, (*n + 1) * sizeof(*rows));
+        row = &rows[(*n)++];
+        row->function = get_string(item, "function");
+        row->file = get_string(item, "file");
+        row->line = get_int(item, "line");
+        row->cost[0] = get_number(item, "base");
+        row->cost[1] = get_number(item, "head");
+        if (!row->function)
+            row->function = pg_strdup("?");
+    }
+    return rows;
+}
+
+static pg_profile *read_profile(const cJSON *po)
+{
+    pg_profile *p;
+
+    if (!cJSON_IsObject(po))
+        return NULL;
+    p = pg_calloc(1, sizeof(*p));
+    p->tool = get_string(po, "tool");
+    p->unit = get_string(po, "unit");
+    p->case_name = get_string(po, "case");
+    p->skipped = get_string(po, "skipped");
+    p->functions = read_profile_rows(
+        cJSON_GetObjectItemCaseSensitive(po, "functions"), &p->nfunctions);
+    p->lines = read_profile_rows(cJSON_GetObjectItemCaseSensitive(po, "lines"),
+                                 &p->nlines);
+    return p;
+}
+
 static int read_bench(pg_result *r, const cJSON *o, const char *display)
 {
     const cJSON *status = cJSON_GetObjectItemCaseSensitive(o, "status");
@@ -519,6 +600,7 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
     b->cold = cJSON_IsString(cache) && !strcmp(cache->valuestring, "cold");
     read_built(o, b->built);
     read_culprit(b, cJSON_GetObjectItemCaseSensitive(o, "culprit"));
+    b->profile = read_profile(cJSON_GetObjectItemCaseSensitive(o, "profile"));
     b->base_ns = get_number(o, "base_ns");
     b->head_ns = get_number(o, "head_ns");
     b->rounds = get_int(o, "rounds");
@@ -659,9 +741,52 @@ void pg_result_clean_text(pg_result *r)
         pg_text_clean_in_place(&b->message);
         pg_text_clean_in_place(&b->culprit_subject);
         pg_text_clean_in_place(&b->culprit_author);
+        pg_profile_clean_text(b->profile);
         pg_text_clean_in_place(&b->log);
         for (j = 0; j < b->ncases; j++)
             pg_text_clean_in_place(&b->cases[j].name);
+    }
+}
+
+static void profile_rows_free(pg_profile_row *rows, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        free(rows[i].function);
+        free(rows[i].file);
+    }
+    free(rows);
+}
+
+void pg_profile_free(pg_profile *p)
+{
+    if (!p)
+        return;
+    free(p->tool);
+    free(p->unit);
+    free(p->case_name);
+    free(p->skipped);
+    profile_rows_free(p->functions, p->nfunctions);
+    profile_rows_free(p->lines, p->nlines);
+    free(p);
+}
+
+void pg_profile_clean_text(pg_profile *p)
+{
+    size_t i;
+
+    if (!p)
+        return;
+    pg_text_clean_in_place(&p->tool);
+    pg_text_clean_in_place(&p->unit);
+    pg_text_clean_in_place(&p->case_name);
+    pg_text_clean_in_place(&p->skipped);
+    for (i = 0; i < p->nfunctions; i++)
+        pg_text_clean_in_place(&p->functions[i].function);
+    for (i = 0; i < p->nlines; i++) {
+        pg_text_clean_in_place(&p->lines[i].function);
+        pg_text_clean_in_place(&p->lines[i].file);
     }
 }
 
@@ -680,6 +805,7 @@ void pg_bench_result_clear(pg_bench_result *b)
     free(b->culprit);
     free(b->culprit_subject);
     free(b->culprit_author);
+    pg_profile_free(b->profile);
     memset(b, 0, sizeof(*b));
 }
 

@@ -54,6 +54,26 @@ typedef struct pg_gpu_run {
     int gated;               /* 1: launches queued behind a gate throughout */
 } pg_gpu_run;
 
+/* A function's, or a source line's, cost on each side (profile.h). */
+typedef struct pg_profile_row {
+    char *function;
+    char *file;     /* lines only; NULL for a function */
+    int line;       /* lines only */
+    double cost[2]; /* base, head; NAN where the side has none */
+} pg_profile_row;
+
+/* Where the time went in a regression's worst case. */
+typedef struct pg_profile {
+    char *tool;      /* "callgrind"; NULL when none was run */
+    char *unit;      /* "instructions" */
+    char *case_name; /* the case profiled */
+    char *skipped;   /* why there is no profile (or one side's), or NULL */
+    pg_profile_row *functions; /* costliest first */
+    size_t nfunctions;
+    pg_profile_row *lines; /* of the costliest functions */
+    size_t nlines;
+} pg_profile;
+
 typedef struct pg_bench_result {
     char *name;
     char *problem;
@@ -82,6 +102,7 @@ typedef struct pg_bench_result {
     char *culprit_subject;
     char *culprit_author;
     int culprit_candidates;
+    pg_profile *profile; /* with compare --profile, a regression's; NULL */
     double base_ns; /* sums of per-case minimums; NAN when not measured */
     double head_ns;
     int rounds;        /* samples per case and side ("best of N") */
@@ -178,6 +199,8 @@ int pg_result_from_json(pg_result *out, const char *text, const char *display);
  */
 void pg_result_clean_text(pg_result *r);
 
+void pg_profile_clean_text(pg_profile *p);
+void pg_profile_free(pg_profile *p);
 void pg_bench_result_clear(pg_bench_result *b);
 void pg_result_clear(pg_result *r);
 

@@ -182,3 +182,21 @@ char *pg_self_dir(void)
     exe[n] = '\0';
     return pg_path_dirname(exe);
 }
+
+char *pg_path_search(const char *cmd)
+{
+    const char *path = getenv("PATH"), *p;
+
+    if (strchr(cmd, '/'))
+        return pg_path_is_file(cmd) && access(cmd, X_OK) == 0 ? pg_strdup(cmd)
+                                                              : NULL;
+    for (p = path; p && *p;) {
+        size_t n = strcspn(p, ":");
+        char *full = pg_strdupf("%.*s/%s", (int)n, n ? p : ".", cmd);
+        if (access(full, X_OK) == 0 && pg_path_is_file(full))
+            return full;
+        free(full);
+        p += n + (p[n] == ':');
+    }
+    return NULL;
+}

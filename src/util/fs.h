@@ -21,6 +21,10 @@ int pg_path_exists(const char *path);
 /* 1 when `path` is a regular file (following symlinks). */
 int pg_path_is_file(const char *path);
 
+/* The executable `cmd` names: itself when it has a '/', else the first in
+ * $PATH; a new string, or NULL when there is none. */
+char *pg_path_search(const char *cmd);
+
 /*
  * Whether `path`, with every symbolic link in it followed, lies inside the
  * directory `root` (or is it): 1 inside, 0 outside, -1 when either cannot

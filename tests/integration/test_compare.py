@@ -2217,6 +2217,64 @@ class Cache(RepoTest):
             self.assertIn("error", r.bench("d")["log"])
 
 
+class Profile(RepoTest):
+    """compare --profile: where a regression's worst case spent its
+    instructions, base and head side by side, from callgrind when it is
+    there, and said so when it is not."""
+
+    def setUp(self):
+        super().setUp()
+        self.base_repo(solution=LANES)
+        self.commit({"src/sum.c": SERIAL})
+
+    def test_a_regression_is_profiled_on_both_sides(self):
+        if not shutil.which("valgrind"):
+            self.skipTest("no valgrind")
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "20%",
+                          "--profile")
+        b = r.bench()
+        self.assertEqual(b["status"], "regression", r.stdout)
+        p = b["profile"]
+        self.assertEqual((p["tool"], p["unit"]), ("callgrind", "instructions"))
+        self.assertIn(p["case"], [c["name"] for c in b["cases"]])
+        top = p["functions"][0]
+        self.assertEqual(top["function"], "solution")
+        self.assertGreater(top["base"], 0)
+        self.assertGreater(top["head"], 0)
+        # Lines of the user's file, named as in the tree.
+        self.assertTrue(p["lines"])
+        self.assertTrue(all(l["file"] == "src/sum.c" for l in p["lines"]))
+        self.assertIn("Where the time went", r.markdown)
+        self.assertIn("where the time went", r.stdout)
+        # And from the saved result.
+        md = os.path.join(self.out, "again.md")
+        subprocess.run([PERFGATE, "report", "--markdown", md,
+                        os.path.join(self.out, "result.json")],
+                       capture_output=True)
+        with open(md) as f:
+            self.assertIn("Where the time went", f.read())
+
+    def test_without_a_profiler_it_says_so(self):
+        # PATH without valgrind: everything else of /usr/bin is there.
+        bin_dir = os.path.join(self.tmp, "bin")
+        os.makedirs(bin_dir)
+        for name in os.listdir("/usr/bin"):
+            if not name.startswith("valgrind"):
+                os.symlink(os.path.join("/usr/bin", name),
+                           os.path.join(bin_dir, name))
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "20%",
+                          "--profile", env={"PATH": bin_dir})
+        b = r.bench()
+        self.assertEqual(b["status"], "regression", r.stdout + r.stderr)
+        self.assertIsNone(b["profile"]["tool"])
+        self.assertIn("install valgrind", b["profile"]["skipped"])
+        self.assertIn("no profile", r.markdown)
+
+    def test_nothing_is_profiled_without_the_option(self):
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "20%")
+        self.assertIsNone(r.bench()["profile"])
+
+
 class Cli(unittest.TestCase):
     def run_pg(self, *args):
         return subprocess.run([PERFGATE, *args], capture_output=True,
