@@ -7,11 +7,13 @@ cd "$(dirname "$0")"
 # The first line builds perfgate; the second is the benchmark's peer
 # (Google Benchmark and its compare.py, which needs scipy), the linter the
 # tests run on every shell script, and the formatter they run on changed
-# C lines.
+# C lines; the third, the profiler --profile uses and the browser the
+# tests open the HTML report in.
 # shellcheck disable=SC2046 # the list is meant to split
 scripts/deps.sh $(cat scripts/packages.txt) \
     libbenchmark-dev libbenchmark-tools python3-scipy shellcheck python3-yaml \
-    clang-format
+    clang-format \
+    valgrind chromium
 
 # The schema check the tests run on action.yml and the workflow templates
 # (from the npm registry, into build/tools).

@@ -26,7 +26,7 @@ import urllib.parse
 import urllib.request
 
 MARKER = "<!-- perfgate -->"
-MAX_REPORT = 1 << 20  # a report larger than this is not perfgate's
+MAX_REPORT = 32 << 20  # a report larger than this is not perfgate's (samples included)
 COMMIT_ID = re.compile(r"^[0-9a-fA-F]{40}([0-9a-fA-F]{24})?$")
 # The identity GITHUB_TOKEN posts as; a token that can ask (GET /user)
 # says its own.
@@ -165,12 +165,14 @@ def cmd_compare():
     perfgate = env("PERFGATE", "perfgate")
     json_path = os.path.join(tmp, "perfgate.json")
     md_path = os.path.join(tmp, "perfgate.md")
-    for p in (json_path, md_path):
+    for p in (json_path, md_path, os.path.join(tmp, "perfgate.html")):
         if os.path.exists(p):
             os.remove(p)
     if inp("merge"):
         return merge_shards(perfgate, json_path, md_path, tmp)
-    args = [perfgate, "compare", "--json", json_path, "--markdown", md_path]
+    html_path = os.path.join(tmp, "perfgate.html")
+    args = [perfgate, "compare", "--json", json_path, "--markdown", md_path,
+            "--html", html_path]
     if inp("shard"):
         args += ["--shard", inp("shard")]
     if inp("config"):
@@ -218,7 +220,8 @@ def merge_shards(perfgate, json_path, md_path, tmp):
         code = 2
     else:
         args = [perfgate, "merge", "--json", json_path, "--markdown",
-                md_path, "--"] + files
+                md_path, "--html", os.path.join(tmp, "perfgate.html"),
+                "--"] + files
         print("perfgate: merge " + " ".join(files), flush=True)
         code = subprocess.run(args, cwd=cwd).returncode
     with open(os.path.join(tmp, "perfgate.status"), "w") as f:

@@ -47,10 +47,12 @@ typedef struct pg_cmd_outputs {
     const char *color_when; /* --color: "auto", "always", "never"; NULL */
     const char *json_path;  /* --json FILE, or NULL */
     const char *md_path;    /* --markdown FILE, or NULL */
+    const char *html_path;  /* --html FILE, or NULL */
 } pg_cmd_outputs;
 
 /*
- * Takes the option `c` (getopt's: 'j' --json, 'm' --markdown, 'C' --color)
+ * Takes the option `c` (getopt's: 'j' --json, 'm' --markdown, 'C' --color,
+ * 'H' --html)
  * with `arg` into `o`: 1 when taken, 0 when it is not one of these, -1
  * when its value is wrong (said on stderr for `command`).
  */

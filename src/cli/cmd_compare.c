@@ -66,6 +66,9 @@ static const char usage_text[] =
     "                           instructions per function and line)\n"
     "      --json FILE          write the full result as JSON\n"
     "      --markdown FILE      write the pull-request comment\n"
+    "      --html FILE          write the report as one page with charts\n"
+    "                           (samples, rounds, the change against the\n"
+    "                           floor; self-contained)\n"
     "  -q, --quiet              no progress on stderr\n"
     "      --color WHEN         auto, always or never\n"
     "  -h, --help               show this help\n"
@@ -91,7 +94,8 @@ enum {
     OPT_WARNING_EXIT,
     OPT_TIMINGS,
     OPT_BISECT,
-    OPT_PROFILE
+    OPT_PROFILE,
+    OPT_HTML
 };
 
 static const struct option long_opts[] = {
@@ -107,6 +111,7 @@ static const struct option long_opts[] = {
     {"timings", required_argument, NULL, OPT_TIMINGS},
     {"bisect", no_argument, NULL, OPT_BISECT},
     {"profile", no_argument, NULL, OPT_PROFILE},
+    {"html", required_argument, NULL, OPT_HTML},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -169,6 +174,9 @@ static int take_option(compare_args *a, int c, const char *arg)
         break;
     case OPT_PROFILE:
         a->opts.profile = 1;
+        break;
+    case OPT_HTML:
+        a->outputs.html_path = arg;
         break;
     case OPT_AA:
         a->opts.aa = 1;

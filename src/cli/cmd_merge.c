@@ -28,6 +28,7 @@ static const char usage_text[] =
     "options:\n"
     "      --json FILE       write the merged result as JSON\n"
     "      --markdown FILE   write the pull-request comment\n"
+    "      --html FILE       write the report as one page with charts\n"
     "      --color WHEN      auto, always or never\n"
     "      --warning-exit-code N\n"
     "                        exit N (4-125) when the gate passes but a case\n"
@@ -37,6 +38,7 @@ static const char usage_text[] =
 static const struct option long_opts[] = {
     {"json", required_argument, NULL, 'j'},
     {"markdown", required_argument, NULL, 'm'},
+    {"html", required_argument, NULL, 'H'},
     {"color", required_argument, NULL, 'C'},
     {"warning-exit-code", required_argument, NULL, 'w'},
     {"help", no_argument, NULL, 'h'},
@@ -44,7 +46,7 @@ static const struct option long_opts[] = {
 
 int pg_cmd_merge(int argc, char **argv)
 {
-    pg_cmd_outputs outputs = {NULL, NULL, NULL};
+    pg_cmd_outputs outputs = {NULL, NULL, NULL, NULL};
     pg_result merged, *parts;
     size_t n, i;
     int c, err = 0, code, warning_exit = PG_EXIT_PASS;

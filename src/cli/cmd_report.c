@@ -26,18 +26,20 @@ static const char usage_text[] =
     "\n"
     "options:\n"
     "      --markdown FILE   write the pull-request comment\n"
+    "      --html FILE       write the report as one page with charts\n"
     "      --color WHEN      auto, always or never\n"
     "  -h, --help            show this help\n";
 
 static const struct option long_opts[] = {
     {"markdown", required_argument, NULL, 'm'},
+    {"html", required_argument, NULL, 'H'},
     {"color", required_argument, NULL, 'C'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
 int pg_cmd_report(int argc, char **argv)
 {
-    pg_cmd_outputs outputs = {NULL, NULL, NULL};
+    pg_cmd_outputs outputs = {NULL, NULL, NULL, NULL};
     pg_result result;
     int c, err, code;
 

@@ -5,6 +5,7 @@
 #include "cmd.h"
 #include "error.h"
 #include "fs.h"
+#include "html.h"
 #include "report.h"
 #include "stats.h"
 #include "str.h"
@@ -107,6 +108,11 @@ int pg_cmd_show(pg_result *r, const pg_cmd_outputs *outputs)
         pg_report_markdown(&out, r);
         err = pg_cmd_write(outputs->md_path, out.ptr, out.size);
     }
+    if (!err && outputs->html_path) {
+        pg_str_reset(&out);
+        pg_report_html(&out, r);
+        err = pg_cmd_write(outputs->html_path, out.ptr, out.size);
+    }
     pg_str_clear(&out);
     return err;
 }
@@ -135,6 +141,9 @@ int pg_cmd_output_option(pg_cmd_outputs *o, int c, const char *arg,
         return 1;
     case 'm':
         o->md_path = arg;
+        return 1;
+    case 'H':
+        o->html_path = arg;
         return 1;
     case 'C':
         if (strcmp(arg, "auto") && strcmp(arg, "always") &&

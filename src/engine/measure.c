@@ -369,6 +369,10 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
     summary->stop = stop;
     finish(out, summary, &rs, ncases, nsides);
     summary->seconds = (double)(pg_now_ns() - start) / 1e9;
+    if (opts->keep_samples) {
+        *opts->keep_samples = rs.samples;
+        rs.samples = NULL;
+    }
     free(rs.samples);
     free(rs.gain);
     free(rs.overhead);

@@ -80,6 +80,9 @@ typedef struct pg_measure_opts {
     /* Called after each round; may be NULL. */
     void (*on_round)(void *payload, int round, double elapsed);
     void *payload;
+    /* When set, the samples: [round][case][target index], each the raw
+     * time per call (summary.rounds rounds); the caller free()s them. */
+    double **keep_samples;
 } pg_measure_opts;
 
 /* The result for one case. */

@@ -89,6 +89,7 @@ typedef struct child_ctx {
     int fd;
     int64_t last_progress;
     pg_gpu *gpu; /* CUDA solutions; else NULL */
+    double *samples; /* pg_measure_opts.keep_samples */
 } child_ctx;
 
 static void send_line(child_ctx *ctx, const char *fmt, ...)
@@ -511,11 +512,34 @@ static void time_sides(child_ctx *ctx, sides *st, pg_case_timing *timing,
     }
     opts.on_round = on_round;
     opts.payload = ctx;
+    opts.keep_samples = &ctx->samples;
     ctx->last_progress = 0;
     pg_measure(timing, summary, st->targets, spec->ncases, st->n, &opts);
 }
 
-/* The figures, to perfgate: "case" per case, "gpu", then "done". */
+/* Every sample, in round order, for pictures: "samples CASE SIDE FIRST
+ * NS NS ..." (raw time per call), a line per 64 of them. */
+static void send_samples(child_ctx *ctx, const sides *st, int rounds)
+{
+    size_t c, ncases = ctx->spec->ncases;
+    int k, r, i;
+
+    for (c = 0; c < ncases && ctx->samples; c++)
+        for (k = 0; k < st->n; k++)
+            for (r = 0; r < rounds; r += 64) {
+                pg_str line = PG_STR_INIT;
+                pg_str_printf(&line, "samples %zu %d %d", c, st->order[k], r);
+                for (i = r; i < rounds && i < r + 64; i++)
+                    pg_str_printf(
+                        &line, " %.6g",
+                        ctx->samples[((size_t)i * ncases + c) * 2 + (size_t)k]);
+                send_line(ctx, "%s", pg_str_cstr(&line));
+                pg_str_clear(&line);
+            }
+}
+
+/* The figures, to perfgate: "case" per case, "samples", "gpu", then
+ * "done". */
 static void send_figures(child_ctx *ctx, const sides *st,
                          const pg_case_timing *timing,
                          const pg_measure_summary *summary)
@@ -536,6 +560,7 @@ static void send_figures(child_ctx *ctx, const sides *st,
                   st->p->bytes ? st->p->bytes(pc) : 0.0, timing[c].change.lo,
                   timing[c].change.hi);
     }
+    send_samples(ctx, st, summary->rounds);
     for (k = 0; k < st->n; k++)
         calls[st->order[k]] = (unsigned long long)summary->calls[k];
     if (ctx->gpu) {

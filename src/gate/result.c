@@ -178,6 +178,49 @@ static void add_profile(cJSON *o, const pg_profile *p)
     cJSON_AddItemToObject(po, "lines", profile_rows_json(p->lines, p->nlines));
 }
 
+/* "samples": {"base": [ns, ...], "head": [...]}, in round order. */
+static void add_samples(cJSON *co, const pg_case_result *c)
+{
+    cJSON *so;
+    int s;
+
+    if (!c->nsamples[0] && !c->nsamples[1])
+        return;
+    so = cJSON_AddObjectToObject(co, "samples");
+    for (s = 0; s < 2; s++) {
+        cJSON *arr = cJSON_AddArrayToObject(so, s ? "head" : "base");
+        size_t i;
+        for (i = 0; i < c->nsamples[s]; i++)
+            cJSON_AddItemToArray(arr, isfinite(c->samples[s][i])
+                                          ? cJSON_CreateNumber(c->samples[s][i])
+                                          : cJSON_CreateNull());
+    }
+}
+
+static void read_samples(pg_case_result *cr, const cJSON *so)
+{
+    int s;
+
+    for (s = 0; s < 2 && cJSON_IsObject(so); s++) {
+        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(so, s ? "head"
+                                                                  : "base"),
+                    *v;
+        int n = cJSON_GetArraySize(arr);
+        if (!cJSON_IsArray(arr) || n <= 0)
+            continue;
+        if (n > PG_MAX_SAMPLES)
+            n = PG_MAX_SAMPLES;
+        cr->samples[s] = pg_calloc((size_t)n, sizeof(double));
+        cJSON_ArrayForEach(v, arr)
+        {
+            if (cr->nsamples[s] >= (size_t)n)
+                break;
+            cr->samples[s][cr->nsamples[s]++] =
+                cJSON_IsNumber(v) ? v->valuedouble : NAN;
+        }
+    }
+}
+
 static cJSON *bench_json(const pg_bench_result *b)
 {
     cJSON *o = cJSON_CreateObject(), *cases, *calls;
@@ -241,6 +284,7 @@ static cJSON *bench_json(const pg_bench_result *b)
         add_number(co, "bytes", c->bytes);
         cJSON_AddNumberToObject(co, "inner", (double)c->inner);
         add_number(co, "overhead_ns", c->overhead_ns);
+        add_samples(co, c);
         cJSON_AddItemToArray(cases, co);
     }
     if (b->gpu.measured) {
@@ -642,6 +686,7 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
         cr->bytes = get_number(c, "bytes");
         cr->inner = get_count(c, "inner");
         cr->overhead_ns = get_number(c, "overhead_ns");
+        read_samples(cr, cJSON_GetObjectItemCaseSensitive(c, "samples"));
     }
     return 0;
 }
@@ -794,8 +839,11 @@ void pg_bench_result_clear(pg_bench_result *b)
 {
     size_t i;
 
-    for (i = 0; i < b->ncases; i++)
+    for (i = 0; i < b->ncases; i++) {
         free(b->cases[i].name);
+        free(b->cases[i].samples[0]);
+        free(b->cases[i].samples[1]);
+    }
     free(b->cases);
     free(b->name);
     free(b->problem);

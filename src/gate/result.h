@@ -41,7 +41,15 @@ typedef struct pg_case_result {
     double flops, bytes; /* per call; 0 when the problem does not say */
     uint64_t inner;      /* calls per sample */
     double overhead_ns;  /* harness cost per call, discounted */
+    /* Every sample of each side (base, head), in round order: the raw
+     * time per call, for pictures; NULL when not kept. */
+    double *samples[2];
+    size_t nsamples[2];
 } pg_case_result;
+
+/* The most samples a case keeps per side (the first rounds'): enough for
+ * a picture, and a JSON report of hundreds of benchmarks stays small. */
+#define PG_MAX_SAMPLES 2000
 
 /* How the device behaved while a CUDA benchmark was measured. */
 typedef struct pg_gpu_run {

@@ -47,6 +47,32 @@ static double parse_double(const char *s)
     return !strcmp(s, "nan") || !strcmp(s, "-nan") ? NAN : strtod(s, NULL);
 }
 
+/* "samples CASE SIDE FIRST NS NS ...": a side's samples, in order. */
+static void add_samples(pg_bench_result *out, const char *rest)
+{
+    size_t c, first;
+    int side, n = 0;
+    pg_case_result *cr;
+    const char *p;
+    char *end;
+
+    if (sscanf(rest, "%zu %d %zu %n", &c, &side, &first, &n) < 3 || !n ||
+        c >= out->ncases || (side != 0 && side != 1))
+        return;
+    cr = &out->cases[c];
+    /* In order, or not at all; a line has at most 64. */
+    if (first != cr->nsamples[side] || first >= PG_MAX_SAMPLES)
+        return;
+    cr->samples[side] =
+        pg_realloc(cr->samples[side], (first + 64) * sizeof(double));
+    for (p = rest + n; *p && cr->nsamples[side] < first + 64; p = end) {
+        double v = strtod(p, &end);
+        if (end == p)
+            break;
+        cr->samples[side][cr->nsamples[side]++] = v;
+    }
+}
+
 static void on_line(void *payload, const char *line)
 {
     parent_ctx *ctx = payload;
@@ -92,6 +118,8 @@ static void on_line(void *payload, const char *line)
         out->cases[i].bytes = parse_double(f[5]);
         out->cases[i].change_lo = parse_double(f[6]);
         out->cases[i].change_hi = parse_double(f[7]);
+    } else if (!strcmp(word, "samples")) {
+        add_samples(out, rest);
     } else if (!strcmp(word, "gpu")) {
         pg_gpu_run *g = &out->gpu;
         unsigned long long v[3];

@@ -375,6 +375,14 @@ class Action(RepoTest):
             built.append((bench["built"]["base"], bench["built"]["head"]))
         self.assertEqual(built, [("compiled", "compiled"), ("cache", "cache"),
                                  ("compiled", "compiled")])
+        # The page the action uploads is written where it uploads it from.
+        page = os.path.join(self.runner_temp, "perfgate.html")
+        with open(page, encoding="utf-8") as f:
+            self.assertIn("Identical code", f.read())
+        with open(os.path.join(ROOT, "action.yml")) as f:
+            self.assertRegex(f.read(), r"uses: actions/upload-artifact@v4\n"
+                             r"(?:.*\n){2}\s+path: \$\{\{ runner.temp \}\}"
+                             r"/perfgate.html")
         self.assertFalse(os.path.exists(os.path.join(self.tmp, "xdg")))
         # The directory actions/cache keeps is the one perfgate is given.
         with open(os.path.join(ROOT, "action.yml")) as f:

@@ -2275,6 +2275,90 @@ class Profile(RepoTest):
         self.assertIsNone(r.bench()["profile"])
 
 
+class Html(RepoTest):
+    """--html: one self-contained page, for every benchmark the change
+    against the floor and for every case both sides' samples and rounds;
+    opened in a real browser where there is one."""
+
+    def setUp(self):
+        super().setUp()
+        self.base_repo(solution=LANES)
+        self.commit({"src/sum.c": SERIAL})
+        self.html = os.path.join(self.out, "report.html")
+
+    def charts(self, text):
+        return text.count('<svg class="chart"')
+
+    def test_a_page_with_every_chart_and_nothing_to_fetch(self):
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "20%",
+                          "--html", self.html)
+        b = r.bench()
+        # Every sample kept, in round order, for the pictures.
+        for c in b["cases"]:
+            self.assertEqual(len(c["samples"]["base"]), b["rounds"])
+            self.assertEqual(len(c["samples"]["head"]), b["rounds"])
+            self.assertAlmostEqual(min(c["samples"]["base"]), c["base_ns"],
+                                   delta=c["base_ns"] * 0.5 + 5)
+        with open(self.html, encoding="utf-8") as f:
+            page = f.read()
+        # One chart of the change, and two per case.
+        self.assertEqual(self.charts(page), 1 + 2 * len(b["cases"]))
+        for fetch in ("http:", "https:", "src=", "@import", "url("):
+            self.assertNotIn(fetch, page)
+        self.assertIn("default-src 'none'", page)
+        # Rendered again from the saved result, the same page.
+        again = os.path.join(self.out, "again.html")
+        p = subprocess.run([PERFGATE, "report", "--html", again,
+                            os.path.join(self.out, "result.json")],
+                           capture_output=True, text=True)
+        self.assertIn(p.returncode, (0, 1), p.stderr)
+        with open(again, encoding="utf-8") as f:
+            self.assertEqual(self.charts(f.read()), self.charts(page))
+
+    def test_what_user_code_says_is_text_not_markup(self):
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "20%")
+        saved = dict(r.json)
+        saved["benchmarks"][0]["message"] = "<script>alert(1)</script>"
+        path = os.path.join(self.out, "hostile.json")
+        with open(path, "w") as f:
+            json.dump(saved, f)
+        subprocess.run([PERFGATE, "report", "--html", self.html, path],
+                       capture_output=True)
+        with open(self.html, encoding="utf-8") as f:
+            page = f.read()
+        self.assertIn("&lt;script&gt;alert(1)&lt;/script&gt;", page)
+        self.assertNotIn("<script>alert", page)
+
+    def test_it_opens_in_a_browser(self):
+        browser = shutil.which("chromium") or shutil.which("chromium-browser")
+        if not browser:
+            self.skipTest("no chromium (bootstrap.sh installs it)")
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "20%",
+                          "--html", self.html)
+        with open(self.html, encoding="utf-8") as f:
+            drawn = self.charts(f.read())
+        args = [browser, "--headless", "--no-sandbox", "--disable-gpu",
+                "--hide-scrollbars", "--user-data-dir=" +
+                os.path.join(self.tmp, "profile")]
+        url = "file://" + self.html
+        dom = subprocess.run(args + ["--enable-logging=stderr", "--v=0",
+                                     "--dump-dom", url],
+                             capture_output=True, text=True, timeout=120)
+        # The page's script ran (it counts the charts it finds) and threw
+        # nothing.
+        self.assertIn('data-charts="%d"' % drawn, dom.stdout, dom.stderr[-2000:])
+        self.assertNotIn("Uncaught", dom.stderr)
+        shot = os.path.join(self.out, "report.png")
+        subprocess.run(args + ["--window-size=1200,1600",
+                               "--screenshot=" + shot, url],
+                       capture_output=True, timeout=120, cwd=self.out)
+        with open(shot, "rb") as f:
+            png = f.read()
+        self.assertTrue(png.startswith(b"\x89PNG"))
+        # Charts are drawn: far more than a blank page's bytes.
+        self.assertGreater(len(png), 30000)
+
+
 class Cli(unittest.TestCase):
     def run_pg(self, *args):
         return subprocess.run([PERFGATE, *args], capture_output=True,
