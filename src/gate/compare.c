@@ -749,8 +749,18 @@ static int run_benchmark(compare_ctx *ctx, size_t index, pg_bench_result *out)
     if ((err = pg_run_bench(out, &spec, spec_path)) < 0)
         goto done;
     settle(ctx, out, &build[0], base_failed);
-    if (ctx->opts->profile && out->status == PG_STATUS_REGRESSION && !spec.gpu)
-        err = profile_worst(ctx, b, out, problem_lib, cases, ncases);
+    if (ctx->opts->profile && out->status == PG_STATUS_REGRESSION) {
+        if (!spec.gpu) {
+            err = profile_worst(ctx, b, out, problem_lib, cases, ncases);
+        } else {
+            /* Said, not silently left out. */
+            out->profile = pg_calloc(1, sizeof(*out->profile));
+            out->profile->skipped =
+                pg_strdup("CUDA kernels are not profiled yet (Nsight "
+                          "Compute's metrics need a GPU to be developed "
+                          "against)");
+        }
+    }
 
 done:
     if (building)

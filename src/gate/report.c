@@ -810,6 +810,47 @@ static size_t md_head(pg_str *out, const pg_result *r, size_t room)
     return shown;
 }
 
+/* The most benchmarks the comment's chart shows. */
+#define CHART_MAX 20
+
+/*
+ * A small chart of the measured benchmarks' changes against the floor,
+ * collapsed: GitHub renders Mermaid in comments (xychart-beta; where it
+ * does not, the block shows as text under its summary).  Benchmark names
+ * are letters, digits and _ . - only: safe in quotes.
+ */
+static void md_chart(pg_str *out, const pg_result *r, size_t shown)
+{
+    size_t i, n = 0;
+
+    for (i = 0; i < shown && n < CHART_MAX; i++)
+        n += r->benchmarks[i].rounds > 0 && isfinite(r->benchmarks[i].change);
+    if (n < 1)
+        return;
+    pg_str_printf(out,
+                  "<details><summary>📊 Chart</summary>\n\n```mermaid\n"
+                  "xychart-beta\n    title \"Change against the base (%%), "
+                  "floor %.0f%%\"\n    x-axis [",
+                  r->noise_floor * 100);
+    for (i = 0, n = 0; i < shown && n < CHART_MAX; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        if (b->rounds <= 0 || !isfinite(b->change) || !pg_valid_name(b->name))
+            continue;
+        pg_str_printf(out, "%s\"%s\"", n++ ? ", " : "", b->name);
+    }
+    pg_str_puts(out, "]\n    y-axis \"change (%)\"\n    bar [");
+    for (i = 0, n = 0; i < shown && n < CHART_MAX; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        if (b->rounds <= 0 || !isfinite(b->change) || !pg_valid_name(b->name))
+            continue;
+        pg_str_printf(out, "%s%.1f", n++ ? ", " : "", b->change * 100);
+    }
+    pg_str_puts(out, "]\n    line [");
+    for (i = 0; i < n; i++)
+        pg_str_printf(out, "%s%.1f", i ? ", " : "", r->noise_floor * 100);
+    pg_str_puts(out, "]\n```\n\n</details>\n\n");
+}
+
 /* For each benchmark: the commit that made it slower, when bisected, and a
  * case slower under a total that does not say so. */
 static void md_hidden(pg_str *out, const pg_result *r, size_t shown)
@@ -930,6 +971,7 @@ void pg_report_markdown(pg_str *out, const pg_result *r)
     shown =
         md_head(out, r, footer.size < limit / 2 ? limit / 2 - footer.size : 0);
     md_hidden(out, r, shown);
+    md_chart(out, r, shown);
 
     /* Per-case figures, collapsed; dropped whole when they do not fit. */
     md_cases(&section, r, shown);

@@ -2306,6 +2306,9 @@ class Html(RepoTest):
         for fetch in ("http:", "https:", "src=", "@import", "url("):
             self.assertNotIn(fetch, page)
         self.assertIn("default-src 'none'", page)
+        # The comment gets a small chart GitHub draws (Mermaid).
+        self.assertIn("```mermaid\nxychart-beta", r.markdown)
+        self.assertIn('x-axis ["sum"]', r.markdown)
         # Rendered again from the saved result, the same page.
         again = os.path.join(self.out, "again.html")
         p = subprocess.run([PERFGATE, "report", "--html", again,
