@@ -117,6 +117,19 @@ enum {
 int pg_cmd_measure_option(pg_compare_opts *o, pg_strvec *only, int c,
                           const char *arg);
 
+/*
+ * Parses the options of a command that measures (short options -c -b -j
+ * -q -h): --help prints `usage`; an unknown option is said with it; each
+ * other option goes to take(payload, c, optarg), which returns -1 when it
+ * took it, else an exit code.  -1 when all were taken (optind at the first
+ * operand), else the exit code.
+ */
+struct option;
+int pg_cmd_getopt(int argc, char **argv, const char *command, const char *usage,
+                  const struct option *opts,
+                  int (*take)(void *payload, int c, const char *arg),
+                  void *payload);
+
 /* The progress line on a terminal (stderr), rewritten in place; and the
  * end of it. */
 void pg_cmd_progress(void *payload, const char *line);

@@ -94,8 +94,9 @@ typedef struct bisect_args {
     int quiet;
 } bisect_args;
 
-static int take_option(bisect_args *a, int c, const char *arg)
+static int take_option(void *payload, int c, const char *arg)
 {
+    bisect_args *a = payload;
     long long n;
     int code = pg_cmd_measure_option(&a->opts.compare, &a->only, c, arg);
 
@@ -129,20 +130,11 @@ static int take_option(bisect_args *a, int c, const char *arg)
 
 static int parse_args(bisect_args *a, int argc, char **argv)
 {
-    int c, code;
+    int code = pg_cmd_getopt(argc, argv, "bisect", usage_text, long_opts,
+                             take_option, a);
 
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "c:b:j:qh", long_opts, NULL)) != -1) {
-        if (c == 'h') {
-            fputs(usage_text, stdout);
-            return PG_EXIT_PASS;
-        }
-        if (c == '?' || c == ':')
-            return pg_cmd_bad_option("bisect", argv[optind - 1], usage_text);
-        if ((code = take_option(a, c, optarg)) >= 0)
-            return code;
-    }
+    if (code >= 0)
+        return code;
     if (argc - optind < 1 || argc - optind > 2) {
         fprintf(stderr, "perfgate bisect: %s\n\n%s",
                 argc - optind < 1 ? "give the good revision"

@@ -135,8 +135,9 @@ typedef struct compare_args {
 } compare_args;
 
 /* One option's value into `a`: -1 when taken, else the exit code. */
-static int take_option(compare_args *a, int c, const char *arg)
+static int take_option(void *payload, int c, const char *arg)
 {
+    compare_args *a = payload;
     long long n;
     int code = pg_cmd_measure_option(&a->opts, &a->only, c, arg);
 
@@ -203,20 +204,11 @@ static int take_option(compare_args *a, int c, const char *arg)
 /* The command line into `a`: -1 to go on, else the exit code. */
 static int parse_args(compare_args *a, int argc, char **argv)
 {
-    int c, code;
+    int code = pg_cmd_getopt(argc, argv, "compare", usage_text, long_opts,
+                             take_option, a);
 
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "c:b:j:qh", long_opts, NULL)) != -1) {
-        if (c == 'h') {
-            fputs(usage_text, stdout);
-            return PG_EXIT_PASS;
-        }
-        if (c == '?' || c == ':')
-            return pg_cmd_bad_option("compare", argv[optind - 1], usage_text);
-        if ((code = take_option(a, c, optarg)) >= 0)
-            return code;
-    }
+    if (code >= 0)
+        return code;
     if (a->opts.timings_path && !a->opts.shards) {
         fprintf(stderr, "perfgate compare: --timings balances shards: use it "
                         "with --shard K/N\n");

@@ -1,7 +1,7 @@
 /*
  * cmd_util.c - what the subcommands share: error printing, color, files.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include "cmd.h"
 #include "error.h"
 #include "fs.h"
@@ -12,6 +12,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +159,28 @@ int pg_cmd_output_option(pg_cmd_outputs *o, int c, const char *arg,
     default:
         return 0;
     }
+}
+
+int pg_cmd_getopt(int argc, char **argv, const char *command, const char *usage,
+                  const struct option *opts,
+                  int (*take)(void *payload, int c, const char *arg),
+                  void *payload)
+{
+    int c, code;
+
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "c:b:j:qh", opts, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(usage, stdout);
+            return PG_EXIT_PASS;
+        }
+        if (c == '?' || c == ':')
+            return pg_cmd_bad_option(command, argv[optind - 1], usage);
+        if ((code = take(payload, c, optarg)) >= 0)
+            return code;
+    }
+    return -1;
 }
 
 int pg_cmd_measure_option(pg_compare_opts *o, pg_strvec *only, int c,
