@@ -19,6 +19,16 @@
 
 #include "banned.h"
 
+/* perfgate-measure is built as perfgate is: under AddressSanitizer it
+ * cannot run under valgrind. */
+#if defined(__SANITIZE_ADDRESS__)
+#define PG_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PG_UNDER_ASAN 1
+#endif
+#endif
+
 #define TOP_FUNCTIONS 20  /* kept in the result */
 #define LINED_FUNCTIONS 3 /* whose lines are kept */
 #define TOP_LINES 10      /* per function */
@@ -307,6 +317,12 @@ int pg_profile_bench(pg_bench_result *out, const pg_bench_config *b,
                                "valgrind for callgrind's profile");
         return 0;
     }
+#ifdef PG_UNDER_ASAN
+    free(valgrind);
+    p->skipped = pg_strdup("this perfgate is built with AddressSanitizer, "
+                           "which does not run under valgrind");
+    return 0;
+#endif
     free(valgrind);
     p->tool = pg_strdup("callgrind");
     p->unit = pg_strdup("instructions");
