@@ -268,6 +268,8 @@ static int bisect_regressions(compare_args *a, pg_result *r)
         o.compare = a->opts;
         o.compare.only = only;
         o.compare.shards = o.compare.shard = 0;
+        o.compare.timings_path = NULL;
+        o.compare.profile = 0; /* the probes are measured, not profiled */
         o.good = r->base.commit;
         o.bad = r->head.commit;
         if (a->opts.on_progress)
