@@ -420,6 +420,11 @@ static int prepare_sides(compare_ctx *ctx)
             err = pg_error_set(PG_ERR_GENERIC, "cannot create %s", dir);
         else if (ctx->rev[s].worktree)
             err = pg_repo_copy_worktree(ctx->repo, &ctx->rev[s], dir);
+        else if (s == 1 && !any_project_build(ctx))
+            /* Nothing writes into the trees: the head shares the base's
+             * identical files. */
+            err = pg_repo_materialize_beside(ctx->repo, &ctx->rev[s], dir,
+                                             &ctx->rev[0]);
         else
             err = pg_repo_materialize(ctx->repo, &ctx->rev[s], dir);
         free(dir);

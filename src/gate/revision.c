@@ -170,8 +170,39 @@ int pg_repo_worktree(pg_rev *out, pg_repo *repo)
 typedef struct walk_ctx {
     git_repository *repo;
     const char *dir;
+    /* Another revision already written, whose identical files are linked
+     * rather than written again; NULL: none. */
+    git_tree *other;
+    const char *other_dir;
     int err;
 } walk_ctx;
+
+/*
+ * 1 when the file at `root``name` is the same blob, with the same mode, in
+ * the other revision, and was linked from there (a new name for the same
+ * file: no new inode, which on some file systems is most of the cost).
+ */
+static int link_same(walk_ctx *ctx, const char *root, const char *name,
+                     const git_tree_entry *entry, const char *path)
+{
+    git_tree_entry *theirs = NULL;
+    char *rel, *from;
+    int linked = 0;
+
+    if (!ctx->other || git_tree_entry_filemode(entry) == GIT_FILEMODE_LINK)
+        return 0;
+    rel = pg_strdupf("%s%s", root, name);
+    if (git_tree_entry_bypath(&theirs, ctx->other, rel) == 0 &&
+        git_tree_entry_filemode(theirs) == git_tree_entry_filemode(entry) &&
+        git_oid_equal(git_tree_entry_id(theirs), git_tree_entry_id(entry))) {
+        from = pg_path_join(ctx->other_dir, rel);
+        linked = link(from, path) == 0;
+        free(from);
+    }
+    git_tree_entry_free(theirs);
+    free(rel);
+    return linked;
+}
 
 /* A tree entry name that could escape the directory is refused. */
 static int safe_name(const char *name)
@@ -254,7 +285,8 @@ static int walk_cb(const char *root, const git_tree_entry *entry, void *payload)
                                strerror(errno));
         break;
     case GIT_OBJECT_BLOB:
-        err = write_blob(ctx, path, entry);
+        if (!link_same(ctx, root, name, entry, path))
+            err = write_blob(ctx, path, entry);
         break;
     default:
         break;
@@ -268,20 +300,42 @@ static int walk_cb(const char *root, const git_tree_entry *entry, void *payload)
     return git_tree_entry_type(entry) == GIT_OBJECT_COMMIT ? 1 : 0;
 }
 
-int pg_repo_materialize(pg_repo *repo, pg_rev *rev, const char *dir)
+/* The tree of commit `id`, or NULL with the error set. */
+static git_tree *tree_of(pg_repo *repo, const char *id)
 {
     git_commit *commit = NULL;
     git_tree *tree = NULL;
     git_oid oid;
+
+    if (git_oid_fromstr(&oid, id) < 0 ||
+        git_commit_lookup(&commit, repo->repo, &oid) < 0 ||
+        git_commit_tree(&tree, commit) < 0)
+        pg_error_set(PG_ERR_GENERIC, "cannot read commit %s: %s", id,
+                     git_message());
+    git_commit_free(commit);
+    return tree;
+}
+
+int pg_repo_materialize(pg_repo *repo, pg_rev *rev, const char *dir)
+{
+    return pg_repo_materialize_beside(repo, rev, dir, NULL);
+}
+
+int pg_repo_materialize_beside(pg_repo *repo, pg_rev *rev, const char *dir,
+                               const pg_rev *other)
+{
+    git_tree *tree = NULL;
     walk_ctx ctx;
     int err = 0;
 
-    if (git_oid_fromstr(&oid, rev->commit) < 0 ||
-        git_commit_lookup(&commit, repo->repo, &oid) < 0 ||
-        git_commit_tree(&tree, commit) < 0) {
-        err = pg_error_set(PG_ERR_GENERIC, "cannot read commit %s: %s",
-                           rev->commit, git_message());
+    memset(&ctx, 0, sizeof(ctx));
+    if (!(tree = tree_of(repo, rev->commit))) {
+        err = PG_ERR_GENERIC;
         goto done;
+    }
+    if (other && other->dir && !other->worktree && *other->commit) {
+        ctx.other = tree_of(repo, other->commit);
+        ctx.other_dir = other->dir;
     }
     ctx.repo = repo->repo;
     ctx.dir = dir;
@@ -296,8 +350,8 @@ int pg_repo_materialize(pg_repo *repo, pg_rev *rev, const char *dir)
     free(rev->dir);
     rev->dir = pg_strdup(dir);
 done:
+    git_tree_free(ctx.other);
     git_tree_free(tree);
-    git_commit_free(commit);
     return err;
 }
 

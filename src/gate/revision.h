@@ -57,6 +57,15 @@ int pg_repo_worktree(pg_rev *out, pg_repo *repo);
 int pg_repo_materialize(pg_repo *repo, pg_rev *rev, const char *dir);
 
 /*
+ * As pg_repo_materialize, with the files that are the same blob in
+ * `other` (a commit already materialized) linked from its directory
+ * instead of written again: only for sides nothing writes into (no project
+ * build), since a write to one would change the other.
+ */
+int pg_repo_materialize_beside(pg_repo *repo, pg_rev *rev, const char *dir,
+                               const pg_rev *other);
+
+/*
  * Copies the working tree's files into `dir` (which must exist and be
  * empty): the tracked ones as they are now and the untracked ones git does
  * not ignore, links kept as links; and sets rev->dir.  For a side whose

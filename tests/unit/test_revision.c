@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -134,7 +135,71 @@ static void materialize_leaves_the_repository_alone(void)
     free(dir);
 }
 
+static ino_t inode(const char *dir, const char *name)
+{
+    char *path = pg_path_join(dir, name);
+    struct stat st;
+    ino_t ino = stat(path, &st) == 0 ? st.st_ino : 0;
+
+    free(path);
+    return ino;
+}
+
+/* The head written beside the base: the files both have the same are one
+ * file (linked), the others its own; and the range between two commits. */
+static void materialize_beside_and_ranges(void)
+{
+    char *dir = make_repo(), *a, *b, *text = NULL, *file;
+    pg_repo *repo = NULL;
+    pg_rev base, head;
+    pg_commit_info *commits = NULL;
+    size_t n = 0;
+
+    REQUIRE(dir != NULL);
+    memset(&base, 0, sizeof(base));
+    memset(&head, 0, sizeof(head));
+    a = pg_strdupf("%s.a", dir);
+    b = pg_strdupf("%s.b", dir);
+    REQUIRE(pg_mkdir_p(a) == 0 && pg_mkdir_p(b) == 0);
+    /* topic: a.c "one" and b.c; main: a.c "two". */
+    REQUIRE(pg_repo_open(&repo, dir) == 0);
+    REQUIRE(pg_repo_resolve(&base, repo, "HEAD~1") == 0);
+    REQUIRE(pg_repo_resolve(&head, repo, "topic") == 0);
+    REQUIRE(pg_repo_materialize(repo, &base, a) == 0);
+    REQUIRE(pg_repo_materialize_beside(repo, &head, b, &base) == 0);
+    CHECK(inode(a, "a.c") != 0 && inode(a, "a.c") == inode(b, "a.c"));
+    file = pg_path_join(b, "b.c");
+    REQUIRE(pg_read_file(&text, NULL, file, 100) == 0);
+    CHECK_STR(text, "three\n");
+    free(file);
+    free(text);
+    pg_rm_rf(b);
+    REQUIRE(pg_mkdir_p(b) == 0);
+    pg_rev_clear(&head);
+    REQUIRE(pg_repo_resolve(&head, repo, "main") == 0);
+    REQUIRE(pg_repo_materialize_beside(repo, &head, b, &base) == 0);
+    CHECK(inode(a, "a.c") != inode(b, "a.c")); /* "one" and "two" */
+    /* HEAD~1..main is one commit; main..HEAD~1 is not a range. */
+    REQUIRE(pg_repo_range(&commits, &n, repo, base.commit, head.commit, 1) ==
+            0);
+    CHECK(n == 1 && !strcmp(commits[0].commit, head.commit));
+    CHECK_STR(commits[0].subject, "second");
+    pg_commit_infos_free(commits, n);
+    CHECK(pg_repo_range(&commits, &n, repo, head.commit, base.commit, 1) ==
+          PG_ERR_USAGE);
+    pg_rev_clear(&base);
+    pg_rev_clear(&head);
+    pg_repo_free(repo);
+    pg_rm_rf(a);
+    pg_rm_rf(b);
+    pg_rm_rf(dir);
+    free(a);
+    free(b);
+    free(dir);
+}
+
 const pg_test pg_tests_revision[] = {
+    {"materialize_beside_and_ranges", materialize_beside_and_ranges},
     {"resolve_and_merge_base", resolve_and_merge_base},
     {"materialize_leaves_the_repository_alone",
      materialize_leaves_the_repository_alone},
