@@ -354,7 +354,8 @@ static void terminal_profile(pg_str *out, const pg_bench_result *b, int color)
         return;
     }
     pg_str_printf(out, "where the time went in case %s (%s, %s, base → head)\n",
-                  p->case_name ? p->case_name : "?", p->tool, p->unit);
+                  p->case_name ? p->case_name : "?", p->tool ? p->tool : "?",
+                  p->unit ? p->unit : "?");
     for (i = 0; i < p->nfunctions && i < PROFILE_SHOWN; i++)
         profile_line(out, &p->functions[i]);
     for (i = 0; i < p->nlines && i < PROFILE_SHOWN; i++)
@@ -914,7 +915,8 @@ static void md_profile_rows(pg_str *out, const pg_profile_row *rows, size_t n,
         pg_str cell = PG_STR_INIT;
         pg_str_puts(out, "| ");
         if (lines) {
-            pg_str_printf(&cell, "%s:%d", rows[i].file, rows[i].line);
+            pg_str_printf(&cell, "%s:%d", rows[i].file ? rows[i].file : "?",
+                          rows[i].line);
             md_text(out, pg_str_cstr(&cell), 200);
             pg_str_puts(out, " | ");
         }
