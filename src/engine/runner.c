@@ -36,6 +36,7 @@
 #include "system.h"
 #include "timer.h"
 #include "util.h"
+#include "sanitize.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -52,14 +53,6 @@
 #include <unistd.h>
 
 #include "banned.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define PG_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PG_UNDER_ASAN 1
-#endif
-#endif
 
 #ifndef PG_VERSION
 #define PG_VERSION "0.0.0"

@@ -9,6 +9,7 @@
 #include "proc.h"
 #include "run.h"
 #include "runspec.h"
+#include "sanitize.h"
 #include "str.h"
 #include "strvec.h"
 
@@ -18,16 +19,6 @@
 #include <string.h>
 
 #include "banned.h"
-
-/* perfgate-measure is built as perfgate is: under AddressSanitizer it
- * cannot run under valgrind. */
-#if defined(__SANITIZE_ADDRESS__)
-#define PG_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PG_UNDER_ASAN 1
-#endif
-#endif
 
 #define TOP_FUNCTIONS 20  /* kept in the result */
 #define LINED_FUNCTIONS 3 /* whose lines are kept */
