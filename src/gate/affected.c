@@ -24,34 +24,97 @@
 #define PG_VERSION "0.0.0"
 #endif
 
-/* A flag that may make the compiler read a file -M does not report. */
+/* A flag that may make the compiler, assembler or linker read a file
+ * that -M does not report, or that perfgate does not model. */
 static int opaque_flag(const char *f)
 {
-    static const char *const prefixes[] = {"@",
-                                           "-fprofile",
-                                           "-fauto-profile",
-                                           "-specs",
-                                           "-fplugin",
-                                           "-fsanitize-blacklist",
-                                           "-fsanitize-ignorelist",
-                                           "-B",
-                                           "--sysroot",
-                                           "-isysroot",
-                                           "-fcoverage",
-                                           "-fcreate-profile",
-                                           NULL};
+    static const char *const prefixes[] = {
+        "@", "-fprofile", "-fauto-profile", "-specs", "-fplugin",
+        "-fsanitize-blacklist", "-fsanitize-ignorelist", "-B", "--sysroot",
+        "-isysroot", "-fcoverage", "-fcreate-profile",
+        /* cflags reach the link: libraries, objects, scripts */
+        "-l", "-L", "-Wl,", "-Xlinker", "-T", "-Xassembler", "-Wa,",
+        "-Wp,", "-Xpreprocessor", "-x", "-iprefix", "-iwithprefix",
+        "-imultilib", "-fdebug-prefix-map", "-ffile-prefix-map",
+        "-fmacro-prefix-map", "-save-temps", "-M", NULL};
     const char *const *p;
 
+    /* A word that is no flag is a file given to the compiler or the link
+     * (an object, an archive): perfgate does not know what it holds. */
+    if (f[0] != '-')
+        return 1;
     for (p = prefixes; *p; p++)
         if (!strncmp(f, *p, strlen(*p)))
             return 1;
     return 0;
 }
 
+/* Flags whose argument may follow as the next word. */
+static const char *const search_flags[] = {"-I", "-iquote", "-isystem",
+                                           "-idirafter", NULL};
+static const char *const other_arg_flags[] = {"-include", "-imacros", "-D",
+                                              "-U", NULL};
+
+/* `f` is one of `flags`, alone (its argument next) or joined to it; the
+ * argument's place, or NULL. */
+static const char *flag_arg(const char *f, const char *next,
+                            const char *const *flags, int *takes_next)
+{
+    size_t i, n;
+
+    *takes_next = 0;
+    for (i = 0; flags[i]; i++) {
+        n = strlen(flags[i]);
+        if (strncmp(f, flags[i], n))
+            continue;
+        if (f[n]) /* "-Ivendor" (but not "-include" read as "-i...") */
+            return flags == search_flags || !strcmp(flags[i], "-D") ||
+                           !strcmp(flags[i], "-U")
+                       ? f + n
+                       : NULL;
+        *takes_next = 1;
+        return next;
+    }
+    return NULL;
+}
+
+/*
+ * Reads a list of flags: the directories it adds to the include search
+ * (to `search`, when not NULL), and 1 when any flag or word in it is one
+ * perfgate does not model.
+ */
+static int read_flags(pg_strvec *search, char *const *flags, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        const char *next = i + 1 < n ? flags[i + 1] : NULL, *arg;
+        int takes_next;
+        if ((arg = flag_arg(flags[i], next, search_flags, &takes_next))) {
+            if (search && !pg_strvec_has(search, arg))
+                pg_strvec_push(search, arg);
+            i += (size_t)takes_next;
+            continue;
+        }
+        if (takes_next) /* "-I" last: the compiler will refuse it */
+            return 1;
+        if (flag_arg(flags[i], next, other_arg_flags, &takes_next) ||
+            takes_next) {
+            if (takes_next && !next)
+                return 1;
+            i += (size_t)takes_next;
+            continue;
+        }
+        if (opaque_flag(flags[i]))
+            return 1;
+    }
+    return 0;
+}
+
 /* What perfgate cannot see into: built and measured, whatever changed. */
 static int opaque(const pg_bench_config *b)
 {
-    size_t i, j;
+    size_t i;
 
     if (b->build || b->library || b->nldflags || strcmp(b->language, "c"))
         return 1;
@@ -63,13 +126,12 @@ static int opaque(const pg_bench_config *b)
         if (!dot || strcmp(dot, ".c")) /* assembly, or anything else */
             return 1;
     }
-    for (i = 0; i < b->ncflags; i++)
-        if (opaque_flag(b->cflags[i]))
-            return 1;
+    if (read_flags(NULL, b->cflags, b->ncflags))
+        return 1;
     for (i = 0; i < b->nfile_cflags; i++)
-        for (j = 0; j < b->file_cflags[i].nflags; j++)
-            if (opaque_flag(b->file_cflags[i].flags[j]))
-                return 1;
+        if (read_flags(NULL, b->file_cflags[i].flags,
+                       b->file_cflags[i].nflags))
+            return 1;
     return 0;
 }
 
@@ -258,20 +320,174 @@ static int listing_id(const inputs *in, char out[PG_CACHE_ID], const char *dir)
 }
 
 /*
- * One line of the manifest for what the compiler read: "f ID NAME" for a
- * file, and "d ID DIR" for each directory of the tree it searched (where a
- * new header could shadow one it found).  -1 when it cannot be trusted.
+ * `path` (relative to the tree) with "." and ".." taken out; NULL when it
+ * leads out of the tree.
+ */
+static char *tidy_path(const char *path)
+{
+    pg_strvec parts = PG_STRVEC_INIT;
+    pg_str out = PG_STR_INIT;
+    const char *p = path;
+    size_t i;
+    int out_of_tree = 0;
+
+    while (*p && !out_of_tree) {
+        size_t n = strcspn(p, "/");
+        if (n == 2 && !strncmp(p, "..", 2)) {
+            if (!parts.n)
+                out_of_tree = 1;
+            else
+                free(parts.v[--parts.n]);
+        } else if (n && !(n == 1 && *p == '.')) {
+            pg_strvec_pushf(&parts, "%.*s", (int)n, p);
+        }
+        p += n + (p[n] == '/');
+    }
+    for (i = 0; i < parts.n; i++)
+        pg_str_printf(&out, "%s%s", i ? "/" : "", parts.v[i]);
+    pg_strvec_clear(&parts);
+    if (out_of_tree) {
+        pg_str_clear(&out);
+        return NULL;
+    }
+    return out.size ? pg_str_detach(&out) : pg_strdup(".");
+}
+
+/* The nearest directory of `dir` (tidy, in the tree) that exists: a file
+ * or directory that comes into being below it changes its listing. */
+static char *existing(const inputs *in, const char *dir)
+{
+    char *d = pg_strdup(dir);
+
+    for (;;) {
+        char *full = pg_path_join(in->dir, d), *up;
+        int here = pg_path_exists(full);
+        free(full);
+        if (here || !strcmp(d, "."))
+            return d;
+        up = pg_path_dirname(d);
+        free(d);
+        d = up;
+    }
+}
+
+/*
+ * Every directory of the tree where a new file could shadow one the
+ * compiler read.  A header is found as DIR/NAME, DIR the first directory
+ * of the search that has NAME: the includer's own directory for a quoted
+ * include, then each -iquote, -I (and include:), -isystem and -idirafter
+ * directory, then the system's.  perfgate sees only what the compiler
+ * found, not the NAME it was asked for, so it takes every NAME the path
+ * could be (each of its trailing parts: "op.h", "sub/op.h", ...) against
+ * every directory the search could pass through (`search`, and the
+ * directory of every file of the tree that was read: an includer).  Where
+ * such a directory does not exist, the nearest one above it that does
+ * stands for it: whatever comes into being below changes its listing.
+ * More directories than the compiler searched: a change in one is asked
+ * about, never missed.
+ */
+static void shadow_dirs(const inputs *in, pg_strvec *out, const pg_strvec *deps,
+                        const pg_strvec *tree_deps, const pg_strvec *search)
+{
+    pg_strvec roots = PG_STRVEC_INIT, subs = PG_STRVEC_INIT;
+    size_t i, j, k;
+
+    for (i = 0; i < search->n; i++)
+        pg_strvec_push(&roots, search->v[i]);
+    for (i = 0; i < tree_deps->n; i++) {
+        char *d = pg_path_dirname(tree_deps->v[i]);
+        if (!pg_strvec_has(&roots, d))
+            pg_strvec_push(&roots, d);
+        free(d);
+    }
+    /* The directory part of each NAME a file could have been asked by. */
+    for (i = 0; i < deps->n; i++) {
+        const char *path = deps->v[i], *p;
+        for (p = path + strlen(path); p > path; p--) {
+            char *sub;
+            if (p[-1] != '/' && p != path + 1)
+                continue;
+            sub = pg_path_dirname(p == path + 1 && path[0] != '/' ? path : p);
+            if (!pg_strvec_has(&subs, sub))
+                pg_strvec_push(&subs, sub);
+            free(sub);
+        }
+    }
+    for (j = 0; j < roots.n; j++)
+        for (k = 0; k < subs.n; k++) {
+            char *joined = pg_path_join(roots.v[j], subs.v[k]);
+            char *tidy = joined[0] == '/' ? NULL : tidy_path(joined);
+            if (tidy)
+                pg_strvec_push(out, existing(in, tidy));
+            free(tidy);
+            free(joined);
+        }
+    /* Sorted, each once. */
+    qsort(out->v, out->n, sizeof(char *), name_order);
+    for (i = 0, j = 0; i < out->n; i++) {
+        if (j && !strcmp(out->v[j - 1], out->v[i]))
+            free(out->v[i]);
+        else
+            out->v[j++] = out->v[i];
+    }
+    out->n = j;
+    pg_strvec_clear(&roots);
+    pg_strvec_clear(&subs);
+}
+
+/*
+ * 1 when the file at `path` can pull in data the compiler does not report
+ * (an assembler .incbin or .include in a top-level asm, C23's #embed):
+ * perfgate cannot say what such a build reads.
+ */
+static int reads_unreported(const char *path)
+{
+    static const char *const words[] = {".incbin", ".include", "embed", NULL};
+    char *text = NULL;
+    size_t len = 0, i;
+    int found = 0;
+
+    if (pg_read_file(&text, &len, path, 64 << 20) < 0)
+        return 1;
+    for (i = 0; words[i] && !found; i++) {
+        const char *p = text;
+        while (!found && (p = memmem(p, len - (size_t)(p - text), words[i],
+                                     strlen(words[i])))) {
+            const char *q = p;
+            if (words[i][0] == '.') {
+                /* ".include" as the assembler's directive, not a field of
+                 * a struct: a name character must not precede it. */
+                found = p == text ||
+                        !(p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z') ||
+                          (p[-1] >= 'A' && p[-1] <= 'Z') ||
+                          (p[-1] >= '0' && p[-1] <= '9'));
+            } else {
+                /* "#embed" or "# embed", and __has_embed */
+                while (q > text && (q[-1] == ' ' || q[-1] == '\t'))
+                    q--;
+                found = (q > text && q[-1] == '#') ||
+                        (p - text >= 6 && !memcmp(p - 6, "__has_", 6));
+            }
+            p += strlen(words[i]);
+        }
+    }
+    free(text);
+    return found;
+}
+
+/*
+ * The manifest of what the compiler read: "f ID NAME" for each file, and
+ * "d ID DIR" for each directory of the tree where a new file could shadow
+ * one of them (shadow_dirs).  -1 when it cannot be trusted.
  */
 static int manifest_lines(inputs *in, pg_str *out, const pg_strvec *deps,
                           const pg_strvec *search)
 {
-    pg_strvec dirs = PG_STRVEC_INIT;
+    pg_strvec dirs = PG_STRVEC_INIT, tree = PG_STRVEC_INIT;
     char id[PG_CACHE_ID];
     size_t i;
     int err = 0;
 
-    for (i = 0; i < search->n; i++)
-        pg_strvec_push(&dirs, search->v[i]);
     for (i = 0; i < deps->n && !err; i++) {
         int stable;
         char *p = locate(in, deps->v[i], &stable);
@@ -280,21 +496,22 @@ static int manifest_lines(inputs *in, pg_str *out, const pg_strvec *deps,
         if (!p || pg_cache_file_id(in->cache, id, p, stable) < 0 ||
             !strcmp(id, "absent"))
             err = -1;
+        else if (!stable && reads_unreported(p))
+            err = -1;
         else
             pg_str_printf(out, "f %s %s\n", id, deps->v[i]);
-        if (!err && in->dir && !stable) {
-            char *d = pg_path_dirname(deps->v[i]);
-            if (!pg_strvec_has(&dirs, d))
-                pg_strvec_push(&dirs, d);
-            free(d);
-        }
+        if (!err && in->dir && !stable)
+            pg_strvec_push(&tree, deps->v[i]);
         free(p);
     }
-    for (i = 0; i < dirs.n && !err && in->dir; i++) {
+    if (!err && in->dir)
+        shadow_dirs(in, &dirs, deps, &tree, search);
+    for (i = 0; i < dirs.n && !err; i++) {
         if ((err = listing_id(in, id, dirs.v[i])) == 0)
             pg_str_printf(out, "d %s %s\n", id, dirs.v[i]);
     }
     pg_strvec_clear(&dirs);
+    pg_strvec_clear(&tree);
     return err;
 }
 
@@ -386,7 +603,8 @@ static void inputs_init(inputs *in, pg_cache *cache, const char *dir,
     in->cache = cache;
     in->dir = dir;
     in->timeout = timeout;
-    pg_str_printf(&in->doc, "perfgate %s 1 %s\n%s\n", what, PG_VERSION,
+    /* 2: manifests list every directory where a header could shadow. */
+    pg_str_printf(&in->doc, "perfgate %s 2 %s\n%s\n", what, PG_VERSION,
                   compiler_id(timeout));
 }
 
@@ -428,6 +646,28 @@ static int add_compiled(inputs *in, const pg_bench_config *b, const char *file)
     return 0;
 }
 
+/*
+ * 1 when a directory of the include search cannot be watched: one that
+ * leads out of the tree (the build's to refuse, for include:), or names
+ * one in it by its absolute path.  An absolute one outside the tree (the
+ * system's) is the same for both sides.
+ */
+static int search_dir_doubt(const char *side_dir, const char *dir,
+                            int configured)
+{
+    char *p, *tidy;
+    int doubt;
+
+    if (dir[0] == '/')
+        return configured || pg_path_inside(side_dir, dir) != 0;
+    p = pg_path_join(side_dir, dir);
+    tidy = tidy_path(dir);
+    doubt = !tidy || pg_path_inside(side_dir, p) == 0;
+    free(tidy);
+    free(p);
+    return doubt;
+}
+
 int pg_build_key(char key[PG_CACHE_ID], pg_cache *cache,
                  const pg_bench_config *b, const char *side_dir, double timeout)
 {
@@ -446,14 +686,14 @@ int pg_build_key(char key[PG_CACHE_ID], pg_cache *cache,
     memset(&found, 0, sizeof(found));
     err = pg_build_sources(&found, &files, b, side_dir) ? 1 : 0;
     pg_build_clear(&found);
-    for (i = 0; !err && i < b->ninclude; i++) {
-        char *p = pg_path_join(side_dir, b->include[i]);
-        /* One that leads out of the tree is the build's to refuse. */
-        if (pg_path_inside(side_dir, p) == 0 || b->include[i][0] == '/')
-            err = 1;
+    for (i = 0; i < b->ninclude; i++)
         pg_strvec_push(&search, b->include[i]);
-        free(p);
-    }
+    /* And every directory an include flag adds, in any list of flags. */
+    read_flags(&search, b->cflags, b->ncflags);
+    for (i = 0; i < b->nfile_cflags; i++)
+        read_flags(&search, b->file_cflags[i].flags, b->file_cflags[i].nflags);
+    for (i = 0; !err && i < search.n; i++)
+        err = search_dir_doubt(side_dir, search.v[i], i < b->ninclude);
     for (i = 0; !err && i < files.n; i++)
         err = add_compiled(&in, b, files.v[i]) ? 1 : 0;
     for (i = 0; !err && i < b->nadapters; i++)

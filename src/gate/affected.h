@@ -8,13 +8,16 @@
  * and its compiler (the file PATH finds, and its version).  Its key is the
  * id of all of that: names and contents.  What the compiler reported is
  * kept in the cache as a manifest, with the listing of every directory of
- * the tree it searched, so that the next run asks the compiler again only
- * when a file it read, or a directory it searched, changed.  The problem
+ * the tree where a new file could shadow one it read (every directory the
+ * include search could pass through first: includers' own, include:, and
+ * every include flag in cflags and file_cflags), so that the next run asks
+ * the compiler again only when a file it read, or such a directory,
+ * changed.  The problem
  * and the config entry are the same on both sides (they come from the
  * working tree's config).  A wrong skip is worse than a slow gate: whatever
  * perfgate cannot see into (a project build, a linked library, link flags,
- * assembly, C++, CUDA, flags that name files) has no key, and is built and
- * measured.
+ * assembly, C++, CUDA, flags that name files or reach the link, a file
+ * with .incbin or #embed) has no key, and is built and measured.
  */
 #ifndef PG_AFFECTED_H
 #define PG_AFFECTED_H

@@ -2027,6 +2027,176 @@ class Affected(RepoTest):
         self.assertEqual(st["b"], "not affected")
 
 
+# A reduce_sum solution that adds through op() from "sub/op.h".
+SUB_OP = """#include <stddef.h>
+#include "sub/op.h"
+void solution(const float *in, float *out, size_t n)
+{
+    float s = 0;
+    for (size_t i = 0; i < n; i++)
+        s = op(s, in[i]);
+    out[0] = s;
+}
+"""
+OP_H = "static inline float op(float a, float b) { return a + b; }\n"
+# The same op(), 100 times the work (what a shadowing header could do).
+SLOW_OP_H = """static inline float op(float a, float b)
+{
+    volatile float x = b;
+    for (int i = 0; i < 100; i++)
+        x = x * 1.0f;
+    return a + x;
+}
+"""
+
+# Data pulled into the build by the assembler, which cc -M does not name.
+INCBIN = SERIAL + """__asm__(".pushsection .rodata\\n"
+        "pg_blob:\\n"
+        ".incbin \\"data/blob.bin\\"\\n"
+        ".popsection\\n");
+"""
+
+
+class Reach(RepoTest):
+    """No benchmark is called "not affected" that a change can reach: every
+    kind of input the README lists, and the roundabout ones (a header that
+    shadows another from a subdirectory the search passes through or from
+    -I in cflags, data pulled in by .incbin, what cflags give the link),
+    with the build cache, without it, and with builds in parallel through
+    the private cache --no-cache uses."""
+
+    MODES = ([], ["--no-cache", "-j1"], ["--no-cache", "-j2"])
+
+    def reached(self, config, base, change, modes=MODES):
+        """Commits `base` with `config`, then `change`; the benchmark must
+        be built and measured (or fail to build) in every mode."""
+        files = dict(base)
+        files["perfgate.yml"] = (
+            "version: 1\nsettings: {max_time: 0.2s, min_rounds: 3}\n"
+            "benchmarks:\n  - name: sum\n    problem: reduce_sum\n"
+            "    cases: [{n: 1000}]\n" + config)
+        self.commit(files, "base")
+        self.commit(change, "head")
+        for mode in modes:
+            r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%", *mode)
+            self.assertIsNotNone(r.json, r.stderr)
+            self.assertFalse(r.bench()["not_affected"],
+                             "%s: %s" % (" ".join(mode), r.stdout))
+
+    def test_a_changed_source(self):
+        self.reached("    sources: [src/sum.c]\n", {"src/sum.c": SERIAL},
+                     {"src/sum.c": TWICE})
+
+    def test_a_changed_header_included_by_a_header(self):
+        self.reached("    sources: [src/sum.c]\n    include: [include]\n",
+                     {"src/sum.c": SUB_OP,
+                      "include/sub/op.h": '#include "inner.h"\n' + OP_H,
+                      "include/sub/inner.h": "\n"},
+                     {"include/sub/inner.h": "#define INNER 1\n"})
+
+    def test_a_header_that_shadows_from_the_sources_own_directory(self):
+        # "sub/op.h" was found under include/; the source's own directory
+        # is searched first, and src/sub/ was already there.
+        self.reached("    sources: [src/sum.c]\n    include: [include]\n",
+                     {"src/sum.c": SUB_OP, "include/sub/op.h": OP_H,
+                      "src/sub/README": "other files\n"},
+                     {"src/sub/op.h": SLOW_OP_H})
+
+    def test_a_header_that_shadows_through_an_earlier_include(self):
+        self.reached("    sources: [src/sum.c]\n"
+                     "    include: [first, second]\n",
+                     {"src/sum.c": SUB_OP, "second/sub/op.h": OP_H,
+                      "first/sub/other.h": "\n"},
+                     {"first/sub/op.h": SLOW_OP_H})
+
+    def test_a_header_that_shadows_a_system_one_through_cflags(self):
+        for flag in ("-I", "-iquote", "-isystem"):
+            with self.subTest(flag=flag):
+                self.tearDown()
+                self.setUp()
+                quoted = flag == "-iquote"
+                source = ('#include %s\n' % ('"math.h"' if quoted
+                                              else "<math.h>")) + SERIAL
+                self.reached("    sources: [src/sum.c]\n"
+                             "    cflags: [-O2, %svendor]\n" % flag,
+                             {"src/sum.c": source, "vendor/other.h": "\n"},
+                             {"vendor/math.h": "#include_next <math.h>\n"
+                              "#define PG_SHADOWED 1\n"})
+
+    def test_a_header_in_an_include_flag_given_apart(self):
+        self.reached("    sources: [src/sum.c]\n"
+                     "    cflags: [-O2, -I, vendor]\n",
+                     {"src/sum.c": "#include <math.h>\n" + SERIAL,
+                      "vendor/other.h": "\n"},
+                     {"vendor/math.h": "#include_next <math.h>\n"})
+
+    def test_a_header_through_file_cflags(self):
+        self.reached("    sources: [src/sum.c]\n"
+                     "    file_cflags: {src/sum.c: [-Ivendor]}\n",
+                     {"src/sum.c": "#include <math.h>\n" + SERIAL,
+                      "vendor/other.h": "\n"},
+                     {"vendor/math.h": "#include_next <math.h>\n"})
+
+    def test_data_pulled_in_by_incbin(self):
+        self.reached("    sources: [src/sum.c]\n",
+                     {"src/sum.c": INCBIN, "data/blob.bin": "a" * 64},
+                     {"data/blob.bin": "b" * 64})
+
+    def test_an_object_or_library_that_cflags_give_the_link(self):
+        for flags in ("[-O2, lib/op.o]", "[-O2, -Llib, \"-l:op.o\"]"):
+            with self.subTest(flags=flags):
+                self.tearDown()
+                self.setUp()
+                for side, body in (("base", OP_H), ("head", SLOW_OP_H)):
+                    self.write("op.c", body.replace("static inline ", ""))
+                    os.makedirs(os.path.join(self.repo, "lib"), exist_ok=True)
+                    subprocess.run(["cc", "-O2", "-fPIC", "-c", "op.c", "-o",
+                                    "lib/op.o"], cwd=self.repo, check=True)
+                    os.remove(os.path.join(self.repo, "op.c"))
+                    if side == "base":
+                        self.commit({"src/sum.c": SERIAL}, "op")
+                self.git("add", "-A")
+                self.git("commit", "-q", "-m", "a slower op.o")
+                # Only the object differs between the two commits.
+                config = ("    sources: [src/sum.c]\n    cflags: %s\n"
+                          % flags)
+                self.write("perfgate.yml", (
+                    "version: 1\nsettings: {max_time: 0.2s}\n"
+                    "benchmarks:\n  - name: sum\n    problem: reduce_sum\n"
+                    "    cases: [{n: 1000}]\n" + config))
+                for mode in self.MODES:
+                    r = self.perfgate("HEAD~1", "HEAD", "--noise-floor",
+                                      "60%", *mode)
+                    self.assertIsNotNone(r.json, r.stderr)
+                    self.assertFalse(r.bench()["not_affected"],
+                                     "%s: %s" % (" ".join(mode), r.stdout))
+
+    def test_a_response_file_and_an_included_file(self):
+        self.reached("    sources: [src/sum.c]\n"
+                     "    cflags: [-O2, -include, pre.h]\n",
+                     {"src/sum.c": SERIAL, "pre.h": "\n"},
+                     {"pre.h": "#define PRE 1\n"})
+        self.tearDown()
+        self.setUp()
+        self.reached("    sources: [src/sum.c]\n    cflags: [\"@flags.txt\"]\n",
+                     {"src/sum.c": SERIAL, "flags.txt": "-O2\n"},
+                     {"flags.txt": "-O1\n"})
+
+    def test_what_is_unreached_is_still_skipped(self):
+        # The other side of the rule: a change nothing reads (a new file in
+        # a directory no search passes through) is not measured.
+        files = {"src/sum.c": SUB_OP, "include/sub/op.h": OP_H,
+                 "perfgate.yml": "version: 1\nbenchmarks:\n  - name: sum\n"
+                 "    problem: reduce_sum\n    sources: [src/sum.c]\n"
+                 "    include: [include]\n    cases: [{n: 1000}]\n"}
+        self.commit(files, "base")
+        self.commit({"docs/notes.txt": "nothing to do with it\n",
+                     "src/other.c": "int pg_other;\n"}, "head")
+        for mode in self.MODES:
+            r = self.perfgate("HEAD~1", "HEAD", *mode)
+            self.assertTrue(r.bench()["not_affected"], " ".join(mode))
+
+
 class Cache(RepoTest):
     """Builds are kept by a key of everything they read: a second run takes
     them from the cache, and anything that could change a build, a file it
