@@ -42,6 +42,23 @@
  *         .setup = setup, .run = run, .verify = verify,
  *     };
  *     PG_EXPORT_PROBLEM(problem)
+ *
+ * The calls perfgate makes into a problem, in order, in its measuring
+ * process (`perfgate compare -v` shows each):
+ *   1. setup() for each case and side, the head's first: each side's own
+ *      set-up, which it is checked on;
+ *   2. run() with that side's solution, then verify(), per case and side;
+ *   3. setup() once more per case: the set-up both sides are timed on
+ *      (none with side_setup: each side is timed on its own);
+ *   4. the timing: run() many times per case, with either side's solution,
+ *      and with an empty stand-in for the solution, which does nothing and
+ *      returns 0 (NULL, 0, 0.0), to time the harness's own cost;
+ *   5. run() and verify() again on each side's own set-up;
+ *   6. flops() and bytes() per case;
+ *   7. teardown() for every state setup() returned, the last first.
+ * A crash or hang in any of them is named by the function and the case;
+ * one in setup(), flops(), bytes(), teardown() or in run() with the
+ * stand-in is the problem's (with side_setup, setup() is the side's).
  */
 #ifndef PERFGATE_PROBLEM_H
 #define PERFGATE_PROBLEM_H
@@ -94,7 +111,9 @@ typedef struct pg_problem {
 
     /*
      * Calls the solution once.  This is what perfgate times, so it must not
-     * allocate, copy or print: only the call.
+     * allocate, copy or print: only the call.  `fn` is also an empty
+     * stand-in that returns 0 (to time run() itself): keep what fn returns,
+     * or free the one kept before, but do not read it here.
      */
     void (*run)(void *state, pg_fn fn);
 
@@ -108,7 +127,8 @@ typedef struct pg_problem {
     double (*flops)(const pg_case *c);
     double (*bytes)(const pg_case *c);
 
-    /* Optional: releases what setup() took outside pg_alloc/pg_host_alloc. */
+    /* Optional: releases what setup() took outside pg_alloc/pg_host_alloc;
+     * called once for every state setup() returned. */
     void (*teardown)(void *state);
 
     /*

@@ -86,8 +86,9 @@ enum {
         {"timeout", required_argument, NULL, PG_OPT_TIMEOUT},                  \
         {"jobs", required_argument, NULL, 'j'},                                \
         {"cache-dir", required_argument, NULL, PG_OPT_CACHE_DIR},              \
+        {"no-cache", no_argument, NULL, PG_OPT_NO_CACHE},                      \
     {                                                                          \
-        "no-cache", no_argument, NULL, PG_OPT_NO_CACHE                         \
+        "verbose", no_argument, NULL, 'v'                                      \
     }
 
 /* Their help, for the usage texts. */
@@ -107,7 +108,11 @@ enum {
     "                           $XDG_CACHE_HOME/perfgate, else\n"              \
     "                           ~/.cache/perfgate; bounded by\n"               \
     "                           PERFGATE_CACHE_SIZE, 1G)\n"                    \
-    "      --no-cache           neither use nor keep builds\n"
+    "      --no-cache           neither use nor keep builds\n"                \
+    "  -v, --verbose            say what perfgate runs: each command, and\n"  \
+    "                           each call the measuring process makes into\n" \
+    "                           the problem (set-ups, checks, the calls per\n"\
+    "                           sample, teardowns), on stderr\n"
 
 /*
  * Takes one of those options (getopt's `c`, with `arg`) into `o` and
@@ -119,7 +124,7 @@ int pg_cmd_measure_option(pg_compare_opts *o, pg_strvec *only, int c,
 
 /*
  * Parses the options of a command that measures (short options -c -b -j
- * -q -h): --help prints `usage`; an unknown option is said with it; each
+ * -q -h -v): --help prints `usage`; an unknown option is said with it; each
  * other option goes to take(payload, c, optarg), which returns -1 when it
  * took it, else an exit code.  -1 when all were taken (optind at the first
  * operand), else the exit code.

@@ -170,7 +170,7 @@ int pg_cmd_getopt(int argc, char **argv, const char *command, const char *usage,
 
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "c:b:j:qh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "c:b:j:qhv", opts, NULL)) != -1) {
         if (c == 'h') {
             fputs(usage, stdout);
             return PG_EXIT_PASS;
@@ -230,6 +230,9 @@ int pg_cmd_measure_option(pg_compare_opts *o, pg_strvec *only, int c,
         break;
     case PG_OPT_NO_CACHE:
         o->no_cache = 1;
+        break;
+    case 'v':
+        pg_trace_enable(1);
         break;
     default:
         return 0;

@@ -35,16 +35,73 @@ void pg_watch_leave(pg_watch *w)
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
+void pg_watch_call(pg_watch *w, pg_call call, int case_index)
+{
+    if (!w)
+        return;
+    w->case_index = case_index;
+    w->call = (int)call;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+const char *pg_call_name(int call)
+{
+    static const char *const names[] = {
+        NULL,        NULL,      "setup()",   "run()",    "run()",
+        "verify()",  "flops()", "bytes()",   "teardown()"};
+
+    if (call < 0 || call >= (int)(sizeof(names) / sizeof(names[0])))
+        return NULL;
+    return names[call];
+}
+
 /*
  * The empty solution, called through the problem's run() exactly as a real
  * one is, to measure the harness's own cost.  run() calls it with the
  * problem's arguments, which it ignores (harmless in the C calling
- * conventions perfgate supports: the caller owns the argument area).
+ * conventions perfgate supports: the caller owns the argument area), and
+ * it returns zero in every register a result comes back in (an integer, a
+ * pointer: NULL, a float or double: 0), so that a run() that keeps or
+ * frees what the last call returned finds nothing to free.
  */
-static void empty_solution(void)
+#if defined(__x86_64__)
+void pg_empty_solution(void) __attribute__((visibility("hidden")));
+__asm__(".text\n"
+        ".p2align 4\n"
+        ".globl pg_empty_solution\n"
+        ".hidden pg_empty_solution\n"
+        ".type pg_empty_solution, @function\n"
+        "pg_empty_solution:\n"
+        "    xorl %eax, %eax\n"
+        "    xorl %edx, %edx\n"
+        "    pxor %xmm0, %xmm0\n"
+        "    pxor %xmm1, %xmm1\n"
+        "    ret\n"
+        ".size pg_empty_solution, .-pg_empty_solution\n");
+#define empty_solution pg_empty_solution
+#elif defined(__aarch64__)
+void pg_empty_solution(void) __attribute__((visibility("hidden")));
+__asm__(".text\n"
+        ".p2align 4\n"
+        ".globl pg_empty_solution\n"
+        ".hidden pg_empty_solution\n"
+        ".type pg_empty_solution, %function\n"
+        "pg_empty_solution:\n"
+        "    mov x0, #0\n"
+        "    mov x1, #0\n"
+        "    movi d0, #0\n"
+        "    movi d1, #0\n"
+        "    ret\n"
+        ".size pg_empty_solution, .-pg_empty_solution\n");
+#define empty_solution pg_empty_solution
+#else
+static long empty_solution_impl(void)
 {
     __asm__ __volatile__("" ::: "memory");
+    return 0;
 }
+#define empty_solution ((void (*)(void))empty_solution_impl)
+#endif
 
 #define TIMED_LOOP(read_begin, read_end)                                       \
     do {                                                                       \
@@ -199,13 +256,15 @@ typedef struct rounds {
 
 /* Times the harness alone through the same path: its cost per call. */
 static void time_overhead(const engine *e, pg_case_timing *r,
-                          const pg_target *base, double *overhead)
+                          const pg_target *base, size_t c, double *overhead)
 {
     const pg_measure_opts *opts = e->opts;
     pg_target empty = *base;
     double ns;
 
     empty.fn = empty_solution;
+    /* Any crash here is the problem's run(): no side's code runs. */
+    pg_watch_call(opts->watch, PG_CALL_STAND_IN, (int)c);
     if (opts->device) {
         ns = opts->device->time(opts->device->ctx, &empty, r->inner,
                                 opts->device_cold);
@@ -241,7 +300,8 @@ static void run_round(const engine *e, rounds *rs, pg_case_timing *out,
         double n = (double)r->inner, ns;
         int k;
 
-        time_overhead(e, r, &targets[c][0], &rs->overhead[c]);
+        time_overhead(e, r, &targets[c][0], c, &rs->overhead[c]);
+        pg_watch_call(e->opts->watch, PG_CALL_RUN, (int)c);
         row[c * 2 + 1] = INFINITY;
         for (k = 0; k < nsides; k++) {
             /* ABBA: base first in even rounds, head first in odd. */
@@ -345,6 +405,7 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
         out[c].ns[0] = out[c].ns[1] = INFINITY;
         out[c].raw_ns[0] = out[c].raw_ns[1] = INFINITY;
         out[c].overhead_ns = INFINITY;
+        pg_watch_call(opts->watch, PG_CALL_RUN, (int)c);
         out[c].inner = calibrate(&e, targets[c], nsides, rs.first + c * 2);
     }
 

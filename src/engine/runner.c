@@ -121,6 +121,41 @@ static int child_fail(child_ctx *ctx, const char *status, int side,
     return 1;
 }
 
+static void trace(child_ctx *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Under compare -v: a step, said as a "trace" event. */
+static void trace(child_ctx *ctx, const char *fmt, ...)
+{
+    pg_str msg = PG_STR_INIT;
+    va_list ap;
+
+    if (!ctx->spec->verbose)
+        return;
+    va_start(ap, fmt);
+    pg_str_vprintf(&msg, fmt, ap);
+    va_end(ap);
+    send_line(ctx, "trace %s", pg_str_cstr(&msg));
+    pg_str_clear(&msg);
+}
+
+/*
+ * Marks a call into the problem or a side's code (pg_watch): `side` is
+ * the side whose code it may run (-1: the problem's alone), `index` the
+ * case (-1: none).  A crash or hang until called_out() is named by it.
+ */
+static void calling(child_ctx *ctx, pg_call call, int side, size_t index)
+{
+    pg_watch_call(ctx->watch, call, index == (size_t)-1 ? -1 : (int)index);
+    pg_watch_enter(ctx->watch, side);
+}
+
+static void called_out(child_ctx *ctx)
+{
+    pg_watch_leave(ctx->watch);
+    pg_watch_call(ctx->watch, PG_CALL_NONE, -1);
+}
+
 static void on_round(void *payload, int round, double elapsed)
 {
     child_ctx *ctx = payload;
@@ -174,17 +209,21 @@ static int verify_sides(child_ctx *ctx, const pg_problem *p, pg_case *cases,
             pg_case *pc = &cases[c * 3 + (size_t)side];
             const char *msg;
             int bad;
-            pg_watch_enter(ctx->watch, side);
+            calling(ctx, PG_CALL_RUN, side, c);
             p->run(own[c][side].state, own[c][side].fn);
             if (ctx->gpu)
                 pg_gpu_check(ctx->gpu);
+            calling(ctx, PG_CALL_VERIFY, side, c);
             bad = p->verify(own[c][side].state, pc) != 0;
-            pg_watch_leave(ctx->watch);
+            called_out(ctx);
             if (bad) {
                 msg = pg_case_message(pc);
                 pg_str_printf(&why[side], "case %s%s: %s", spec->cases[c].name,
                               when, *msg ? msg : "wrong output");
             }
+            trace(ctx, "run() and verify() on case %s%s, %s side: %s",
+                  spec->cases[c].name, when, side_names[side],
+                  bad ? pg_str_cstr(&why[side]) : "right");
         }
         if (side == PG_HEAD && !why[side].size)
             send_line(ctx, "verified head");
@@ -215,18 +254,34 @@ static void on_gpu_error(void *payload, const char *message)
     _exit(0);
 }
 
-/* Sets up one case into `pc`; NULL after reporting, blamed on `side`. */
+/*
+ * The side a set-up, or a teardown, is charged to: the side's own when the
+ * problem's set-up calls the side's code (side_setup), else nobody's but
+ * the problem's, which is the same code for both sides.
+ */
+static int setup_side(const pg_problem *p, int side)
+{
+    return p->side_setup ? side : -1;
+}
+
+/* Sets up one case into `pc` (`role` says which set-up, for -v); NULL
+ * after reporting, blamed on `side` (or on the problem). */
 static void *set_up(child_ctx *ctx, const pg_problem *p, pg_case *pc,
-                    size_t index, int side)
+                    size_t index, int side, const char *role)
 {
     void *state;
 
-    pg_watch_enter(ctx->watch, side);
+    trace(ctx, "setup() on case %s: %s", ctx->spec->cases[index].name, role);
+    side = setup_side(p, side);
+    calling(ctx, PG_CALL_SETUP, side, index);
     state = p->setup(pc);
-    pg_watch_leave(ctx->watch);
+    called_out(ctx);
     if (!state)
-        child_fail(ctx, "crashed", side, "case %s: setup failed: %s",
-                   ctx->spec->cases[index].name, pg_case_message(pc));
+        child_fail(ctx, "crashed", side,
+                   "problem %s: setup() failed on case %s: %s",
+                   ctx->spec->problem_name, ctx->spec->cases[index].name,
+                   *pg_case_message(pc) ? pg_case_message(pc)
+                                        : "it returned NULL");
     return state;
 }
 
@@ -308,7 +363,8 @@ static int set_up_copies(child_ctx *ctx, const pg_problem *p, pg_target *t,
         pg_case_init(pc, p->name, &spec->cases[index], pg_gpu_memory(ctx->gpu));
         pc->lib = first->lib;
         pc->side = first->side;
-        if (!(t->copies[i] = set_up(ctx, p, pc, index, side)))
+        if (!(t->copies[i] = set_up(ctx, p, pc, index, side,
+                                    "a copy, for batches that run cold")))
             return -1;
     }
     t->ncopies = n;
@@ -346,13 +402,14 @@ static int load_sides(child_ctx *ctx, sides *st)
         if (!spec->lib[side])
             continue;
         /* Loading runs the library's constructors: the side's code. */
-        pg_watch_enter(ctx->watch, side);
+        calling(ctx, PG_CALL_LOAD, side, (size_t)-1);
         st->lib = dlopen(spec->lib[side], RTLD_NOW | RTLD_LOCAL);
         st->handle[side] = st->lib;
-        pg_watch_leave(ctx->watch);
+        called_out(ctx);
         if (!st->lib)
             return child_fail(ctx, "build_failed", side, "cannot load: %s",
                               dlerror());
+        trace(ctx, "%s side: loaded %s", side_names[side], spec->lib[side]);
         if (!(*(void **)&st->syms[side] = dlsym(st->lib, spec->symbol)))
             return child_fail(ctx, "build_failed", side,
                               "no function '%s' in the sources; set "
@@ -364,10 +421,14 @@ static int load_sides(child_ctx *ctx, sides *st)
     for (side = 0; side < 2 && !spec->gpu && !spec->verify_only; side++)
         if (spec->lib[side]) {
             st->placed[side][0] = st->syms[side];
-            pg_watch_enter(ctx->watch, side);
+            calling(ctx, PG_CALL_LOAD, side, (size_t)-1);
             st->nplaced[side] =
                 place_copies(spec->lib[side], spec->symbol, st->placed[side]);
-            pg_watch_leave(ctx->watch);
+            called_out(ctx);
+            trace(ctx,
+                  "%s side: %s() at %zu addresses (copies of its library, "
+                  "taken in turn by the rounds)",
+                  side_names[side], spec->symbol, st->nplaced[side]);
         }
     if (spec->gpu) {
         pg_str why = PG_STR_INIT;
@@ -398,7 +459,10 @@ static int set_up_own(child_ctx *ctx, sides *st)
             pc->side = side_names[side];
             st->own[c][side].problem = st->p;
             st->own[c][side].fn = st->syms[side];
-            if (!(st->own[c][side].state = set_up(ctx, st->p, pc, c, side)))
+            if (!(st->own[c][side].state =
+                      set_up(ctx, st->p, pc, c, side,
+                             side ? "the head's own, to check it on"
+                                  : "the base's own, to check it on")))
                 return 1;
         }
     }
@@ -470,7 +534,8 @@ static int set_up_shared(child_ctx *ctx, sides *st)
         pg_case_init(pc, st->p->name, &spec->cases[c], st->memory);
         memset(&shared, 0, sizeof(shared));
         shared.problem = st->p;
-        if (!(shared.state = set_up(ctx, st->p, pc, c, -1)))
+        if (!(shared.state = set_up(ctx, st->p, pc, c, -1,
+                                    "the one both sides are timed on")))
             return 1;
         if (ctx->gpu && spec->cold &&
             set_up_copies(ctx, st->p, &shared, pc, c, -1) < 0)
@@ -542,17 +607,47 @@ static void send_figures(child_ctx *ctx, const sides *st,
     int k;
 
     for (c = 0; c < ctx->spec->ncases; c++) {
-        pg_case *pc = &st->cases[c * 3 + 2];
-        double ns[2] = {NAN, NAN};
+        /* The case as the timed set-up saw it; a problem that sets up each
+         * side on its own has no shared one, and its sides' cases have the
+         * same parameters. */
+        const pg_case *pc =
+            &st->cases[c * 3 + (st->p->side_setup ? (size_t)st->order[0] : 2)];
+        double ns[2] = {NAN, NAN}, flops = 0, bytes = 0;
         for (k = 0; k < st->n; k++)
             ns[st->order[k]] = timing[c].ns[k];
+        if (st->p->flops) {
+            calling(ctx, PG_CALL_FLOPS, -1, c);
+            flops = st->p->flops(pc);
+        }
+        if (st->p->bytes) {
+            calling(ctx, PG_CALL_BYTES, -1, c);
+            bytes = st->p->bytes(pc);
+        }
+        called_out(ctx);
+        if (ctx->spec->verbose) {
+            pg_str t = PG_STR_INIT;
+            pg_str_printf(&t, "case %s: %llu call%s per sample, %llu samples "
+                          "per side; the harness's own ",
+                          ctx->spec->cases[c].name,
+                          (unsigned long long)timing[c].inner,
+                          timing[c].inner == 1 ? "" : "s",
+                          (unsigned long long)timing[c].samples);
+            pg_format_ns(&t, timing[c].overhead_ns);
+            pg_str_puts(&t, " a call discounted; best per call: base ");
+            pg_format_ns(&t, ns[0]);
+            pg_str_puts(&t, ", head ");
+            pg_format_ns(&t, ns[1]);
+            pg_str_printf(&t, "; flops() %.6g, bytes() %.6g", flops, bytes);
+            trace(ctx, "%s", pg_str_cstr(&t));
+            pg_str_clear(&t);
+        }
         send_line(ctx, "case %zu %.6f %.6f %.6f %llu %.17g %.17g %.9f %.9f", c,
                   ns[0], ns[1], timing[c].overhead_ns,
-                  (unsigned long long)timing[c].inner,
-                  st->p->flops ? st->p->flops(pc) : 0.0,
-                  st->p->bytes ? st->p->bytes(pc) : 0.0, timing[c].change.lo,
-                  timing[c].change.hi);
+                  (unsigned long long)timing[c].inner, flops, bytes,
+                  timing[c].change.lo, timing[c].change.hi);
     }
+    trace(ctx, "%d rounds in %.3f s, stopped: %s", summary->rounds,
+          summary->seconds, pg_estimate_stop_name(summary->stop));
     send_samples(ctx, st, summary->rounds);
     for (k = 0; k < st->n; k++)
         calls[st->order[k]] = (unsigned long long)summary->calls[k];
@@ -570,6 +665,47 @@ static void send_figures(child_ctx *ctx, const sides *st,
               pg_estimate_stop_name(summary->stop));
 }
 
+/* teardown(state), named as the problem's call on case `c`. */
+static void tear_down_one(child_ctx *ctx, const pg_problem *p, void *state,
+                          int side, size_t c)
+{
+    if (!state)
+        return;
+    trace(ctx, "teardown() on case %s", ctx->spec->cases[c].name);
+    calling(ctx, PG_CALL_TEARDOWN, setup_side(p, side), c);
+    p->teardown(state);
+    called_out(ctx);
+}
+
+/*
+ * The problem's teardown() for every set-up there is, the last made first:
+ * the copies and the shared set-up both sides were timed on, then each
+ * side's own.  (Memory from pg_alloc() is perfgate's, and the process
+ * ends next: teardown() is for what the problem took elsewhere.)
+ */
+static void tear_down(child_ctx *ctx, const sides *st)
+{
+    const pg_problem *p = st->p;
+    size_t c, i;
+    int k, side;
+
+    if (!p || !p->teardown || !st->targets || !st->own)
+        return;
+    for (c = ctx->spec->ncases; c-- > 0;) {
+        /* On the shared set-up every target holds the same state and
+         * copies; under side_setup each holds its side's own copies. */
+        for (k = p->side_setup ? st->n - 1 : 0; k >= 0; k--) {
+            const pg_target *t = &st->targets[c][k];
+            for (i = t->ncopies; i-- > 1;)
+                tear_down_one(ctx, p, t->copies[i], st->order[k], c);
+            if (!p->side_setup)
+                tear_down_one(ctx, p, t->state, -1, c);
+        }
+        for (side = 0; side < 2; side++)
+            tear_down_one(ctx, p, st->own[c][side].state, side, c);
+    }
+}
+
 static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
 {
     child_ctx ctx;
@@ -577,6 +713,7 @@ static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
     pg_case_timing *timing;
     pg_measure_summary summary;
     sides st;
+    int err;
 
     memset(&ctx, 0, sizeof(ctx));
     memset(&st, 0, sizeof(st));
@@ -590,7 +727,18 @@ static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
     if (spec->cpu >= 0)
         pg_system_pin(spec->cpu);
 
-    if (pg_plugin_load(&plugin, spec->problem_lib, spec->problem_name) < 0) {
+    /* Loading runs the problem's constructors and perfgate_problem(). */
+    calling(&ctx, PG_CALL_LOAD, -1, (size_t)-1);
+    err = pg_plugin_load(&plugin, spec->problem_lib, spec->problem_name);
+    called_out(&ctx);
+    if (err == 0)
+        trace(&ctx, "problem %s loaded from %s (%s)", spec->problem_name,
+              spec->problem_lib,
+              plugin.problem->side_setup
+                  ? "side_setup: each side set up, timed and checked on its "
+                    "own set-up"
+                  : "both sides timed on one set-up of each case");
+    if (err < 0) {
         child_fail(&ctx, "crashed", -1, "%s", pg_error_last());
         return 0;
     }
@@ -601,24 +749,27 @@ static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
     st.cases = pg_calloc(spec->ncases * 3, sizeof(*st.cases));
     timing = pg_calloc(spec->ncases, sizeof(*timing));
     if (load_sides(&ctx, &st) || set_up_own(&ctx, &st))
-        return 0;
+        goto done;
 
     send_line(&ctx, "progress verifying 0 0");
     if (verify_sides(&ctx, st.p, st.cases, st.own, "") < 0 ||
         spec->verify_only) {
         send_line(&ctx, "verified");
-        return 0;
+        goto done;
     }
     if (set_up_shared(&ctx, &st))
-        return 0;
+        goto done;
     time_sides(&ctx, &st, timing, &summary);
+    called_out(&ctx);
     /* Right once is not enough: after all those calls, each side must
      * still be right. */
     if (verify_sides(&ctx, st.p, st.cases, st.own, " (after timing)") < 0)
-        return 0;
+        goto done;
     send_figures(&ctx, &st, timing, &summary);
-    /* No teardown or unloading: the process ends here and the kernel is
-     * the fastest and safest way to free what the user's code holds. */
+done:
+    /* No unloading: the process ends here and the kernel is the fastest
+     * and safest way to free what the user's code holds. */
+    tear_down(&ctx, &st);
     return 0;
 }
 

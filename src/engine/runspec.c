@@ -40,8 +40,8 @@ int pg_run_spec_write(const pg_run_spec *spec, const char *path)
                   st->max_time, st->noise_floor, st->timeout);
     pg_str_printf(&s, "cpu %d\nevict_bytes %zu\ngpu %d\ncold %d\n", spec->cpu,
                   spec->evict_bytes, spec->gpu, spec->cold);
-    pg_str_printf(&s, "verify_only %d\ngate_cases %d\n", spec->verify_only,
-                  spec->gate_cases);
+    pg_str_printf(&s, "verify_only %d\ngate_cases %d\nverbose %d\n",
+                  spec->verify_only, spec->gate_cases, spec->verbose);
     if (spec->clock)
         pg_str_printf(&s, "clock %d %.17g %.17g %.17g\n", (int)spec->clock->id,
                       spec->clock->ticks_per_ns, spec->clock->overhead_ns,
@@ -110,6 +110,8 @@ static int read_line(pg_run_file *f, const char *key, const char *value)
         spec->verify_only = n != 0;
     else if (!strcmp(key, "gate_cases"))
         spec->gate_cases = n != 0;
+    else if (!strcmp(key, "verbose"))
+        spec->verbose = n != 0;
     else
         return -1;
     return 0;

@@ -18,6 +18,7 @@
  *   cold 0
  *   verify_only 0                                     (1: check, not time)
  *   gate_cases 0                                      (1: gate: cases)
+ *   verbose 0                          (1: say each step as "trace" events)
  *   clock ID TICKS_PER_NS OVERHEAD_NS RESOLUTION_NS   (absent: choose one)
  *   case n=1000                                       (one per case)
  *   token 3f9c...                                     (absent: none)
@@ -50,6 +51,7 @@ typedef struct pg_run_spec {
     int cold;                   /* cache: cold (the device flushes its own) */
     int verify_only;            /* check the sides, do not time them */
     int gate_cases;             /* gate: cases, each case clear of the floor */
+    int verbose;                /* say what is called, as "trace" events */
     const pg_clock_info *clock; /* the clock to time with; NULL: choose */
     const char *token;          /* starts each report line; NULL: none */
     /* Progress while measuring; may be NULL (the parent's only). */

@@ -118,6 +118,8 @@ static void on_line(void *payload, const char *line)
         out->cases[i].bytes = parse_double(f[5]);
         out->cases[i].change_lo = parse_double(f[6]);
         out->cases[i].change_hi = parse_double(f[7]);
+    } else if (!strcmp(word, "trace")) {
+        pg_trace("measure: %s", rest);
     } else if (!strcmp(word, "samples")) {
         add_samples(out, rest);
     } else if (!strcmp(word, "gpu")) {
@@ -211,19 +213,23 @@ const char *pg_run_program_path(void)
 }
 
 /*
- * The base failed before the head was checked (it crashed, hung or did not
- * load): the head is checked alone, so that a head as broken as its base
- * still fails the gate.  Its failure, if any, replaces the base's.
+ * The base failed: the head is run alone, so that a head as broken as its
+ * base still fails the gate.  When the base failed before the head was
+ * checked (it crashed, hung or did not load), the head is checked; when
+ * the head was already found right and the base failed while they were
+ * timed, the head is timed too, as long as they would have been: what
+ * broke the base under many calls may break the head.  Its failure, if
+ * any, replaces the base's.
  */
 static int check_head_alone(pg_bench_result *out, const pg_run_spec *spec,
-                            const char *spec_path)
+                            const char *spec_path, int timed)
 {
     pg_run_spec alone = *spec;
     pg_bench_result head;
     int err;
 
     alone.lib[0] = NULL;
-    alone.verify_only = 1;
+    alone.verify_only = !timed;
     alone.on_progress = NULL;
     memset(&head, 0, sizeof(head));
     head.side = PG_SIDE_NONE;
@@ -268,13 +274,70 @@ static void add_cases(pg_bench_result *out, const pg_run_spec *spec)
     }
 }
 
+/* The case the watch names, or NULL. */
+static const char *watched_case(const pg_run_spec *spec, const pg_watch *w)
+{
+    if (w->case_index < 0 || (size_t)w->case_index >= spec->ncases)
+        return NULL;
+    return spec->cases[w->case_index].name;
+}
+
+/*
+ * Who perfgate-measure was running when it ended, before what happened:
+ * "head side: ", "problem P: setup() on case C: ", or "" when it was in
+ * no call into user code.
+ */
+static void describe_who(pg_str *out, const pg_run_spec *spec,
+                         const pg_watch *w, int side)
+{
+    const char *fn = pg_call_name(w->call), *c = watched_case(spec, w);
+
+    if (side >= 0)
+        pg_str_printf(out, "%s side: ", side_names[side]);
+    else if (w->call == PG_CALL_LOAD)
+        pg_str_printf(out, "problem %s: while loading it: ", spec->problem_name);
+    else if (fn)
+        pg_str_printf(out, "problem %s: %s%s%s: ", spec->problem_name, fn,
+                      c ? " on case " : "", c ? c : "");
+}
+
+/* Where a side was, after what happened: " in verify() of problem P on
+ * case C"; for the problem alone, why it was called; else "". */
+static void describe_where(pg_str *out, const pg_run_spec *spec,
+                           const pg_watch *w, int side)
+{
+    const char *fn = pg_call_name(w->call), *c = watched_case(spec, w);
+
+    if (side < 0) {
+        if (w->call == PG_CALL_STAND_IN)
+            pg_str_puts(out, " (run() was called with perfgate's empty "
+                             "stand-in for the solution, which returns 0, to "
+                             "time the harness's own cost: it must call the "
+                             "function it is given and do nothing with the "
+                             "result but keep it or free it)");
+        else if (w->call == PG_CALL_NONE)
+            pg_str_puts(out, " (in perfgate-measure itself, outside any call "
+                             "into the problem or a side's code)");
+    } else if (w->call == PG_CALL_LOAD) {
+        pg_str_puts(out, " while loading its library (its constructors)");
+    } else if (w->call == PG_CALL_RUN) {
+        pg_str_printf(out,
+                      " in run()%s%s (the solution, or problem %s's run() "
+                      "around it)",
+                      c ? " on case " : "", c ? c : "", spec->problem_name);
+    } else if (fn) {
+        pg_str_printf(out, " in %s of problem %s%s%s", fn, spec->problem_name,
+                      c ? " on case " : "", c ? c : "");
+    }
+}
+
 /* The run ended without its report: how, and which side was running. */
 static void set_end(pg_bench_result *out, const pg_proc_result *res,
                     const parent_ctx *pctx, double timeout)
 {
     int side = res->watchdog ? pctx->timeout_side : pctx->watch->side;
-    const char *name = side < 0 ? NULL : side_names[side];
     int ended = res->watchdog || res->timed_out || res->signal;
+    pg_str msg = PG_STR_INIT;
 
     /* A reported failure keeps its own message, with the log. */
     if (!ended && (pctx->failed || pctx->done)) {
@@ -284,26 +347,25 @@ static void set_end(pg_bench_result *out, const pg_proc_result *res,
     }
     set_log(out, &res->output);
     out->side = side < 0 ? PG_SIDE_NONE : (pg_side)side;
-    free(out->message);
+    describe_who(&msg, pctx->spec, pctx->watch, side);
     if (res->watchdog || res->timed_out) {
         out->status = PG_STATUS_TIMEOUT;
-        out->message =
-            pg_strdupf("%s side still running after %.0f s; "
-                       "stopped",
-                       name ? name : "neither",
-                       res->watchdog ? pctx->spec->settings->timeout : timeout);
-    } else if (res->signal) {
-        out->status = PG_STATUS_CRASHED;
-        out->message =
-            pg_strdupf("%s%skilled by %s", name ? name : "",
-                       name ? " side: " : "", pg_signal_describe(res->signal));
+        pg_str_printf(&msg, "still running after %.0f s",
+                      res->watchdog ? pctx->spec->settings->timeout : timeout);
     } else {
         out->status = PG_STATUS_CRASHED;
-        out->message =
-            pg_strdupf("%s%sexited with status %d before "
-                       "finishing",
-                       name ? name : "", name ? " side: " : "", res->exit_code);
+        if (res->signal)
+            pg_str_printf(&msg, "killed by %s",
+                          pg_signal_describe(res->signal));
+        else
+            pg_str_printf(&msg, "exited with status %d before finishing",
+                          res->exit_code);
     }
+    describe_where(&msg, pctx->spec, pctx->watch, side);
+    if (out->status == PG_STATUS_TIMEOUT)
+        pg_str_puts(&msg, "; stopped");
+    free(out->message);
+    out->message = pg_str_detach(&msg);
 }
 
 int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
@@ -330,6 +392,7 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
     }
     memset(watch, 0, sizeof(*watch));
     watch->side = -1;
+    run.verbose = given->verbose || pg_tracing();
     /* The run's token, which starts every line perfgate-measure sends. */
     pg_random_token(token);
     run.token = token;
@@ -373,9 +436,8 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
         goto done;
     }
     set_end(out, &res, &pctx, opts.timeout);
-    if (out->side == PG_SIDE_BASE && !pctx.head_verified && spec->lib[0] &&
-        !spec->verify_only)
-        err = check_head_alone(out, spec, spec_path);
+    if (out->side == PG_SIDE_BASE && spec->lib[0] && !spec->verify_only)
+        err = check_head_alone(out, spec, spec_path, pctx.head_verified);
 done:
     pg_proc_result_clear(&res);
     free(scratch);

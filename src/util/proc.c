@@ -275,6 +275,38 @@ static void end_orphans(void)
     }
 }
 
+/* Under -v: the command as a shell would take it, and where it runs. */
+static void trace_command(char *const argv[], const char *cwd)
+{
+    pg_str line = PG_STR_INIT;
+    size_t i;
+
+    for (i = 0; argv[i]; i++) {
+        const char *a = argv[i], *p;
+        int plain = *a != '\0';
+        for (p = a; *p && plain; p++)
+            plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                           "0123456789-_./=:,+@%", *p) != NULL;
+        if (i)
+            pg_str_puts(&line, " ");
+        if (plain) {
+            pg_str_puts(&line, a);
+            continue;
+        }
+        pg_str_puts(&line, "'");
+        for (p = a; *p; p++) {
+            if (*p == '\'')
+                pg_str_puts(&line, "'\\''");
+            else
+                pg_str_printf(&line, "%c", *p);
+        }
+        pg_str_puts(&line, "'");
+    }
+    pg_trace("run: %s%s%s%s", pg_str_cstr(&line), cwd ? "  (in " : "",
+             cwd ? cwd : "", cwd ? ")" : "");
+    pg_str_clear(&line);
+}
+
 static int spawn(pg_proc_result *out, char *const argv[],
                  int (*fn)(void *, int), void *arg, const pg_proc_opts *opts)
 {
@@ -292,6 +324,8 @@ static int spawn(pg_proc_result *out, char *const argv[],
         ((fn || opts->on_line) && pipe2(msgp, O_CLOEXEC) < 0))
         return pg_error_set(PG_ERR_GENERIC, "cannot create a pipe: %s",
                             strerror(errno));
+    if (argv && pg_tracing())
+        trace_command(argv, opts->cwd);
     fflush(stdout);
     fflush(stderr);
     start = pg_now_ns();

@@ -7,11 +7,13 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "banned.h"
 
@@ -242,4 +244,33 @@ void pg_random_token(char out[33])
         memset(raw, 0, sizeof(raw));
     for (i = 0; i < sizeof(raw); i++)
         snprintf(out + 2 * i, 3, "%02x", raw[i]);
+}
+
+static int tracing;
+
+void pg_trace_enable(int on)
+{
+    tracing = on;
+}
+
+int pg_tracing(void)
+{
+    return tracing;
+}
+
+void pg_trace(const char *fmt, ...)
+{
+    pg_str line = PG_STR_INIT;
+    va_list ap;
+
+    if (!tracing)
+        return;
+    va_start(ap, fmt);
+    pg_str_vprintf(&line, fmt, ap);
+    va_end(ap);
+    /* One write, so that lines from several processes do not mix. */
+    fprintf(stderr, "%sperfgate: %s\n", isatty(2) ? "\r\033[K" : "",
+            pg_str_cstr(&line));
+    fflush(stderr);
+    pg_str_clear(&line);
 }

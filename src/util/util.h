@@ -55,6 +55,15 @@ int64_t pg_now_ns(void);
  * code cannot guess (from getrandom; all zeros only if that fails). */
 void pg_random_token(char out[33]);
 
+/*
+ * Tracing for people debugging a config or a problem (compare -v): when on,
+ * pg_trace() writes "perfgate: LINE" to stderr (on a terminal, over the
+ * progress line).  Off by default.
+ */
+void pg_trace_enable(int on);
+int pg_tracing(void);
+void pg_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* 1 when `name` is a valid benchmark name: letters, digits, _ . - */
 int pg_valid_name(const char *name);
 

@@ -471,6 +471,366 @@ class Failures(RepoTest):
         self.assertEqual(r.bench()["status"], "incorrect")
 
 
+# A problem for reduce_sum's solutions that crashes in the function named
+# by CRASH_IN (or nowhere), and counts its teardowns in a file.
+FAULTY_PROBLEM = r"""#include <perfgate/problem.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+enum { NOWHERE, SETUP, RUN, VERIFY, FLOPS, BYTES, TEARDOWN };
+#define CRASH(where) \
+    do { if (CRASH_IN == (where)) *(volatile int *)0 = 1; } while (0)
+
+typedef void (*sum_fn)(const float *in, float *out, size_t n);
+struct state { float *in, *out; size_t n; double want; };
+
+static void *setup(pg_case *c)
+{
+    struct state *s = pg_host_alloc(c, sizeof(*s));
+    size_t i;
+
+    CRASH(SETUP);
+    s->n = (size_t)pg_param(c, "n", 1000);
+    s->in = pg_alloc(c, s->n * sizeof(float));
+    s->out = pg_alloc(c, sizeof(float));
+    for (i = 0; i < s->n; i++) {
+        s->in[i] = (float)(i % 4);
+        s->want += i % 4;
+    }
+    return s;
+}
+
+static void run(void *state, pg_fn fn)
+{
+    struct state *s = state;
+    CRASH(RUN);
+    ((sum_fn)fn)(s->in, s->out, s->n);
+}
+
+static int verify(void *state, pg_case *c)
+{
+    struct state *s = state;
+    CRASH(VERIFY);
+    if (s->out[0] != (float)s->want)
+        return pg_fail(c, "sum %g, expected %g", s->out[0], s->want);
+    return 0;
+}
+
+static double flops(const pg_case *c)
+{
+    CRASH(FLOPS);
+    return (double)pg_param(c, "n", 1000);
+}
+
+static double bytes(const pg_case *c)
+{
+    CRASH(BYTES);
+    return 4.0 * (double)pg_param(c, "n", 1000);
+}
+
+static void teardown(void *state)
+{
+    FILE *f = fopen(TEARDOWN_LOG, "a");
+    (void)state;
+    if (f) {
+        fputs("teardown\n", f);
+        fclose(f);
+    }
+    CRASH(TEARDOWN);
+}
+
+static const pg_problem problem = {
+    .abi = PG_PROBLEM_ABI, .name = "faulty",
+    .signature = "void solution(const float *in, float *out, size_t n)",
+    .default_cases = "n=1000",
+    .setup = setup, .run = run, .verify = verify,
+    .flops = flops, .bytes = bytes, .teardown = teardown,
+};
+PG_EXPORT_PROBLEM(problem)
+"""
+
+# A problem whose solution returns a new result each call, which run()
+# frees before it keeps the next.
+FREES_PROBLEM = r"""#include <perfgate/problem.h>
+#include <stdlib.h>
+
+typedef float *(*sum_fn)(const float *in, size_t n);
+struct state { float *in, *last; size_t n; };
+
+static void *setup(pg_case *c)
+{
+    struct state *s = pg_host_alloc(c, sizeof(*s));
+    size_t i;
+
+    s->n = (size_t)pg_param(c, "n", 1000);
+    s->in = pg_alloc(c, s->n * sizeof(float));
+    for (i = 0; i < s->n; i++)
+        s->in[i] = 1;
+    return s;
+}
+
+static void run(void *state, pg_fn fn)
+{
+    struct state *s = state;
+    free(s->last);
+    s->last = ((sum_fn)fn)(s->in, s->n);
+}
+
+static int verify(void *state, pg_case *c)
+{
+    struct state *s = state;
+    if (!s->last || s->last[0] != (float)s->n)
+        return pg_fail(c, "wrong sum");
+    return 0;
+}
+
+static const pg_problem problem = {
+    .abi = PG_PROBLEM_ABI, .name = "frees",
+    .signature = "float *solution(const float *in, size_t n)",
+    .default_cases = "n=1000",
+    .setup = setup, .run = run, .verify = verify,
+};
+PG_EXPORT_PROBLEM(problem)
+"""
+
+FREES_SOLUTION = """#include <stdlib.h>
+float *solution(const float *in, size_t n)
+{
+    float *out = malloc(sizeof(*out));
+    float s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += in[i];
+    if (out)
+        out[0] = s;
+    return out;
+}
+"""
+
+# A problem that makes each side's input with the side's own encoder
+# (side_setup, pg_lookup), and says its work from the case's parameters.
+LOOKUP_PROBLEM = r"""#include <perfgate/problem.h>
+
+typedef void (*sum_fn)(const float *in, float *out, size_t n);
+typedef void (*fill_fn)(float *in, size_t n);
+struct state { float *in, *out; size_t n; };
+
+static void *setup(pg_case *c)
+{
+    struct state *s = pg_host_alloc(c, sizeof(*s));
+    fill_fn fill = (fill_fn)pg_lookup(c, "fill");
+
+    if (!fill)
+        return NULL;
+    s->n = (size_t)pg_param(c, "n", 1000);
+    s->in = pg_alloc(c, s->n * sizeof(float));
+    s->out = pg_alloc(c, sizeof(float));
+    fill(s->in, s->n);
+    return s;
+}
+
+static void run(void *state, pg_fn fn)
+{
+    struct state *s = state;
+    ((sum_fn)fn)(s->in, s->out, s->n);
+}
+
+static int verify(void *state, pg_case *c)
+{
+    struct state *s = state;
+    if (s->out[0] != (float)s->n)
+        return pg_fail(c, "sum %g, expected %zu", s->out[0], s->n);
+    return 0;
+}
+
+static double flops(const pg_case *c) { return (double)pg_param(c, "n", 0); }
+static double bytes(const pg_case *c) { return 4.0 * pg_param(c, "n", 0); }
+
+static const pg_problem problem = {
+    .abi = PG_PROBLEM_ABI, .name = "lookup",
+    .signature = "void solution(const float *in, float *out, size_t n)",
+    .default_cases = "n=1000; n=4000",
+    .setup = setup, .run = run, .verify = verify,
+    .flops = flops, .bytes = bytes, .side_setup = 1,
+};
+PG_EXPORT_PROBLEM(problem)
+"""
+
+FILL = """#include <stddef.h>
+void fill(float *in, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        in[i] = 1;
+}
+"""
+
+# A solution that is right, then crashes once it has been called LIMIT
+# times: after verification, while it is timed.
+CRASHES_LATER = """#include <stddef.h>
+static long calls;
+void solution(const float *in, float *out, size_t n)
+{
+    float s = 0;
+    if (++calls > LIMIT)
+        *(volatile int *)0 = 1;
+    for (size_t i = 0; i < n; i++)
+        s += in[i];
+    out[0] = s;
+}
+"""
+
+
+class ProblemFaults(RepoTest):
+    """A fault in a problem's own code is named as the problem's: which
+    function of which problem file, on which case; perfgate-measure never
+    dies of a call perfgate makes into a problem wrongly; and a broken
+    problem never passes."""
+
+    def faulty(self, where, n_cases=1):
+        self.teardowns = os.path.join(self.tmp, "teardowns.log")
+        problem = FAULTY_PROBLEM.replace(
+            "#include <perfgate/problem.h>",
+            "#include <perfgate/problem.h>\n#define CRASH_IN %s\n"
+            "#define TEARDOWN_LOG \"%s\"" % (where, self.teardowns), 1)
+        cases = "[{n: 1000}, {n: 2000}]" if n_cases == 2 else "[{n: 1000}]"
+        self.commit({"perfgate.yml": "version: 1\nsettings: {max_time: 0.3s}\n"
+                     "benchmarks:\n  - {name: sum, problem: perf/faulty.c, "
+                     "sources: [src/sum.c], cases: %s}\n" % cases,
+                     "perf/faulty.c": problem, "src/sum.c": SERIAL}, "base")
+        self.commit({"src/sum.c": LANES})
+        return self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
+
+    def test_each_function_of_a_problem_that_crashes_is_named(self):
+        for where, says in (("SETUP", "setup()"), ("FLOPS", "flops()"),
+                            ("BYTES", "bytes()"), ("RUN", "run()"),
+                            ("VERIFY", "verify()")):
+            with self.subTest(where=where):
+                self.tearDown()
+                self.setUp()
+                r = self.faulty(where)
+                b = r.bench()
+                self.assertEqual(b["status"], "crashed", r.stdout)
+                self.assertIn(says, b["message"])
+                self.assertIn("perf/faulty.c", b["message"])
+                self.assertIn("n=1000", b["message"])
+                self.assertIn("SIGSEGV", b["message"])
+                # A broken problem never passes.
+                self.assertEqual(r.code, 1, r.stdout)
+
+    def test_a_crash_in_setup_or_flops_is_no_sides(self):
+        for where in ("SETUP", "FLOPS", "BYTES"):
+            with self.subTest(where=where):
+                self.tearDown()
+                self.setUp()
+                b = self.faulty(where).bench()
+                self.assertIsNone(b["side"], b["message"])
+                self.assertIn("problem", b["message"])
+
+    def test_teardown_is_called_for_every_set_up(self):
+        r = self.faulty("NOWHERE", n_cases=2)
+        self.assertIn(r.bench()["status"], MEASURED, r.stdout)
+        with open(self.teardowns) as f:
+            calls = f.read().count("teardown")
+        # Each case: the base's, the head's, and the one both are timed on.
+        self.assertEqual(calls, 6)
+
+    def test_a_crash_in_teardown_is_the_problems(self):
+        r = self.faulty("TEARDOWN")
+        b = r.bench()
+        self.assertEqual(b["status"], "crashed", r.stdout)
+        self.assertIn("teardown()", b["message"])
+        self.assertEqual(r.code, 1)
+
+    def test_run_may_free_what_the_last_call_returned(self):
+        # run() is also called with perfgate's empty stand-in, to measure
+        # the harness's own cost; the stand-in returns 0 (NULL), so a run()
+        # that frees the last result frees nothing.
+        self.commit({"perfgate.yml": "version: 1\nsettings: {max_time: 0.3s}\n"
+                     "benchmarks:\n  - {name: sum, problem: perf/frees.c, "
+                     "sources: [src/sum.c]}\n",
+                     "perf/frees.c": FREES_PROBLEM,
+                     "src/sum.c": FREES_SOLUTION}, "base")
+        self.commit({"src/sum.c": FREES_SOLUTION.replace("float s = 0;",
+                                                         "float s = 0.0f;")})
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
+        self.assertIn(r.bench()["status"], MEASURED, r.bench()["message"])
+        r = self.perfgate("--aa", "HEAD", "--noise-floor", "60%")
+        self.assertIn(r.bench()["status"], MEASURED, r.bench()["message"])
+
+    def test_a_run_that_reads_the_result_is_named_with_the_stand_in(self):
+        # Reading what the solution returned inside run() reads the empty
+        # stand-in's NULL: the problem's fault, named as such, and it fails.
+        problem = FREES_PROBLEM.replace(
+            "size_t n; };", "size_t n; float first; };").replace(
+            "    free(s->last);\n    s->last = ((sum_fn)fn)(s->in, s->n);",
+            "    float *r = ((sum_fn)fn)(s->in, s->n);\n"
+            "    s->first = r[0];\n    free(s->last);\n    s->last = r;")
+        self.assertIn("s->first = r[0]", problem)
+        self.commit({"perfgate.yml": "version: 1\nsettings: {max_time: 0.3s}\n"
+                     "benchmarks:\n  - {name: sum, problem: perf/reads.c, "
+                     "sources: [src/sum.c]}\n",
+                     "perf/reads.c": problem,
+                     "src/sum.c": FREES_SOLUTION}, "base")
+        r = self.perfgate("--aa", "HEAD", "--noise-floor", "60%")
+        b = r.bench()
+        self.assertEqual(b["status"], "crashed", r.stdout)
+        self.assertIsNone(b["side"])
+        self.assertIn("problem perf/reads.c: run() on case n=1000", b["message"])
+        self.assertIn("empty stand-in", b["message"])
+        self.assertEqual(r.code, 1)
+
+    def test_verbose_says_what_is_run_and_called(self):
+        self.faulty("NOWHERE")
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%", "-v",
+                          "--no-cache")
+        self.assertEqual(r.code, 0, r.stderr)
+        for said in ("perfgate: run: cc ", "perfgate-measure ",
+                     "measure: setup() on case n=1000: the one both sides",
+                     "measure: run() and verify() on case n=1000, head side: "
+                     "right", "calls per sample", "measure: teardown() on "
+                     "case n=1000"):
+            self.assertIn(said, r.stderr)
+        # Not a word of it without -v.
+        quiet = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
+        self.assertNotIn("perfgate: run:", quiet.stderr)
+        self.assertNotIn("measure:", quiet.stderr)
+
+    def test_a_side_setup_problem_with_flops_and_bytes(self):
+        # setup() calls the side's own code; flops() and bytes() read the
+        # case's parameters: perfgate-measure used to die of it.
+        self.commit({"perfgate.yml": "version: 1\nsettings: {max_time: 0.3s}\n"
+                     "benchmarks:\n  - {name: sum, problem: perf/lookup.c, "
+                     "sources: [src/sum.c, src/fill.c]}\n",
+                     "perf/lookup.c": LOOKUP_PROBLEM, "src/fill.c": FILL,
+                     "src/sum.c": SERIAL}, "base")
+        self.commit({"src/sum.c": LANES})
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
+        b = r.bench()
+        self.assertIn(b["status"], MEASURED, b["message"])
+        self.assertEqual([c["flops"] for c in b["cases"]], [1000, 4000])
+        self.assertEqual([c["bytes"] for c in b["cases"]], [4000, 16000])
+
+    def test_a_head_that_crashes_while_timed_like_its_base_fails(self):
+        # Both sides are right when checked and crash after a few thousand
+        # calls of a copy; the base is timed first and crashes first.  The head, as
+        # broken, must not pass because it was never reached.
+        self.base_repo(CRASHES_LATER.replace("LIMIT", "20"))
+        self.commit({"src/sum.c": CRASHES_LATER.replace("LIMIT", "21")})
+        r = self.perfgate("HEAD~1", "HEAD")
+        b = r.bench()
+        self.assertEqual(b["status"], "crashed", r.stdout)
+        self.assertEqual(b["side"], "head", b["message"])
+        self.assertEqual(r.code, 1)
+
+    def test_a_head_that_survives_timing_after_its_base_crashed_passes(self):
+        self.base_repo(CRASHES_LATER.replace("LIMIT", "20"))
+        self.commit({"src/sum.c": SERIAL})
+        r = self.perfgate("HEAD~1", "HEAD")
+        b = r.bench()
+        self.assertEqual(b["status"], "crashed", r.stdout)
+        self.assertEqual(b["side"], "base", b["message"])
+        self.assertEqual(r.code, 0, r.stdout)
+
+
 class UsageErrors(RepoTest):
     """Bad revisions and configs: exit 2, with a message that helps."""
 
