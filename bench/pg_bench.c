@@ -147,6 +147,21 @@ int main(int argc, char **argv)
         print_number("measure_s", b->seconds);
         print_number("wall_s", wall);
         printf(", \"stop\": \"%s\"", b->stop ? b->stop : "");
+        /* Each case: its change, interval and label, and its times. */
+        printf(", \"cases\": [");
+        for (i = 0; i < b->ncases; i++) {
+            const pg_case_result *cr = &b->cases[i];
+            printf("%s{\"status\": \"%s\"", i ? ", " : "",
+                   pg_status_name(cr->status));
+            print_number("change", cr->change);
+            print_number("lo", cr->change_lo);
+            print_number("hi", cr->change_hi);
+            print_number("base_ns", cr->base_ns);
+            print_number("head_ns", cr->head_ns);
+            print_number("overhead_ns", cr->overhead_ns);
+            printf("}");
+        }
+        printf("]");
         printf(", \"message\": \"%s\"}\n",
                b->message ? "see stderr" : "");
         if (b->message)

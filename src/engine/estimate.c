@@ -103,11 +103,20 @@ static double ratio_change(double base, double head)
     return head > 0 ? INFINITY : 0;
 }
 
+/* Which placements of each side a resample keeps: bit p of keep[side]
+ * for placement p (round r was timed at placement r % placed[side]). */
+typedef struct placement_pick {
+    const int *placed;
+    uint32_t keep[2];
+} placement_pick;
+
 /* head / base - 1 of the sums of minimums over the rounds in `pick`
- * (NULL: every round); with `cases`, each case's own change too. */
+ * (NULL: every round), of each side only the rounds at the placements
+ * `pp` keeps (NULL: all); with `cases`, each case's own change too. */
 static double change_of(const double *samples, const double *overhead,
                         size_t ncases, size_t rounds, const uint32_t *pick,
-                        double *min_buf, double *cases)
+                        const placement_pick *pp, double *min_buf,
+                        double *cases)
 {
     double sum[2] = {0, 0};
     size_t r, c;
@@ -116,11 +125,24 @@ static double change_of(const double *samples, const double *overhead,
     for (c = 0; c < ncases * 2; c++)
         min_buf[c] = INFINITY;
     for (r = 0; r < rounds; r++) {
-        const double *row = samples + (pick ? pick[r] : r) * ncases * 2;
-        for (c = 0; c < ncases * 2; c++)
+        size_t at = pick ? pick[r] : r;
+        const double *row = samples + at * ncases * 2;
+        for (c = 0; c < ncases * 2; c++) {
+            s = (int)(c & 1);
+            if (pp && !(pp->keep[s] >> (at % (size_t)pp->placed[s]) & 1))
+                continue;
             if (row[c] < min_buf[c])
                 min_buf[c] = row[c];
+        }
     }
+    /* A side none of whose kept placements was picked: all of its picks. */
+    for (c = 0; pp && c < ncases * 2; c++)
+        if (!isfinite(min_buf[c]))
+            for (r = 0; r < rounds; r++) {
+                const double *row = samples + (pick ? pick[r] : r) * ncases * 2;
+                if (row[c] < min_buf[c])
+                    min_buf[c] = row[c];
+            }
     for (c = 0; c < ncases; c++) {
         double ns[2];
         for (s = 0; s < 2; s++) {
@@ -154,6 +176,29 @@ void pg_estimate_interval(pg_interval *out, pg_interval *cases,
                           const double *samples, const double *overhead,
                           size_t ncases, size_t rounds, int resamples)
 {
+    pg_estimate_interval_placed(out, cases, samples, overhead, ncases, rounds,
+                                resamples, NULL);
+}
+
+/* A resample of `n` placements (with replacement), as a set. */
+static uint32_t pick_placements(uint64_t *seed, int n)
+{
+    uint32_t keep = 0;
+    int i;
+
+    if (n <= 1)
+        return 1;
+    for (i = 0; i < n; i++)
+        keep |= 1u << (next_random(seed) % (uint64_t)n);
+    return keep;
+}
+
+void pg_estimate_interval_placed(pg_interval *out, pg_interval *cases,
+                                 const double *samples, const double *overhead,
+                                 size_t ncases, size_t rounds, int resamples,
+                                 const int placed[2])
+{
+    placement_pick pp;
     double *est, *min_buf, *point, *row;
     uint32_t *pick;
     uint64_t seed = 0x9E3779B97F4A7C15ULL;
@@ -167,8 +212,13 @@ void pg_estimate_interval(pg_interval *out, pg_interval *cases,
         return;
     min_buf = pg_malloc(ncases * 2 * sizeof(*min_buf));
     point = pg_malloc(ncols * sizeof(*point));
-    point[0] = change_of(samples, overhead, ncases, rounds, NULL, min_buf,
-                         cases ? point + 1 : NULL);
+    point[0] = change_of(samples, overhead, ncases, rounds, NULL, NULL,
+                         min_buf, cases ? point + 1 : NULL);
+    if (placed) {
+        pp.placed = placed;
+        /* More than 32 placements: resampled among the first 32. */
+        pp.keep[0] = pp.keep[1] = 0;
+    }
     if (resamples < 2) {
         for (c = 0; c < ncols; c++) {
             pg_interval *iv = c ? &cases[c - 1] : out;
@@ -185,7 +235,12 @@ void pg_estimate_interval(pg_interval *out, pg_interval *cases,
     for (b = 0; b < resamples; b++) {
         for (r = 0; r < rounds; r++)
             pick[r] = (uint32_t)(next_random(&seed) % rounds);
-        row[0] = change_of(samples, overhead, ncases, rounds, pick, min_buf,
+        if (placed) {
+            pp.keep[0] = pick_placements(&seed, placed[0] < 32 ? placed[0] : 32);
+            pp.keep[1] = pick_placements(&seed, placed[1] < 32 ? placed[1] : 32);
+        }
+        row[0] = change_of(samples, overhead, ncases, rounds, pick,
+                           placed ? &pp : NULL, min_buf,
                            cases ? row + 1 : NULL);
         for (c = 0; c < ncols; c++)
             est[c * (size_t)resamples + (size_t)b] = row[c];

@@ -64,6 +64,20 @@ void pg_estimate_interval(pg_interval *out, pg_interval *cases,
                           size_t ncases, size_t rounds, int resamples);
 
 /*
+ * The same, when each side's code was timed at several placements (copies
+ * of its library at other addresses, taken in turn: round r at placement r
+ * % placed[side]): each resample also draws, for each side, which of its
+ * placements it keeps (as many as there are, with replacement), so that the
+ * interval holds how much a side's minimum owes to the luck of the
+ * addresses it drew, which no resampling of one process's rounds can see
+ * and the next run draws afresh.  `placed` NULL: pg_estimate_interval().
+ */
+void pg_estimate_interval_placed(pg_interval *out, pg_interval *cases,
+                                 const double *samples, const double *overhead,
+                                 size_t ncases, size_t rounds, int resamples,
+                                 const int placed[2]);
+
+/*
  * The stopping rule.  `rounds` rounds are complete, a minimum last
  * improved by more than the settle threshold in round `last_improved`,
  * `elapsed` seconds have passed; `change` is the change so far (NULL with

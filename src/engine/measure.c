@@ -251,7 +251,6 @@ typedef struct rounds {
     double *first;    /* [case][side]: calibration's last sample, or INF */
     pg_interval *case_change; /* [case] */
     int next_check; /* the round after which the interval is computed */
-    int changed_at; /* the round it was last computed after */
 } rounds;
 
 /* Times the harness alone through the same path: its cost per call. */
@@ -367,7 +366,6 @@ static pg_stop after_round(const pg_measure_opts *opts, rounds *rs,
      * grow by a quarter, not every round. */
     if (r < rs->next_check)
         return PG_STOP_NO;
-    rs->changed_at = r;
     rs->next_check = r + (r / 4 > 1 ? r / 4 : 1);
     return pg_estimate_check(change, rs->case_change, &opts->rule, rs->samples,
                              rs->overhead, rs->gain, ncases, r, elapsed);
@@ -421,11 +419,20 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
             after_round(opts, &rs, &change, ncases, nsides, round + 1, elapsed);
     }
 
-    /* The interval of the last check is final when no round came after. */
-    if (nsides == 2 && rs.changed_at != summary->rounds)
-        pg_estimate_interval(&change, rs.case_change, rs.samples, rs.overhead,
-                             ncases, (size_t)summary->rounds,
-                             PG_ESTIMATE_RESAMPLES);
+    /* The interval reported is not the stopping rule's: it also resamples
+     * which of its placements each side drew (whose luck the next run
+     * draws afresh, and more rounds cannot average out). */
+    if (nsides == 2) {
+        int placed[2];
+        for (c = 0; c < 2; c++)
+            placed[c] = ncases && targets[0][c].nplaced > 1
+                            ? (int)targets[0][c].nplaced
+                            : 1;
+        pg_estimate_interval_placed(&change, rs.case_change, rs.samples,
+                                    rs.overhead, ncases,
+                                    (size_t)summary->rounds,
+                                    PG_ESTIMATE_RESAMPLES, placed);
+    }
     summary->change = change;
     summary->stop = stop;
     finish(out, summary, &rs, ncases, nsides);

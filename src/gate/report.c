@@ -191,7 +191,16 @@ static void aa_line(pg_str *out, const pg_result *r)
         return;
     }
     pg_str_printf(out, "this machine's noise is up to %.1f%%, ", noise * 100);
-    if (r->verdict.aa_trusted)
+    if (r->verdict.aa_trusted && r->verdict.aa_bench >= 0) {
+        const pg_bench_result *b = &r->benchmarks[r->verdict.aa_bench];
+        const pg_case_result *c = &b->cases[r->verdict.aa_case];
+        pg_str_printf(out,
+                      "within half the %.3g%% floor, but case %s of %s reads "
+                      "%+.1f%% on identical code: the floor cannot be "
+                      "trusted for it here (give it more work per call, or "
+                      "raise the floor)",
+                      r->noise_floor * 100, c->name, b->name, c->change * 100);
+    } else if (r->verdict.aa_trusted)
         pg_str_printf(out,
                       "within half the %.3g%% floor: the floor can be "
                       "trusted here",
@@ -417,7 +426,8 @@ static void table_fill(table *t, const pg_result *r)
             pg_format_ns(&row[2], cr->head_ns);
             pg_format_change(&row[3], cr->change);
             pg_format_interval(&row[4], cr->change_lo, cr->change_hi);
-            pg_str_puts(&row[6], pg_status_name(cr->status));
+            pg_str_puts(&row[6], cr->unresolved ? "unresolved"
+                                                : pg_status_name(cr->status));
         }
     }
     for (k = 0; k < NCOL; k++)
@@ -514,6 +524,34 @@ static void shards_line(pg_str *out, const pg_result *r, int markdown)
     }
 }
 
+/*
+ * One line per case too small to resolve: what a call takes against the
+ * harness's own cost, and what to do.  Also in the comment.
+ */
+static void unresolved_lines(pg_str *out, const pg_result *r)
+{
+    size_t i, c;
+
+    for (i = 0; i < r->nbenchmarks; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        for (c = 0; c < b->ncases; c++) {
+            const pg_case_result *cr = &b->cases[c];
+            if (!cr->unresolved)
+                continue;
+            pg_str_printf(out, "unresolved: %s %s takes ", b->name, cr->name);
+            pg_format_ns(out, fmax(cr->base_ns, cr->head_ns));
+            pg_str_puts(out, " a call, against the harness's own ");
+            pg_format_ns(out, cr->overhead_ns);
+            pg_str_printf(out,
+                          " around it: too short to resolve to the %.3g%% "
+                          "floor here, so it gets no label (give it more "
+                          "work per call: a larger input, or several calls "
+                          "in one)\n",
+                          r->noise_floor * 100);
+        }
+    }
+}
+
 /* The floor, the GPU, the machine's warnings. */
 static void terminal_notes(pg_str *out, const pg_result *r, int color)
 {
@@ -524,6 +562,7 @@ static void terminal_notes(pg_str *out, const pg_result *r, int color)
     floor_line(out, r);
     pg_str_puts(out, "; runs: rounds of both sides interleaved, best of each "
                      "kept\n");
+    unresolved_lines(out, r);
     if (r->gpu.present) {
         pg_str_printf(out, "gpu %s", r->gpu.name);
         gpu_line(out, r);
@@ -707,7 +746,9 @@ static void md_case_rows(pg_str *out, const pg_result *r,
             pg_str_puts(out, "</sub>");
         }
         pg_str_printf(out, " | %s | ",
-                      isfinite(c->change) ? pg_status_name(c->status) : "–");
+                      c->unresolved          ? "unresolved"
+                      : isfinite(c->change) ? pg_status_name(c->status)
+                                            : "–");
         md_rate(out, c->flops, c->head_ns, 1e9);
         pg_str_puts(out, " | ");
         md_rate(out, c->bytes, c->head_ns, 1e9);
@@ -899,7 +940,24 @@ static void md_cases(pg_str *section, const pg_result *r, size_t shown)
                              : "\n|---|---|---|---|---|---|---|---|\n");
     for (i = 0; i < shown; i++)
         md_case_rows(section, r, &r->benchmarks[i]);
-    pg_str_puts(section, "\n</details>\n\n");
+    pg_str_puts(section, "\n");
+    {
+        pg_str notes = PG_STR_INIT;
+        unresolved_lines(&notes, r);
+        if (notes.size) {
+            const char *line = pg_str_cstr(&notes), *nl;
+            for (; (nl = strchr(line, '\n')); line = nl + 1) {
+                char *one = pg_strdupf("%.*s", (int)(nl - line), line);
+                pg_str_puts(section, "- ");
+                md_text(section, one, 1000);
+                pg_str_puts(section, "\n");
+                free(one);
+            }
+            pg_str_puts(section, "\n");
+        }
+        pg_str_clear(&notes);
+    }
+    pg_str_puts(section, "</details>\n\n");
 }
 
 static void md_profile_rows(pg_str *out, const pg_profile_row *rows, size_t n,

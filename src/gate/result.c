@@ -284,6 +284,7 @@ static cJSON *bench_json(const pg_bench_result *b)
         add_number(co, "bytes", c->bytes);
         cJSON_AddNumberToObject(co, "inner", (double)c->inner);
         add_number(co, "overhead_ns", c->overhead_ns);
+        cJSON_AddBoolToObject(co, "resolved", !c->unresolved);
         add_samples(co, c);
         cJSON_AddItemToArray(cases, co);
     }
@@ -372,6 +373,14 @@ char *pg_result_to_json(const pg_result *r)
         add_number(aa, "noise", r->verdict.aa_noise);
         cJSON_AddNumberToObject(aa, "limit", r->noise_floor / 2);
         cJSON_AddBoolToObject(aa, "trusted", r->verdict.aa_trusted);
+        if (r->verdict.aa_bench >= 0) {
+            const pg_bench_result *b = &r->benchmarks[r->verdict.aa_bench];
+            cJSON *worst = cJSON_AddObjectToObject(aa, "case");
+            cJSON_AddStringToObject(worst, "benchmark", b->name);
+            cJSON_AddStringToObject(worst, "case",
+                                    b->cases[r->verdict.aa_case].name);
+            add_number(worst, "change", b->cases[r->verdict.aa_case].change);
+        }
     }
     add_string(root, "config_digest", r->config_digest);
     if (r->nshards) {

@@ -41,6 +41,11 @@ typedef struct pg_case_result {
     double flops, bytes; /* per call; 0 when the problem does not say */
     uint64_t inner;      /* calls per sample */
     double overhead_ns;  /* harness cost per call, discounted */
+    /* Below what this machine resolves (pg_stats_decide): on both sides a
+     * call takes less than the harness's own cost around it, which is
+     * discounted, so what is left is mostly the discount's error and where
+     * the code lies.  Such a case gets no label. */
+    int unresolved;
     /* Every sample of each side (base, head), in round order: the raw
      * time per call, for pictures; NULL when not kept. */
     double *samples[2];
@@ -152,6 +157,10 @@ typedef struct pg_verdict {
     double aa_noise; /* self-check: the largest change any interval allows
                         (this machine's noise); NAN when none was measured */
     int aa_trusted;  /* that noise is within half the floor */
+    /* Self-check: the resolved case whose change on identical code is
+     * furthest beyond the floor (it fails the self-check), as indices into
+     * benchmarks and their cases; -1 when none. */
+    long aa_bench, aa_case;
 } pg_verdict;
 
 typedef struct pg_result {

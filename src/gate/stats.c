@@ -26,7 +26,7 @@ pg_status pg_stats_classify(double change, double noise_floor)
 static pg_status case_status(const pg_case_result *c, int gate_cases,
                              double noise_floor)
 {
-    if (isnan(c->change))
+    if (isnan(c->change) || c->unresolved)
         return PG_STATUS_UNCHANGED;
     if (gate_cases)
         return pg_stats_classify(c->change, noise_floor);
@@ -37,13 +37,24 @@ static pg_status case_status(const pg_case_result *c, int gate_cases,
     return PG_STATUS_UNCHANGED;
 }
 
+int pg_stats_unresolved(const pg_case_result *c, double noise_floor)
+{
+    return isfinite(c->base_ns) && isfinite(c->head_ns) &&
+           isfinite(c->overhead_ns) && c->overhead_ns > 0 && noise_floor > 0 &&
+           fmax(c->base_ns, c->head_ns) * noise_floor <
+               PG_STATS_PLACEMENT_JITTER * c->overhead_ns;
+}
+
 void pg_stats_decide(pg_bench_result *b, double noise_floor)
 {
     double base = 0, head = 0;
-    size_t i;
+    size_t i, unresolved = 0;
 
     for (i = 0; i < b->ncases; i++) {
         pg_case_result *c = &b->cases[i];
+        c->unresolved =
+            b->status != PG_STATUS_NEW && pg_stats_unresolved(c, noise_floor);
+        unresolved += (size_t)c->unresolved;
         base += c->base_ns;
         head += c->head_ns;
         c->change = c->base_ns > 0    ? c->head_ns / c->base_ns - 1
@@ -66,7 +77,11 @@ void pg_stats_decide(pg_bench_result *b, double noise_floor)
         b->change = head / base - 1;
     else
         b->change = head > 0 ? INFINITY : 0;
-    b->status = pg_stats_classify(b->change, noise_floor);
+    /* Nothing in it that this machine resolves: no label for the total
+     * either. */
+    b->status = unresolved && unresolved == b->ncases
+                    ? PG_STATUS_UNCHANGED
+                    : pg_stats_classify(b->change, noise_floor);
     b->side = PG_SIDE_NONE;
     for (i = 0; b->gate_cases && i < b->ncases; i++)
         if (b->cases[i].status == PG_STATUS_REGRESSION)
@@ -126,16 +141,39 @@ static double aa_noise(const pg_result *r)
     return noise;
 }
 
+/* Self-check: the resolved case of identical code that reads furthest
+ * beyond the floor, into v->aa_bench and v->aa_case (-1: none). */
+static void aa_worst_case(pg_verdict *v, const pg_result *r)
+{
+    double worst = r->noise_floor;
+    size_t i, c;
+
+    v->aa_bench = v->aa_case = -1;
+    for (i = 0; i < r->nbenchmarks && r->aa; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        for (c = 0; c < b->ncases; c++) {
+            const pg_case_result *cr = &b->cases[c];
+            if (cr->unresolved || isnan(cr->change) ||
+                fabs(cr->change) <= worst)
+                continue;
+            worst = fabs(cr->change);
+            v->aa_bench = (long)i;
+            v->aa_case = (long)c;
+        }
+    }
+}
+
 static int passed(const pg_result *r)
 {
     size_t i;
 
-    /* A self-check passes when the machine is quiet enough for the floor. */
+    /* A self-check passes when the machine is quiet enough for the floor,
+     * for the totals and for every case it resolves. */
     if (r->aa) {
         for (i = 0; i < r->nbenchmarks; i++)
             if (is_failure_status(r->benchmarks[i].status))
                 return 0;
-        return r->verdict.aa_trusted;
+        return r->verdict.aa_trusted && r->verdict.aa_case < 0;
     }
 
     for (i = 0; i < r->nbenchmarks; i++)
@@ -149,8 +187,20 @@ void pg_stats_judge(pg_result *r)
     pg_verdict *v = &r->verdict;
     size_t i;
 
+    /* A saved result's cases are judged again: none is labelled that this
+     * machine did not resolve, whatever the file says. */
+    for (i = 0; i < r->nbenchmarks; i++) {
+        pg_bench_result *b = &r->benchmarks[i];
+        size_t c;
+        for (c = 0; c < b->ncases && b->status != PG_STATUS_NEW; c++) {
+            pg_case_result *cr = &b->cases[c];
+            if ((cr->unresolved = pg_stats_unresolved(cr, r->noise_floor)))
+                cr->status = PG_STATUS_UNCHANGED;
+        }
+    }
     v->aa_noise = aa_noise(r);
     v->aa_trusted = !isnan(v->aa_noise) && v->aa_noise <= r->noise_floor / 2;
+    aa_worst_case(v, r);
     v->passed = passed(r);
     v->warned = 0;
     for (i = 0; i < r->nbenchmarks; i++) {

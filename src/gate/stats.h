@@ -9,6 +9,10 @@
  * fails on any regression, and on a head side that is incorrect, crashed,
  * timed out or failed to build.  A failure on the base side alone is
  * reported and does not fail the gate.
+ *
+ * A case too small to resolve (pg_stats_unresolved) gets no label, and a
+ * benchmark made only of such cases none either.  A self-check fails when
+ * a case it resolves reads beyond the floor on identical code.
  */
 #ifndef PG_STATS_H
 #define PG_STATS_H
@@ -37,6 +41,24 @@ void pg_stats_judge(pg_result *r);
  * a CI annotation, so that a case 3x slower cannot hide under the total.
  */
 const pg_case_result *pg_stats_hidden_regression(const pg_bench_result *b);
+
+/*
+ * How much a call's time moves with where its code lies and with the
+ * discount of the harness's own cost, as a fraction of that cost: 0.55 ns
+ * against 4.05 ns for identical code of a few nanoseconds
+ * (docs/accuracy.md, "Cases too small to resolve").
+ */
+#define PG_STATS_PLACEMENT_JITTER 0.15
+
+/*
+ * 1 when case `c` is below what this machine resolves at `noise_floor`:
+ * on both sides a call is so short that PG_STATS_PLACEMENT_JITTER of the
+ * harness's own cost (measured apart and discounted) is more than the
+ * floor of it, so that where the code lies and the discount's error alone
+ * can carry it across the floor (a 4 ns call at 4 ns of harness, a few
+ * tenths of a nanosecond: tens of percent).  No label can be trusted.
+ */
+int pg_stats_unresolved(const pg_case_result *c, double noise_floor);
 
 /* The status for `change` against `noise_floor`. */
 pg_status pg_stats_classify(double change, double noise_floor);

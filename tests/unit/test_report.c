@@ -136,6 +136,8 @@ static void self_check(void)
     pg_result r;
     pg_str md = PG_STR_INIT, t = PG_STR_INIT;
 
+    size_t i;
+
     /* Noise of 1%: within half of 5%, the floor holds. */
     sample(&r, 1);
     r.aa = 1;
@@ -143,6 +145,8 @@ static void self_check(void)
     r.benchmarks[0].change = 0.004;
     r.benchmarks[0].change_lo = -0.01;
     r.benchmarks[0].change_hi = 0.008;
+    for (i = 0; i < r.benchmarks[0].ncases; i++)
+        r.benchmarks[0].cases[i].change = 0.002;
     pg_stats_judge(&r);
     CHECK_NEAR(r.verdict.aa_noise, 0.01, 1e-12);
     CHECK(r.verdict.aa_trusted);
@@ -150,6 +154,26 @@ static void self_check(void)
     pg_report_terminal(&t, &r, 0);
     CHECK_CONTAINS(pg_str_cstr(&t), "PASS: self-check: this machine's noise "
                                     "is up to 1.0%, within half the 5% floor");
+    pg_str_reset(&t);
+    /* A case it resolves that reads beyond the floor on identical code
+     * fails it, named. */
+    r.benchmarks[0].cases[0].change = -0.09;
+    pg_stats_judge(&r);
+    CHECK(!r.verdict.passed);
+    CHECK(r.verdict.aa_case == 0);
+    pg_report_terminal(&t, &r, 0);
+    CHECK_CONTAINS(pg_str_cstr(&t), "but case n=1000 of bench_0 reads -9.0% "
+                                    "on identical code");
+    /* One too short to resolve does not: it says so instead. */
+    r.benchmarks[0].cases[0].overhead_ns = r.benchmarks[0].cases[0].base_ns;
+    r.benchmarks[0].cases[0].head_ns = r.benchmarks[0].cases[0].base_ns;
+    pg_stats_judge(&r);
+    CHECK(r.benchmarks[0].cases[0].unresolved);
+    CHECK(r.verdict.passed);
+    pg_str_reset(&t);
+    pg_report_terminal(&t, &r, 0);
+    CHECK_CONTAINS(pg_str_cstr(&t), "unresolved: bench_0 n=1000 takes");
+    r.benchmarks[0].cases[0].change = 0.002;
     /* Noise of 3%: the floor cannot be trusted. */
     r.benchmarks[0].change_hi = 0.03;
     pg_stats_judge(&r);
