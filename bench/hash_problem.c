@@ -9,7 +9,11 @@
 #include <perfgate/problem.h>
 #include <string.h>
 typedef uint64_t (*hash_fn)(const unsigned char *p, size_t len);
-struct state { unsigned char *data; size_t len; uint64_t result, expected; };
+struct state {
+    unsigned char *data;
+    size_t len;
+    uint64_t result, expected;
+};
 static uint64_t reference(const unsigned char *p, size_t len)
 {
     uint64_t h = 0x9E3779B97F4A7C15ULL ^ len;
@@ -52,9 +56,12 @@ static int verify(void *state, pg_case *c)
     return 0;
 }
 static const pg_problem problem = {
-    .abi = PG_PROBLEM_ABI, .name = "hash64",
+    .abi = PG_PROBLEM_ABI,
+    .name = "hash64",
     .signature = "uint64_t hash64(const unsigned char *p, size_t len)",
     .default_cases = "len=8; len=64; len=1024",
-    .setup = setup, .run = run, .verify = verify,
+    .setup = setup,
+    .run = run,
+    .verify = verify,
 };
 PG_EXPORT_PROBLEM(problem)

@@ -159,7 +159,7 @@ int main(int argc, char **argv)
             print_number("base_ns", cr->base_ns);
             print_number("head_ns", cr->head_ns);
             print_number("overhead_ns", cr->overhead_ns);
-            printf("}");
+            printf(", \"resolved\": %s}", cr->unresolved ? "false" : "true");
         }
         printf("]");
         printf(", \"message\": \"%s\"}\n",

@@ -108,10 +108,10 @@ enum {
     "                           $XDG_CACHE_HOME/perfgate, else\n"              \
     "                           ~/.cache/perfgate; bounded by\n"               \
     "                           PERFGATE_CACHE_SIZE, 1G)\n"                    \
-    "      --no-cache           neither use nor keep builds\n"                \
-    "  -v, --verbose            say what perfgate runs: each command, and\n"  \
-    "                           each call the measuring process makes into\n" \
-    "                           the problem (set-ups, checks, the calls per\n"\
+    "      --no-cache           neither use nor keep builds\n"                 \
+    "  -v, --verbose            say what perfgate runs: each command, and\n"   \
+    "                           each call the measuring process makes into\n"  \
+    "                           the problem (set-ups, checks, the calls per\n" \
     "                           sample, teardowns), on stderr\n"
 
 /*

@@ -212,8 +212,8 @@ void pg_estimate_interval_placed(pg_interval *out, pg_interval *cases,
         return;
     min_buf = pg_malloc(ncases * 2 * sizeof(*min_buf));
     point = pg_malloc(ncols * sizeof(*point));
-    point[0] = change_of(samples, overhead, ncases, rounds, NULL, NULL,
-                         min_buf, cases ? point + 1 : NULL);
+    point[0] = change_of(samples, overhead, ncases, rounds, NULL, NULL, min_buf,
+                         cases ? point + 1 : NULL);
     if (placed) {
         pp.placed = placed;
         /* More than 32 placements: resampled among the first 32. */
@@ -236,12 +236,14 @@ void pg_estimate_interval_placed(pg_interval *out, pg_interval *cases,
         for (r = 0; r < rounds; r++)
             pick[r] = (uint32_t)(next_random(&seed) % rounds);
         if (placed) {
-            pp.keep[0] = pick_placements(&seed, placed[0] < 32 ? placed[0] : 32);
-            pp.keep[1] = pick_placements(&seed, placed[1] < 32 ? placed[1] : 32);
+            pp.keep[0] =
+                pick_placements(&seed, placed[0] < 32 ? placed[0] : 32);
+            pp.keep[1] =
+                pick_placements(&seed, placed[1] < 32 ? placed[1] : 32);
         }
-        row[0] = change_of(samples, overhead, ncases, rounds, pick,
-                           placed ? &pp : NULL, min_buf,
-                           cases ? row + 1 : NULL);
+        row[0] =
+            change_of(samples, overhead, ncases, rounds, pick,
+                      placed ? &pp : NULL, min_buf, cases ? row + 1 : NULL);
         for (c = 0; c < ncols; c++)
             est[c * (size_t)resamples + (size_t)b] = row[c];
     }
@@ -319,4 +321,21 @@ pg_stop pg_estimate_check(pg_interval *change, pg_interval *cases,
     if (stop == PG_STOP_CLEAR && !cases_clear(rule, cases, ncases))
         stop = PG_STOP_NO;
     return stop;
+}
+
+void pg_estimate_widen(pg_interval *iv, double base, double head,
+                       double quantum)
+{
+    double lo, hi;
+
+    if (!isfinite(iv->change) || !(base >= 0) || !(head >= 0) ||
+        !(quantum > 0))
+        return;
+    /* An interval not known (0 against 0) is the change itself. */
+    if (isnan(iv->lo) || isnan(iv->hi))
+        iv->lo = iv->hi = iv->change;
+    lo = (head > quantum ? head - quantum : 0) / (base + quantum) - 1;
+    hi = base > quantum ? (head + quantum) / (base - quantum) - 1 : INFINITY;
+    iv->lo = fmax(iv->lo - fmax(iv->change - lo, 0), -1);
+    iv->hi += fmax(hi - iv->change, 0);
 }

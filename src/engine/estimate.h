@@ -78,6 +78,15 @@ void pg_estimate_interval_placed(pg_interval *out, pg_interval *cases,
                                  const int placed[2]);
 
 /*
+ * Widens `iv`, the interval of a change from `base` to `head` ns (NAN
+ * change: left alone), by what is known of neither side better than
+ * `quantum` ns: each end moves out by as much as the change can move when
+ * each side is off by up to `quantum` against the other.
+ */
+void pg_estimate_widen(pg_interval *iv, double base, double head,
+                       double quantum);
+
+/*
  * The stopping rule.  `rounds` rounds are complete, a minimum last
  * improved by more than the settle threshold in round `last_improved`,
  * `elapsed` seconds have passed; `change` is the change so far (NULL with

@@ -46,9 +46,9 @@ void pg_watch_call(pg_watch *w, pg_call call, int case_index)
 
 const char *pg_call_name(int call)
 {
-    static const char *const names[] = {
-        NULL,        NULL,      "setup()",   "run()",    "run()",
-        "verify()",  "flops()", "bytes()",   "teardown()"};
+    static const char *const names[] = {NULL,      NULL,      "setup()",
+                                        "run()",   "run()",   "verify()",
+                                        "flops()", "bytes()", "teardown()"};
 
     if (call < 0 || call >= (int)(sizeof(names) / sizeof(names[0])))
         return NULL;
@@ -323,6 +323,28 @@ static void run_round(const engine *e, rounds *rs, pg_case_timing *out,
     }
 }
 
+/* The reported intervals, total and per case, widened by one sample's
+ * error spread over its calls: a minimum is no better known than that,
+ * however many rounds repeat it (where they all tie, the bootstrap alone
+ * would say zero). */
+static void widen_all(const engine *e, pg_interval *total, pg_interval *cases,
+                      const pg_case_timing *out, size_t ncases)
+{
+    const pg_device_clock *dev = e->opts->device;
+    double err = dev ? dev->error_ns : pg_timer_error_ns(e->clock);
+    double sum[2] = {0, 0}, quantum = 0;
+    size_t c;
+
+    for (c = 0; c < ncases; c++) {
+        double q = err / (double)(out[c].inner ? out[c].inner : 1);
+        pg_estimate_widen(&cases[c], out[c].ns[0], out[c].ns[1], q);
+        sum[0] += out[c].ns[0];
+        sum[1] += out[c].ns[1];
+        quantum += q;
+    }
+    pg_estimate_widen(total, sum[0], sum[1], quantum);
+}
+
 /* Per-call figures from the minimums, the overhead discounted. */
 static void finish(pg_case_timing *out, pg_measure_summary *summary,
                    const rounds *rs, size_t ncases, int nsides)
@@ -428,14 +450,18 @@ int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
             placed[c] = ncases && targets[0][c].nplaced > 1
                             ? (int)targets[0][c].nplaced
                             : 1;
-        pg_estimate_interval_placed(&change, rs.case_change, rs.samples,
-                                    rs.overhead, ncases,
-                                    (size_t)summary->rounds,
-                                    PG_ESTIMATE_RESAMPLES, placed);
+        pg_estimate_interval_placed(
+            &change, rs.case_change, rs.samples, rs.overhead, ncases,
+            (size_t)summary->rounds, PG_ESTIMATE_RESAMPLES, placed);
     }
-    summary->change = change;
     summary->stop = stop;
     finish(out, summary, &rs, ncases, nsides);
+    if (nsides == 2) {
+        widen_all(&e, &change, rs.case_change, out, ncases);
+        for (c = 0; c < ncases; c++)
+            out[c].change = rs.case_change[c];
+    }
+    summary->change = change;
     summary->seconds = (double)(pg_now_ns() - start) / 1e9;
     if (opts->keep_samples) {
         *opts->keep_samples = rs.samples;

@@ -277,11 +277,10 @@ static void *set_up(child_ctx *ctx, const pg_problem *p, pg_case *pc,
     state = p->setup(pc);
     called_out(ctx);
     if (!state)
-        child_fail(ctx, "crashed", side,
-                   "problem %s: setup() failed on case %s: %s",
-                   ctx->spec->problem_name, ctx->spec->cases[index].name,
-                   *pg_case_message(pc) ? pg_case_message(pc)
-                                        : "it returned NULL");
+        child_fail(
+            ctx, "crashed", side, "problem %s: setup() failed on case %s: %s",
+            ctx->spec->problem_name, ctx->spec->cases[index].name,
+            *pg_case_message(pc) ? pg_case_message(pc) : "it returned NULL");
     return state;
 }
 
@@ -626,7 +625,8 @@ static void send_figures(child_ctx *ctx, const sides *st,
         called_out(ctx);
         if (ctx->spec->verbose) {
             pg_str t = PG_STR_INIT;
-            pg_str_printf(&t, "case %s: %llu call%s per sample, %llu samples "
+            pg_str_printf(&t,
+                          "case %s: %llu call%s per sample, %llu samples "
                           "per side; the harness's own ",
                           ctx->spec->cases[c].name,
                           (unsigned long long)timing[c].inner,

@@ -33,10 +33,10 @@ static int opaque_flag(const char *f)
         "-fsanitize-blacklist", "-fsanitize-ignorelist", "-B", "--sysroot",
         "-isysroot", "-fcoverage", "-fcreate-profile",
         /* cflags reach the link: libraries, objects, scripts */
-        "-l", "-L", "-Wl,", "-Xlinker", "-T", "-Xassembler", "-Wa,",
-        "-Wp,", "-Xpreprocessor", "-x", "-iprefix", "-iwithprefix",
-        "-imultilib", "-fdebug-prefix-map", "-ffile-prefix-map",
-        "-fmacro-prefix-map", "-save-temps", "-M", NULL};
+        "-l", "-L", "-Wl,", "-Xlinker", "-T", "-Xassembler", "-Wa,", "-Wp,",
+        "-Xpreprocessor", "-x", "-iprefix", "-iwithprefix", "-imultilib",
+        "-fdebug-prefix-map", "-ffile-prefix-map", "-fmacro-prefix-map",
+        "-save-temps", "-M", NULL};
     const char *const *p;
 
     /* A word that is no flag is a file given to the compiler or the link
@@ -129,8 +129,7 @@ static int opaque(const pg_bench_config *b)
     if (read_flags(NULL, b->cflags, b->ncflags))
         return 1;
     for (i = 0; i < b->nfile_cflags; i++)
-        if (read_flags(NULL, b->file_cflags[i].flags,
-                       b->file_cflags[i].nflags))
+        if (read_flags(NULL, b->file_cflags[i].flags, b->file_cflags[i].nflags))
             return 1;
     return 0;
 }
@@ -417,8 +416,11 @@ static void shadow_dirs(const inputs *in, pg_strvec *out, const pg_strvec *deps,
         for (k = 0; k < subs.n; k++) {
             char *joined = pg_path_join(roots.v[j], subs.v[k]);
             char *tidy = joined[0] == '/' ? NULL : tidy_path(joined);
-            if (tidy)
-                pg_strvec_push(out, existing(in, tidy));
+            if (tidy) {
+                char *here = existing(in, tidy);
+                pg_strvec_push(out, here);
+                free(here);
+            }
             free(tidy);
             free(joined);
         }

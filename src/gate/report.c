@@ -746,7 +746,7 @@ static void md_case_rows(pg_str *out, const pg_result *r,
             pg_str_puts(out, "</sub>");
         }
         pg_str_printf(out, " | %s | ",
-                      c->unresolved          ? "unresolved"
+                      c->unresolved         ? "unresolved"
                       : isfinite(c->change) ? pg_status_name(c->status)
                                             : "–");
         md_rate(out, c->flops, c->head_ns, 1e9);

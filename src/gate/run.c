@@ -295,7 +295,8 @@ static void describe_who(pg_str *out, const pg_run_spec *spec,
     if (side >= 0)
         pg_str_printf(out, "%s side: ", side_names[side]);
     else if (w->call == PG_CALL_LOAD)
-        pg_str_printf(out, "problem %s: while loading it: ", spec->problem_name);
+        pg_str_printf(out,
+                      "problem %s: while loading it: ", spec->problem_name);
     else if (fn)
         pg_str_printf(out, "problem %s: %s%s%s: ", spec->problem_name, fn,
                       c ? " on case " : "", c ? c : "");

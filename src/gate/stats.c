@@ -2,6 +2,7 @@
  * stats.c - sums of minimums and the verdict (the rule is in stats.h).
  */
 #include "stats.h"
+#include "estimate.h"
 
 #include <math.h>
 
@@ -45,6 +46,41 @@ int pg_stats_unresolved(const pg_case_result *c, double noise_floor)
                PG_STATS_PLACEMENT_JITTER * c->overhead_ns;
 }
 
+/* Widens [lo, hi] of a change from `base` to `head` by `quantum` ns. */
+static void widen(double *lo, double *hi, double change, double base,
+                  double head, double quantum)
+{
+    pg_interval iv = {change, *lo, *hi};
+
+    pg_estimate_widen(&iv, base, head, quantum);
+    *lo = iv.lo;
+    *hi = iv.hi;
+}
+
+/*
+ * An unresolved case can move by PG_STATS_PLACEMENT_JITTER of the
+ * harness's cost on either side with where its code lies, which one run
+ * does not show: its interval says so, and so does the total's.
+ */
+static void widen_unresolved(pg_bench_result *b)
+{
+    double quantum = 0;
+    size_t i;
+
+    for (i = 0; i < b->ncases; i++) {
+        pg_case_result *c = &b->cases[i];
+        double q = PG_STATS_PLACEMENT_JITTER * c->overhead_ns;
+        if (!c->unresolved)
+            continue;
+        widen(&c->change_lo, &c->change_hi, c->change, c->base_ns, c->head_ns,
+              q);
+        quantum += q;
+    }
+    if (b->base_ns > 0 && quantum > 0)
+        widen(&b->change_lo, &b->change_hi, b->head_ns / b->base_ns - 1,
+              b->base_ns, b->head_ns, quantum);
+}
+
 void pg_stats_decide(pg_bench_result *b, double noise_floor)
 {
     double base = 0, head = 0;
@@ -67,6 +103,7 @@ void pg_stats_decide(pg_bench_result *b, double noise_floor)
     }
     b->base_ns = base;
     b->head_ns = head;
+    widen_unresolved(b);
     if (b->status == PG_STATUS_NEW) {
         b->base_ns = NAN;
         b->change = NAN;

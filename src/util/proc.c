@@ -285,8 +285,10 @@ static void trace_command(char *const argv[], const char *cwd)
         const char *a = argv[i], *p;
         int plain = *a != '\0';
         for (p = a; *p && plain; p++)
-            plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                           "0123456789-_./=:,+@%", *p) != NULL;
+            plain =
+                strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                       "0123456789-_./=:,+@%",
+                       *p) != NULL;
         if (i)
             pg_str_puts(&line, " ");
         if (plain) {

@@ -183,6 +183,11 @@ void pg_format_change(pg_str *out, double change)
 
 void pg_format_interval(pg_str *out, double lo, double hi)
 {
+    /* Unbounded above: a side that may have taken no time at all. */
+    if (isfinite(lo) && hi == INFINITY) {
+        pg_str_printf(out, "%+.1f … +∞%%", lo * 100.0 + 0.0);
+        return;
+    }
     if (!isfinite(lo) || !isfinite(hi)) {
         pg_str_puts(out, "–");
         return;
