@@ -328,8 +328,7 @@ void pg_estimate_widen(pg_interval *iv, double base, double head,
 {
     double lo, hi;
 
-    if (!isfinite(iv->change) || !(base >= 0) || !(head >= 0) ||
-        !(quantum > 0))
+    if (!isfinite(iv->change) || !(base >= 0) || !(head >= 0) || !(quantum > 0))
         return;
     /* An interval not known (0 against 0) is the change itself. */
     if (isnan(iv->lo) || isnan(iv->hi))
