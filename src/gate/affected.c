@@ -605,8 +605,10 @@ static void inputs_init(inputs *in, pg_cache *cache, const char *dir,
     in->cache = cache;
     in->dir = dir;
     in->timeout = timeout;
-    /* 2: manifests list every directory where a header could shadow. */
-    pg_str_printf(&in->doc, "perfgate %s 2 %s\n%s\n", what, PG_VERSION,
+    /* The version of what perfgate adds to a build, as well as of the
+     * manifest: 2, manifests list every directory where a header could
+     * shadow; 3, solutions are linked with --no-undefined. */
+    pg_str_printf(&in->doc, "perfgate %s 3 %s\n%s\n", what, PG_VERSION,
                   compiler_id(timeout));
 }
 

@@ -75,6 +75,62 @@ static int run_tool(pg_build *out, pg_proc_result *res, const pg_strvec *a,
     return 0;
 }
 
+/*
+ * The first name the linker quotes after `key` in `text` ("`name'" or
+ * "'name'"), a new string; NULL when there is none.
+ */
+static char *quoted_after(const char *text, const char *key)
+{
+    const char *p = strstr(text, key), *end;
+
+    if (!p)
+        return NULL;
+    p += strlen(key);
+    if (*p != '`' && *p != '\'')
+        return NULL;
+    p++;
+    end = strchr(p, '\'');
+    if (!end || end == p || end - p > 200 || memchr(p, '\n', (size_t)(end - p)))
+        return NULL;
+    return pg_strdupf("%.*s", (int)(end - p), p);
+}
+
+#define UNDEFINED_FIX                                                          \
+    "add the file that defines it to 'sources' (a glob such as src/*.c "       \
+    "takes a whole directory), or the library that has it to 'ldflags'"
+
+/*
+ * A function the sources call that none of them defines (the linker's
+ * "undefined reference"): what calls what, and what to do.  NULL when the
+ * output says no such thing.
+ */
+static char *undefined_message(const char *output, const char *what)
+{
+    const char *ref = strstr(output, "undefined reference to ");
+    char *missing = ref ? quoted_after(ref, "undefined reference to ") : NULL;
+    char *caller = NULL, *msg;
+    const char *p, *last = NULL;
+
+    if (!missing)
+        return NULL;
+    /* The caller: the last "in function" the linker named before it. */
+    for (p = output; (p = strstr(p, "in function ")) && p < ref; p++)
+        last = p;
+    if (last)
+        caller = quoted_after(last, "in function ");
+    if (caller)
+        msg = pg_strdupf("%s does not link: '%s' calls '%s', which none of "
+                         "the sources defines: %s",
+                         what, caller, missing, UNDEFINED_FIX);
+    else
+        msg = pg_strdupf("%s does not link: it calls '%s', which none of the "
+                         "sources defines: %s",
+                         what, missing, UNDEFINED_FIX);
+    free(caller);
+    free(missing);
+    return msg;
+}
+
 /* Runs the compiler; fills ok/message/log/seconds of `out`. */
 static int compile(pg_build *out, pg_strvec *a, const char *cwd,
                    const char *what, double timeout)
@@ -88,7 +144,12 @@ static int compile(pg_build *out, pg_strvec *a, const char *cwd,
         return err;
     }
     if (!out->ok) {
-        if (strstr(pg_str_cstr(&res.output), "recompile with -fPIC"))
+        char *undefined =
+            res.timed_out ? NULL
+                          : undefined_message(pg_str_cstr(&res.output), what);
+        if (undefined)
+            out->message = undefined;
+        else if (strstr(pg_str_cstr(&res.output), "recompile with -fPIC"))
             out->message = pg_strdupf(
                 "%s does not link: the library was not built as "
                 "position-independent code; have the build add -fPIC "
@@ -432,6 +493,10 @@ int pg_build_solution(pg_build *out, const pg_bench_config *b,
     pg_strvec_push(&a, "-shared");
     if (strcmp(b->language, "cuda") && !b->interposable)
         pg_strvec_push(&a, "-Wl,-Bsymbolic");
+    /* A function called and defined nowhere fails here, named, rather
+     * than when the library is loaded (which would refuse it too). */
+    if (strcmp(b->language, "cuda"))
+        pg_strvec_push(&a, "-Wl,--no-undefined");
     pg_strvec_push(&a, "-o");
     pg_strvec_push(&a, out->lib);
     for (i = 0; i < files.n; i++)

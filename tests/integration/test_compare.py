@@ -402,6 +402,25 @@ class Failures(RepoTest):
         self.assertIn("src/sum.c", b["log"])
         self.assertIn("error", b["log"])
 
+    def test_a_function_no_source_defines_is_named_at_build_time(self):
+        # sum.c calls sk_add(), which is in a file the config leaves out.
+        calls = SERIAL.replace(
+            "void solution", "float sk_add(float a, float b);\n"
+            "void solution", 1).replace("s += in[i];", "s = sk_add(s, in[i]);")
+        b = self.check_head_failure(calls, "build_failed")
+        self.assertIn("'solution' calls 'sk_add', which none of the sources "
+                      "defines: add the file that defines it to 'sources'",
+                      b["message"])
+        # With the file added, it builds.
+        with open(os.path.join(self.repo, "perfgate.yml")) as f:
+            config = f.read()
+        self.write("perfgate.yml", config.replace(
+            "sources: [src/sum.c]", "sources: [src/sum.c, src/add.c]"))
+        self.write("src/add.c",
+                   "float sk_add(float a, float b) { return a + b; }\n")
+        r = self.perfgate("--aa", "--noise-floor", "60%")
+        self.assertIn(r.bench()["status"], MEASURED, r.bench()["message"])
+
     def test_other_benchmarks_still_run_after_a_crash(self):
         config = CONFIG + """  - name: other
     problem: reduce_sum
