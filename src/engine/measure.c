@@ -262,8 +262,10 @@ static void time_overhead(const engine *e, pg_case_timing *r,
     double ns;
 
     empty.fn = empty_solution;
-    /* Any crash here is the problem's run(): no side's code runs. */
+    /* Any crash or hang here is the problem's run(): no side's code runs
+     * (the watch's clock starts for the per-call timeout). */
     pg_watch_call(opts->watch, PG_CALL_STAND_IN, (int)c);
+    pg_watch_enter(opts->watch, -1);
     if (opts->device) {
         ns = opts->device->time(opts->device->ctx, &empty, r->inner,
                                 opts->device_cold);
@@ -272,6 +274,7 @@ static void time_overhead(const engine *e, pg_case_timing *r,
             evict_caches(e);
         ns = time_batch(&empty, empty.fn, r->inner, e->clock);
     }
+    pg_watch_leave(opts->watch);
     if (ns < r->overhead_ns)
         r->overhead_ns = ns;
     *overhead = r->overhead_ns / (double)r->inner;

@@ -813,6 +813,32 @@ class ProblemFaults(RepoTest):
         self.assertNotIn("perfgate: run:", quiet.stderr)
         self.assertNotIn("measure:", quiet.stderr)
 
+    def test_a_run_that_hangs_on_the_stand_in_is_stopped_at_the_timeout(self):
+        # A run() that waits for a result never gets one from the stand-in:
+        # the per-call timeout holds the problem's own calls too, not only
+        # the sides'.
+        problem = FREES_PROBLEM.replace(
+            "    free(s->last);\n    s->last = ((sum_fn)fn)(s->in, s->n);",
+            "    float *r = ((sum_fn)fn)(s->in, s->n);\n"
+            "    while (!r)\n        __asm__ __volatile__(\"\");\n"
+            "    free(s->last);\n    s->last = r;")
+        self.assertIn("while (!r)", problem)
+        self.commit({"perfgate.yml": "version: 1\nsettings: {max_time: 0.3s}\n"
+                     "benchmarks:\n  - {name: sum, problem: perf/waits.c, "
+                     "sources: [src/sum.c]}\n",
+                     "perf/waits.c": problem,
+                     "src/sum.c": FREES_SOLUTION}, "base")
+        start = time.monotonic()
+        r = self.perfgate("--aa", "HEAD", "--timeout", "1s")
+        self.assertLess(time.monotonic() - start, 60)
+        b = r.bench()
+        self.assertEqual(b["status"], "timeout", r.stdout)
+        self.assertIsNone(b["side"])
+        self.assertIn("problem perf/waits.c: run() on case n=1000: still "
+                      "running after 1 s", b["message"])
+        self.assertIn("empty stand-in", b["message"])
+        self.assertEqual(r.code, 1)
+
     def test_a_side_setup_problem_with_flops_and_bytes(self):
         # setup() calls the side's own code; flops() and bytes() read the
         # case's parameters: perfgate-measure used to die of it.
