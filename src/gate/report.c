@@ -187,7 +187,14 @@ static void aa_line(pg_str *out, const pg_result *r)
     double noise = r->verdict.aa_noise;
 
     if (isnan(noise)) {
-        pg_str_puts(out, "self-check measured nothing");
+        size_t i, c, unresolved = 0;
+        for (i = 0; i < r->nbenchmarks; i++)
+            for (c = 0; c < r->benchmarks[i].ncases; c++)
+                unresolved += (size_t)r->benchmarks[i].cases[c].unresolved;
+        pg_str_puts(out, unresolved ? "nothing resolved: every case it "
+                                      "measured is too short to resolve here "
+                                      "(see the unresolved lines)"
+                                    : "self-check measured nothing");
         return;
     }
     pg_str_printf(out, "this machine's noise is up to %.1f%%, ", noise * 100);

@@ -162,6 +162,21 @@ int pg_stats_fails_gate(const pg_bench_result *b)
     }
 }
 
+/* 1 when every case of `b` that was measured is unresolved. */
+static int all_unresolved(const pg_bench_result *b)
+{
+    size_t i, n = 0;
+
+    for (i = 0; i < b->ncases; i++) {
+        if (!b->cases[i].unresolved && !isnan(b->cases[i].change))
+            return 0;
+        n += (size_t)b->cases[i].unresolved;
+    }
+    return n > 0;
+}
+
+/* Self-check: the largest change any interval allows, of the benchmarks
+ * it resolves (one made only of unresolved cases says so instead). */
 static double aa_noise(const pg_result *r)
 {
     double noise = NAN;
@@ -169,6 +184,8 @@ static double aa_noise(const pg_result *r)
 
     for (i = 0; i < r->nbenchmarks; i++) {
         const pg_bench_result *b = &r->benchmarks[i];
+        if (all_unresolved(b))
+            continue;
         double lo = isnan(b->change_lo) ? b->change : b->change_lo;
         double hi = isnan(b->change_hi) ? b->change : b->change_hi;
         double n = fabs(lo) > fabs(hi) ? fabs(lo) : fabs(hi);

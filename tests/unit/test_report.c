@@ -164,16 +164,27 @@ static void self_check(void)
     pg_report_terminal(&t, &r, 0);
     CHECK_CONTAINS(pg_str_cstr(&t), "but case n=1000 of bench_0 reads -9.0% "
                                     "on identical code");
-    /* One too short to resolve does not: it says so instead. */
+    /* One too short to resolve is named as such, not as noise; and a
+     * benchmark made only of such cases (this one has one) says nothing
+     * of the machine's noise: with nothing else, the self-check cannot
+     * pass, and says why. */
     r.benchmarks[0].cases[0].overhead_ns = r.benchmarks[0].cases[0].base_ns;
     r.benchmarks[0].cases[0].head_ns = r.benchmarks[0].cases[0].base_ns;
+    r.benchmarks[0].change_hi = INFINITY;
     pg_stats_judge(&r);
     CHECK(r.benchmarks[0].cases[0].unresolved);
-    CHECK(r.verdict.passed);
+    CHECK(r.verdict.aa_case < 0);
+    CHECK(isnan(r.verdict.aa_noise));
+    CHECK(!r.verdict.passed);
     pg_str_reset(&t);
     pg_report_terminal(&t, &r, 0);
     CHECK_CONTAINS(pg_str_cstr(&t), "unresolved: bench_0 n=1000 takes");
+    CHECK_CONTAINS(pg_str_cstr(&t), "FAIL: self-check: nothing resolved");
+    CHECK(!strstr(pg_str_cstr(&t), "inf%"));
+    /* Back to a resolved case for what follows. */
+    r.benchmarks[0].cases[0].overhead_ns = 0;
     r.benchmarks[0].cases[0].change = 0.002;
+    r.benchmarks[0].change_hi = 0.008;
     /* Noise of 3%: the floor cannot be trusted. */
     r.benchmarks[0].change_hi = 0.03;
     pg_stats_judge(&r);
