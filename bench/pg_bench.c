@@ -35,6 +35,17 @@ static void print_number(const char *key, double v)
         printf(", \"%s\": null", key);
 }
 
+/* A change with its interval and both sides' times. */
+static void print_figures(double change, double lo, double hi, double base_ns,
+                          double head_ns)
+{
+    print_number("change", change);
+    print_number("lo", lo);
+    print_number("hi", hi);
+    print_number("base_ns", base_ns);
+    print_number("head_ns", head_ns);
+}
+
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -138,11 +149,8 @@ int main(int argc, char **argv)
 
         printf("{\"trial\": %d, \"status\": \"%s\"", t,
                pg_status_name(b->status));
-        print_number("change", b->change);
-        print_number("lo", b->change_lo);
-        print_number("hi", b->change_hi);
-        print_number("base_ns", b->base_ns);
-        print_number("head_ns", b->head_ns);
+        print_figures(b->change, b->change_lo, b->change_hi, b->base_ns,
+                      b->head_ns);
         printf(", \"rounds\": %d", b->rounds);
         print_number("measure_s", b->seconds);
         print_number("wall_s", wall);
@@ -153,11 +161,8 @@ int main(int argc, char **argv)
             const pg_case_result *cr = &b->cases[i];
             printf("%s{\"status\": \"%s\"", i ? ", " : "",
                    pg_status_name(cr->status));
-            print_number("change", cr->change);
-            print_number("lo", cr->change_lo);
-            print_number("hi", cr->change_hi);
-            print_number("base_ns", cr->base_ns);
-            print_number("head_ns", cr->head_ns);
+            print_figures(cr->change, cr->change_lo, cr->change_hi, cr->base_ns,
+                          cr->head_ns);
             print_number("overhead_ns", cr->overhead_ns);
             printf(", \"resolved\": %s}", cr->unresolved ? "false" : "true");
         }

@@ -704,6 +704,17 @@ class ProblemFaults(RepoTest):
     dies of a call perfgate makes into a problem wrongly; and a broken
     problem never passes."""
 
+    def problem_repo(self, problem_file, problem, sources, extra=None):
+        """Commits a benchmark 'sum' of `problem` (at perf/`problem_file`)
+        on `sources` ({path: text}), with a short budget."""
+        files = {"perfgate.yml": "version: 1\nsettings: {max_time: 0.3s}\n"
+                 "benchmarks:\n  - {name: sum, problem: perf/%s, "
+                 "sources: [%s]%s}\n" % (problem_file, ", ".join(sources),
+                                         extra or ""),
+                 "perf/" + problem_file: problem}
+        files.update(sources)
+        self.commit(files, "base")
+
     def faulty(self, where, n_cases=1):
         self.teardowns = os.path.join(self.tmp, "teardowns.log")
         problem = FAULTY_PROBLEM.replace(
@@ -711,10 +722,8 @@ class ProblemFaults(RepoTest):
             "#include <perfgate/problem.h>\n#define CRASH_IN %s\n"
             "#define TEARDOWN_LOG \"%s\"" % (where, self.teardowns), 1)
         cases = "[{n: 1000}, {n: 2000}]" if n_cases == 2 else "[{n: 1000}]"
-        self.commit({"perfgate.yml": "version: 1\nsettings: {max_time: 0.3s}\n"
-                     "benchmarks:\n  - {name: sum, problem: perf/faulty.c, "
-                     "sources: [src/sum.c], cases: %s}\n" % cases,
-                     "perf/faulty.c": problem, "src/sum.c": SERIAL}, "base")
+        self.problem_repo("faulty.c", problem, {"src/sum.c": SERIAL},
+                          ", cases: " + cases)
         self.commit({"src/sum.c": LANES})
         return self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
 
@@ -763,11 +772,7 @@ class ProblemFaults(RepoTest):
         # run() is also called with perfgate's empty stand-in, to measure
         # the harness's own cost; the stand-in returns 0 (NULL), so a run()
         # that frees the last result frees nothing.
-        self.commit({"perfgate.yml": "version: 1\nsettings: {max_time: 0.3s}\n"
-                     "benchmarks:\n  - {name: sum, problem: perf/frees.c, "
-                     "sources: [src/sum.c]}\n",
-                     "perf/frees.c": FREES_PROBLEM,
-                     "src/sum.c": FREES_SOLUTION}, "base")
+        self.problem_repo("frees.c", FREES_PROBLEM, {"src/sum.c": FREES_SOLUTION})
         self.commit({"src/sum.c": FREES_SOLUTION.replace("float s = 0;",
                                                          "float s = 0.0f;")})
         r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
@@ -784,11 +789,7 @@ class ProblemFaults(RepoTest):
             "    float *r = ((sum_fn)fn)(s->in, s->n);\n"
             "    s->first = r[0];\n    free(s->last);\n    s->last = r;")
         self.assertIn("s->first = r[0]", problem)
-        self.commit({"perfgate.yml": "version: 1\nsettings: {max_time: 0.3s}\n"
-                     "benchmarks:\n  - {name: sum, problem: perf/reads.c, "
-                     "sources: [src/sum.c]}\n",
-                     "perf/reads.c": problem,
-                     "src/sum.c": FREES_SOLUTION}, "base")
+        self.problem_repo("reads.c", problem, {"src/sum.c": FREES_SOLUTION})
         r = self.perfgate("--aa", "HEAD", "--noise-floor", "60%")
         b = r.bench()
         self.assertEqual(b["status"], "crashed", r.stdout)
@@ -823,11 +824,7 @@ class ProblemFaults(RepoTest):
             "    while (!r)\n        __asm__ __volatile__(\"\");\n"
             "    free(s->last);\n    s->last = r;")
         self.assertIn("while (!r)", problem)
-        self.commit({"perfgate.yml": "version: 1\nsettings: {max_time: 0.3s}\n"
-                     "benchmarks:\n  - {name: sum, problem: perf/waits.c, "
-                     "sources: [src/sum.c]}\n",
-                     "perf/waits.c": problem,
-                     "src/sum.c": FREES_SOLUTION}, "base")
+        self.problem_repo("waits.c", problem, {"src/sum.c": FREES_SOLUTION})
         start = time.monotonic()
         r = self.perfgate("--aa", "HEAD", "--timeout", "1s")
         self.assertLess(time.monotonic() - start, 60)
@@ -842,11 +839,8 @@ class ProblemFaults(RepoTest):
     def test_a_side_setup_problem_with_flops_and_bytes(self):
         # setup() calls the side's own code; flops() and bytes() read the
         # case's parameters: perfgate-measure used to die of it.
-        self.commit({"perfgate.yml": "version: 1\nsettings: {max_time: 0.3s}\n"
-                     "benchmarks:\n  - {name: sum, problem: perf/lookup.c, "
-                     "sources: [src/sum.c, src/fill.c]}\n",
-                     "perf/lookup.c": LOOKUP_PROBLEM, "src/fill.c": FILL,
-                     "src/sum.c": SERIAL}, "base")
+        self.problem_repo("lookup.c", LOOKUP_PROBLEM,
+                          {"src/sum.c": SERIAL, "src/fill.c": FILL})
         self.commit({"src/sum.c": LANES})
         r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
         b = r.bench()
