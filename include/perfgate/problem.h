@@ -48,6 +48,7 @@
  *   1. setup() for each case and side, the head's first: each side's own
  *      set-up, which it is checked on;
  *   2. run() with that side's solution, then verify(), per case and side;
+ *      then compare() of the head's state with the base's, per case;
  *   3. setup() once more per case: the set-up both sides are timed on
  *      (none with side_setup: each side is timed on its own);
  *   4. the timing: run() many times per case, with either side's solution,
@@ -72,10 +73,10 @@ extern "C" {
 
 /*
  * Bumped whenever pg_problem or the functions below change.  perfgate
- * loads problems built for any ABI from PG_PROBLEM_ABI_OLDEST on: 2 is 3
- * without side_setup and pg_lookup().
+ * loads problems built for any ABI from PG_PROBLEM_ABI_OLDEST on: 3 is 4
+ * without compare(), and 2 is 3 without side_setup and pg_lookup().
  */
-#define PG_PROBLEM_ABI 3
+#define PG_PROBLEM_ABI 4
 #define PG_PROBLEM_ABI_OLDEST 2
 
 /* One input case: its parameters, its random stream and its memory. */
@@ -152,6 +153,17 @@ typedef struct pg_problem {
      * checked on), which keeps where the data lies out of the comparison.
      */
     int side_setup;
+
+    /*
+     * ABI 4.  Optional: checks the head's output against the base's.
+     * Called once per case when both sides were run once on their own
+     * set-ups (step 2 below) and verify() found both right: `head` and
+     * `base` are their states, `c` the head's case.  Returns 0 when the
+     * head's output agrees with the base's, or pg_fail(c, "why") when it
+     * does not, and the head is then incorrect.  A problem generated from
+     * a prototype (perfgate.yml's `function:`) checks with this alone.
+     */
+    int (*compare)(void *head, void *base, pg_case *c);
 } pg_problem;
 
 /* The value of parameter `key` of case `c`, or `fallback` when it has none. */

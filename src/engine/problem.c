@@ -363,7 +363,9 @@ int pg_plugin_load(pg_plugin *out, const char *path, const char *display)
     /* An older plugin's struct is the start of this one: only that much
      * of it may be read, and the rest is as if left out. */
     memcpy(&out->own, p,
-           p->abi >= 3 ? sizeof(out->own) : offsetof(pg_problem, side_setup));
+           p->abi >= 4   ? sizeof(out->own)
+           : p->abi == 3 ? offsetof(pg_problem, compare)
+                         : offsetof(pg_problem, side_setup));
     p = &out->own;
     if (!p->name || !p->setup || !p->run || !p->verify || !p->default_cases) {
         pg_plugin_close(out);

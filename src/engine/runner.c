@@ -187,6 +187,37 @@ static void limit_resources(int gpu)
 }
 
 /*
+ * The head's output against the base's, case by case (pg_problem.compare):
+ * 0, or -1 after reporting the head incorrect at the first case that
+ * differs.  The comparison is the problem's code, on memory both wrote.
+ */
+static int compare_sides(child_ctx *ctx, const pg_problem *p, pg_case *cases,
+                         pg_target (*own)[2])
+{
+    const pg_run_spec *spec = ctx->spec;
+    size_t c;
+
+    for (c = 0; c < spec->ncases; c++) {
+        pg_case *pc = &cases[c * 3 + PG_HEAD];
+        int bad;
+
+        calling(ctx, PG_CALL_VERIFY, -1, c);
+        bad = p->compare(own[c][PG_HEAD].state, own[c][PG_BASE].state, pc);
+        called_out(ctx);
+        trace(ctx, "compare() on case %s, head with base: %s",
+              spec->cases[c].name, bad ? pg_case_message(pc) : "the same");
+        if (bad) {
+            child_fail(ctx, "incorrect", PG_HEAD, "case %s: %s",
+                       spec->cases[c].name,
+                       *pg_case_message(pc) ? pg_case_message(pc)
+                                            : "differs from the base's output");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/*
  * Runs each side present (head first) once on every case, on its own
  * set-up, and checks it.  Both sides are checked whatever happens to the
  * other; a failure is reported for the head when the head has one (that is
@@ -201,6 +232,10 @@ static int verify_sides(child_ctx *ctx, const pg_problem *p, pg_case *cases,
     pg_str why[2] = {PG_STR_INIT, PG_STR_INIT};
     size_t c;
     int side, failed = -1;
+    /* Each side was run once on its own set-up: only now are their
+     * outputs those of the same calls (after timing, a side that was
+     * timed on its own set-up has run it more often than the other). */
+    int compared = p->compare && spec->lib[0] && spec->lib[1] && !*when;
 
     for (side = 1; side >= 0; side--) {
         if (!spec->lib[side])
@@ -225,11 +260,16 @@ static int verify_sides(child_ctx *ctx, const pg_problem *p, pg_case *cases,
                   spec->cases[c].name, when, side_names[side],
                   bad ? pg_str_cstr(&why[side]) : "right");
         }
-        if (side == PG_HEAD && !why[side].size)
+        /* Said once compared with the base, where it is. */
+        if (side == PG_HEAD && !why[side].size && !compared)
             send_line(ctx, "verified head");
         if (why[side].size && failed < 0)
             failed = side;
     }
+    if (compared && failed < 0 && compare_sides(ctx, p, cases, own) < 0)
+        return -1;
+    if (compared && failed < 0)
+        send_line(ctx, "verified head");
     if (failed == PG_HEAD && why[PG_BASE].size)
         child_fail(ctx, "incorrect", PG_HEAD,
                    "%s (the base side is "

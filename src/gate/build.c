@@ -6,6 +6,7 @@
 #include "affected.h"
 #include "cuda.h"
 #include "error.h"
+#include "function.h"
 #include "problems.h"
 #include "fs.h"
 #include "proc.h"
@@ -562,6 +563,14 @@ int pg_build_problem(char **out_lib, const pg_bench_config *b,
 
     memset(&build, 0, sizeof(build));
     *out_lib = pg_strdupf("%s/%s.problem.so", out_dir, b->name);
+    /* A function's problem is generated: written beside its library. */
+    if (b->function) {
+        free(src);
+        src = pg_strdupf("%s/%s.problem.c", out_dir, b->name);
+        if ((err = pg_write_file(src, b->function->source,
+                                 strlen(b->function->source), 0)) < 0)
+            goto done;
+    }
     pg_strvec_push(&a, pg_build_compiler());
     pg_strvec_push(&a, "-O2");
     pg_strvec_push(&a, "-std=c11");

@@ -11,6 +11,7 @@
 #include "elfcode.h"
 #include "error.h"
 #include "fs.h"
+#include "function.h"
 #include "problem.h"
 #include "problems.h"
 #include "proc.h"
@@ -159,6 +160,9 @@ static int check_problems_inside(compare_ctx *ctx, const char *config_path)
         for (j = 0; !what && j < b->nadapters; j++)
             if (pg_path_inside(root, b->adapters[j]) != 1)
                 what = "adapter", file = b->adapters[j];
+        for (j = 0; !what && b->function && j < b->function->nargs; j++)
+            if (!pg_function_files_inside(b->function, j, root, &file))
+                what = "file";
         if (what)
             return pg_error_set(PG_ERR_USAGE,
                                 "%s:%d:%d: %s '%s' leads outside the "

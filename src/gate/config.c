@@ -10,11 +10,13 @@
 #include "cleanup.h"
 #include "error.h"
 #include "fs.h"
+#include "function.h"
 #include "str.h"
 #include "util.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,10 +48,14 @@ static const char *const settings_keys[] = {
     "noise_floor", "max_time", "min_rounds", "timeout",
     "gate",        "build",    "library",    NULL};
 static const char *const bench_keys[] = {
-    "name",       "problem",  "sources",     "symbol", "language",
-    "cflags",     "include",  "cases",       "cache",  "cuda_arch",
-    "nvcc_flags", "symbols",  "gate",        "build",  "library",
-    "ldflags",    "adapters", "file_cflags", NULL};
+    "name",     "problem", "sources", "symbol",    "language",   "cflags",
+    "include",  "cases",   "cache",   "cuda_arch", "nvcc_flags", "symbols",
+    "gate",     "build",   "library", "ldflags",   "adapters",   "file_cflags",
+    "function", "args",    "check",   "helpers",   "work",       NULL};
+static const char *const buffer_keys[] = {"count", "fill", "range", "file",
+                                          "from",  "with", NULL};
+static const char *const check_keys_[] = {"rel", "abs", "reference", NULL};
+static const char *const work_keys[] = {"flops", "bytes", NULL};
 
 void pg_settings_defaults(pg_settings *out)
 {
@@ -725,6 +731,320 @@ static int parse_cases(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
     return 0;
 }
 
+/* ---- a benchmark declared by its prototype (function.h) ---- */
+
+static pg_fmark fmark_of(const yaml_node_t *node)
+{
+    pg_fmark m;
+
+    m.at = mark_of(node);
+    m.quoted = node->type == YAML_SCALAR_NODE &&
+               node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
+    return m;
+}
+
+/* A scalar that is a number or an expression, as text. */
+static int get_expr(parse_ctx *ctx, yaml_node_t *node, const char *key,
+                    char **out, pg_fmark *mark)
+{
+    if (!scalar(node) || !*scalar(node))
+        return fail_at(ctx, node,
+                       "'%s' must be a number or an expression such as 2*n",
+                       key);
+    *out = pg_strdup(scalar(node));
+    *mark = fmark_of(node);
+    return 0;
+}
+
+static int get_number(parse_ctx *ctx, yaml_node_t *node, const char *key,
+                      double *out)
+{
+    const char *t = scalar(node);
+    char *end;
+
+    errno = 0;
+    if (!t || !*t || (*out = strtod(t, &end), *end) || errno || !isfinite(*out))
+        return fail_at(ctx, node, "'%s' must be a number", key);
+    return 0;
+}
+
+static int parse_fvalues(parse_ctx *ctx, yaml_node_t *map, pg_fvalue **out,
+                         size_t *n, int nested);
+
+/* A buffer: {count: N, fill: KIND, range: [LO, HI], file: PATH,
+ * from: "CALL", with: {...}}. */
+static int parse_buffer(parse_ctx *ctx, yaml_node_t *node, pg_fvalue *v,
+                        int nested)
+{
+    static const char *const fills[] = {"random", "text", "zeros", "ascending",
+                                        NULL};
+    yaml_node_t *x, *key;
+    int err, i;
+
+    if ((err = check_keys(ctx, node, "in a buffer", buffer_keys)) < 0)
+        return err;
+    v->is_buffer = 1;
+    if ((x = lookup(ctx, node, "count", NULL)) &&
+        (err = get_expr(ctx, x, "count", &v->count, &v->count_mark)) < 0)
+        return err;
+    if ((x = lookup(ctx, node, "fill", &key))) {
+        for (i = 0; fills[i] && (!scalar(x) || strcmp(scalar(x), fills[i]));
+             i++)
+            ;
+        if (!fills[i])
+            return fail_at(ctx, x,
+                           "fill: want random, text, zeros or ascending (or "
+                           "range: [LO, HI], or file: PATH)");
+        v->fill = (pg_fill)i;
+        v->fill_given = 1;
+        v->fill_mark = fmark_of(x);
+    }
+    if ((x = lookup(ctx, node, "range", &key))) {
+        yaml_node_t *lo, *hi;
+        if (v->fill_given)
+            return fail_at(ctx, key, "give 'fill' or 'range', not both");
+        if (x->type != YAML_SEQUENCE_NODE || seq_len(x) != 2)
+            return fail_at(ctx, x, "range must be [LO, HI]");
+        lo = node_at(ctx, x->data.sequence.items.start[0]);
+        hi = node_at(ctx, x->data.sequence.items.start[1]);
+        if ((err = get_number(ctx, lo, "range", &v->lo)) < 0 ||
+            (err = get_number(ctx, hi, "range", &v->hi)) < 0)
+            return err;
+        if (v->lo > v->hi)
+            return fail_at(ctx, x, "range [%g, %g]: LO must not be above HI",
+                           v->lo, v->hi);
+        v->fill = PG_FILL_RANGE;
+        v->fill_given = 1;
+        v->fill_mark = fmark_of(x);
+    }
+    if ((x = lookup(ctx, node, "file", &key))) {
+        if (v->fill_given)
+            return fail_at(ctx, key, "give one of 'fill', 'range', 'file'");
+        if ((err = get_string(ctx, x, "file", &v->file)) < 0)
+            return err;
+        v->file_path = pg_path_join(ctx->dir, v->file);
+        if (!pg_path_is_file(v->file_path))
+            return fail_at(ctx, x,
+                           "file '%s' not found (%s); it is read from the "
+                           "working tree, beside the config",
+                           v->file, v->file_path);
+        v->fill = PG_FILL_FILE;
+        v->fill_given = 1;
+        v->fill_mark = fmark_of(x);
+    }
+    if ((x = lookup(ctx, node, "from", &key))) {
+        if (nested)
+            return fail_at(ctx, key, "a buffer of 'with' cannot have a 'from'");
+        if (v->fill_given)
+            return fail_at(ctx, key, "'from' writes the buffer: drop its fill");
+        if ((err = get_string(ctx, x, "from", &v->from)) < 0)
+            return err;
+        v->from_mark = fmark_of(x);
+    }
+    if ((x = lookup(ctx, node, "with", &key))) {
+        if (nested || !v->from)
+            return fail_at(ctx, key,
+                           "'with' holds the buffers of a 'from' call");
+        return parse_fvalues(ctx, x, &v->with, &v->nwith, 1);
+    }
+    return 0;
+}
+
+/* The entries of `args` (or of `with`, nested). */
+static int parse_fvalues(parse_ctx *ctx, yaml_node_t *map, pg_fvalue **out,
+                         size_t *n, int nested)
+{
+    yaml_node_pair_t *p;
+    int err;
+
+    if (map->type != YAML_MAPPING_NODE)
+        return fail_at(ctx, map,
+                       "'%s' must be a mapping of names to values, such as "
+                       "{len: n, buf: {count: n}}",
+                       nested ? "with" : "args");
+    *out = pg_calloc(
+        (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start) +
+            1,
+        sizeof(pg_fvalue));
+    for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+         p++) {
+        yaml_node_t *k = node_at(ctx, p->key), *v = node_at(ctx, p->value);
+        pg_fvalue *fv = &(*out)[*n];
+        size_t i;
+
+        if (!scalar(k) || !pg_valid_name(scalar(k)) || strchr(scalar(k), '.') ||
+            strchr(scalar(k), '-'))
+            return fail_at(ctx, k, "'%s' must be a C name",
+                           scalar(k) ? scalar(k) : "?");
+        for (i = 0; i < *n; i++)
+            if (!strcmp((*out)[i].name, scalar(k)))
+                return fail_at(ctx, k, "'%s' is given twice", scalar(k));
+        (*n)++;
+        fv->name = pg_strdup(scalar(k));
+        fv->mark = fmark_of(k);
+        if (v->type == YAML_MAPPING_NODE)
+            err = parse_buffer(ctx, v, fv, nested);
+        else if (nested)
+            err = fail_at(ctx, v, "'%s' in 'with' must be a buffer, {count: N}",
+                          fv->name);
+        else
+            err = get_expr(ctx, v, fv->name, &fv->expr, &fv->expr_mark);
+        if (err < 0)
+            return err;
+    }
+    return 0;
+}
+
+/* check: base | none | "reference NAME" | {rel: R, abs: A, reference: NAME} */
+static int parse_check(parse_ctx *ctx, yaml_node_t *v, pg_function *f)
+{
+    const char *t = scalar(v);
+    yaml_node_t *x;
+    int err;
+
+    f->check_mark = fmark_of(v);
+    if (t && !strcmp(t, "base"))
+        return 0;
+    if (t && !strcmp(t, "none")) {
+        f->check = PG_CHECK_NONE;
+        return 0;
+    }
+    if (t && !strncmp(t, "reference ", 10) && pg_valid_name(t + 10)) {
+        f->check = PG_CHECK_REFERENCE;
+        f->reference = pg_strdup(t + 10);
+        return 0;
+    }
+    if (v->type != YAML_MAPPING_NODE)
+        return fail_at(ctx, v,
+                       "check: want base (the default), none, "
+                       "\"reference FUNCTION\", or {rel: 1e-6, abs: 0}");
+    if ((err = check_keys(ctx, v, "in 'check'", check_keys_)) < 0)
+        return err;
+    if ((x = lookup(ctx, v, "rel", NULL)) &&
+        (err = get_number(ctx, x, "rel", &f->rel)) < 0)
+        return err;
+    if ((x = lookup(ctx, v, "abs", NULL)) &&
+        (err = get_number(ctx, x, "abs", &f->abs)) < 0)
+        return err;
+    if (f->rel < 0 || f->abs < 0)
+        return fail_at(ctx, v, "check: rel and abs must not be negative");
+    if ((x = lookup(ctx, v, "reference", NULL))) {
+        if ((err = get_string(ctx, x, "reference", &f->reference)) < 0)
+            return err;
+        if (!pg_valid_name(f->reference))
+            return fail_at(ctx, x, "reference: a function's name");
+        f->check = PG_CHECK_REFERENCE;
+    }
+    return 0;
+}
+
+static int parse_work(parse_ctx *ctx, yaml_node_t *v, pg_function *f)
+{
+    yaml_node_t *x;
+    int err;
+
+    if (v->type != YAML_MAPPING_NODE)
+        return fail_at(ctx, v,
+                       "work: a mapping, such as {bytes: len} or "
+                       "{flops: 2*n, bytes: 8*n}");
+    if ((err = check_keys(ctx, v, "in 'work'", work_keys)) < 0)
+        return err;
+    if ((x = lookup(ctx, v, "flops", NULL)) &&
+        (err = get_expr(ctx, x, "flops", &f->flops, &f->flops_mark)) < 0)
+        return err;
+    if ((x = lookup(ctx, v, "bytes", NULL)) &&
+        (err = get_expr(ctx, x, "bytes", &f->bytes, &f->bytes_mark)) < 0)
+        return err;
+    return 0;
+}
+
+/* The keys a function benchmark has, before its cases are read. */
+static int parse_function(parse_ctx *ctx, yaml_node_t *node, yaml_node_t *v,
+                          pg_bench_config *b)
+{
+    pg_function *f = b->function = pg_calloc(1, sizeof(*f));
+    yaml_node_t *x, *key;
+    size_t i;
+    int err;
+
+    if ((x = lookup(ctx, node, "problem", &key)))
+        return fail_at(ctx, key,
+                       "give 'problem' or 'function', not both: 'function' "
+                       "makes the problem from the prototype");
+    if ((x = lookup(ctx, node, "symbol", &key)))
+        return fail_at(ctx, key,
+                       "'symbol' is the function's name in 'function'");
+    if ((err = get_string(ctx, v, "function", &f->prototype)) < 0)
+        return err;
+    f->mark = fmark_of(v);
+    f->args_mark = f->mark;
+    if ((x = lookup(ctx, node, "helpers", NULL))) {
+        if ((err = get_string_list(ctx, x, "helpers", &f->helpers,
+                                   &f->nhelpers)) < 0)
+            return err;
+        f->helper_marks = pg_calloc(f->nhelpers + 1, sizeof(pg_fmark));
+        for (i = 0; i < f->nhelpers; i++)
+            f->helper_marks[i] =
+                fmark_of(x->type == YAML_SEQUENCE_NODE
+                             ? node_at(ctx, x->data.sequence.items.start[i])
+                             : x);
+    }
+    if ((x = lookup(ctx, node, "args", &key))) {
+        f->args_mark = fmark_of(key);
+        if ((err = parse_fvalues(ctx, x, &f->args, &f->nargs, 0)) < 0)
+            return err;
+    }
+    if ((x = lookup(ctx, node, "check", NULL)) &&
+        (err = parse_check(ctx, x, f)) < 0)
+        return err;
+    if ((x = lookup(ctx, node, "work", NULL)) &&
+        (err = parse_work(ctx, x, f)) < 0)
+        return err;
+    return 0;
+}
+
+/* A problem benchmark with keys that only a function's has. */
+static int function_keys_alone(parse_ctx *ctx, yaml_node_t *node)
+{
+    static const char *const keys[] = {"args", "check", "helpers", "work",
+                                       NULL};
+    const char *const *k;
+    yaml_node_t *key;
+
+    for (k = keys; *k; k++)
+        if (lookup(ctx, node, *k, &key))
+            return fail_at(ctx, key,
+                           "'%s' belongs to a benchmark declared by its "
+                           "'function', not to one with a 'problem'",
+                           *k);
+    return 0;
+}
+
+/* After the cases: checked against the prototype, and its problem made. */
+static int check_function(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
+{
+    pg_function *f = b->function;
+    int err;
+
+    if (!strcmp(b->language, "cuda"))
+        return fail_at(ctx, node,
+                       "benchmark '%s': a CUDA kernel needs a problem file "
+                       "(its launch is not in its prototype)",
+                       b->name);
+    if (!b->ncases)
+        return fail_at(ctx, node,
+                       "benchmark '%s' needs 'cases', the sizes to measure "
+                       "at, such as cases: [{n: 1000}, {n: 1000000}]",
+                       b->name);
+    if ((err = pg_function_check(f, ctx->display, b->cases, b->ncases)) < 0)
+        return err;
+    free(b->symbol);
+    b->symbol = pg_strdup(f->name);
+    b->problem = pg_strdup(f->name);
+    b->problem_mark = f->mark.at;
+    return 0;
+}
+
 static int parse_benchmark(parse_ctx *ctx, yaml_node_t *node,
                            pg_bench_config *b)
 {
@@ -739,10 +1059,20 @@ static int parse_benchmark(parse_ctx *ctx, yaml_node_t *node,
     if ((err = check_keys(ctx, node, "in benchmark", bench_keys)) < 0 ||
         (err = parse_bench_name(ctx, node, b)) < 0)
         return err;
-    if (!(v = lookup(ctx, node, "problem", NULL)))
-        return fail_at(ctx, node, "benchmark '%s' has no 'problem'", b->name);
-    if ((err = parse_problem(ctx, v, b)) < 0 ||
-        (err = parse_project(ctx, node, b)) < 0 ||
+    if ((v = lookup(ctx, node, "function", NULL))) {
+        if ((err = parse_function(ctx, node, v, b)) < 0)
+            return err;
+    } else if (!(v = lookup(ctx, node, "problem", NULL))) {
+        return fail_at(ctx, node,
+                       "benchmark '%s' has no 'function' (the C prototype "
+                       "of the function to gate) nor 'problem'",
+                       b->name);
+    } else if ((err = parse_problem(ctx, v, b)) < 0) {
+        return err;
+    } else if ((err = function_keys_alone(ctx, node)) < 0) {
+        return err;
+    }
+    if ((err = parse_project(ctx, node, b)) < 0 ||
         (err = parse_sources(ctx, node, b)) < 0)
         return err;
     b->symbol = pg_strdup("solution");
@@ -754,6 +1084,8 @@ static int parse_benchmark(parse_ctx *ctx, yaml_node_t *node,
         (err = parse_choices(ctx, node, b)) < 0 ||
         (err = parse_flags(ctx, node, b)) < 0 ||
         (err = parse_cases(ctx, node, b)) < 0)
+        return err;
+    if (b->function && (err = check_function(ctx, node, b)) < 0)
         return err;
     return 0;
 }
@@ -973,6 +1305,7 @@ void pg_config_clear(pg_config *cfg)
         free(b->name);
         free(b->problem);
         free(b->problem_path);
+        pg_function_free(b->function);
         free_list(b->sources, b->nsources);
         free(b->symbol);
         free(b->language);

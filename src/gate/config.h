@@ -62,6 +62,10 @@ typedef struct pg_bench_config {
     pg_file_flags *file_cflags; /* more flags for the sources a pattern
                                    names */
     size_t nfile_cflags;
+    /* A benchmark declared by its prototype: its problem is generated
+     * (function.h), `problem` and `symbol` are the function's name.
+     * NULL: a problem benchmark. */
+    struct pg_function *function;
 } pg_bench_config;
 
 typedef struct pg_config {

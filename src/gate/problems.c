@@ -90,6 +90,9 @@ char *pg_problems_source(const pg_bench_config *b)
 {
     if (b->problem_path)
         return pg_strdup(b->problem_path);
+    /* Generated: one of its own per benchmark. */
+    if (b->function)
+        return pg_strdupf("function %s", b->name);
     return pg_strdupf("%s/problems/%s.c", pg_problems_data_dir(), b->problem);
 }
 
