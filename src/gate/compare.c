@@ -623,6 +623,37 @@ static void settle(compare_ctx *ctx, pg_bench_result *out, const pg_build *base,
     }
 }
 
+/*
+ * A function benchmark whose head was not checked says so, and why: its
+ * config turned the check off, or there was no base to check it against.
+ * (Identical code needs no check: it is the base.)
+ */
+static void say_unchecked(pg_bench_result *out, const pg_bench_config *b,
+                          const pg_run_spec *spec, int base_failed)
+{
+    const pg_function *f = b->function;
+    const char *why = NULL;
+    char *msg;
+
+    if (f->check == PG_CHECK_NONE)
+        why = "check: none in perfgate.yml";
+    else if (f->check == PG_CHECK_REFERENCE)
+        return;
+    else if (!f->has_output)
+        why = "the function returns nothing and writes no buffer";
+    else if (out->side == PG_SIDE_BASE || base_failed)
+        why = "nothing to compare with: the base side failed";
+    else if (!spec->lib[0] && !out->identical)
+        why = "nothing to compare with: the base side has no such function";
+    if (!why || out->side == PG_SIDE_HEAD)
+        return;
+    out->unchecked = 1;
+    msg = out->message ? pg_strdupf("%s; unchecked: %s", out->message, why)
+                       : pg_strdupf("unchecked: %s", why);
+    free(out->message);
+    out->message = msg;
+}
+
 /* The problem of `b`, built once a run (*lib: a new string). */
 static int problem_build(compare_ctx *ctx, const pg_bench_config *b, char **lib)
 {
@@ -758,6 +789,8 @@ static int run_benchmark(compare_ctx *ctx, size_t index, pg_bench_result *out)
     if ((err = pg_run_bench(out, &spec, spec_path)) < 0)
         goto done;
     settle(ctx, out, &build[0], base_failed);
+    if (b->function)
+        say_unchecked(out, b, &spec, base_failed);
     if (ctx->opts->profile && out->status == PG_STATUS_REGRESSION) {
         if (!spec.gpu) {
             err = profile_worst(ctx, b, out, problem_lib, cases, ncases);

@@ -235,6 +235,8 @@ static cJSON *bench_json(const pg_bench_result *b)
     add_interval(o, b->change_lo, b->change_hi);
     cJSON_AddStringToObject(o, "gate", b->gate_cases ? "cases" : "total");
     cJSON_AddBoolToObject(o, "identical_code", b->identical);
+    if (b->unchecked)
+        cJSON_AddBoolToObject(o, "checked", 0);
     cJSON_AddBoolToObject(o, "not_affected", b->not_affected);
     if (b->shard > 0)
         cJSON_AddNumberToObject(o, "shard", b->shard);
@@ -646,6 +648,8 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
     b->gate_cases = cJSON_IsString(iv) && !strcmp(iv->valuestring, "cases");
     b->identical =
         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "identical_code"));
+    b->unchecked =
+        cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(o, "checked"));
     b->shard = get_int(o, "shard");
     b->not_affected =
         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "not_affected"));

@@ -102,6 +102,8 @@ typedef struct pg_bench_result {
                        measured */
     int not_affected; /* both sides build from the same files: unchanged,
                          neither built nor measured */
+    int unchecked;    /* a function benchmark whose head's output was checked
+                         against nothing (message says why) */
     int cold;       /* measured with cold caches */
     /* How each side's library came to be, base then head: 0 not built
      * (not affected, missing, failed), 1 compiled in this run, 2 taken

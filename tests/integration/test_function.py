@@ -1,0 +1,404 @@
+#!/usr/bin/env python3
+"""Benchmarks declared by their prototype (perfgate.yml's `function:`):
+no problem file, the head checked against the base, inputs made by the
+side's own functions.  The functions here are small stand-ins of our own
+with the prototypes of real ones (zlib's adler32_z, LZ4's decompressor, a
+float reduction, a word counter)."""
+import json
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import RepoTest  # noqa: E402
+
+MEASURED = ("unchanged", "improvement", "regression")
+
+CHECKSUM = """#include <stddef.h>
+unsigned long adler32_z(unsigned long adler, const unsigned char *buf,
+                        size_t len)
+{
+    unsigned long a = adler & 0xffff, b = adler >> 16;
+    for (size_t i = 0; i < len; i++) {
+        a = (a + buf[i]) % 65521;
+        b = (b + a) % 65521;
+    }
+    return (b << 16) | a;
+}
+"""
+
+ADLER = ('function: "unsigned long adler32_z(unsigned long adler, '
+         'const unsigned char *buf, size_t len)"')
+
+SUMS = """#include <stddef.h>
+float sum(const float *x, int n)
+{
+    float s = 0;
+    for (int i = 0; i < n; i++)
+        s += x[i];
+    return s;
+}
+void scale(float *out, const float *in, size_t n, float k)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = in[i] * k;
+}
+"""
+
+# Run-length coding: a stand-in for a compressor and its decompressor.
+CODEC = """#include <stddef.h>
+int rle_compress(const char *src, char *dst, int n, int cap)
+{
+    int i = 0, o = 0;
+    while (i < n) {
+        int j = i;
+        while (j < n && j - i < 255 && src[j] == src[i])
+            j++;
+        if (o + 2 > cap)
+            return -1;
+        dst[o++] = (char)(j - i);
+        dst[o++] = src[i];
+        i = j;
+    }
+    return o;
+}
+int rle_decompress(const char *src, char *dst, int srclen, int cap)
+{
+    int o = 0;
+    for (int i = 0; i + 1 < srclen; i += 2) {
+        int k = (unsigned char)src[i];
+        if (o + k > cap)
+            return -1;
+        for (int j = 0; j < k; j++)
+            dst[o++] = src[i + 1];
+    }
+    return o;
+}
+"""
+
+UNRLE = """  - name: unrle
+    function: "int rle_decompress(const char *src, char *dst, int srclen, int cap)"
+    helpers: ["int rle_compress(const char *src, char *dst, int n, int cap)"]
+    sources: [codec.c]
+    args: {src: {count: 2*n, from: "rle_compress(raw, src, n, 2*n)", with: {raw: {count: n, fill: text}}}, srclen: src, dst: {count: n}, cap: n}
+    cases: [{n: 4096}, {n: 20000}]
+"""
+
+
+def config(*benchmarks, max_time="0.3s"):
+    return ("version: 1\nsettings: {max_time: %s}\nbenchmarks:\n" % max_time
+            + "".join(benchmarks))
+
+
+def adler(extra="", cases="[{len: 64}, {len: 4096}]"):
+    return ("  - name: adler\n    %s\n    sources: [adler.c]\n"
+            "    args: {adler: 1, buf: {count: len}}\n"
+            "    cases: %s\n%s" % (ADLER, cases, extra))
+
+
+class Functions(RepoTest):
+    """A function gated from its prototype: measured as a problem file's
+    would be, and its head checked against its base."""
+
+    def test_a_slowdown_is_found_and_a_rewrite_passes(self):
+        self.commit({"perfgate.yml": config(adler()), "adler.c": CHECKSUM},
+                    "base")
+        twice = CHECKSUM.replace(
+            "    for (size_t i = 0; i < len; i++) {",
+            "    volatile unsigned long sink = 0;\n"
+            "    for (size_t i = 0; i < len; i++)\n"
+            "        sink += buf[i] % 65521 * (i + 1) % 65521;\n"
+            "    for (size_t i = 0; i < len; i++) {")
+        self.commit({"adler.c": twice})
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "30%")
+        b = r.bench("adler")
+        self.assertEqual(b["status"], "regression", r.stdout)
+        self.assertEqual(r.code, 1, r.stdout)
+        # Right and no slower: passes, and is checked.
+        same = CHECKSUM.replace("i++", "i += 1")
+        self.commit({"adler.c": same})
+        r = self.perfgate("HEAD~2", "HEAD", "--noise-floor", "60%")
+        b = r.bench("adler")
+        self.assertIn(b["status"], MEASURED, r.stdout)
+        self.assertEqual(r.code, 0, r.stdout)
+        self.assertNotIn("checked", b)
+
+    def test_a_wrong_result_fails_naming_both_values(self):
+        self.commit({"perfgate.yml": config(adler()), "adler.c": CHECKSUM},
+                    "base")
+        self.commit({"adler.c": CHECKSUM.replace(
+            "return (b << 16) | a;", "return (b << 16) | (a ^ (len > 100));")})
+        r = self.perfgate("HEAD~1", "HEAD")
+        b = r.bench("adler")
+        self.assertEqual(b["status"], "incorrect", r.stdout)
+        self.assertEqual(b["side"], "head")
+        self.assertIn("len=4096", b["message"])
+        self.assertRegex(b["message"], r"adler32_z\(\) returned \d+, base \d+")
+        self.assertEqual(r.code, 1)
+
+    def test_an_output_element_left_unwritten_fails(self):
+        bench = ("  - name: scale\n    function: \"void scale(float *out, "
+                 "const float *in, size_t n, float k)\"\n"
+                 "    sources: [sums.c]\n    args: {out: {count: n}, in: "
+                 "{count: n, range: [1, 10]}, k: 2.5}\n"
+                 "    cases: [{n: 1000}]\n")
+        self.commit({"perfgate.yml": config(bench), "sums.c": SUMS}, "base")
+        self.commit({"sums.c": SUMS.replace("i < n; i++)\n        out",
+                                            "i + 1 < n; i++)\n        out")})
+        r = self.perfgate("HEAD~1", "HEAD")
+        b = r.bench("scale")
+        self.assertEqual(b["status"], "incorrect", r.stdout)
+        self.assertRegex(b["message"], r"out\[999\] = nan, base [0-9.]+")
+
+    def test_floats_within_the_tolerance_pass_and_beyond_it_fail(self):
+        def bench(check):
+            return ("  - name: sum\n    function: \"float sum(const float *x, "
+                    "int n)\"\n    sources: [sums.c]\n    args: {x: {count: "
+                    "n}}\n%s    cases: [{n: 1000}, {n: 100000}]\n" % check)
+        pairs = SUMS.replace(
+            "    float s = 0;\n    for (int i = 0; i < n; i++)\n"
+            "        s += x[i];\n    return s;",
+            "    float s = 0, t = 0;\n    int i;\n"
+            "    for (i = 0; i + 1 < n; i += 2) {\n"
+            "        s += x[i];\n        t += x[i + 1];\n    }\n"
+            "    if (i < n)\n        s += x[i];\n    return s + t;")
+        for check, head, want in (
+                ("", pairs, "incorrect"),          # exact by default
+                ("    check: {rel: 1e-3, abs: 1e-3}\n", pairs, "measured"),
+                ("    check: {rel: 1e-3, abs: 1e-3}\n",
+                 SUMS.replace("return s;", "return s * 1.01f;"),
+                 "incorrect")):
+            with self.subTest(check=check, want=want):
+                self.tearDown()
+                self.setUp()
+                self.commit({"perfgate.yml": config(bench(check)),
+                             "sums.c": SUMS}, "base")
+                self.commit({"sums.c": head})
+                r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
+                b = r.bench("sum")
+                if want == "measured":
+                    self.assertIn(b["status"], MEASURED, r.stdout)
+                else:
+                    self.assertEqual(b["status"], want, r.stdout)
+                    self.assertRegex(b["message"],
+                                     r"sum\(\) returned [-0-9.e]+, base")
+
+    def test_a_decompressor_gets_its_own_sides_compressed_input(self):
+        self.commit({"perfgate.yml": config(UNRLE), "codec.c": CODEC}, "base")
+        # A faster decompressor, and a compressor that makes other (still
+        # valid) output: each side decompresses what its compressor made.
+        faster = CODEC.replace(
+            "        for (int j = 0; j < k; j++)\n"
+            "            dst[o++] = src[i + 1];",
+            "        __builtin_memset(dst + o, src[i + 1], (size_t)k);\n"
+            "        o += k;").replace("j - i < 255", "j - i < 200")
+        self.commit({"codec.c": faster})
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
+        b = r.bench("unrle")
+        self.assertIn(b["status"], MEASURED, r.stdout)
+        # One byte short: caught.
+        short = CODEC.replace("return o;\n}\n", "return o - (o > 4096);\n}\n")
+        self.commit({"codec.c": CODEC[:CODEC.index("int rle_decompress")]
+                     + short[short.index("int rle_decompress"):]})
+        r = self.perfgate("HEAD~2", "HEAD")
+        b = r.bench("unrle")
+        self.assertEqual(b["status"], "incorrect", r.stdout)
+        self.assertIn("rle_decompress() returned", b["message"])
+
+    def test_a_side_without_the_helper_is_charged_with_it(self):
+        self.commit({"perfgate.yml": config(UNRLE), "codec.c": CODEC}, "base")
+        self.commit({"codec.c": CODEC.replace("int rle_compress(",
+                                              "int rle_pack(")})
+        r = self.perfgate("HEAD~1", "HEAD")
+        b = r.bench("unrle")
+        self.assertEqual(b["side"], "head", r.stdout)
+        self.assertIn("rle_compress", b["message"])
+        self.assertEqual(r.code, 1)
+
+    def test_check_none_and_a_new_function_say_they_are_unchecked(self):
+        self.commit({"perfgate.yml": config(adler("    check: none\n")),
+                     "adler.c": CHECKSUM}, "base")
+        self.commit({"adler.c": CHECKSUM.replace("return (b << 16) | a;",
+                                                 "return a;")})
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
+        b = r.bench("adler")
+        self.assertIn(b["status"], MEASURED, r.stdout)
+        self.assertIs(b["checked"], False)
+        self.assertIn("unchecked: check: none", b["message"])
+        # New on the head: measured, and said unchecked.
+        self.git("rm", "-q", "adler.c")
+        self.commit({"perfgate.yml": config(adler())}, "no adler")
+        self.commit({"adler.c": CHECKSUM})
+        r = self.perfgate("HEAD~1", "HEAD")
+        b = r.bench("adler")
+        self.assertEqual(b["status"], "new", r.stdout)
+        self.assertIn("unchecked: nothing to compare with", b["message"])
+        self.assertEqual(r.code, 0)
+        # A base whose file lacks the function: the same.
+        self.commit({"adler.c": "int unused;\n"}, "no function")
+        self.commit({"adler.c": CHECKSUM})
+        r = self.perfgate("HEAD~1", "HEAD")
+        b = r.bench("adler")
+        self.assertIn("unchecked: nothing to compare with", b["message"])
+        self.assertEqual(r.code, 0)
+
+    def test_check_against_a_reference_of_the_repository(self):
+        ref = CHECKSUM.replace("adler32_z(", "adler32_slow(")
+        wrong = CHECKSUM.replace("% 65521;\n        b", "% 65520;\n        b")
+        self.commit({"perfgate.yml": config(adler(
+            "    check: reference adler32_slow\n")),
+            "adler.c": wrong + ref}, "base")
+        # Base and head equally wrong: the base cannot tell, the reference
+        # can.
+        self.commit({"adler.c": wrong.replace("i++", "i += 1") + ref})
+        r = self.perfgate("HEAD~1", "HEAD")
+        b = r.bench("adler")
+        self.assertEqual(b["status"], "incorrect", r.stdout)
+        self.assertIn("adler32_slow", b["message"])
+
+    def test_each_fill_keeps_its_promise(self):
+        # The head returns what the base does only while the input is what
+        # its fill promises; -1 otherwise.
+        body = """#include <stddef.h>
+long first(const %s *x, size_t n)
+{
+    long bad = 0;
+    for (size_t i = 0; i < n; i++)
+        bad |= !(%s);
+    return HEAD && bad ? -1 : (long)x[0];
+}
+"""
+        for fill, elem, ok in (
+                ("fill: text", "char",
+                 "(x[i] >= 'a' && x[i] <= 'z') || x[i] == ' ' || "
+                 "x[i] == '\\n'"),
+                ("fill: zeros", "int", "x[i] == 0"),
+                ("fill: ascending", "int", "x[i] == (int)i"),
+                ("range: [-3, 7]", "int", "x[i] >= -3 && x[i] <= 7"),
+                ("range: [0.5, 2]", "double", "x[i] >= 0.5 && x[i] <= 2"),
+                ("file: data.bin", "char",
+                 "x[i] == \"perfgate\"[i % 8]")):
+            with self.subTest(fill=fill):
+                self.tearDown()
+                self.setUp()
+                bench = ("  - name: first\n    function: \"long first(const "
+                         "%s *x, size_t n)\"\n    sources: [f.c]\n"
+                         "    args: {x: {count: n, %s}}\n"
+                         "    cases: [{n: 1000}]\n" % (elem, fill))
+                self.commit({"perfgate.yml": config(bench),
+                             "data.bin": "perfgate",
+                             "f.c": "#define HEAD 0\n" + body % (elem, ok)},
+                            "base")
+                self.commit({"f.c": "#define HEAD 1\n" + body % (elem, ok)})
+                r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
+                self.assertIn(r.bench("first")["status"], MEASURED,
+                              r.stdout)
+                # And a broken promise is seen.
+                self.commit({"f.c": "#define HEAD 1\n" + body % (
+                    elem, "x[i] == 12345")})
+                r = self.perfgate("HEAD~2", "HEAD")
+                self.assertEqual(r.bench("first")["status"], "incorrect",
+                                 r.stdout)
+
+    def test_work_formulas_give_throughput(self):
+        self.commit({"perfgate.yml": config(adler("    work: {bytes: len}\n")),
+                     "adler.c": CHECKSUM}, "base")
+        self.commit({"adler.c": CHECKSUM.replace(
+            "{\n    unsigned long a", "{\n    if (len == 12345)\n"
+            "        return 0;\n    unsigned long a")})
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
+        b = r.bench("adler")
+        self.assertIn(b["status"], MEASURED, r.stdout)
+        self.assertEqual([c.get("bytes") for c in b["cases"]], [64, 4096],
+                        json.dumps(b["cases"]))
+
+
+class FunctionErrors(RepoTest):
+    """A function benchmark the config gets wrong: an error at its line
+    and column that says what to write, before anything is built."""
+
+    def check(self, bench, want, files=None, line=None):
+        files = dict(files or {})
+        files.update({"perfgate.yml": config(bench), "adler.c": CHECKSUM})
+        self.commit(files, "base")
+        r = self.perfgate("HEAD")
+        self.assertEqual(r.code, 2, r.stdout + r.stderr)
+        self.assertIn(want, r.stderr)
+        self.assertRegex(r.stderr, r"perfgate\.yml:%s:\d+: " %
+                         (line if line else r"\d+"))
+        return r.stderr
+
+    def test_a_prototype_that_does_not_parse(self):
+        self.check("  - name: x\n    function: \"int f(struct s *p)\"\n"
+                   "    sources: [adler.c]\n    cases: [{n: 1}]\n",
+                   "problem file", line=5)
+
+    def test_a_parameter_without_a_value(self):
+        self.check("  - name: x\n    " + ADLER + "\n    sources: [adler.c]\n"
+                   "    args: {adler: 1}\n    cases: [{n: 1}]\n",
+                   "parameter 'buf' (const unsigned char *) needs a value")
+        self.check("  - name: x\n    " + ADLER + "\n    sources: [adler.c]\n"
+                   "    args: {adler: 1, buf: {count: n}}\n"
+                   "    cases: [{n: 1}]\n",
+                   "parameter 'len' (size_t) needs a value")
+
+    def test_an_unknown_name_in_a_count(self):
+        err = self.check("  - name: x\n    " + ADLER + "\n"
+                         "    sources: [adler.c]\n"
+                         "    args: {adler: 1, buf: {count: 2*size}}\n"
+                         "    cases: [{len: 1}]\n",
+                         "unknown name 'size' (it may name: len)", line=7)
+        # The column points at the name, inside the expression.
+        self.assertIn("perfgate.yml:7:37:", err)
+
+    def test_a_parameter_the_prototype_lacks(self):
+        self.check("  - name: x\n    " + ADLER + "\n    sources: [adler.c]\n"
+                   "    args: {adler: 1, bufer: {count: len}}\n"
+                   "    cases: [{len: 1}]\n",
+                   "'bufer' is not a parameter of adler32_z (did you mean "
+                   "'buf'?)")
+
+    def test_a_file_missing_or_outside_the_repository(self):
+        base = ("  - name: x\n    " + ADLER + "\n    sources: [adler.c]\n"
+                "    args: {adler: 1, buf: {count: len, file: %s}}\n"
+                "    cases: [{len: 1}]\n")
+        self.check(base % "nothere.bin", "file 'nothere.bin' not found")
+        self.tearDown()
+        self.setUp()
+        with open(os.path.join(self.tmp, "secret"), "w") as f:
+            f.write("secret")
+        self.check(base % "../secret", "leads outside the repository")
+
+    def test_a_call_to_an_undeclared_helper(self):
+        self.check(UNRLE.replace("    helpers: [\"int rle_compress(const char "
+                                 "*src, char *dst, int n, int cap)\"]\n", ""),
+                   "from: 'rle_compress' is not declared",
+                   {"codec.c": CODEC})
+
+    def test_a_count_too_large_for_the_machine(self):
+        self.check("  - name: x\n    " + ADLER + "\n    sources: [adler.c]\n"
+                   "    args: {adler: 1, buf: {count: len}}\n"
+                   "    cases: [{len: 1}, {len: 1000000000000000}]\n",
+                   "more memory than this machine has")
+        self.tearDown()
+        self.setUp()
+        self.check("  - name: x\n    " + ADLER + "\n    sources: [adler.c]\n"
+                   "    args: {adler: 1, buf: {count: len*len*len}}\n"
+                   "    cases: [{len: 10000000}]\n",
+                   "overflows")
+
+    def test_a_scalar_given_a_buffer_and_a_pointer_a_number(self):
+        self.check("  - name: x\n    " + ADLER + "\n    sources: [adler.c]\n"
+                   "    args: {adler: 1, buf: 64, len: 64}\n"
+                   "    cases: [{n: 1}]\n",
+                   "'buf' is a pointer (const unsigned char *): give it a "
+                   "buffer")
+
+    def test_problem_and_function_together(self):
+        self.check("  - name: x\n    problem: reduce_sum\n    " + ADLER +
+                   "\n    sources: [adler.c]\n    cases: [{n: 1}]\n",
+                   "give 'problem' or 'function', not both")
+
+
+if __name__ == "__main__":
+    unittest.main()
