@@ -13,8 +13,10 @@
 #   e9d5486^ e9d5486   "Remove K&R function definitions": no change meant
 #   --aa e9d5486       the same revision against itself, measured
 #
-# and prints one line per run: pair, verdict, total change and interval,
-# and each case's change.  Get a clone with
+# and prints one line per run and benchmark: pair, benchmark, verdict,
+# total change and interval, seconds spent measuring, and each case's
+# change.  Two benchmarks gate the same function: crc32, with the problem
+# file beside this script, and crc32_fn, declared by its prototype alone.  Get a clone with
 #   git clone https://github.com/madler/zlib
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,6 +39,14 @@ benchmarks:
     include: [.]
     symbol: crc32
     cases: [{n: 64}, {n: 4096}, {n: 1048576}]
+  # The same function declared by its prototype: no problem file, the head
+  # checked against the base.
+  - name: crc32_fn
+    function: "unsigned long crc32(unsigned long crc, const unsigned char *buf, unsigned int len)"
+    sources: [crc32.c]
+    include: [.]
+    args: {crc: 0, buf: {count: n}, len: n}
+    cases: [{n: 64}, {n: 4096}, {n: 1048576}]
 YML
 for rev in f8719f5^ f8719f5 e9d5486^ e9d5486; do
     for f in crc32.c crc32.h zutil.h zlib.h zconf.h; do
@@ -51,14 +61,15 @@ report() {
     python3 - "$1" "$2" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[2]))
-b = r["benchmarks"][0]
-iv = b.get("change_interval") or [float("nan")] * 2
-cases = " ".join("%s %+.1f%%" % (c["name"], 100 * c["change"])
-                 for c in b.get("cases", []) if c.get("change") is not None)
-change = b["change"] if b["change"] is not None else float("nan")
-print("%-20s %-12s %+7.2f%% [%+.2f, %+.2f]%s  %s" % (
-    sys.argv[1], b["status"], 100 * change, 100 * iv[0], 100 * iv[1],
-    " identical code" if b.get("identical_code") else "", cases))
+for b in r["benchmarks"]:
+    iv = b.get("change_interval") or [float("nan")] * 2
+    cases = " ".join("%s %+.1f%%" % (c["name"], 100 * c["change"])
+                     for c in b.get("cases", []) if c.get("change") is not None)
+    change = b["change"] if b["change"] is not None else float("nan")
+    print("%-20s %-9s %-12s %+7.2f%% [%+.2f, %+.2f] %5.2fs%s  %s" % (
+        sys.argv[1], b["name"], b["status"], 100 * change, 100 * iv[0],
+        100 * iv[1], b.get("seconds") or 0,
+        " identical code" if b.get("identical_code") else "", cases))
 PY
 }
 i=0

@@ -12,10 +12,13 @@
 #include "fs.h"
 #include "init.h"
 #include "problem.h"
+#include "prototype.h"
 #include "revision.h"
 #include "str.h"
+#include "strvec.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,24 +27,43 @@
 #include "banned.h"
 
 static const char usage_text[] =
-    "usage: perfgate init PROBLEM [--name NAME] [--source PATH]\n"
+    "usage: perfgate init --function PROTOTYPE --sources FILE... [--name "
+    "NAME]\n"
+    "                     [--problem]\n"
+    "   or: perfgate init PROBLEM [--name NAME] [--source PATH]\n"
     "                     [--language c|cuda]\n"
     "\n"
-    "Writes a starter solution for the built-in PROBLEM (see `perfgate\n"
-    "problems`): its signature and an empty body, at perf/NAME.c (.cu) in the\n"
-    "repository, and adds a benchmark NAME for it to perfgate.yml (created\n"
-    "when there is none).  Nothing is overwritten.\n"
+    "With --function, adds a benchmark for a function of yours to\n"
+    "perfgate.yml (created when there is none): its C prototype, the files\n"
+    "that define it, its arguments guessed from the prototype (a '# TODO'\n"
+    "where they cannot be) and three sizes to measure at.  The head is\n"
+    "checked against the base: no problem file, no reference to write.\n"
+    "--problem writes a problem file for it instead, at perf/NAME.c, for\n"
+    "when the function needs more than arguments can say.\n"
+    "\n"
+    "With a built-in PROBLEM (see `perfgate problems`), writes a starter\n"
+    "solution: its signature and an empty body, at perf/NAME.c (.cu), and\n"
+    "adds a benchmark NAME for it.  Nothing is overwritten.\n"
     "\n"
     "options:\n"
-    "  -n, --name NAME        the benchmark's name (default: PROBLEM)\n"
-    "  -s, --source PATH      where the starter goes, relative to the\n"
-    "                         repository root (default: perf/NAME.c, or\n"
-    "                         perf/NAME.cu)\n"
+    "  -f, --function PROTO   the function's C prototype, quoted\n"
+    "  -S, --sources FILE...  the files that define it and what it calls\n"
+    "                         (relative to the repository root; globs as\n"
+    "                         in perfgate.yml); every word up to the next\n"
+    "                         option\n"
+    "  -p, --problem          with --function: a problem file, not args\n"
+    "  -n, --name NAME        the benchmark's name (default: the function's\n"
+    "                         or the PROBLEM's)\n"
+    "  -s, --source PATH      where the starter or problem file goes,\n"
+    "                         relative to the repository root (default:\n"
+    "                         perf/NAME.c, or perf/NAME.cu)\n"
     "  -l, --language LANG    c (default) or cuda: an empty kernel and the\n"
     "                         solution that launches it\n"
     "  -h, --help             show this help\n"
     "\n"
-    "example:\n"
+    "examples:\n"
+    "  perfgate init --function \"unsigned long crc32_z(unsigned long crc,\n"
+    "      const unsigned char *buf, size_t len)\" --sources crc32.c\n"
     "  perfgate init reduce_sum && $EDITOR perf/reduce_sum.c\n";
 
 /* The signature of the built-in `problem`, built and loaded here (it is
@@ -79,6 +101,16 @@ static char *builtin_signature(const char *problem)
     pg_tempdir_remove_all();
     free(tmp);
     return sig;
+}
+
+/* Prints the lines of `text`, indented. */
+static void put_indented(const char *text)
+{
+    while (*text) {
+        size_t len = strcspn(text, "\n");
+        printf("    %.*s\n", (int)len, text);
+        text += len + (text[len] == '\n');
+    }
 }
 
 /* Writes `data` to `path` through a temporary file and a rename, so that a
@@ -168,21 +200,175 @@ done:
     return err;
 }
 
+/* perfgate init --function: the entry, or the problem file and its
+ * entry. */
+static int init_function(const char *prototype, const char *const *sources,
+                         size_t nsources, const char *name, const char *source,
+                         int problem)
+{
+    pg_repo *repo = NULL;
+    pg_str body = PG_STR_INIT, config = PG_STR_INIT, file = PG_STR_INIT;
+    char *cfg_path = NULL, *src_path = NULL, *src_dir = NULL, *old = NULL;
+    size_t old_len = 0, i;
+    int err;
+
+    if ((err = pg_repo_open(&repo, ".")) < 0)
+        goto done;
+    cfg_path = pg_path_join(pg_repo_workdir(repo), "perfgate.yml");
+    if (problem) {
+        src_path = pg_path_join(pg_repo_workdir(repo), source);
+        if (pg_path_exists(src_path)) {
+            err = pg_error_set(PG_ERR_USAGE,
+                               "%s already exists: choose another --name or "
+                               "--source",
+                               source);
+            goto done;
+        }
+        if ((err = pg_init_function_problem(&file, prototype, source)) < 0)
+            goto done;
+        pg_str_printf(&body, "problem: %s\nsymbol: ", source);
+        /* The function's name: the prototype parsed above. */
+        {
+            const char *open = strchr(prototype, '('), *end = open;
+            while (end > prototype && (end[-1] == ' ' || end[-1] == '\t'))
+                end--;
+            while (end > prototype &&
+                   (isalnum((unsigned char)end[-1]) || end[-1] == '_'))
+                end--;
+            pg_str_printf(&body, "%.*s\nsources: [", (int)strcspn(end, " \t("),
+                          end);
+        }
+        for (i = 0; i < nsources; i++)
+            pg_str_printf(&body, "%s%s", i ? ", " : "", sources[i]);
+        pg_str_puts(&body, "]\ncases: [{n: 64}, {n: 4096}, {n: 1048576}]\n");
+    } else if ((err = pg_init_function_entry(&body, prototype, sources,
+                                             nsources)) < 0) {
+        goto done;
+    }
+    if (pg_path_exists(cfg_path) &&
+        pg_read_file(&old, &old_len, cfg_path, 1 << 20) < 0) {
+        err = pg_error_set(PG_ERR_USAGE, "cannot read perfgate.yml");
+        goto done;
+    }
+    /* The problem file first: the new config names it, and must read. */
+    if (problem) {
+        src_dir = pg_path_dirname(src_path);
+        if (pg_mkdir_p(src_dir) < 0 ||
+            pg_write_file(src_path, file.ptr, file.size, 0) < 0) {
+            err = pg_error_set(PG_ERR_GENERIC, "cannot write %s", src_path);
+            goto done;
+        }
+    }
+    if ((err = pg_init_add_entry(&config, old, old_len, "perfgate.yml",
+                                 pg_repo_workdir(repo), pg_problems_builtin(),
+                                 name, pg_str_cstr(&body))) < 0 ||
+        (err = replace_file(cfg_path, &config)) < 0) {
+        if (problem)
+            remove(src_path);
+        goto done;
+    }
+    if (problem)
+        printf("created %s, the problem of %s\n", source, name);
+    printf("%s benchmark '%s' %s perfgate.yml:\n\n", old ? "added" : "created",
+           name, old ? "to" : "in a new");
+    put_indented(pg_str_cstr(&body));
+    printf("\nnext: %sthen commit, change the function, and run\n"
+           "  perfgate compare\n",
+           problem ? "write the TODOs of the problem file (its verify() "
+                     "fails until then), "
+           : strstr(pg_str_cstr(&body), "TODO")
+               ? "give the values marked TODO in perfgate.yml, "
+               : "check the sizes in 'cases', ");
+done:
+    pg_str_clear(&body);
+    pg_str_clear(&config);
+    pg_str_clear(&file);
+    free(cfg_path);
+    free(src_path);
+    free(src_dir);
+    free(old);
+    pg_repo_free(repo);
+    return err;
+}
+
+/*
+ * The options of init --function checked, and the name and the problem
+ * file's path defaulted; 0, or PG_EXIT_USAGE after saying why.
+ */
+static int function_options(const char *function, const pg_strvec *sources,
+                            int problem, int positional, const char **name,
+                            char **fname, const char **source,
+                            char **default_source)
+{
+    pg_prototype p;
+    size_t col = 1;
+
+    if (!function) {
+        fprintf(stderr, "perfgate init: --sources and --problem go with "
+                        "--function \"PROTOTYPE\"\n");
+        return PG_EXIT_USAGE;
+    }
+    if (positional) {
+        fprintf(stderr, "perfgate init: --function takes no PROBLEM\n");
+        return PG_EXIT_USAGE;
+    }
+    if (pg_prototype_parse(&p, function, &col) < 0) {
+        fprintf(stderr, "perfgate init: --function, at column %zu: %s\n", col,
+                pg_error_last());
+        return PG_EXIT_USAGE;
+    }
+    *fname = pg_strdup(p.name);
+    pg_prototype_clear(&p);
+    if (!sources->n) {
+        fprintf(stderr,
+                "perfgate init: name the files that define %s: --sources "
+                "FILE... (relative to the repository root)\n",
+                *fname);
+        return PG_EXIT_USAGE;
+    }
+    if (!*name)
+        *name = *fname;
+    if (!pg_valid_name(*name)) {
+        fprintf(stderr,
+                "perfgate init: name '%s' may only hold letters, "
+                "digits, '_', '.' and '-'\n",
+                *name);
+        return PG_EXIT_USAGE;
+    }
+    if (!*source)
+        *source = *default_source = pg_strdupf("perf/%s.c", *name);
+    if (problem && ((*source)[0] == '/' || !strncmp(*source, "../", 3) ||
+                    strstr(*source, "/../"))) {
+        fprintf(stderr,
+                "perfgate init: --source '%s' must be a path inside "
+                "the repository\n",
+                *source);
+        return PG_EXIT_USAGE;
+    }
+    return 0;
+}
+
 int pg_cmd_init(int argc, char **argv)
 {
     static const struct option long_opts[] = {
         {"name", required_argument, NULL, 'n'},
         {"source", required_argument, NULL, 's'},
         {"language", required_argument, NULL, 'l'},
+        {"function", required_argument, NULL, 'f'},
+        {"sources", required_argument, NULL, 'S'},
+        {"problem", no_argument, NULL, 'p'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     const char *name = NULL, *source = NULL, *language = "c";
-    char *default_source = NULL;
-    int c, err;
+    const char *function = NULL;
+    char *default_source = NULL, *fname = NULL;
+    pg_strvec sources = PG_STRVEC_INIT;
+    int c, err, problem = 0;
 
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "n:s:l:h", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "n:s:l:f:S:ph", long_opts, NULL)) !=
+           -1) {
         switch (c) {
         case 'n':
             name = optarg;
@@ -193,16 +379,38 @@ int pg_cmd_init(int argc, char **argv)
         case 'l':
             language = optarg;
             break;
+        case 'f':
+            function = optarg;
+            break;
+        case 'S':
+            /* --sources a.c b.c: the words up to the next option. */
+            pg_strvec_push(&sources, optarg);
+            while (optind < argc && argv[optind][0] != '-')
+                pg_strvec_push(&sources, argv[optind++]);
+            break;
+        case 'p':
+            problem = 1;
+            break;
         case 'h':
             fputs(usage_text, stdout);
             return PG_EXIT_PASS;
         default:
+            pg_strvec_clear(&sources);
             return pg_cmd_bad_option("init", argv[optind - 1], usage_text);
         }
     }
-    if (argc - optind != 1) {
-        fprintf(stderr, "perfgate init: name one problem\n\n%s", usage_text);
-        return PG_EXIT_USAGE;
+    if (function || sources.n || problem) {
+        err = function_options(function, &sources, problem, optind < argc,
+                               &name, &fname, &source, &default_source);
+        if (!err)
+            err = init_function(function, pg_strvec_list(&sources), sources.n,
+                                name, source, problem);
+        pg_strvec_clear(&sources);
+        free(fname);
+        free(default_source);
+        if (err == PG_EXIT_USAGE)
+            return PG_EXIT_USAGE;
+        return err < 0 ? pg_cmd_fail(err) : PG_EXIT_PASS;
     }
     if (strcmp(language, "c") && strcmp(language, "cuda")) {
         fprintf(stderr, "perfgate init: language '%s': want c or cuda\n",

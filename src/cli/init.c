@@ -5,6 +5,7 @@
 #include "init.h"
 #include "config.h"
 #include "error.h"
+#include "prototype.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -130,13 +131,121 @@ int pg_init_starter_cuda(pg_str *out, const char *problem,
     return 0;
 }
 
-/* The entry pg_init_add_benchmark() writes, its dash at column `dash`. */
-static void put_entry(pg_str *out, int dash, const char *name,
-                      const char *problem, const char *source)
+/* An entry, its dash at column `dash`: "- name: NAME" and the lines of
+ * `body`, indented under it. */
+static void put_entry(pg_str *out, int dash, const char *name, const char *body)
 {
+    const char *p = body;
+
     pg_str_printf(out, "%*s- name: %s\n", dash, "", name);
-    pg_str_printf(out, "%*sproblem: %s\n", dash + 2, "", problem);
-    pg_str_printf(out, "%*ssources: [%s]\n", dash + 2, "", source);
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        pg_str_printf(out, "%*s%.*s\n", dash + 2, "", (int)len, p);
+        p += len + (nl != NULL);
+    }
+}
+
+/* A parameter's name that says it is a size: n, len, size, count, ... */
+static int sizelike(const char *name)
+{
+    static const char *const words[] = {
+        "n",     "len", "length", "size",  "count",   "num",    "nbytes",
+        "bytes", "sz",  "nelem",  "nmemb", "srcSize", "srcLen", NULL};
+    size_t i, len = strlen(name);
+
+    for (i = 0; words[i]; i++)
+        if (!strcmp(name, words[i]))
+            return 1;
+    return (len > 3 && (!strcmp(name + len - 3, "len") ||
+                        !strcmp(name + len - 3, "Len"))) ||
+           (len > 4 && (!strcmp(name + len - 4, "size") ||
+                        !strcmp(name + len - 4, "Size")));
+}
+
+/* The integer parameter that sizes the buffers: a size-like name, else
+ * the first integer after a pointer; NULL when there is none. */
+static const pg_cparam *size_param(const pg_prototype *p)
+{
+    size_t i;
+
+    for (i = 0; i < p->nparams; i++)
+        if (!p->params[i].type.pointer &&
+            p->params[i].type.kind == PG_CKIND_INT &&
+            sizelike(p->params[i].name))
+            return &p->params[i];
+    for (i = 1; i < p->nparams; i++)
+        if (!p->params[i].type.pointer &&
+            p->params[i].type.kind == PG_CKIND_INT &&
+            p->params[i - 1].type.pointer)
+            return &p->params[i];
+    return NULL;
+}
+
+int pg_init_function_entry(pg_str *out, const char *prototype,
+                           const char *const *sources, size_t nsources)
+{
+    pg_prototype p;
+    const pg_cparam *size;
+    const char *n;
+    size_t i, col;
+    int err;
+
+    if ((err = pg_prototype_parse(&p, prototype, &col)) < 0)
+        return err;
+    size = size_param(&p);
+    n = size ? size->name : "n";
+    pg_str_puts(out, "function: \"");
+    for (i = 0; prototype[i]; i++) {
+        if (prototype[i] == '"' || prototype[i] == '\\')
+            pg_str_putc(out, '\\');
+        pg_str_putc(out,
+                    isspace((unsigned char)prototype[i]) ? ' ' : prototype[i]);
+    }
+    pg_str_puts(out, "\"\nsources: [");
+    for (i = 0; i < nsources; i++)
+        pg_str_printf(out, "%s%s", i ? ", " : "", sources[i]);
+    pg_str_puts(out, "]\n");
+    if (p.nparams > (size != NULL))
+        pg_str_puts(out, "args:\n");
+    for (i = 0; i < p.nparams; i++) {
+        const pg_cparam *a = &p.params[i];
+        if (a == size)
+            continue; /* named like the cases' parameter: derived */
+        pg_str_printf(out, "  %s: ", a->name);
+        if (a->type.pointer && !size)
+            pg_str_printf(out,
+                          "{count: 1024}  # TODO: how many elements %s "
+                          "holds (an expression of the cases' parameters)\n",
+                          a->name);
+        else if (a->type.pointer && a->type.is_const &&
+                 !strcmp(a->type.spelling, "char"))
+            pg_str_printf(out,
+                          "{count: %s, fill: text}  # or random, zeros, "
+                          "range: [LO, HI], file: PATH\n",
+                          n);
+        else if (a->type.pointer && a->type.is_const)
+            pg_str_printf(out,
+                          "{count: %s}  # random; or fill: ..., "
+                          "range: [LO, HI]\n",
+                          n);
+        else if (a->type.pointer)
+            pg_str_printf(out,
+                          "{count: %s}  # written by the function: "
+                          "checked against the base's\n",
+                          n);
+        else if (a->type.kind == PG_CKIND_FLOAT)
+            pg_str_printf(out, "1.0  # TODO: a value for %s\n", a->name);
+        else
+            pg_str_printf(out,
+                          "0  # TODO: a value for %s (a number, or an "
+                          "expression such as 2*%s)\n",
+                          a->name, n);
+    }
+    pg_str_printf(out, "cases: [{%s: 64}, {%s: 4096}, {%s: 1048576}]\n", n, n,
+                  n);
+    pg_prototype_clear(&p);
+    return 0;
 }
 
 /* The column of the block list of benchmarks that ends `text`, or -1. */
@@ -173,10 +282,150 @@ static int trailing_benchmarks_column(const char *text, size_t len)
     return col;
 }
 
+/* A parameter's type as C spells it, "const unsigned char *"; a void
+ * pointee is bytes where `bytes` asks. */
+static void put_type(pg_str *out, const pg_ctype *t, int bytes)
+{
+    const char *base =
+        bytes && t->kind == PG_CKIND_VOID ? "unsigned char" : t->spelling;
+
+    pg_str_printf(out, "%s%s%s", t->pointer && t->is_const ? "const " : "",
+                  base, t->pointer ? " *" : "");
+}
+
+int pg_init_function_problem(pg_str *out, const char *prototype,
+                             const char *path)
+{
+    pg_prototype p;
+    const pg_cparam *size;
+    size_t i, col;
+    int err;
+
+    if ((err = pg_prototype_parse(&p, prototype, &col)) < 0)
+        return err;
+    size = size_param(&p);
+    pg_str_printf(out,
+                  "/*\n * The problem of %s(), written by `perfgate init "
+                  "--problem` from its\n * prototype: fill in the TODOs "
+                  "(what the inputs hold, and what verify()\n * checks), "
+                  "then run `perfgate compare`.  See perfgate/problem.h.\n"
+                  " */\n#include <perfgate/problem.h>\n\n"
+                  "#include <stdbool.h>\n#include <stddef.h>\n"
+                  "#include <stdint.h>\n#include <sys/types.h>\n\n"
+                  "typedef ",
+                  p.name);
+    put_type(out, &p.result, 0);
+    pg_str_puts(out, " (*function_fn)(");
+    for (i = 0; i < p.nparams; i++) {
+        pg_str_puts(out, i ? ", " : "");
+        put_type(out, &p.params[i].type, 0);
+    }
+    pg_str_puts(out, p.nparams ? ");\n\n" : "void);\n\n");
+    /* The arguments apart, so that no parameter's name can clash. */
+    pg_str_puts(out, "struct state {\n    size_t n; /* the case's */\n"
+                     "    struct {\n");
+    for (i = 0; i < p.nparams; i++) {
+        pg_str_puts(out, "        ");
+        put_type(out, &p.params[i].type, 1);
+        pg_str_printf(out, "%s%s;\n", p.params[i].type.pointer ? "" : " ",
+                      p.params[i].name);
+    }
+    pg_str_puts(out, "    } arg;\n");
+    if (p.result.kind != PG_CKIND_VOID) {
+        pg_str_puts(out, "    ");
+        put_type(out, &p.result, 0);
+        pg_str_puts(out, " result;\n");
+    }
+    pg_str_puts(out, "};\n\nstatic void *setup(pg_case *c)\n{\n"
+                     "    struct state *s = pg_host_alloc(c, sizeof(*s));\n"
+                     "    size_t i;\n\n    if (!s)\n        return NULL;\n"
+                     "    s->n = (size_t)pg_param(c, \"n\", 1024);\n");
+    for (i = 0; i < p.nparams; i++) {
+        const pg_cparam *a = &p.params[i];
+        const char *elem =
+            a->type.kind == PG_CKIND_VOID ? "unsigned char" : a->type.spelling;
+        if (a == size) {
+            pg_str_printf(out, "    s->arg.%s = (%s)s->n;\n", a->name,
+                          a->type.spelling);
+        } else if (!a->type.pointer) {
+            pg_str_printf(out, "    s->arg.%s = 0; /* TODO: its value */\n",
+                          a->name);
+        } else if (!a->type.is_const) {
+            pg_str_printf(
+                out,
+                "    /* TODO: how many elements %s() writes */\n"
+                "    if (!(s->arg.%s = pg_alloc(c, s->n * sizeof(%s))))\n"
+                "        return NULL;\n",
+                p.name, a->name, elem);
+        } else {
+            pg_str_printf(
+                out,
+                "    {\n        /* TODO: what %s holds */\n"
+                "        %s *host = pg_host_alloc(c, s->n * "
+                "sizeof(%s));\n        if (!host)\n"
+                "            return NULL;\n"
+                "        for (i = 0; i < s->n; i++)\n"
+                "            host[i] = (%s)%s;\n"
+                "        if (!(s->arg.%s = pg_alloc_copy(c, host, s->n * "
+                "sizeof(%s))))\n            return NULL;\n    }\n",
+                a->name, elem, elem, elem,
+                a->type.kind == PG_CKIND_FLOAT ? "pg_random_float(c, -1, 1)"
+                                               : "pg_random(c)",
+                a->name, elem);
+        }
+    }
+    pg_str_puts(out, "    (void)i;\n    return s;\n}\n\n"
+                     "/* Timed: the call alone. */\n"
+                     "static void run(void *state, pg_fn fn)\n{\n"
+                     "    struct state *s = state;\n\n    ");
+    if (p.result.kind != PG_CKIND_VOID)
+        pg_str_puts(out, "s->result = ");
+    pg_str_puts(out, "((function_fn)fn)(");
+    for (i = 0; i < p.nparams; i++)
+        pg_str_printf(out, "%ss->arg.%s", i ? ", " : "", p.params[i].name);
+    pg_str_printf(out,
+                  ");\n}\n\nstatic int verify(void *state, pg_case *c)\n{\n"
+                  "    struct state *s = state;\n\n"
+                  "    /* TODO: check what the last run() returned and wrote "
+                  "against a\n     * reference (pg_download() what it "
+                  "wrote first). */\n    (void)s;\n"
+                  "    return pg_fail(c, \"verify() is not written yet: "
+                  "%s\");\n}\n\nstatic const pg_problem problem = {\n"
+                  "    .abi = PG_PROBLEM_ABI,\n    .name = \"%s\",\n"
+                  "    .signature = \"",
+                  path, p.name);
+    for (i = 0; prototype[i]; i++)
+        if (prototype[i] != '"' && prototype[i] != '\\' &&
+            !isspace((unsigned char)prototype[i]))
+            pg_str_putc(out, prototype[i]);
+        else if (isspace((unsigned char)prototype[i]))
+            pg_str_putc(out, ' ');
+    pg_str_puts(out, "\",\n    .default_cases = \"n=64; n=4096; n=1048576\",\n"
+                     "    .setup = setup,\n    .run = run,\n"
+                     "    .verify = verify,\n};\nPG_EXPORT_PROBLEM(problem)\n");
+    pg_prototype_clear(&p);
+    return 0;
+}
+
 int pg_init_add_benchmark(pg_str *out, const char *text, size_t len,
                           const char *display, const char *dir,
                           const char *const *builtins, const char *name,
                           const char *problem, const char *source)
+{
+    pg_str body = PG_STR_INIT;
+    int err;
+
+    pg_str_printf(&body, "problem: %s\nsources: [%s]\n", problem, source);
+    err = pg_init_add_entry(out, text, len, display, dir, builtins, name,
+                            pg_str_cstr(&body));
+    pg_str_clear(&body);
+    return err;
+}
+
+int pg_init_add_entry(pg_str *out, const char *text, size_t len,
+                      const char *display, const char *dir,
+                      const char *const *builtins, const char *name,
+                      const char *body)
 {
     pg_config cfg;
     size_t i;
@@ -184,7 +433,7 @@ int pg_init_add_benchmark(pg_str *out, const char *text, size_t len,
 
     if (!text) {
         pg_str_puts(out, "version: 1\nbenchmarks:\n");
-        put_entry(out, 2, name, problem, source);
+        put_entry(out, 2, name, body);
     } else {
         if ((err = pg_config_parse(&cfg, text, len, display, dir, builtins)) <
             0) {
@@ -202,7 +451,7 @@ int pg_init_add_benchmark(pg_str *out, const char *text, size_t len,
         pg_config_clear(&cfg);
         if ((col = trailing_benchmarks_column(text, len)) < 0) {
             pg_str entry = PG_STR_INIT;
-            put_entry(&entry, 2, name, problem, source);
+            put_entry(&entry, 2, name, body);
             err = pg_error_set(PG_ERR_USAGE,
                                "%s does not end with a list of benchmarks, so "
                                "perfgate will not edit it: add this to its "
@@ -214,7 +463,7 @@ int pg_init_add_benchmark(pg_str *out, const char *text, size_t len,
         pg_str_put(out, text, len);
         if (len && text[len - 1] != '\n')
             pg_str_putc(out, '\n');
-        put_entry(out, col, name, problem, source);
+        put_entry(out, col, name, body);
     }
     /* What was written must read back. */
     err = pg_config_parse(&cfg, out->ptr, out->size, display, dir, builtins);

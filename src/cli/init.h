@@ -37,4 +37,29 @@ int pg_init_add_benchmark(pg_str *out, const char *text, size_t len,
                           const char *const *builtins, const char *name,
                           const char *problem, const char *source);
 
+/* The same for an entry whose lines (after "- name: NAME") are `body`. */
+int pg_init_add_entry(pg_str *out, const char *text, size_t len,
+                      const char *display, const char *dir,
+                      const char *const *builtins, const char *name,
+                      const char *body);
+
+/*
+ * Appends the lines of a benchmark entry for the function `prototype` on
+ * `sources` (pg_init_add_entry's body): `function`, `sources`, `args`
+ * guessed from the prototype (the size parameter named as the cases'
+ * parameter, each pointer a buffer of that many elements, text for bytes
+ * read) with a "# TODO" where nothing can be guessed, and three cases.
+ * PG_ERR_USAGE when the prototype does not parse.
+ */
+int pg_init_function_entry(pg_str *out, const char *prototype,
+                           const char *const *sources, size_t nsources);
+
+/*
+ * Appends a problem file for the function `prototype`, to be written at
+ * `path` (for its messages): each input a buffer of n random elements,
+ * each output one of n, and a verify() that fails until it is written.
+ */
+int pg_init_function_problem(pg_str *out, const char *prototype,
+                             const char *path);
+
 #endif

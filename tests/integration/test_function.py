@@ -6,11 +6,12 @@ with the prototypes of real ones (zlib's adler32_z, LZ4's decompressor, a
 float reduction, a word counter)."""
 import json
 import os
+import subprocess
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import RepoTest  # noqa: E402
+from harness import PERFGATE, RepoTest  # noqa: E402
 
 MEASURED = ("unchanged", "improvement", "regression")
 
@@ -311,6 +312,61 @@ long first(const %s *x, size_t n)
         self.assertIn(b["status"], MEASURED, r.stdout)
         self.assertEqual([c.get("bytes") for c in b["cases"]], [64, 4096],
                         json.dumps(b["cases"]))
+
+
+class FunctionInit(RepoTest):
+    """perfgate init --function: an entry that compare runs as written,
+    or a problem file that fails until its verify() is written."""
+
+    def init(self, *args):
+        return subprocess.run([PERFGATE, "init", *args], cwd=self.repo,
+                              capture_output=True, text=True)
+
+    def test_the_entry_runs_as_written(self):
+        self.commit({"adler.c": CHECKSUM}, "base")
+        p = self.init("--function", ADLER[len("function: \""):-1],
+                      "--sources", "adler.c", "--name", "adler")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("perfgate compare", p.stdout)
+        with open(os.path.join(self.repo, "perfgate.yml")) as f:
+            text = f.read()
+        # The size parameter is the cases'; the other scalar is a TODO.
+        self.assertIn("buf: {count: len}", text)
+        self.assertIn("adler: 0  # TODO", text)
+        self.assertIn("cases: [{len: 64}", text)
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", "init")
+        self.commit({"adler.c": CHECKSUM.replace(
+            "return (b << 16) | a;", "return (b << 16) | (a ^ 1);")})
+        r = self.perfgate("HEAD~1", "HEAD")
+        self.assertEqual(r.bench("adler")["status"], "incorrect", r.stdout)
+
+    def test_a_problem_file_fails_until_it_is_written(self):
+        self.commit({"adler.c": CHECKSUM}, "base")
+        p = self.init("--function", ADLER[len("function: \""):-1],
+                      "--sources", "adler.c", "--problem")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(os.path.exists(
+            os.path.join(self.repo, "perf", "adler32_z.c")))
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", "init")
+        r = self.perfgate("--aa")
+        b = r.bench("adler32_z")
+        self.assertEqual(b["status"], "incorrect", r.stdout)
+        self.assertIn("verify() is not written yet", b["message"])
+
+    def test_bad_uses_say_what_to_write(self):
+        for args, want in (
+                (("--function", "int f(struct s *p)", "--sources", "f.c"),
+                 "problem file"),
+                (("--function", "int f(int n)"), "--sources"),
+                (("--sources", "f.c"), "--function")):
+            with self.subTest(args=args):
+                p = self.init(*args)
+                self.assertEqual(p.returncode, 2, p.stdout)
+                self.assertIn(want, p.stderr)
+                self.assertFalse(os.path.exists(
+                    os.path.join(self.repo, "perfgate.yml")))
 
 
 class FunctionErrors(RepoTest):
