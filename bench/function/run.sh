@@ -10,7 +10,7 @@
 # interval, seconds spent measuring, and each case's change.
 #
 #   zlib   f8719f5^ f8719f5  braided CRC-32: crc32_z faster; adler32_z
-#                            untouched (not affected)
+#                            untouched (identical code once built)
 #   zlib   e9d5486^ e9d5486  K&R definitions removed: no change meant
 #   lz4    629ba802^ 629ba802  "decomp: refine read_variable_length codegen
 #                            layout": LZ4_decompress_safe, its input made by
