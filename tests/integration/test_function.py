@@ -104,12 +104,19 @@ class Functions(RepoTest):
     def test_a_slowdown_is_found_and_a_rewrite_passes(self):
         self.commit({"perfgate.yml": config(adler()), "adler.c": CHECKSUM},
                     "base")
+        # The same sums three times over: three times the work.
         twice = CHECKSUM.replace(
+            "    unsigned long a = adler & 0xffff, b = adler >> 16;\n"
             "    for (size_t i = 0; i < len; i++) {",
-            "    volatile unsigned long sink = 0;\n"
-            "    for (size_t i = 0; i < len; i++)\n"
-            "        sink += buf[i] % 65521 * (i + 1) % 65521;\n"
-            "    for (size_t i = 0; i < len; i++) {")
+            "    volatile unsigned long sink;\n"
+            "    unsigned long a = 0, b = 0;\n"
+            "    for (int round = 0; round < 3; round++) {\n"
+            "    a = adler & 0xffff, b = adler >> 16;\n"
+            "    for (size_t i = 0; i < len; i++) {").replace(
+            "    return (b << 16) | a;",
+            "    sink = a;\n    }\n    (void)sink;\n"
+            "    return (b << 16) | a;")
+        self.assertNotEqual(twice, CHECKSUM)
         self.commit({"adler.c": twice})
         r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "30%")
         b = r.bench("adler")
@@ -354,6 +361,20 @@ class FunctionInit(RepoTest):
         b = r.bench("adler32_z")
         self.assertEqual(b["status"], "incorrect", r.stdout)
         self.assertIn("verify() is not written yet", b["message"])
+
+    def test_the_example_problem_file_passes(self):
+        # examples/problem: the quickstart's checksum with a problem file
+        # of its own, what function: does written out.
+        root = os.path.dirname(os.path.dirname(os.path.dirname(
+            os.path.abspath(__file__))))
+        files = {}
+        for name in ("adler32.c", "checksum.c", "perfgate.yml"):
+            with open(os.path.join(root, "examples", "problem", name)) as f:
+                files[name] = f.read()
+        self.commit(files, "base")
+        r = self.perfgate("--aa", "--max-time", "0.5s")
+        self.assertEqual(r.bench("checksum")["status"], "unchanged",
+                         r.stdout + r.stderr)
 
     def test_bad_uses_say_what_to_write(self):
         for args, want in (

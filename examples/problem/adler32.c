@@ -12,7 +12,7 @@
 typedef uint32_t (*checksum_fn)(const uint8_t *data, size_t len);
 
 struct state {
-    uint8_t *data;     /* what the solution reads: from pg_alloc() */
+    uint8_t *data; /* what the solution reads: from pg_alloc() */
     size_t len;
     uint32_t result;   /* what the last call returned */
     uint32_t expected; /* the reference */
