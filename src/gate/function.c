@@ -157,6 +157,10 @@ typedef struct xparse {
     int depth;
 } xparse;
 
+/* The most operations an expression may hold: far more than a size
+ * needs, few enough that the generated problem stays small. */
+enum { MAX_OPS = 256 };
+
 static void push(expr *e, int op, long long num, const char *name, int at)
 {
     e->ops = pg_realloc(e->ops, (e->n + 1) * sizeof(*e->ops));
@@ -338,6 +342,8 @@ static int compile_expr(check_ctx *ctx, expr *out, const char *text, size_t len,
     x.lengths = lengths;
     x.out = out;
     err = x_sum(&x);
+    if (!err && out->n > MAX_OPS)
+        err = xfail(&x, "longer than %d operations", MAX_OPS);
     skip_space(&x);
     if (!err && *x.p)
         err = xfail(&x, "unexpected '%c'", *x.p);
