@@ -86,6 +86,7 @@ typedef struct slot {
 /* A `from:` call. */
 typedef struct call {
     const char *text;
+    char *where;        /* "perfgate.yml:7:30", for the side that lacks it */
     pg_prototype proto; /* the helper's */
     int *buffer;        /* per argument: its slot, or -1 for a scalar */
     expr *x;            /* per argument: a scalar's value */
@@ -645,6 +646,8 @@ static int parse_call(check_ctx *ctx, const pg_fvalue *v, int self)
     c = &ctx->calls[ctx->ncalls++];
     memset(c, 0, sizeof(*c));
     c->text = v->from;
+    c->where =
+        pg_strdupf("%s:%d:%d", ctx->display, m->at.line, m->at.col + m->quoted);
     c->proto = *h; /* borrowed: ctx->helpers owns it */
     c->buffer = pg_calloc(h->nparams + 1, sizeof(int));
     c->x = pg_calloc(h->nparams + 1, sizeof(expr));
@@ -972,6 +975,7 @@ static void emit_target_call(pg_str *out, const check_ctx *ctx)
 
 static void emit_make(pg_str *out, const check_ctx *ctx)
 {
+    pg_str msg = PG_STR_INIT;
     size_t i, j;
 
     pg_str_puts(out, "static int make(int index, void *args, const long long "
@@ -984,7 +988,16 @@ static void emit_make(pg_str *out, const check_ctx *ctx)
         pg_str_printf(out, "    case %zu:\n        if (!(fn = pg_lookup(c, ",
                       i);
         literal(out, c->proto.name);
-        pg_str_puts(out, ")))\n            return -1;\n        ");
+        pg_str_puts(out, ")))\n            return pg_fail(c, \"%s: %s\", ");
+        literal(out, c->where);
+        pg_str_puts(out, ", ");
+        pg_str_printf(&msg,
+                      "from: no function '%s' on this side: add the "
+                      "file that defines it to 'sources'",
+                      c->proto.name);
+        literal(out, pg_str_cstr(&msg));
+        pg_str_reset(&msg);
+        pg_str_puts(out, ");\n        ");
         if (c->proto.result.kind != PG_CKIND_VOID)
             pg_str_puts(out, "*result = (long long)");
         pg_str_puts(out, "((");
@@ -1002,6 +1015,7 @@ static void emit_make(pg_str *out, const check_ctx *ctx)
         pg_str_puts(out, ");\n        return 0;\n");
     }
     pg_str_puts(out, "    }\n    return pg_fail(c, \"no such call\");\n}\n\n");
+    pg_str_clear(&msg);
 }
 
 static void emit_calls(pg_str *out, const check_ctx *ctx)
@@ -1220,6 +1234,7 @@ static void ctx_clear(check_ctx *ctx)
             free(ctx->calls[i].x[j].ops);
         free(ctx->calls[i].x);
         free(ctx->calls[i].buffer);
+        free(ctx->calls[i].where);
     }
     free(ctx->calls);
     for (i = 0; i < ctx->nhelpers; i++)

@@ -220,7 +220,9 @@ class Functions(RepoTest):
         r = self.perfgate("HEAD~1", "HEAD")
         b = r.bench("unrle")
         self.assertEqual(b["side"], "head", r.stdout)
-        self.assertIn("rle_compress", b["message"])
+        # Where the call is written, and what to do.
+        self.assertRegex(b["message"], r"perfgate\.yml:8:\d+: from: no "
+                         r"function 'rle_compress' on this side")
         self.assertEqual(r.code, 1)
 
     def test_check_none_and_a_new_function_say_they_are_unchecked(self):
