@@ -642,6 +642,12 @@ static int parse_call(check_ctx *ctx, const pg_fvalue *v, int self)
         return err;
     }
     free(name);
+    /* perfgate/function.h passes a call's arguments in an array of 16. */
+    if (h->nparams > 16)
+        return fail(ctx, m, (size_t)(p - t),
+                    "from: %s takes %zu arguments; a from: call takes at "
+                    "most 16 (wrap it in an adapter)",
+                    h->name, h->nparams);
     ctx->calls = pg_realloc(ctx->calls, (ctx->ncalls + 1) * sizeof(*c));
     c = &ctx->calls[ctx->ncalls++];
     memset(c, 0, sizeof(*c));
