@@ -43,7 +43,7 @@ git -C "$repo" -c user.name=t -c user.email=t@localhost commit -qm base
 # the base (the floor is wide: this checks the install, not the machine).
 sed -i 's/for (size_t i = 0; i < n; i++)/for (size_t i = n; i-- > 0;)/' \
     "$repo/f.c"
-(cd "$repo" && PERFGATE_DATA_DIR= "$dir/prefix/bin/perfgate" compare \
+(cd "$repo" && PERFGATE_DATA_DIR='' "$dir/prefix/bin/perfgate" compare \
     --no-ci --noise-floor 90% --json "$dir/r.json" >/dev/null)
 grep -q '"verdict":[[:space:]]*"pass"' "$dir/r.json"
 rm -rf "$dir"
