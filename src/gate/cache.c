@@ -73,6 +73,17 @@ uint64_t pg_cache_default_size(void)
     return (uint64_t)v;
 }
 
+/* 0 when `path` is a directory of this user's alone, not a link. */
+static int own_dir(const char *path)
+{
+    struct stat st;
+
+    return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+                   st.st_uid == geteuid() && !(st.st_mode & 022)
+               ? 0
+               : -1;
+}
+
 int pg_cache_open(pg_cache **out, const char *dir, uint64_t max_bytes)
 {
     pg_cache *c = pg_calloc(1, sizeof(*c));
@@ -81,9 +92,15 @@ int pg_cache_open(pg_cache **out, const char *dir, uint64_t max_bytes)
     *out = NULL;
     git_libgit2_init();
     c->max_bytes = max_bytes;
-    if (dir) {
-        c->dir = pg_path_join(dir, "v1");
-        if (pg_mkdir_p(c->dir) < 0 || chmod(dir, 0700) < 0) {
+    if (!dir) {
+        *out = c;
+        return 0;
+    }
+    c->dir = pg_path_join(dir, "v1");
+    /* A directory that is not there is made, the user's alone; one that
+     * is there is checked before anything is made in it or changed. */
+    if (lstat(dir, &st) < 0 && errno == ENOENT) {
+        if (pg_mkdir_p(dir) < 0 || chmod(dir, 0700) < 0) {
             int e = errno;
             pg_cache_free(c);
             return pg_error_set(PG_ERR_USAGE,
@@ -91,16 +108,18 @@ int pg_cache_open(pg_cache **out, const char *dir, uint64_t max_bytes)
                                 "another with --cache-dir, or --no-cache)",
                                 dir, strerror(e));
         }
-        if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) ||
-            st.st_uid != geteuid() || (st.st_mode & 022)) {
-            pg_cache_free(c);
-            return pg_error_set(PG_ERR_USAGE,
-                                "cannot use the build cache %s: it is not a "
-                                "directory of this user's alone, and builds "
-                                "planted in it would be measured (choose "
-                                "another with --cache-dir, or --no-cache)",
-                                dir);
-        }
+    }
+    if (own_dir(dir) < 0 || (mkdir(c->dir, 0700) < 0 && errno != EEXIST) ||
+        own_dir(c->dir) < 0) {
+        pg_cache_free(c);
+        return pg_error_set(PG_ERR_USAGE,
+                            "cannot use the build cache %s: it is not a "
+                            "directory of this user's alone (a symbolic "
+                            "link, another user's, or one others may write "
+                            "to), and builds planted in it would be "
+                            "measured (choose another with --cache-dir, "
+                            "chmod go-w it, or --no-cache)",
+                            dir);
     }
     *out = c;
     return 0;
@@ -177,7 +196,7 @@ int pg_cache_get(pg_cache *c, const char *key, const char *kind, char **data,
         return 0;
     }
     path = entry_path(c, key, kind);
-    if (pg_read_file(&buf, &size, path, MAX_ENTRY) < 0) {
+    if (pg_read_regular_file(&buf, &size, path, MAX_ENTRY) < 0) {
         c->stats.misses++;
         free(path);
         return 0;
@@ -289,10 +308,27 @@ static int older_first(const void *a, const void *b)
                                : strcmp(x->path, y->path);
 }
 
+/*
+ * A directory of the cache, never through a symbolic link: one planted in
+ * the cache (v1/zz -> $HOME) would have the trim delete what it finds
+ * there.  NULL when it is not a directory.
+ */
+static DIR *open_dir(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d;
+
+    if (fd < 0)
+        return NULL;
+    if (!(d = fdopendir(fd)))
+        close(fd);
+    return d;
+}
+
 /* The entries under the cache; temporaries over an hour old removed. */
 static size_t list_entries(const pg_cache *c, entry **out, uint64_t *total)
 {
-    DIR *top = opendir(c->dir), *sub;
+    DIR *top = open_dir(c->dir), *sub;
     struct dirent *d, *e;
     size_t n = 0, cap = 0;
     time_t now = time(NULL);
@@ -304,7 +340,7 @@ static size_t list_entries(const pg_cache *c, entry **out, uint64_t *total)
         if (d->d_name[0] == '.')
             continue;
         subdir = pg_path_join(c->dir, d->d_name);
-        sub = opendir(subdir);
+        sub = open_dir(subdir);
         while (sub && (e = readdir(sub))) {
             char *p = pg_path_join(subdir, e->d_name);
             struct stat st;

@@ -38,6 +38,16 @@ static int check_parts(const pg_result *parts, size_t n,
     for (i = 0; i < n; i++)
         if ((err = shard_of(&parts[i], names[i])) < 0)
             return err;
+    /* A shard says how many benchmarks it ran: one that lost some is not
+     * whole. */
+    for (i = 0; i < n; i++)
+        if (parts[i].nbenchmarks != parts[i].shards[0].benchmarks)
+            return pg_error_set(
+                PG_ERR_USAGE,
+                "%s: shard %d/%d ran %zu benchmarks and "
+                "holds %zu: it is not whole",
+                names[i], parts[i].shards[0].index, parts[i].shards[0].count,
+                parts[i].shards[0].benchmarks, parts[i].nbenchmarks);
     count = first->shards[0].count;
     for (i = 1; i < n; i++) {
         const pg_result *p = &parts[i];
@@ -110,6 +120,11 @@ int pg_merge(pg_result *out, pg_result *parts, size_t n,
         return err;
     /* The first part's description of the run, and everyone's shards and
      * benchmarks. */
+    /* Each benchmark is the shard's that holds it, whatever the file
+     * says of it. */
+    for (i = 0; i < n; i++)
+        for (j = 0; j < parts[i].nbenchmarks; j++)
+            parts[i].benchmarks[j].shard = parts[i].shards[0].index;
     *out = parts[0];
     memset(&parts[0], 0, sizeof(parts[0]));
     for (i = 1; i < n; i++) {
@@ -137,4 +152,30 @@ int pg_merge(pg_result *out, pg_result *parts, size_t n,
     if ((err = check_benchmarks(out)) < 0)
         pg_result_clear(out);
     return err;
+}
+
+int pg_merge_check_names(const pg_result *r, const char *const *names, size_t n)
+{
+    size_t i, j;
+
+    for (i = 0; i < r->nbenchmarks; i++) {
+        for (j = 0; j < n && !same(r->benchmarks[i].name, names[j]); j++)
+            ;
+        if (j == n)
+            return pg_error_set(PG_ERR_USAGE,
+                                "benchmark '%s' (shard %d) is not in the "
+                                "config: the shards were not dealt from it",
+                                r->benchmarks[i].name, r->benchmarks[i].shard);
+    }
+    for (j = 0; j < n; j++) {
+        for (i = 0;
+             i < r->nbenchmarks && !same(r->benchmarks[i].name, names[j]); i++)
+            ;
+        if (i == r->nbenchmarks)
+            return pg_error_set(PG_ERR_USAGE,
+                                "benchmark '%s' of the config is in no shard: "
+                                "a shard's result lost it",
+                                names[j]);
+    }
+    return 0;
 }

@@ -21,4 +21,13 @@
 int pg_merge(pg_result *out, pg_result *parts, size_t n,
              const char *const *names);
 
+/*
+ * Checks the merged `r` against the names of the config's benchmarks
+ * (`names`, n of them, from the config the shards ran): each once, and
+ * none the config lacks.  0, or PG_ERR_USAGE naming one that is missing
+ * or foreign.
+ */
+int pg_merge_check_names(const pg_result *r, const char *const *names,
+                         size_t n);
+
 #endif

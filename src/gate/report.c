@@ -783,6 +783,10 @@ static void md_failure(pg_str *out, const pg_bench_result *b)
     pg_str_puts(out, "</pre>\n</details>\n\n");
 }
 
+/* The most the footer's list of shards, and then its warnings, take of a
+ * comment. */
+#define FOOTER_PART_MAX 4096
+
 /* The comment's footer: the sides, the floor, the GPU, the warnings. */
 static void md_footer(pg_str *footer, const pg_result *r)
 {
@@ -808,15 +812,31 @@ static void md_footer(pg_str *footer, const pg_result *r)
                             "flush the L2 before each sample.\n");
     }
     if (r->nshards) {
+        pg_str line = PG_STR_INIT;
+        shards_line(&line, r, 1);
         pg_str_puts(footer, "\nMeasured in shards: ");
-        shards_line(footer, r, 1);
+        /* A saved result may claim any number of shards. */
+        if (line.size > FOOTER_PART_MAX) {
+            pg_str_put(footer, line.ptr,
+                       pg_utf8_cut(pg_str_cstr(&line), FOOTER_PART_MAX));
+            pg_str_puts(footer, " … (see the JSON report)");
+        } else {
+            pg_str_put(footer, line.ptr, line.size);
+        }
         pg_str_puts(footer, ".\n");
+        pg_str_clear(&line);
     }
     memset(&notes, 0, sizeof(notes));
     warnings(&notes, r);
     if (notes.nwarnings)
         pg_str_puts(footer, "\n");
     for (i = 0; i < notes.nwarnings; i++) {
+        if (footer->size > 2 * FOOTER_PART_MAX) {
+            pg_str_printf(footer,
+                          "> ⚠️ %zu more warnings: see the JSON report\n",
+                          notes.nwarnings - i);
+            break;
+        }
         pg_str_puts(footer, "> ⚠️ ");
         md_text(footer, notes.warnings[i], 400);
         pg_str_puts(footer, "\n");
@@ -902,11 +922,16 @@ static void md_chart(pg_str *out, const pg_result *r, size_t shown)
 
 /* For each benchmark: the commit that made it slower, when bisected, and a
  * case slower under a total that does not say so. */
-static void md_hidden(pg_str *out, const pg_result *r, size_t shown)
+static void md_hidden(pg_str *out, const pg_result *r, size_t shown,
+                      size_t room)
 {
-    size_t i;
+    size_t i, start = out->size;
 
     for (i = 0; i < shown; i++) {
+        if (out->size - start > room) {
+            pg_str_puts(out, "More notes: see the JSON report.\n\n");
+            break;
+        }
         const pg_bench_result *b = &r->benchmarks[i];
         const pg_case_result *hidden = pg_result_slower_case(b);
         pg_str tmp = PG_STR_INIT;
@@ -1037,7 +1062,7 @@ void pg_report_markdown(pg_str *out, const pg_result *r)
     md_footer(&footer, r);
     shown =
         md_head(out, r, footer.size < limit / 2 ? limit / 2 - footer.size : 0);
-    md_hidden(out, r, shown);
+    md_hidden(out, r, shown, limit / 4);
     md_chart(out, r, shown);
 
     /* Per-case figures, collapsed; dropped whole when they do not fit. */
@@ -1076,4 +1101,11 @@ void pg_report_markdown(pg_str *out, const pg_result *r)
     pg_str_put(out, footer.ptr, footer.size);
     pg_str_clear(&footer);
     pg_str_clear(&section);
+    /* Whatever a saved result holds, the comment fits (bytes are never
+     * fewer than characters). */
+    if (out->size - start > PG_COMMENT_MAX - 64) {
+        out->size = start + pg_utf8_cut(out->ptr + start, PG_COMMENT_MAX - 64);
+        out->ptr[out->size] = '\0';
+        pg_str_puts(out, "\n\n(cut: see the JSON report)\n");
+    }
 }

@@ -518,10 +518,24 @@ static void read_gpu(pg_gpu_info *g, const cJSON *o)
     g->runtime_version = get_int(o, "runtime_version");
 }
 
+/* A commit id: 4 to 64 hex digits (SHA-1 or SHA-256), else none; what a
+ * report puts in a code span must not end it. */
+static char *get_commit(const cJSON *o)
+{
+    char *commit = get_string(o, "commit");
+    size_t n = commit ? strspn(commit, "0123456789abcdef") : 0;
+
+    if (commit && (n < 4 || n > 64 || commit[n])) {
+        free(commit);
+        return NULL;
+    }
+    return commit;
+}
+
 static void read_side(pg_side_info *s, const cJSON *o)
 {
     s->rev = get_string(o, "rev");
-    s->commit = get_string(o, "commit");
+    s->commit = get_commit(o);
     s->subject = get_string(o, "subject");
     s->worktree = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "worktree"));
     s->dirty = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "dirty"));
@@ -553,16 +567,13 @@ static void read_built(const cJSON *o, int built[2])
     }
 }
 
-/* A culprit is a commit id: 4 to 40 hex digits, else none. */
+/* A culprit is a commit id, else none. */
 static void read_culprit(pg_bench_result *b, const cJSON *co)
 {
-    char *commit = get_string(co, "commit");
-    size_t n = commit ? strspn(commit, "0123456789abcdef") : 0;
+    char *commit = get_commit(co);
 
-    if (!commit || n < 4 || n > 40 || commit[n]) {
-        free(commit);
+    if (!commit)
         return;
-    }
     b->culprit = commit;
     b->culprit_subject = get_string(co, "subject");
     b->culprit_author = get_string(co, "author");

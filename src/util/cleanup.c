@@ -132,6 +132,44 @@ static void on_signal(int sig)
     alarm(GRACE_SECONDS);
 }
 
+/* TMPDIR as it was before the first temporary directory took it over
+ * (NULL and !tmpdir_taken: not taken). */
+static char *user_tmpdir;
+static int tmpdir_taken;
+
+/*
+ * The processes perfgate starts (compilers, builds, valgrind) keep their
+ * own temporaries in a directory inside `root`, so that they go with it:
+ * a compiler's cc*.s or valgrind's vgdb pipes, left when a run is ended
+ * by a signal or a timeout, are not left behind in the user's TMPDIR.
+ */
+static void take_tmpdir(const char *root)
+{
+    char *dir = pg_strdupf("%s/tmp", root);
+    const char *was = getenv("TMPDIR");
+
+    if (mkdir(dir, 0700) == 0) {
+        user_tmpdir = was ? pg_strdup(was) : NULL;
+        tmpdir_taken = 1;
+        setenv("TMPDIR", dir, 1);
+    }
+    free(dir);
+}
+
+/* TMPDIR back as it was. */
+static void give_back_tmpdir(void)
+{
+    if (!tmpdir_taken)
+        return;
+    if (user_tmpdir)
+        setenv("TMPDIR", user_tmpdir, 1);
+    else
+        unsetenv("TMPDIR");
+    free(user_tmpdir);
+    user_tmpdir = NULL;
+    tmpdir_taken = 0;
+}
+
 void pg_tempdir_remove_all(void)
 {
     int i;
@@ -139,6 +177,7 @@ void pg_tempdir_remove_all(void)
     /* A forked child inherits the list but must not remove anything. */
     if (getpid() != owner_pid)
         return;
+    give_back_tmpdir();
     for (i = 0; i < MAX_TEMPDIRS; i++) {
         char *path = tempdirs[i];
         if (path) {
@@ -262,6 +301,8 @@ int pg_tempdir_create(char **out)
         return pg_error_set(PG_ERR_GENERIC, "too many temporary directories");
     }
     tempdirs[i] = pg_strdup(path);
+    if (!tmpdir_taken)
+        take_tmpdir(path);
     {
         unsigned long long started = 0;
         char *owner_path = pg_strdupf("%s/" OWNER_FILE, path);

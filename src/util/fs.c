@@ -136,14 +136,12 @@ int pg_write_file(const char *path, const void *data, size_t len,
     return close(fd);
 }
 
-int pg_read_file(char **out, size_t *len, const char *path, size_t max)
+/* Reads what `fd` holds, as pg_read_file(); closes it. */
+static int read_all(int fd, char **out, size_t *len, size_t max)
 {
     pg_str s = PG_STR_INIT;
     char buf[8192];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-    if (fd < 0)
-        return -1;
     for (;;) {
         ssize_t n = read(fd, buf, sizeof(buf));
         if (n < 0 && errno == EINTR)
@@ -170,6 +168,30 @@ int pg_read_file(char **out, size_t *len, const char *path, size_t max)
         *len = s.size;
     *out = pg_str_detach(&s);
     return 0;
+}
+
+int pg_read_file(char **out, size_t *len, const char *path, size_t max)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+    return fd < 0 ? -1 : read_all(fd, out, len, max);
+}
+
+int pg_read_regular_file(char **out, size_t *len, const char *path, size_t max)
+{
+    /* O_NONBLOCK: a FIFO opens at once (and is then refused) rather than
+     * waiting for a writer; on a regular file it changes nothing. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    struct stat st;
+
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    return read_all(fd, out, len, max);
 }
 
 char *pg_self_dir(void)

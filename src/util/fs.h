@@ -50,4 +50,12 @@ int pg_write_file(const char *path, const void *data, size_t len,
  */
 int pg_read_file(char **out, size_t *len, const char *path, size_t max);
 
+/*
+ * The same for a file that must be a regular file, not through a symbolic
+ * link: one planted where perfgate keeps its own files (a FIFO would block
+ * the read forever, a link lead elsewhere) is refused, errno EINVAL or
+ * ELOOP.
+ */
+int pg_read_regular_file(char **out, size_t *len, const char *path, size_t max);
+
 #endif

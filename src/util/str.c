@@ -234,6 +234,20 @@ size_t pg_utf8_char_len(const unsigned char *s, size_t avail)
     return n;
 }
 
+/*
+ * Whether the 3-byte character at `p` is a bidirectional control (U+200E,
+ * U+200F, U+202A to U+202E, U+2066 to U+2069): text that reads one way and
+ * shows another ("Trojan Source").  U+061C, the other, is 2 bytes.
+ */
+static int is_bidi(const unsigned char *p)
+{
+    if (p[0] != 0xe2)
+        return 0;
+    if (p[1] == 0x80)
+        return p[2] == 0x8e || p[2] == 0x8f || (p[2] >= 0xaa && p[2] <= 0xae);
+    return p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9;
+}
+
 char *pg_text_clean(const char *text)
 {
     static const char replacement[] = "\xef\xbf\xbd"; /* U+FFFD */
@@ -251,7 +265,9 @@ char *pg_text_clean(const char *text)
         size_t n = pg_utf8_char_len(p + i, len - i);
         int control = n == 1 ? (p[i] < 0x20 && p[i] != '\n' && p[i] != '\t') ||
                                    p[i] == 0x7f
-                             : n == 2 && p[i] == 0xc2 && p[i + 1] < 0xa0;
+                      : n == 2 ? (p[i] == 0xc2 && p[i + 1] < 0xa0) ||
+                                     (p[i] == 0xd8 && p[i + 1] == 0x9c)
+                               : n == 3 && is_bidi(p + i);
         if (!n || control)
             pg_str_puts(&out, replacement);
         else

@@ -65,7 +65,8 @@ size_t pg_utf8_char_len(const unsigned char *s, size_t avail);
 /*
  * `text` as text that is safe to show anywhere: valid UTF-8, with every
  * invalid byte, and every control character but newline and tab (an
- * escape sequence, a carriage return, C1 controls), replaced by U+FFFD.
+ * escape sequence, a carriage return, C1 controls, the bidirectional
+ * controls such as U+202E), replaced by U+FFFD.
  * Text from compilers and user code, and commit subjects in any encoding,
  * pass through this before perfgate writes them.  NULL gives NULL.
  */

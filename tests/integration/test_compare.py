@@ -1,6 +1,9 @@
 """perfgate compare, end to end, on throwaway repositories."""
+import base64
+import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -992,6 +995,30 @@ class Interrupt(RepoTest):
                             text=True).stdout
         self.assertNotIn(cc, ps)
 
+    def test_the_temporaries_of_the_tools_it_ran_go_with_it(self):
+        # A compiler that leaves a temporary in $TMPDIR (as cc's cc*.s and
+        # valgrind's vgdb pipes do) and is then ended by a SIGTERM to
+        # perfgate: nothing is left in the user's TMPDIR.
+        self.base_repo()
+        self.commit({"src/sum.c": LANES})
+        cc = os.path.join(self.tmp, "leavingcc")
+        mark = os.path.join(self.tmp, "compiling")
+        with open(cc, "w") as f:
+            f.write("#!/bin/sh\ncase \"$*\" in *-shared*) "
+                    "mktemp \"${TMPDIR:-/tmp}/ccXXXXXX.s\" >/dev/null; "
+                    "touch %s; sleep 60;; esac\nexec cc \"$@\"\n" % mark)
+        os.chmod(cc, 0o755)
+        proc = self._start("HEAD~1", "HEAD",
+                           env=dict(os.environ, TMPDIR=self.pgtmp, CC=cc))
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not os.path.exists(mark):
+            time.sleep(0.05)
+        self.assertTrue(os.path.exists(mark), "no build started")
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 130, err)
+        self.assertEqual(os.listdir(self.pgtmp), [])
+
     def _start(self, *args, env=None, **kw):
         return subprocess.Popen(
             [PERFGATE, "compare", *args], cwd=self.repo,
@@ -1162,6 +1189,10 @@ class Text(RepoTest):
                                                       ensure_ascii=False)):
             self.assertNotIn("\x1b", text)
             self.assertNotIn("\r", text)
+            # Bidirectional controls: text that shows other than it reads.
+            for bidi in ("\u202a\u202b\u202c\u202d\u202e\u2066\u2067"
+                         "\u2068\u2069\u200e\u200f\u061c"):
+                self.assertNotIn(bidi, text)
 
     def test_a_latin1_subject_and_a_long_multibyte_log(self):
         self.base_repo()
@@ -1188,7 +1219,8 @@ class Text(RepoTest):
             "#include <stddef.h>\n#include <stdio.h>\n#include <stdlib.h>")
         noisy = noisy.replace(
             "{\n", "{\n    fputs(\"\\x1b]0;owned\\x07\\xff\\xfe \\x1b[2J"
-            "\\r::error::fake\\n\", stderr);\n    abort();\n", 1)
+            "\\r::error::fake \\xe2\\x80\\xaetxt.exe\\n\", stderr);\n"
+            "    abort();\n", 1)
         self.base_repo()
         self.commit({"src/sum.c": noisy})
         r = self.perfgate("HEAD~1", "HEAD")
@@ -1358,6 +1390,39 @@ class Reports(RepoTest):
         self.assertEqual(proc.returncode, 1, proc.stderr)
         with open(md) as f:
             self.assertEqual(f.read(), r.markdown)
+
+    def test_the_comment_fits_whatever_a_saved_result_holds(self):
+        self.base_repo()
+        self.commit({"src/sum.c": TWICE})
+        r = self.perfgate("HEAD~1", "HEAD")
+        bench = r.json["benchmarks"][0]
+        for name, edit in (
+                ("warnings", lambda d: d["system"].__setitem__(
+                    "warnings", ["w%d %s" % (i, "x" * 300)
+                                 for i in range(300)])),
+                ("shards", lambda d: d.__setitem__(
+                    "shards", [{"index": i + 1, "count": 100000,
+                                "host": "host-%d" % i, "seconds": 1,
+                                "benchmarks": 1} for i in range(100000)])),
+                ("culprits", lambda d: d.__setitem__(
+                    "benchmarks", [dict(bench, name="b%d" % i, culprit={
+                        "commit": "abcdef1234", "subject": "s" * 400,
+                        "author": "a" * 100, "candidates": 1})
+                        for i in range(400)]))):
+            with self.subTest(name=name):
+                data = json.loads(json.dumps(r.json))
+                edit(data)
+                path = os.path.join(self.out, "big-%s.json" % name)
+                with open(path, "w") as f:
+                    json.dump(data, f)
+                md = os.path.join(self.out, "big.md")
+                p = subprocess.run([PERFGATE, "report", "--markdown", md,
+                                    path], capture_output=True, text=True)
+                self.assertIn(p.returncode, (0, 1), p.stderr)
+                with open(md, encoding="utf-8") as f:
+                    comment = f.read()
+                self.assertLess(len(comment), 65536)
+                self.assertTrue(comment.startswith("<!-- perfgate -->"))
 
     def test_github_actions_sets_a_ten_percent_floor(self):
         self.base_repo()
@@ -2293,6 +2358,58 @@ class Shards(RepoTest):
             self.assertIn(message, p.stderr)
             self.assertIsNone(merged)
 
+    def test_merge_refuses_forged_shards(self):
+        one, names1 = self.shard(1, 2)
+        two, names2 = self.shard(2, 2)
+
+        def forge(path, edit):
+            with open(path) as f:
+                data = json.load(f)
+            edit(data)
+            self.saved += 1
+            out = os.path.join(self.tmp, "forged-%d.json" % self.saved)
+            with open(out, "w") as f:
+                json.dump(data, f)
+            return out
+
+        def drop(data):
+            data["benchmarks"].pop()
+
+        def drop_and_count(data):
+            data["benchmarks"].pop()
+            data["shards"][0]["benchmarks"] -= 1
+
+        def foreign(data):
+            extra = dict(data["benchmarks"][0], name="planted")
+            data["benchmarks"].append(extra)
+            data["shards"][0]["benchmarks"] += 1
+
+        def twice(data):
+            # A benchmark of shard 2's, in shard 1's file, claiming to be
+            # shard 2's.
+            with open(two) as f:
+                theirs = json.load(f)["benchmarks"][0]
+            data["benchmarks"].append(dict(theirs, shard=2))
+            data["shards"][0]["benchmarks"] += 1
+
+        config = os.path.join(self.repo, "perfgate.yml")
+        for paths, args, message in (
+                ((forge(one, drop), two), (), "it is not whole"),
+                ((forge(one, drop_and_count), two), ("--config", config),
+                 "of the config is in no shard"),
+                ((forge(one, foreign), two), ("--config", config),
+                 "'planted' (shard 1) is not in the config"),
+                ((forge(one, twice), two), (), "is in shards 1 and 2")):
+            with self.subTest(message=message):
+                p = subprocess.run([PERFGATE, "merge", *args, *paths],
+                                   capture_output=True, text=True)
+                self.assertEqual(p.returncode, 2, p.stdout)
+                self.assertIn(message, p.stderr)
+        # The whole run, against its config: merged.
+        p = subprocess.run([PERFGATE, "merge", "--config", config, one, two],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+
     def test_last_known_times_balance_the_shards(self):
         # Times from an earlier result: b0, with one case, took longest.
         whole = self.perfgate("HEAD~1", "HEAD").json
@@ -2877,6 +2994,12 @@ class Html(RepoTest):
         for fetch in ("http:", "https:", "src=", "@import", "url("):
             self.assertNotIn(fetch, page)
         self.assertIn("default-src 'none'", page)
+        # Its one script runs by its hash; nothing inline else would.
+        self.assertNotIn("script-src 'unsafe-inline'", page)
+        script = re.search(r"<script>(.*?)</script>", page, re.S).group(1)
+        digest = base64.b64encode(
+            hashlib.sha256(script.encode()).digest()).decode()
+        self.assertIn("script-src 'sha256-%s'" % digest, page)
         # The comment gets a small chart GitHub draws (Mermaid).
         self.assertIn("```mermaid\nxychart-beta", r.markdown)
         self.assertIn('x-axis ["sum"]', r.markdown)
@@ -2902,6 +3025,27 @@ class Html(RepoTest):
             page = f.read()
         self.assertIn("&lt;script&gt;alert(1)&lt;/script&gt;", page)
         self.assertNotIn("<script>alert", page)
+
+    def test_forged_commit_ids_put_no_link_in_the_comment(self):
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "20%")
+        saved = dict(r.json)
+        # Ten characters are shown: enough to end the code span and link.
+        forged = "a`[a](/x)`"
+        saved["base"]["commit"] = forged
+        saved["head"]["commit"] = forged
+        saved["benchmarks"][0]["culprit"] = {"commit": forged,
+                                             "subject": "s", "author": "a"}
+        path = os.path.join(self.out, "forged.json")
+        with open(path, "w") as f:
+            json.dump(saved, f)
+        md = os.path.join(self.out, "forged.md")
+        p = subprocess.run([PERFGATE, "report", "--markdown", md, path],
+                           capture_output=True, text=True)
+        self.assertIn(p.returncode, (0, 1), p.stderr)
+        with open(md, encoding="utf-8") as f:
+            comment = f.read()
+        self.assertNotIn("](/x)", comment)
+        self.assertNotIn("](/x)", p.stdout)
 
     def test_it_opens_in_a_browser(self):
         browser = shutil.which("chromium") or shutil.which("chromium-browser")

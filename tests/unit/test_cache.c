@@ -165,12 +165,112 @@ static void a_directory_that_cannot_be_one_is_refused(void)
     free(dir);
 }
 
-const pg_test pg_tests_cache[] = {{"ids_are_blob_ids", ids_are_blob_ids},
-                                  {"put_then_get", put_then_get},
-                                  {"damaged_entries_are_refused_and_removed",
-                                   damaged_entries_are_refused_and_removed},
-                                  {"the_bound_removes_the_least_recently_used",
-                                   the_bound_removes_the_least_recently_used},
-                                  {"a_directory_that_cannot_be_one_is_refused",
-                                   a_directory_that_cannot_be_one_is_refused},
-                                  PG_TESTS_END};
+/* A symbolic link planted among the cache's directories is not followed
+ * by the trim: the files where it leads stay. */
+static void the_trim_follows_no_link(void)
+{
+    char *dir = pg_test_scratch(), *outside, *victim, *link, *cache;
+    pg_cache *c = NULL;
+
+    REQUIRE(dir);
+    outside = pg_path_join(dir, "outside");
+    victim = pg_path_join(outside, "precious");
+    cache = pg_path_join(dir, "cache");
+    link = pg_path_join(cache, "v1/zz");
+    CHECK(mkdir(outside, 0700) == 0);
+    CHECK(pg_write_file(victim, "keep me", 7, 0) == 0);
+    REQUIRE(pg_cache_open(&c, cache, 1) == 0);
+    CHECK(symlink(outside, link) == 0);
+    CHECK(pg_cache_put(c, key, "so", "library", 7) == 0);
+    pg_cache_trim(c); /* over its bound of 1 byte: trims */
+    CHECK(pg_path_is_file(victim));
+    CHECK(pg_cache_get_stats(c).evicted == 1);
+    pg_cache_free(c);
+    pg_rm_rf(dir);
+    free(outside);
+    free(victim);
+    free(link);
+    free(cache);
+    free(dir);
+}
+
+/* A FIFO where an entry should be is a miss, at once (not a read that
+ * waits for a writer forever). */
+static void a_fifo_entry_is_a_miss(void)
+{
+    char *dir = pg_test_scratch(), *sub, *fifo, *data = NULL;
+    pg_cache *c = NULL;
+    size_t len = 0;
+
+    REQUIRE(dir);
+    REQUIRE(pg_cache_open(&c, dir, 1 << 20) == 0);
+    sub = pg_strdupf("%s/v1/%.2s", dir, key);
+    fifo = pg_strdupf("%s/%s.so", sub, key);
+    CHECK(mkdir(sub, 0700) == 0);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    CHECK(pg_cache_get(c, key, "so", &data, &len) == 0);
+    CHECK(data == NULL);
+    /* And a put replaces it. */
+    CHECK(pg_cache_put(c, key, "so", "library", 7) == 0);
+    CHECK(pg_cache_get(c, key, "so", &data, &len) == 1);
+    free(data);
+    pg_cache_free(c);
+    pg_rm_rf(dir);
+    free(sub);
+    free(fifo);
+    free(dir);
+}
+
+/* A --cache-dir that is a link, or that others may write to, is refused
+ * before anything is made in it or changed; one of the user's own is left
+ * with the mode it had. */
+static void a_directory_is_checked_before_it_is_touched(void)
+{
+    char *dir = pg_test_scratch(), *target, *link, *v1, *open_dir, *mine;
+    pg_cache *c = NULL;
+    struct stat st;
+
+    REQUIRE(dir);
+    target = pg_path_join(dir, "target");
+    link = pg_path_join(dir, "link");
+    open_dir = pg_path_join(dir, "open");
+    mine = pg_path_join(dir, "mine");
+    CHECK(mkdir(target, 0700) == 0);
+    CHECK(symlink(target, link) == 0);
+    CHECK(pg_cache_open(&c, link, 1 << 20) < 0 && c == NULL);
+    v1 = pg_path_join(target, "v1");
+    CHECK(!pg_path_exists(v1));
+    free(v1);
+    CHECK(mkdir(open_dir, 0700) == 0 && chmod(open_dir, 0777) == 0);
+    CHECK(pg_cache_open(&c, open_dir, 1 << 20) < 0 && c == NULL);
+    CHECK(stat(open_dir, &st) == 0 && (st.st_mode & 0777) == 0777);
+    v1 = pg_path_join(open_dir, "v1");
+    CHECK(!pg_path_exists(v1));
+    free(v1);
+    CHECK(mkdir(mine, 0700) == 0 && chmod(mine, 0755) == 0);
+    REQUIRE(pg_cache_open(&c, mine, 1 << 20) == 0);
+    CHECK(stat(mine, &st) == 0 && (st.st_mode & 0777) == 0755);
+    pg_cache_free(c);
+    pg_rm_rf(dir);
+    free(target);
+    free(link);
+    free(open_dir);
+    free(mine);
+    free(dir);
+}
+
+const pg_test pg_tests_cache[] = {
+    {"ids_are_blob_ids", ids_are_blob_ids},
+    {"ids_are_blob_ids", ids_are_blob_ids},
+    {"put_then_get", put_then_get},
+    {"damaged_entries_are_refused_and_removed",
+     damaged_entries_are_refused_and_removed},
+    {"the_bound_removes_the_least_recently_used",
+     the_bound_removes_the_least_recently_used},
+    {"a_directory_that_cannot_be_one_is_refused",
+     a_directory_that_cannot_be_one_is_refused},
+    {"the_trim_follows_no_link", the_trim_follows_no_link},
+    {"a_fifo_entry_is_a_miss", a_fifo_entry_is_a_miss},
+    {"a_directory_is_checked_before_it_is_touched",
+     a_directory_is_checked_before_it_is_touched},
+    PG_TESTS_END};

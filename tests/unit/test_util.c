@@ -123,6 +123,23 @@ static void text_is_cleaned(void)
                  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd|");
     free(t);
     CHECK(pg_text_clean(NULL) == NULL);
+    /* The bidirectional controls (RLO, LRI, PDI, RLM, ALM) too; the
+     * quotes and dashes beside them pass. */
+    t = pg_text_clean("a\xe2\x80\xae"
+                      "b\xe2\x81\xa6"
+                      "c\xe2\x81\xa9"
+                      "d\xe2\x80\x8f"
+                      "e\xd8\x9c"
+                      "f\xe2\x80\x94"
+                      "g");
+    CHECK_STR(t, "a\xef\xbf\xbd"
+                 "b\xef\xbf\xbd"
+                 "c\xef\xbf\xbd"
+                 "d\xef\xbf\xbd"
+                 "e\xef\xbf\xbd"
+                 "f\xe2\x80\x94"
+                 "g");
+    free(t);
     /* Cuts land on a character's first byte. */
     CHECK(pg_utf8_cut("ab\xe2\x80\x98", 3) == 2);
     CHECK(pg_utf8_cut("ab\xe2\x80\x98", 4) == 2);
