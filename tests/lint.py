@@ -138,6 +138,8 @@ class Lint(unittest.TestCase):
         self.assertEqual(merge["allow_failure"]["exit_codes"], [78])
         self.assert_keeps_builds(shard)
         self.assertIn("$CI_NODE_INDEX", shard["cache"]["key"])
+        # A merge request's code writes its own cache alone.
+        self.assertIn("$CI_MERGE_REQUEST_IID", shard["cache"]["key"])
         with open(os.path.join(ci, "buildkite", "pipeline.yml")) as f:
             steps = yaml.safe_load(f)["steps"]
         for step in steps:
@@ -172,6 +174,7 @@ class Lint(unittest.TestCase):
                          "$CI_PROJECT_DIR/" + job["cache"]["paths"][0]
                          .rstrip("/"))
         self.assertEqual(job["cache"]["when"], "always")
+        self.assertIn("$CI_MERGE_REQUEST_IID", job["cache"]["key"])
 
     def test_the_validator_rejects_a_broken_action(self):
         with open(os.path.join(ROOT, "action.yml")) as f:

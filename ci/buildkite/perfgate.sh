@@ -7,12 +7,19 @@ set -u
 git fetch --no-tags origin \
     "+refs/heads/$BUILDKITE_PULL_REQUEST_BASE_BRANCH:refs/remotes/origin/$BUILDKITE_PULL_REQUEST_BASE_BRANCH"
 status=0
-# Builds are kept in ~/.cache/perfgate (XDG_CACHE_HOME/perfgate) between
-# runs on a long-lived agent; in a container, mount a volume there to keep
-# them, or pass --no-cache.
+# No build cache by default: a long-lived agent runs every pull request's
+# code as one user, and a cache kept there (even one per pull request) can
+# be written by any of them, to be measured as another's base.  Where each
+# job runs in a container of its own, set PERFGATE_CACHE_DIR to a volume
+# mounted there: each pull request keeps its builds in a directory of its
+# own under it.
+cache=--no-cache
+if [ -n "${PERFGATE_CACHE_DIR:-}" ]; then
+    cache="--cache-dir=$PERFGATE_CACHE_DIR/pr-$BUILDKITE_PULL_REQUEST"
+fi
 # Exit 78: passed, but a case got slower beyond the floor under the total
 # (soft_fail in pipeline.yml shows it as a warning).
-perfgate compare --json perfgate.json --markdown perfgate.md \
+perfgate compare --json perfgate.json --markdown perfgate.md "$cache" \
     --warning-exit-code 78 || status=$?
 if [ -f perfgate.md ]; then
     case $status in

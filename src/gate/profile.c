@@ -15,6 +15,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,26 +29,80 @@
  * side's library, and per line of those functions. */
 typedef struct costs {
     pg_profile_row *rows;
-    size_t n;
+    size_t n, cap;
+    /* Rows by function, file and line: open addressing, each slot a row's
+     * index + 1 (0: empty), so that a profile of many functions is read in
+     * linear time.  NULL once the rows are sorted. */
+    size_t *index;
+    size_t nindex; /* a power of two, at least twice n */
 } costs;
+
+static size_t row_hash(const char *function, const char *file, int line)
+{
+    uint64_t h = 1469598103934665603ULL;
+    const char *p;
+
+    for (p = function; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    h = (h ^ 0xff) * 1099511628211ULL;
+    for (p = file ? file : ""; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    h = (h ^ (uint64_t)(unsigned)line) * 1099511628211ULL;
+    return (size_t)h;
+}
+
+static int row_is(const pg_profile_row *r, const char *function,
+                  const char *file, int line)
+{
+    return r->line == line && !strcmp(r->function, function) &&
+           (file ? r->file && !strcmp(r->file, file) : !r->file);
+}
+
+/* The slot where the row for (function, file, line) is, or would go. */
+static size_t *slot_of(const costs *c, const char *function, const char *file,
+                       int line)
+{
+    size_t i = row_hash(function, file, line) & (c->nindex - 1);
+
+    while (c->index[i] &&
+           !row_is(&c->rows[c->index[i] - 1], function, file, line))
+        i = (i + 1) & (c->nindex - 1);
+    return &c->index[i];
+}
+
+static void reindex(costs *c)
+{
+    size_t i;
+
+    free(c->index);
+    c->nindex = c->nindex ? 2 * c->nindex : 256;
+    c->index = pg_calloc(c->nindex, sizeof(*c->index));
+    for (i = 0; i < c->n; i++) {
+        const pg_profile_row *r = &c->rows[i];
+        *slot_of(c, r->function, r->file, r->line) = i + 1;
+    }
+}
 
 static pg_profile_row *row_of(costs *c, const char *function, const char *file,
                               int line)
 {
-    size_t i;
+    size_t *slot;
 
-    for (i = 0; i < c->n; i++) {
-        pg_profile_row *r = &c->rows[i];
-        if (!strcmp(r->function, function) && r->line == line &&
-            (file ? r->file && !strcmp(r->file, file) : !r->file))
-            return r;
+    if (!c->index || 2 * (c->n + 1) > c->nindex)
+        reindex(c);
+    slot = slot_of(c, function, file, line);
+    if (*slot)
+        return &c->rows[*slot - 1];
+    if (c->n == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 64;
+        c->rows = pg_realloc(c->rows, c->cap * sizeof(*c->rows));
     }
-    c->rows = pg_realloc(c->rows, (c->n + 1) * sizeof(*c->rows));
     c->rows[c->n].function = pg_strdup(function);
     c->rows[c->n].file = file ? pg_strdup(file) : NULL;
     c->rows[c->n].line = line;
     c->rows[c->n].cost[0] = c->rows[c->n].cost[1] = 0;
-    return &c->rows[c->n++];
+    *slot = ++c->n;
+    return &c->rows[c->n - 1];
 }
 
 static void costs_clear(costs *c)
@@ -59,6 +114,7 @@ static void costs_clear(costs *c)
         free(c->rows[i].file);
     }
     free(c->rows);
+    free(c->index);
     memset(c, 0, sizeof(*c));
 }
 
@@ -262,6 +318,10 @@ static void side_by_side(costs *all, const costs sides[2], int lines)
             to->cost[s] = r->cost[0];
         }
     qsort(all->rows, all->n, sizeof(*all->rows), costlier_first);
+    /* Sorted: the index points at other rows now. */
+    free(all->index);
+    all->index = NULL;
+    all->nindex = 0;
 }
 
 /* The kept rows: the costliest functions, and the costliest lines of the
@@ -295,12 +355,14 @@ int pg_profile_bench(pg_bench_result *out, const pg_bench_config *b,
                      double timeout)
 {
     job j = {b, problem_lib, work_dir, c, timeout};
-    costs sides[2] = {{NULL, 0}, {NULL, 0}}, funcs = {NULL, 0},
-          lines = {NULL, 0};
+    costs sides[2], funcs, lines;
     pg_profile *p = pg_calloc(1, sizeof(*p));
     char *valgrind = pg_path_search("valgrind");
     int s, err = 0;
 
+    memset(sides, 0, sizeof(sides));
+    memset(&funcs, 0, sizeof(funcs));
+    memset(&lines, 0, sizeof(lines));
     p->case_name = pg_strdup(c->name);
     out->profile = p;
     if (!valgrind) {
@@ -329,4 +391,15 @@ int pg_profile_bench(pg_bench_result *out, const pg_bench_config *b,
     costs_clear(&funcs);
     costs_clear(&lines);
     return err < 0 ? err : 0;
+}
+
+size_t pg_profile_rows(const char *path, const char *lib, const char *side_dir)
+{
+    costs c;
+    size_t n;
+
+    memset(&c, 0, sizeof(c));
+    n = read_callgrind(&c, path, lib, side_dir) < 0 ? 0 : c.n;
+    costs_clear(&c);
+    return n;
 }

@@ -29,4 +29,11 @@ int pg_profile_bench(pg_bench_result *out, const pg_bench_config *b,
                      const pg_case_spec *c, const char *work_dir,
                      double timeout);
 
+/*
+ * How many rows (functions of `lib`, and their lines) --profile reads from
+ * the callgrind output at `path`; 0 when it cannot be read.  For tests:
+ * the reading is linear in the output's size.
+ */
+size_t pg_profile_rows(const char *path, const char *lib, const char *side_dir);
+
 #endif

@@ -387,11 +387,22 @@ class Action(RepoTest):
         # The directory actions/cache keeps is the one perfgate is given.
         with open(os.path.join(ROOT, "action.yml")) as f:
             text = f.read()
-        kept = re.findall(r"uses: actions/cache@v4\n\s+with:\n\s+path: (.+)"
-                          r"\n(?:\s+#.*\n)*\s+key: perfgate-builds-", text)
+        kept = re.findall(r"uses: actions/cache/(restore|save)@v4\n\s+with:"
+                          r"\n\s+path: (.+)\n(?:\s+#.*\n)*\s+key: "
+                          r"(perfgate-builds-.+)", text)
         given = re.search(r"PERFGATE_BUILD_CACHE_DIR: (.+)", text)
-        self.assertTrue(kept and given, "action.yml keeps no build cache")
-        self.assertEqual(kept[0], given.group(1))
+        self.assertEqual([k[0] for k in kept], ["restore", "save"],
+                         "action.yml keeps no build cache")
+        self.assertEqual({k[1] for k in kept}, {given.group(1)})
+        # What is restored is what is saved, and only pushes to the
+        # default branch save: a pull request's code never writes a cache
+        # that another run starts from.
+        self.assertEqual(kept[0][2], kept[1][2])
+        save = text[text.index("actions/cache/save@v4") - 600:]
+        self.assertRegex(save, r"github.event_name == 'push' && "
+                         r"github.ref_name == "
+                         r"github.event.repository.default_branch")
+        self.assertNotIn("run_id", text)
 
     def test_the_commit_that_made_it_slower_is_named(self):
         a = self.base_repo()

@@ -1,7 +1,10 @@
 #define _POSIX_C_SOURCE 200809L
 /* The renderers, and the JSON round trip. */
 #include <stdlib.h>
+#include <time.h>
 
+#include "fs.h"
+#include "profile.h"
 #include "report.h"
 #include "result.h"
 #include "stats.h"
@@ -296,7 +299,37 @@ static void markdown_cuts_between_characters(void)
     pg_result_clear(&r);
 }
 
+/* --profile reads a callgrind output of 15,000 functions in linear time
+ * (it took 13.8 s when each row was looked for in a list): a wide margin,
+ * far from what a loaded machine could take. */
+static void a_large_profile_is_read_quickly(void)
+{
+    char *dir = pg_test_scratch(), *path;
+    pg_str text = PG_STR_INIT;
+    struct timespec t0, t1;
+    size_t i, rows;
+
+    REQUIRE(dir);
+    path = pg_path_join(dir, "callgrind.out");
+    pg_str_puts(&text, "events: Ir\nob=/x/lib.so\nfl=/side/src/a.c\n");
+    for (i = 0; i < 15000; i++)
+        pg_str_printf(&text, "fn=f%zu\n%zu 10\n", i, i + 1);
+    REQUIRE(pg_write_file(path, text.ptr, text.size, 0) == 0);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    rows = pg_profile_rows(path, "/x/lib.so", "/side");
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    CHECK(rows == 30000); /* each function, and its one line */
+    CHECK((double)(t1.tv_sec - t0.tv_sec) +
+              (double)(t1.tv_nsec - t0.tv_nsec) / 1e9 <
+          3.0);
+    pg_str_clear(&text);
+    pg_rm_rf(dir);
+    free(path);
+    free(dir);
+}
+
 const pg_test pg_tests_report[] = {
+    {"a_large_profile_is_read_quickly", a_large_profile_is_read_quickly},
     {"markdown_cuts_between_characters", markdown_cuts_between_characters},
     {"markdown_shape", markdown_shape},
     {"markdown_stays_under_the_limit", markdown_stays_under_the_limit},
