@@ -18,7 +18,6 @@
 #include "strvec.h"
 #include "util.h"
 
-#include <ctype.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,10 +200,10 @@ done:
 }
 
 /* perfgate init --function: the entry, or the problem file and its
- * entry. */
-static int init_function(const char *prototype, const char *const *sources,
-                         size_t nsources, const char *name, const char *source,
-                         int problem)
+ * entry; `function` is the prototype's name (function_options()). */
+static int init_function(const char *prototype, const char *function,
+                         const char *const *sources, size_t nsources,
+                         const char *name, const char *source, int problem)
 {
     pg_repo *repo = NULL;
     pg_str body = PG_STR_INIT, config = PG_STR_INIT, file = PG_STR_INIT;
@@ -226,18 +225,8 @@ static int init_function(const char *prototype, const char *const *sources,
         }
         if ((err = pg_init_function_problem(&file, prototype, source)) < 0)
             goto done;
-        pg_str_printf(&body, "problem: %s\nsymbol: ", source);
-        /* The function's name: the prototype parsed above. */
-        {
-            const char *open = strchr(prototype, '('), *end = open;
-            while (end > prototype && (end[-1] == ' ' || end[-1] == '\t'))
-                end--;
-            while (end > prototype &&
-                   (isalnum((unsigned char)end[-1]) || end[-1] == '_'))
-                end--;
-            pg_str_printf(&body, "%.*s\nsources: [", (int)strcspn(end, " \t("),
-                          end);
-        }
+        pg_str_printf(&body, "problem: %s\nsymbol: %s\nsources: [", source,
+                      function);
         for (i = 0; i < nsources; i++)
             pg_str_printf(&body, "%s%s", i ? ", " : "", sources[i]);
         pg_str_puts(&body, "]\ncases: [{n: 64}, {n: 4096}, {n: 1048576}]\n");
@@ -403,8 +392,8 @@ int pg_cmd_init(int argc, char **argv)
         err = function_options(function, &sources, problem, optind < argc,
                                &name, &fname, &source, &default_source);
         if (!err)
-            err = init_function(function, pg_strvec_list(&sources), sources.n,
-                                name, source, problem);
+            err = init_function(function, fname, pg_strvec_list(&sources),
+                                sources.n, name, source, problem);
         pg_strvec_clear(&sources);
         free(fname);
         free(default_source);

@@ -365,14 +365,17 @@ class FunctionInit(RepoTest):
         self.assertIn("verify() is not written yet", b["message"])
 
     def test_the_example_problem_file_passes(self):
-        # examples/problem: the quickstart's checksum with a problem file
-        # of its own, what function: does written out.
+        # examples/problem: the quickstart's checksum (its src/checksum.c)
+        # with a problem file of its own, what function: does written out.
         root = os.path.dirname(os.path.dirname(os.path.dirname(
             os.path.abspath(__file__))))
         files = {}
-        for name in ("adler32.c", "checksum.c", "perfgate.yml"):
+        for name in ("adler32.c", "perfgate.yml"):
             with open(os.path.join(root, "examples", "problem", name)) as f:
                 files[name] = f.read()
+        with open(os.path.join(root, "examples", "quickstart", "src",
+                               "checksum.c")) as f:
+            files["src/checksum.c"] = f.read()
         self.commit(files, "base")
         r = self.perfgate("--aa", "--max-time", "0.5s")
         self.assertEqual(r.bench("checksum")["status"], "unchanged",
