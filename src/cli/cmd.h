@@ -74,7 +74,8 @@ enum {
     PG_OPT_MIN_ROUNDS,
     PG_OPT_TIMEOUT,
     PG_OPT_CACHE_DIR,
-    PG_OPT_NO_CACHE
+    PG_OPT_NO_CACHE,
+    PG_OPT_SANDBOX
 };
 
 #define PG_MEASURE_LONG_OPTS                                                   \
@@ -87,6 +88,7 @@ enum {
         {"jobs", required_argument, NULL, 'j'},                                \
         {"cache-dir", required_argument, NULL, PG_OPT_CACHE_DIR},              \
         {"no-cache", no_argument, NULL, PG_OPT_NO_CACHE},                      \
+        {"sandbox", required_argument, NULL, PG_OPT_SANDBOX},                  \
     {                                                                          \
         "verbose", no_argument, NULL, 'v'                                      \
     }
@@ -109,6 +111,11 @@ enum {
     "                           ~/.cache/perfgate; bounded by\n"               \
     "                           PERFGATE_CACHE_SIZE, 1G)\n"                    \
     "      --no-cache           neither use nor keep builds\n"                 \
+    "      --sandbox WHEN       run the revisions' code in a box\n"            \
+    "                           (bubblewrap: read-only files, no network,\n"   \
+    "                           its processes ended with it): auto (where\n"   \
+    "                           the machine allows), require, off; default\n"  \
+    "                           PERFGATE_SANDBOX, else auto\n"                 \
     "  -v, --verbose            say what perfgate runs: each command, and\n"   \
     "                           each call the measuring process makes into\n"  \
     "                           the problem (set-ups, checks, the calls per\n" \

@@ -40,6 +40,9 @@ static const char usage_text[] =
     "      --all-parents        probe every commit of GOOD..BAD, not only\n"
     "                           first parents\n"
     "      --attempts N         measure an unclear probe up to N times (3)\n"
+    "      --budget DURATION    start no probe after this long (1h); the\n"
+    "                           answer is then the commits not yet told\n"
+    "                           apart (0: no budget)\n"
     "      --json FILE          write every probe and the answer as JSON\n"
     "  -q, --quiet              no progress on stderr\n"
     "  -h, --help               show this help\n"
@@ -53,12 +56,13 @@ static const char usage_text[] =
     "  perfgate bisect v1.2 HEAD            since the release\n"
     "  perfgate bisect main -b crc32        this branch, one benchmark\n";
 
-enum { OPT_ALL_PARENTS = 256, OPT_ATTEMPTS, OPT_JSON };
+enum { OPT_ALL_PARENTS = 256, OPT_ATTEMPTS, OPT_JSON, OPT_BUDGET };
 
 static const struct option long_opts[] = {
     PG_MEASURE_LONG_OPTS,
     {"all-parents", no_argument, NULL, OPT_ALL_PARENTS},
     {"attempts", required_argument, NULL, OPT_ATTEMPTS},
+    {"budget", required_argument, NULL, OPT_BUDGET},
     {"json", required_argument, NULL, OPT_JSON},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -115,6 +119,15 @@ static int take_option(void *payload, int c, const char *arg)
             return PG_EXIT_USAGE;
         }
         a->opts.attempts = (int)n;
+        break;
+    case OPT_BUDGET:
+        if (pg_parse_duration(&a->opts.budget, arg) < 0 || a->opts.budget < 0) {
+            fprintf(stderr,
+                    "perfgate bisect: --budget '%s': want a duration such "
+                    "as 30m or 2h, or 0 for none\n",
+                    arg);
+            return PG_EXIT_USAGE;
+        }
         break;
     case OPT_JSON:
         a->json_path = arg;

@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include "cmd.h"
+#include "box.h"
 #include "error.h"
 #include "fs.h"
 #include "html.h"
@@ -231,6 +232,14 @@ int pg_cmd_measure_option(pg_compare_opts *o, pg_strvec *only, int c,
     case PG_OPT_NO_CACHE:
         o->no_cache = 1;
         break;
+    case PG_OPT_SANDBOX: {
+        pg_box_mode mode;
+        if (pg_box_parse_mode(&mode, arg) < 0)
+            opt = "--sandbox", want = "want auto, require or off";
+        else
+            pg_box_set_mode(mode);
+        break;
+    }
     case 'v':
         pg_trace_enable(1);
         break;

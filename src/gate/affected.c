@@ -190,6 +190,7 @@ static int file_deps(pg_strvec *deps, const pg_strvec *a, const char *dir,
                      const char *file, double timeout)
 {
     pg_strvec argv = PG_STRVEC_INIT;
+    pg_box box = {{NULL}, {NULL}};
     pg_proc_opts opts;
     pg_proc_result res;
     const char *p;
@@ -205,6 +206,8 @@ static int file_deps(pg_strvec *deps, const pg_strvec *a, const char *dir,
     opts.timeout = timeout;
     opts.memory_limit = pg_proc_memory_limit();
     opts.output_cap = 4 << 20;
+    /* The compiler on the revision's sources, boxed; it writes nothing. */
+    opts.box = &box;
     err = pg_proc_run_argv(&res, argv.v, &opts);
     pg_strvec_clear(&argv);
     if (err < 0)

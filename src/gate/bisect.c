@@ -33,6 +33,16 @@ void pg_bisect_opts_init(pg_bisect_opts *opts)
     memset(opts, 0, sizeof(*opts));
     pg_compare_opts_init(&opts->compare);
     opts->attempts = 3;
+    opts->budget = PG_BISECT_BUDGET;
+}
+
+/* Whether the bisect's budget is spent (it is said in `out`). */
+static int spent(pg_bisect_result *out, const pg_bisect_opts *opts,
+                 int64_t start)
+{
+    if (opts->budget > 0 && (double)(pg_now_ns() - start) / 1e9 >= opts->budget)
+        out->budget_spent = 1;
+    return out->budget_spent;
 }
 
 /*
@@ -118,6 +128,7 @@ static void keep(pg_probe *p, const pg_result *r, double floor)
 typedef struct bisect_ctx {
     const pg_bisect_opts *opts;
     pg_bisect_result *out;
+    int64_t start;
 } bisect_ctx;
 
 /*
@@ -157,7 +168,8 @@ static int probe(bisect_ctx *ctx, size_t index, pg_probe_outcome *outcome)
         }
         p.attempts = attempt;
         pg_result_clear(&r);
-        if (err < 0 || p.outcome != PG_PROBE_UNCLEAR)
+        if (err < 0 || p.outcome != PG_PROBE_UNCLEAR ||
+            spent(out, ctx->opts, ctx->start))
             break;
     }
     free(only);
@@ -238,17 +250,18 @@ static void clean_commits(pg_bisect_result *out)
 
 int pg_bisect(pg_bisect_result *out, const pg_bisect_opts *opts)
 {
-    bisect_ctx ctx = {opts, out};
+    int64_t start = pg_now_ns();
+    bisect_ctx ctx = {opts, out, start};
     pg_repo *repo = NULL;
     pg_probe_outcome o = PG_PROBE_NOT_SLOWER;
     unsigned char *skipped = NULL;
-    int64_t start = pg_now_ns();
     long lo, hi, mid;
     int err;
 
     memset(out, 0, sizeof(*out));
     out->culprit = out->first = -1;
     out->all_parents = opts->all_parents;
+    out->budget = opts->budget;
     if ((err = pg_repo_open(
              &repo, opts->compare.repo_path ? opts->compare.repo_path : ".")) <
             0 ||
@@ -277,6 +290,8 @@ int pg_bisect(pg_bisect_result *out, const pg_bisect_opts *opts)
             err = pg_error_set(PG_ERR_INTERRUPTED, "interrupted");
             goto done;
         }
+        if (spent(out, opts, start))
+            break;
         if ((err = probe(&ctx, (size_t)mid, &o)) < 0)
             goto done;
         if (o == PG_PROBE_SLOWER)
@@ -287,8 +302,10 @@ int pg_bisect(pg_bisect_result *out, const pg_bisect_opts *opts)
             skipped[mid] = 1;
     }
     out->culprit = hi;
-    /* Skipped commits just before it could be it as well. */
-    for (out->first = hi; out->first - 1 > lo && skipped[out->first - 1];)
+    /* Skipped commits just before it could be it as well; out of budget,
+     * every commit not yet told apart. */
+    for (out->first = hi;
+         out->first - 1 > lo && (skipped[out->first - 1] || out->budget_spent);)
         out->first--;
 
 done:
@@ -366,12 +383,23 @@ void pg_bisect_render_text(pg_str *out, const pg_bisect_result *r)
     } else if (r->culprit >= 0) {
         const pg_commit_info *c = &r->commits[r->culprit];
         const pg_probe *p = pg_bisect_probe_of(r, (size_t)r->culprit);
-        if (r->first < r->culprit)
+        if (r->first < r->culprit && r->budget_spent) {
+            pg_str_printf(out,
+                          "The first slower commit is one of %ld: the "
+                          "budget of ",
+                          r->culprit - r->first + 1);
+            pg_format_seconds(out, r->budget);
+            pg_str_printf(out,
+                          " (--budget) was spent before the %ld before "
+                          "%.10s were told apart.\n",
+                          r->culprit - r->first, c->commit);
+        } else if (r->first < r->culprit) {
             pg_str_printf(out,
                           "The first slower commit is one of %ld: the %ld "
                           "before %.10s could not be measured.\n",
                           r->culprit - r->first + 1, r->culprit - r->first,
                           c->commit);
+        }
         pg_str_printf(out, "%s %s\n  %s\n  author: %s\n  ",
                       r->first < r->culprit ? "Slower by" : "First slower:",
                       c->commit, c->subject, c->author);
@@ -459,6 +487,7 @@ char *pg_bisect_to_json(const pg_bisect_result *r)
     cJSON_AddItemToObject(root, "good", side_json(&r->good));
     cJSON_AddItemToObject(root, "bad", side_json(&r->bad));
     cJSON_AddBoolToObject(root, "first_parent", !r->all_parents);
+    cJSON_AddBoolToObject(root, "budget_spent", r->budget_spent);
     add_number(root, "noise_floor", r->noise_floor);
     cJSON_AddNumberToObject(root, "commits", (double)r->ncommits);
     arr = cJSON_AddArrayToObject(root, "benchmarks");

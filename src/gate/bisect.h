@@ -61,6 +61,9 @@ typedef struct pg_bisect_opts {
     const char *good, *bad;
     int all_parents; /* 0: first parents only */
     int attempts;    /* an unclear probe is measured up to this many times */
+    /* Seconds for the whole bisect (0: none): no probe starts after them,
+     * and the answer is then the commits still untold. */
+    double budget;
     /* Called after each probe (the result so far); may be NULL. */
     void (*on_probe)(void *payload, const pg_bisect_result *r,
                      const pg_probe *p);
@@ -81,8 +84,15 @@ struct pg_bisect_result {
      * commits that could not be told apart before it (skipped), the first
      * of those: any of commits[first..culprit] may be it. */
     long culprit, first;
+    int budget_spent; /* stopped at opts.budget: commits[first..culprit]
+                         were not told apart */
+    double budget;
     double seconds;
 };
+
+/* The default budget: an hour, in a 6-hour CI job with room to spare,
+ * whatever the commits' builds do. */
+#define PG_BISECT_BUDGET 3600.0
 
 void pg_bisect_opts_init(pg_bisect_opts *opts);
 

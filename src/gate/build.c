@@ -46,12 +46,12 @@ static void describe(pg_str *out, const pg_strvec *a)
 
 /*
  * Runs a build tool (`a`, in `cwd`) as perfgate runs anything it does not
- * trust: time and memory limited, output capped.  Sets ok and seconds of
- * `out`, and its log (the command and the last lines) when it failed;
- * `res` says how it ended.
+ * trust: in `box`, time and memory limited, output capped.  Sets ok and
+ * seconds of `out`, and its log (the command and the last lines) when it
+ * failed; `res` says how it ended.
  */
 static int run_tool(pg_build *out, pg_proc_result *res, const pg_strvec *a,
-                    const char *cwd, double timeout)
+                    const char *cwd, const pg_box *box, double timeout)
 {
     pg_proc_opts opts;
     pg_str log = PG_STR_INIT;
@@ -61,6 +61,7 @@ static int run_tool(pg_build *out, pg_proc_result *res, const pg_strvec *a,
     opts.cwd = cwd;
     opts.timeout = timeout;
     opts.memory_limit = pg_proc_memory_limit();
+    opts.box = box;
     if ((err = pg_proc_run_argv(res, a->v, &opts)) < 0)
         return err;
     out->seconds += res->seconds;
@@ -132,15 +133,19 @@ static char *undefined_message(const char *output, const char *what)
     return msg;
 }
 
-/* Runs the compiler; fills ok/message/log/seconds of `out`. */
+/*
+ * Runs the compiler, boxed with `out_dir` the one place it writes; fills
+ * ok/message/log/seconds of `out`.
+ */
 static int compile(pg_build *out, pg_strvec *a, const char *cwd,
-                   const char *what, double timeout)
+                   const char *out_dir, const char *what, double timeout)
 {
+    pg_box box = {{out_dir}, {NULL}};
     pg_proc_result res;
     int err;
 
     memset(&res, 0, sizeof(res));
-    if ((err = run_tool(out, &res, a, cwd, timeout)) < 0) {
+    if ((err = run_tool(out, &res, a, cwd, &box, timeout)) < 0) {
         pg_proc_result_clear(&res);
         return err;
     }
@@ -178,12 +183,17 @@ static int compile(pg_build *out, pg_strvec *a, const char *cwd,
 }
 
 int pg_build_project(pg_build *out, const char *command, const char *side_dir,
-                     const char *side, double timeout)
+                     const char *other_dir, const char *side, double timeout)
 {
+    /* Its own tree to write; the other side's out of sight. */
+    pg_box box = {{side_dir}, {NULL}};
     pg_strvec a = PG_STRVEC_INIT;
     pg_proc_result res;
     int err;
 
+    if (other_dir && strcmp(other_dir, side_dir) &&
+        pg_path_inside(other_dir, side_dir) != 1)
+        box.hide[0] = other_dir;
     memset(out, 0, sizeof(*out));
     memset(&res, 0, sizeof(res));
     /* What perfgate adds to its own builds, offered to the project's
@@ -196,7 +206,7 @@ int pg_build_project(pg_build *out, const char *command, const char *side_dir,
     pg_strvec_push(&a, "sh");
     pg_strvec_push(&a, "-c");
     pg_strvec_push(&a, command);
-    if ((err = run_tool(out, &res, &a, side_dir, timeout)) < 0)
+    if ((err = run_tool(out, &res, &a, side_dir, &box, timeout)) < 0)
         goto done;
     if (!out->ok && res.timed_out)
         out->message = pg_strdupf("the build command did not finish within "
@@ -415,7 +425,8 @@ static int compile_apart(pg_build *out, pg_strvec *files, pg_strvec *objects,
         pg_strvec_pushf(&a, "%s/%s.%s.%zu.o", j->out_dir, b->name, j->tag, i);
         pg_strvec_push(objects, a.v[a.n - 1]);
         pg_strvec_push(&a, files->v[i]);
-        err = compile(out, &a, j->side_dir, files->v[i], j->timeout);
+        err =
+            compile(out, &a, j->side_dir, j->out_dir, files->v[i], j->timeout);
         pg_strvec_clear(&a);
     }
     pg_strvec_clear(files);
@@ -469,6 +480,18 @@ static int project_library(pg_build *out, pg_strvec *link, int *use_as_is,
     return out->message ? 1 : 0;
 }
 
+/*
+ * Where a side's builds go: a directory of its own under `out_dir`, so
+ * that one side's boxed compiler cannot write the other's library.
+ */
+static char *side_out_dir(const char *out_dir, const char *tag)
+{
+    char *dir = pg_path_join(out_dir, tag);
+
+    pg_mkdir_p(dir);
+    return dir;
+}
+
 int pg_build_solution(pg_build *out, const pg_bench_config *b,
                       const char *side_dir, const char *out_dir,
                       const char *tag, double timeout)
@@ -476,7 +499,8 @@ int pg_build_solution(pg_build *out, const pg_bench_config *b,
     pg_strvec a = PG_STRVEC_INIT, files = PG_STRVEC_INIT;
     pg_strvec objects = PG_STRVEC_INIT, library = PG_STRVEC_INIT;
     pg_str what = PG_STR_INIT;
-    job j = {b, side_dir, out_dir, tag, timeout, PG_STRVEC_INIT};
+    char *own = side_out_dir(out_dir, tag);
+    job j = {b, side_dir, own, tag, timeout, PG_STRVEC_INIT};
     size_t i;
     int err = 0, as_is;
 
@@ -489,7 +513,7 @@ int pg_build_solution(pg_build *out, const pg_bench_config *b,
     if ((err = compile_apart(out, &files, &objects, &j)) < 0 || !out->ok)
         goto done;
     out->ok = 0;
-    out->lib = pg_strdupf("%s/%s.%s.so", out_dir, b->name, tag);
+    out->lib = pg_strdupf("%s/%s.%s.so", own, b->name, tag);
     compiler_args(&a, b, &j.includes);
     pg_strvec_push(&a, "-shared");
     if (strcmp(b->language, "cuda") && !b->interposable)
@@ -519,8 +543,9 @@ int pg_build_solution(pg_build *out, const pg_bench_config *b,
         pg_str_printf(&what, "%s", b->library ? b->library : b->name);
     if (b->nsources > 1)
         pg_str_printf(&what, " (and %zu more)", b->nsources - 1);
-    err = compile(out, &a, side_dir, pg_str_cstr(&what), j.timeout);
+    err = compile(out, &a, side_dir, j.out_dir, pg_str_cstr(&what), j.timeout);
 done:
+    free(own);
     pg_strvec_clear(&j.includes);
     pg_str_clear(&what);
     pg_strvec_clear(&a);
@@ -535,9 +560,11 @@ int pg_build_from_cache(pg_build *out, pg_cache *cache, const char *key,
                         const char *tag)
 {
     int64_t start = pg_now_ns();
+    char *own = side_out_dir(out_dir, tag);
 
     memset(out, 0, sizeof(*out));
-    out->lib = pg_strdupf("%s/%s.%s.so", out_dir, b->name, tag);
+    out->lib = pg_strdupf("%s/%s.%s.so", own, b->name, tag);
+    free(own);
     if (!cache || !pg_cache_get_file(cache, key, "so", out->lib)) {
         pg_build_clear(out);
         return 0;
@@ -591,7 +618,7 @@ int pg_build_problem(char **out_lib, const pg_bench_config *b,
     pg_strvec_push(&a, *out_lib);
     pg_strvec_push(&a, src);
     pg_strvec_push(&a, "-lm");
-    err = compile(&build, &a, NULL, src, PROBLEM_TIMEOUT);
+    err = compile(&build, &a, NULL, out_dir, src, PROBLEM_TIMEOUT);
     if (!err && !build.ok)
         err = pg_error_set(PG_ERR_USAGE, "problem '%s' (%s): %s\n%s",
                            b->problem, src, build.message, build.log);

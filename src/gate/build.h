@@ -41,15 +41,16 @@ const pg_file_flags *pg_build_file_flags(const pg_bench_config *b,
                                          const char *file);
 
 /*
- * Builds benchmark `b` from the tree at `side_dir` into `out_dir`, naming
- * the library after `tag`: its sources (globs resolved in that tree), the
- * files file_cflags names compiled apart with their flags, its adapters,
- * the library its project build made (an archive or object linked in; a
- * shared library is taken as it is), and its ldflags.  The compiler may take
- * `timeout` seconds (0: 600) and half the machine's memory.  A failed build is
- * not an error: it is reported in `out`.  Returns negative only when perfgate
- * itself failed (interrupted, or the compiler could not be started); `out` is
- * to be pg_build_clear()ed either way.
+ * Builds benchmark `b` from the tree at `side_dir` into a directory named
+ * `tag` in `out_dir`, naming the library after `tag` too: its sources (globs
+ * resolved in that tree), the files file_cflags names compiled apart with their
+ * flags, its adapters, the library its project build made (an archive or object
+ * linked in; a shared library is taken as it is), and its ldflags.  The
+ * compiler runs in the box (box.h), writing only there, and may take `timeout`
+ * seconds (0: 600) and half the machine's memory.  A failed build is not an
+ * error: it is reported in `out`.  Returns negative only when perfgate itself
+ * failed (interrupted, or the compiler could not be started); `out` is to be
+ * pg_build_clear()ed either way.
  */
 int pg_build_solution(pg_build *out, const pg_bench_config *b,
                       const char *side_dir, const char *out_dir,
@@ -70,13 +71,15 @@ void pg_build_keep(pg_cache *cache, const char *key, const pg_build *build);
 /*
  * Runs a project's own build `command` (with sh, in `side_dir`, which must
  * be a private copy) for side `side` ("base" or "head"), within `timeout`
- * seconds and half the machine's memory.  The command gets PERFGATE_SIDE,
+ * seconds and half the machine's memory, in the box (box.h) with
+ * `side_dir` the one tree it may write and `other_dir` (the other side's
+ * tree; may be NULL) hidden.  The command gets PERFGATE_SIDE,
  * PERFGATE_CC, PERFGATE_CFLAGS (-fPIC -fno-semantic-interposition) and
  * PERFGATE_LDFLAGS (-Wl,-Bsymbolic) to use as it can.  A failed build is
  * reported in `out` (message and log), not as an error.
  */
 int pg_build_project(pg_build *out, const char *command, const char *side_dir,
-                     const char *side, double timeout);
+                     const char *other_dir, const char *side, double timeout);
 
 /*
  * Builds the problem plugin of `b` into `out_dir`, or takes it from `cache`

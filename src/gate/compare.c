@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "compare.h"
 #include "affected.h"
+#include "box.h"
 #include "build.h"
 #include "cache.h"
 #include "cleanup.h"
@@ -458,9 +459,9 @@ static const pg_build *project_build(compare_ctx *ctx, const pg_bench_config *b,
         pg_realloc(ctx->builds[s], (i + 1) * sizeof(*ctx->builds[s]));
     pg_strvec_push(&ctx->built[s], b->build);
     /* As long as the compiler may take, which is ten times a side's run. */
-    *err =
-        pg_build_project(&ctx->builds[s][i], b->build, ctx->rev[s].dir,
-                         s ? "head" : "base", 10 * ctx->cfg.settings.timeout);
+    *err = pg_build_project(&ctx->builds[s][i], b->build, ctx->rev[s].dir,
+                            ctx->rev[!s].dir, s ? "head" : "base",
+                            10 * ctx->cfg.settings.timeout);
     return &ctx->builds[s][i];
 }
 
@@ -1031,6 +1032,26 @@ static void fill_side(pg_side_info *out, const pg_rev *rev)
     out->dirty = rev->dirty;
 }
 
+/*
+ * Whether the revisions' code will run in the box (box.h): asked once,
+ * before anything runs; no box is an error under --sandbox require, and
+ * else said in the result.
+ */
+static int check_box(pg_result *out)
+{
+    const char *why;
+
+    if (pg_box_ready(&why))
+        return 0;
+    if (pg_box_mode_get() == PG_BOX_REQUIRE)
+        return pg_error_set(PG_ERR_USAGE,
+                            "--sandbox require: no box can be made for the "
+                            "revisions' code: %s",
+                            why);
+    out->unboxed = pg_strdup(why);
+    return 0;
+}
+
 int pg_compare(pg_result *out, const pg_compare_opts *opts)
 {
     compare_ctx ctx;
@@ -1047,7 +1068,8 @@ int pg_compare(pg_result *out, const pg_compare_opts *opts)
 
     if ((err = pg_repo_open(&ctx.repo,
                             opts->repo_path ? opts->repo_path : ".")) < 0 ||
-        (err = load_config(&ctx)) < 0 || (err = check_only(&ctx)) < 0)
+        (err = load_config(&ctx)) < 0 || (err = check_only(&ctx)) < 0 ||
+        (err = check_box(out)) < 0)
         goto done;
     if (opts->shards > 0) {
         if ((err = load_timings(&ctx)) < 0)

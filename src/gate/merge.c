@@ -129,6 +129,11 @@ int pg_merge(pg_result *out, pg_result *parts, size_t n,
     memset(&parts[0], 0, sizeof(parts[0]));
     for (i = 1; i < n; i++) {
         pg_result *p = &parts[i];
+        /* One shard that ran unboxed makes the whole run so. */
+        if (!out->unboxed && p->unboxed) {
+            out->unboxed = p->unboxed;
+            p->unboxed = NULL;
+        }
         out->shards =
             pg_realloc(out->shards, (out->nshards + 1) * sizeof(*out->shards));
         out->shards[out->nshards++] = p->shards[0];

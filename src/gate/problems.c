@@ -178,6 +178,7 @@ static int describe(describe_ctx *d, const pg_bench_config *b,
 {
     pg_proc_opts opts;
     pg_proc_result res;
+    pg_box box = {{NULL}, {NULL}};
     pg_str wanted = PG_STR_INIT;
     char *argv[6];
     size_t i;
@@ -185,6 +186,8 @@ static int describe(describe_ctx *d, const pg_bench_config *b,
 
     memset(&opts, 0, sizeof(opts));
     opts.timeout = 30;
+    /* The problem's code, loaded: boxed, writing nothing. */
+    opts.box = &box;
     opts.on_line = describe_line;
     opts.payload = d;
     argv[0] = (char *)pg_run_program_path();

@@ -214,7 +214,10 @@ static int profile_side(costs *out, char **why, const job *j,
     const char **cflags = pg_calloc(b.ncflags + 2, sizeof(*cflags));
     char *tag = pg_strdupf("profile-%s", side);
     char *spec_path = pg_strdupf("%s/%s.%s.run", j->work_dir, b.name, tag);
-    char *cg = pg_strdupf("%s/%s.%s.callgrind", j->work_dir, b.name, tag);
+    /* Beside the side's build, in the one directory its run may write. */
+    char *own = pg_path_join(j->work_dir, tag);
+    char *cg = pg_strdupf("%s/%s.%s.callgrind", own, b.name, tag);
+    pg_box box = {{own}, {NULL}};
     size_t i;
     int err;
 
@@ -253,8 +256,9 @@ static int profile_side(costs *out, char **why, const job *j,
     pg_strvec_push(&a, pg_run_program_path());
     pg_strvec_push(&a, spec_path);
     memset(&opts, 0, sizeof(opts));
-    opts.cwd = j->work_dir;
+    opts.cwd = own;
     opts.timeout = j->timeout;
+    opts.box = &box;
     if ((err = pg_proc_run_argv(&res, a.v, &opts)) < 0)
         goto done;
     if (!res.exited || res.exit_code) {
@@ -280,6 +284,7 @@ done:
     free(tag);
     free(spec_path);
     free(cg);
+    free(own);
     return err == PG_ERR_INTERRUPTED ? err : err ? 1 : 0;
 }
 

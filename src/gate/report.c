@@ -52,6 +52,12 @@ static void warnings(pg_system *out, const pg_result *r)
 
     for (i = 0; i < r->system.nwarnings; i++)
         pg_system_warn(out, "%s", r->system.warnings[i]);
+    if (r->unboxed)
+        pg_system_warn(out,
+                       "the revisions' code ran outside the box, with every "
+                       "file this user may write and the network in reach "
+                       "(%s); --sandbox require makes this an error",
+                       r->unboxed);
     for (i = 0; i < r->nbenchmarks; i++) {
         const pg_bench_result *b = &r->benchmarks[i];
         const pg_gpu_run *g = &b->gpu;

@@ -385,6 +385,12 @@ char *pg_result_to_json(const pg_result *r)
         }
     }
     add_string(root, "config_digest", r->config_digest);
+    {
+        cJSON *box = cJSON_AddObjectToObject(root, "sandbox");
+        cJSON_AddBoolToObject(box, "boxed", !r->unboxed);
+        if (r->unboxed)
+            cJSON_AddStringToObject(box, "why_not", r->unboxed);
+    }
     if (r->nshards) {
         cJSON *shards = cJSON_AddArrayToObject(root, "shards");
         for (i = 0; i < r->nshards; i++) {
@@ -756,6 +762,12 @@ int pg_result_from_json(pg_result *out, const char *text, const char *display)
     read_side(&out->base, cJSON_GetObjectItemCaseSensitive(root, "base"));
     read_side(&out->head, cJSON_GetObjectItemCaseSensitive(root, "head"));
     out->config_digest = get_string(root, "config_digest");
+    src = cJSON_GetObjectItemCaseSensitive(root, "sandbox");
+    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(src, "boxed"))) {
+        out->unboxed = get_string(src, "why_not");
+        if (!out->unboxed)
+            out->unboxed = pg_strdup("the result does not say why");
+    }
     cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(root, "shards"))
     {
         pg_shard_info *s;
@@ -789,6 +801,7 @@ void pg_result_clean_text(pg_result *r)
 
     pg_text_clean_in_place(&r->version);
     pg_text_clean_in_place(&r->config_digest);
+    pg_text_clean_in_place(&r->unboxed);
     for (i = 0; i < r->nshards; i++) {
         pg_text_clean_in_place(&r->shards[i].host);
         pg_text_clean_in_place(&r->shards[i].balance);
@@ -900,6 +913,7 @@ void pg_result_clear(pg_result *r)
     side_free(&r->head);
     pg_system_clear(&r->system);
     free(r->config_digest);
+    free(r->unboxed);
     for (i = 0; i < r->nshards; i++) {
         free(r->shards[i].host);
         free(r->shards[i].balance);

@@ -180,6 +180,8 @@ typedef struct pg_result {
     pg_gpu_info gpu; /* present: a CUDA benchmark was measured on it */
     pg_verdict verdict;
     char *config_digest;   /* the config's (pg_config.digest); NULL: unknown */
+    char *unboxed; /* why the revisions' code ran outside the box (box.h);
+                      NULL when it ran inside, or the result does not say */
     pg_shard_info *shards; /* one for a shard's own result, all of them for
                               a merged one; none when not sharded */
     size_t nshards;

@@ -385,6 +385,7 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
     const pg_run_spec *spec = &run;
     pg_proc_opts opts;
     pg_proc_result res;
+    pg_box box = {{NULL}, {NULL}};
     parent_ctx pctx;
     pg_watch *watch = MAP_FAILED;
     char *argv[3], *scratch = NULL, token[33];
@@ -425,6 +426,10 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
     }
     memset(&opts, 0, sizeof(opts));
     opts.cwd = scratch;
+    /* Both sides' code runs here, boxed: that directory is all it may
+     * write. */
+    box.write[0] = scratch;
+    opts.box = &box;
     opts.output_cap = OUTPUT_CAP;
     /* The per-side timeout is the watchdog's; this only catches a child
      * stuck outside either side (in the problem or the loader). */

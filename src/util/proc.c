@@ -5,6 +5,8 @@
 #include "proc.h"
 #include "cleanup.h"
 #include "error.h"
+#include "fs.h"
+#include "strvec.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -236,34 +238,92 @@ int pg_proc_stat(pid_t pid, pid_t *ppid, unsigned long long *started)
     return 0;
 }
 
+/* A process and its parent, as /proc said at one moment. */
+typedef struct proc_pair {
+    pid_t pid, ppid;
+    int doomed;
+} proc_pair;
+
+static int by_pid(const void *a, const void *b)
+{
+    pid_t x = ((const proc_pair *)a)->pid, y = ((const proc_pair *)b)->pid;
+    return (x > y) - (x < y);
+}
+
+/* Every process /proc lists, into `*out` (which it reallocates). */
+static size_t list_processes(proc_pair **out, size_t *cap)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    size_t n = 0;
+
+    if (!d)
+        return 0;
+    while ((e = readdir(d))) {
+        pid_t pid = (pid_t)strtol(e->d_name, NULL, 10), ppid;
+        unsigned long long started;
+        if (pid <= 0 || pg_proc_stat(pid, &ppid, &started) < 0)
+            continue;
+        if (n == *cap) {
+            *cap = *cap ? 2 * *cap : 256;
+            *out = pg_realloc(*out, *cap * sizeof(**out));
+        }
+        (*out)[n].pid = pid;
+        (*out)[n].ppid = ppid;
+        (*out)[n++].doomed = 0;
+    }
+    closedir(d);
+    return n;
+}
+
 /*
- * Ends the processes that outlived the child they came from.  perfgate is
- * a subreaper (PR_SET_CHILD_SUBREAPER), so a descendant whose parent died
+ * Ends the processes that outlived the child they came from, when no box
+ * held them (box.h: a PID namespace ends with its run).  perfgate is a
+ * subreaper (PR_SET_CHILD_SUBREAPER), so a descendant whose parent died
  * becomes perfgate's child, even one that left the child's process group
  * with setsid(), which the group's SIGKILL missed.  With no child of its
- * own running, every child perfgate has is such an orphan.
+ * own running, every child perfgate has is such an orphan: each round
+ * kills them and every process below them at once, so that a chain of
+ * any depth goes in a round or two; rounds go on until one finds nothing,
+ * for at most ORPHAN_SECONDS against code that forks faster than that.
  */
+#define ORPHAN_SECONDS 10
+
 static void end_orphans(void)
 {
-    int round, found = 1;
+    proc_pair *all = NULL;
+    size_t cap = 0, n, i;
     pid_t self = getpid();
+    int64_t deadline = pg_now_ns() + (int64_t)ORPHAN_SECONDS * 1000000000;
+    int found = 1;
 
-    for (round = 0; found && round < 64; round++) {
-        DIR *d = opendir("/proc");
-        struct dirent *e;
+    while (found && pg_now_ns() < deadline) {
+        int grew = 1, pass;
         found = 0;
-        if (!d)
-            return;
-        while ((e = readdir(d))) {
-            pid_t pid = (pid_t)strtol(e->d_name, NULL, 10), ppid;
-            unsigned long long started;
-            if (pid > 0 && pg_proc_stat(pid, &ppid, &started) == 0 &&
-                ppid == self) {
-                kill(pid, SIGKILL);
-                found = 1;
+        n = list_processes(&all, &cap);
+        for (i = 0; i < n; i++)
+            all[i].doomed = all[i].ppid == self;
+        /* Down the tree, parents by pid: a parent's pid is below its
+         * children's as a rule, so one pass mostly does; a wrapped pid
+         * takes another. */
+        qsort(all, n, sizeof(*all), by_pid);
+        for (pass = 0; grew && pass < 64; pass++) {
+            grew = 0;
+            for (i = 0; i < n; i++) {
+                proc_pair key, *parent;
+                key.pid = all[i].ppid;
+                if (all[i].doomed || all[i].ppid <= 1 ||
+                    !(parent = bsearch(&key, all, n, sizeof(*all), by_pid)))
+                    continue;
+                if (parent->doomed)
+                    grew = all[i].doomed = 1;
             }
         }
-        closedir(d);
+        for (i = 0; i < n; i++)
+            if (all[i].doomed) {
+                kill(all[i].pid, SIGKILL);
+                found = 1;
+            }
         /* Reaped, their own children come to perfgate in turn: reap what
          * died, and look again. */
         if (found) {
@@ -273,10 +333,12 @@ static void end_orphans(void)
         while (waitpid(-1, NULL, WNOHANG) > 0)
             ;
     }
+    free(all);
 }
 
-/* Under -v: the command as a shell would take it, and where it runs. */
-static void trace_command(char *const argv[], const char *cwd)
+/* Under -v: the command as a shell would take it, where it runs, and
+ * whether in the box. */
+static void trace_command(char *const argv[], const char *cwd, int boxed)
 {
     pg_str line = PG_STR_INIT;
     size_t i;
@@ -304,8 +366,8 @@ static void trace_command(char *const argv[], const char *cwd)
         }
         pg_str_puts(&line, "'");
     }
-    pg_trace("run: %s%s%s%s", pg_str_cstr(&line), cwd ? "  (in " : "",
-             cwd ? cwd : "", cwd ? ")" : "");
+    pg_trace("run: %s%s%s%s%s", pg_str_cstr(&line), cwd ? "  (in " : "",
+             cwd ? cwd : "", cwd ? ")" : "", boxed ? "  [boxed]" : "");
     pg_str_clear(&line);
 }
 
@@ -326,8 +388,6 @@ static int spawn(pg_proc_result *out, char *const argv[],
         ((fn || opts->on_line) && pipe2(msgp, O_CLOEXEC) < 0))
         return pg_error_set(PG_ERR_GENERIC, "cannot create a pipe: %s",
                             strerror(errno));
-    if (argv && pg_tracing())
-        trace_command(argv, opts->cwd);
     fflush(stdout);
     fflush(stderr);
     start = pg_now_ns();
@@ -399,10 +459,75 @@ static int spawn(pg_proc_result *out, char *const argv[],
     return err;
 }
 
+/*
+ * `argv` as it runs in opts->box: the box's command line in `boxed` and
+ * its private temporary directory in `*tmp`.  0 (with nothing to do when
+ * there is no box to be had and none is required), or a set error.
+ */
+static int box_argv(pg_strvec *boxed, char **tmp, char *const argv[],
+                    const pg_proc_opts *opts)
+{
+    const char *why, *base = getenv("TMPDIR");
+    char *program = pg_path_search(argv[0]);
+
+    *tmp = NULL;
+    /* A program that is not there runs nowhere: it fails as it would
+     * outside, where its message is the one users know. */
+    if (!program || access(program, X_OK) < 0) {
+        free(program);
+        return 0;
+    }
+    free(program);
+    if (!pg_box_ready(&why))
+        return pg_box_mode_get() == PG_BOX_REQUIRE
+                   ? pg_error_set(PG_ERR_USAGE,
+                                  "no box for the revisions' code "
+                                  "(--sandbox require): %s",
+                                  why)
+                   : 0;
+    *tmp = pg_strdupf("%s/box-XXXXXX", base && *base ? base : "/tmp");
+    if (!mkdtemp(*tmp)) {
+        int saved = errno;
+        free(*tmp);
+        *tmp = NULL;
+        return pg_error_set(PG_ERR_GENERIC,
+                            "cannot create a temporary directory for the "
+                            "box: %s",
+                            strerror(saved));
+    }
+    pg_box_argv(boxed, opts->box, *tmp, opts->cwd, argv);
+    return 0;
+}
+
 int pg_proc_run_argv(pg_proc_result *out, char *const argv[],
                      const pg_proc_opts *opts)
 {
-    return spawn(out, argv, NULL, NULL, opts);
+    pg_strvec boxed = PG_STRVEC_INIT;
+    char *tmp = NULL;
+    int err;
+
+    if (opts->box && (err = box_argv(&boxed, &tmp, argv, opts)) < 0) {
+        memset(out, 0, sizeof(*out));
+        pg_str_init(&out->output, 64);
+        return err;
+    }
+    if (pg_tracing())
+        trace_command(argv, opts->cwd, tmp != NULL);
+    err = spawn(out, boxed.n ? boxed.v : argv, NULL, NULL, opts);
+    /* bubblewrap says a signal's end as the shells do, 128 + its number:
+     * taken back (a program that exits with such a status on purpose is
+     * said to have been killed, as a shell would say it). */
+    if (tmp && out->exited && out->exit_code > 128 &&
+        out->exit_code < 128 + 65) {
+        out->signal = out->exit_code - 128;
+        out->exited = 0;
+        out->exit_code = 0;
+    }
+    if (tmp)
+        pg_rm_rf(tmp);
+    free(tmp);
+    pg_strvec_clear(&boxed);
+    return err;
 }
 
 int pg_proc_run_fn(pg_proc_result *out, int (*fn)(void *arg, int msg_fd),

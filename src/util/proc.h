@@ -11,6 +11,7 @@
 
 #include <sys/types.h>
 
+#include "box.h"
 #include "str.h"
 
 typedef struct pg_proc_opts {
@@ -32,6 +33,12 @@ typedef struct pg_proc_opts {
     int share_fd;
     /* The most address space the child may map, in bytes (0: no limit). */
     size_t memory_limit;
+    /*
+     * A program run from a revision runs in this box (box.h) where one can
+     * be made, with a private TMPDIR removed when it ends; NULL: as is.
+     * With --sandbox require and no box, the run is refused.
+     */
+    const pg_box *box;
 } pg_proc_opts;
 
 typedef struct pg_proc_result {

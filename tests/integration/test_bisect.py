@@ -103,6 +103,23 @@ class Bisect(RepoTest):
                          [commits[9], commits[10]])
         self.assertIn("one of 2", p.stdout)
 
+    def test_the_budget_stops_it_with_what_is_left(self):
+        # A budget spent by the first probe (BAD): no other starts, and the
+        # answer is every commit not told apart, said as such.
+        good, commits = self.history(8, culprit=4)
+        p, r = self.bisect("--budget", "1ms", good, commits[-1])
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertTrue(r["budget_spent"])
+        self.assertEqual(len(r["probes"]), 1)
+        self.assertEqual(r["result"], "range")
+        self.assertEqual([c["commit"] for c in r["candidates"]], commits)
+        self.assertIn("one of 8", p.stdout)
+        self.assertIn("(--budget) was spent", p.stdout)
+        p = subprocess.run([PERFGATE, "bisect", "--budget", "soon", good],
+                           cwd=self.repo, capture_output=True, text=True)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--budget 'soon'", p.stderr)
+
     def test_no_regression_in_the_range(self):
         good, commits = self.history(6, culprit=None)
         p, r = self.bisect(good, commits[-1])

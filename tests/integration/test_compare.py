@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -302,7 +303,9 @@ class Engine(RepoTest):
                 "        fclose(f);\n    }\n}\n" % (log, side), 1)
         self.base_repo(solution("base"))
         self.commit({"src/sum.c": solution("head")})
-        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "50%")
+        # Unboxed: the box would keep the log from being written.
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "50%",
+                          "--sandbox", "off")
         self.assertEqual(r.bench()["status"], "unchanged", r.stdout)
         with open(log) as f:
             seen = [line.split() for line in f]
@@ -728,7 +731,9 @@ class ProblemFaults(RepoTest):
         self.problem_repo("faulty.c", problem, {"src/sum.c": SERIAL},
                           ", cases: " + cases)
         self.commit({"src/sum.c": LANES})
-        return self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
+        # Unboxed, so that the problem can write its log of teardowns.
+        return self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%",
+                             "--sandbox", "off")
 
     def test_each_function_of_a_problem_that_crashes_is_named(self):
         for where, says in (("SETUP", "setup()"), ("FLOPS", "flops()"),
@@ -973,17 +978,16 @@ class Interrupt(RepoTest):
         self.base_repo(config=config)
         self.commit({"src/sum.c": LANES})
         cc = os.path.join(self.tmp, "slowcc")
-        mark = os.path.join(self.tmp, "compiling")
+        # (The compiler writes nothing outside its box: it is seen by the
+        # sleep it runs.)
+        mark = self._mark()
         with open(cc, "w") as f:
-            f.write("#!/bin/sh\ncase \"$*\" in *-shared*) touch %s; "
-                    "sleep 60;; esac\nexec cc \"$@\"\n" % mark)
+            f.write("#!/bin/sh\ncase \"$*\" in *-shared*) "
+                    "sleep %s;; esac\nexec cc \"$@\"\n" % mark)
         os.chmod(cc, 0o755)
         proc = self._start("HEAD~1", "HEAD", "-j", "2",
                            env=dict(os.environ, TMPDIR=self.pgtmp, CC=cc))
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not os.path.exists(mark):
-            time.sleep(0.05)
-        self.assertTrue(os.path.exists(mark), "no build started")
+        self.assertTrue(self._wait_for_sleep(mark), "no build started")
         start = time.monotonic()
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=30)
@@ -1002,22 +1006,32 @@ class Interrupt(RepoTest):
         self.base_repo()
         self.commit({"src/sum.c": LANES})
         cc = os.path.join(self.tmp, "leavingcc")
-        mark = os.path.join(self.tmp, "compiling")
+        mark = self._mark()
         with open(cc, "w") as f:
             f.write("#!/bin/sh\ncase \"$*\" in *-shared*) "
-                    "mktemp \"${TMPDIR:-/tmp}/ccXXXXXX.s\" >/dev/null; "
-                    "touch %s; sleep 60;; esac\nexec cc \"$@\"\n" % mark)
+                    "mktemp \"${TMPDIR:-/tmp}/ccXXXXXX.s\" >/dev/null && "
+                    "sleep %s;; esac\nexec cc \"$@\"\n" % mark)
         os.chmod(cc, 0o755)
         proc = self._start("HEAD~1", "HEAD",
                            env=dict(os.environ, TMPDIR=self.pgtmp, CC=cc))
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not os.path.exists(mark):
-            time.sleep(0.05)
-        self.assertTrue(os.path.exists(mark), "no build started")
+        self.assertTrue(self._wait_for_sleep(mark), "no build started")
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=30)
         self.assertEqual(proc.returncode, 130, err)
         self.assertEqual(os.listdir(self.pgtmp), [])
+
+    def _mark(self):
+        """A sleep's duration of this test's own (about 16 minutes)."""
+        return "985.%d" % (os.getpid() * 1000 + int(time.time()) % 1000)
+
+    def _wait_for_sleep(self, mark):
+        """Whether a `sleep MARK` started within a minute."""
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if processes(lambda c: c == b"sleep\x00%s\x00" % mark.encode()):
+                return True
+            time.sleep(0.05)
+        return False
 
     def _start(self, *args, env=None, **kw):
         return subprocess.Popen(
@@ -1339,6 +1353,195 @@ class Contain(RepoTest):
         self.assertLess(time.monotonic() - start, 100)
         self.assertIn("did not finish src/sum.c within 10 s",
                       r.bench("sum")["message"])
+
+
+def box_works():
+    """Whether bubblewrap can make a box on this machine."""
+    if not shutil.which("bwrap"):
+        return False
+    return subprocess.run(["bwrap", "--ro-bind", "/", "/", "--unshare-all",
+                           "--", "true"], capture_output=True).returncode == 0
+
+
+# The head's build command, which tries everything a hostile pull request
+# would: write the base's tree (making the base not build), the runner's
+# GITHUB_ENV, a file in $HOME and the user's repository, and reach the
+# network.  Each try may fail; the build goes on either way.
+ATTACK = """set +e
+if [ "$PERFGATE_SIDE" = head ]; then
+  echo '#error the head wrote this' >> ../base/lib/sum.c
+  echo 'LD_PRELOAD=/tmp/evil.so' >> "$GITHUB_ENV"
+  echo pwned > "$HOME/pwned"
+  [ -n "$PG_TEST_REPO" ] && echo pwned > "$PG_TEST_REPO/pwned"
+  python3 -c 'import socket, sys
+socket.create_connection(("127.0.0.1", int(sys.argv[1])), 3).close()' \
+    "$PG_TEST_PORT"
+fi
+exec make
+"""
+
+# A chain of processes, each in a session of its own (setsid), each
+# starting the next: deeper than any sweep one level at a time.  The last
+# one says so in the tree; every one sleeps for MARK seconds.
+CHAIN = """n=$1
+if [ "$n" -gt 0 ]; then
+  setsid sh chain.sh $((n - 1)) "$2" &
+else
+  touch deep
+fi
+exec sleep "$2"
+"""
+
+
+class Box(RepoTest):
+    """The revisions' code runs in bubblewrap: it writes its own tree and
+    nothing else, reaches no network, and every process it starts ends
+    with its run.  Without a box the run says so once, and --sandbox
+    require makes that an error."""
+
+    def setUp(self):
+        super().setUp()
+        self.home = os.path.join(self.tmp, "home")
+        os.makedirs(self.home)
+        self.github_env = os.path.join(self.out, "github_env")
+        open(self.github_env, "w").close()
+        self.mark = "986.%d" % (os.getpid() * 1000 + int(time.time()) % 1000)
+
+    def need_box(self):
+        if not box_works():
+            self.skipTest("bubblewrap cannot make a box here")
+
+    def attack(self, *args, env=None):
+        """The attack, with a listener for its connection: the result and
+        how many connections reached it."""
+        self.commit({"perfgate.yml": PROJECT_CONFIG % ("'sh attack.sh'",
+                                                       "build/libsum.a"),
+                     "Makefile": MAKEFILE, "lib/add.c": LIB_ADD,
+                     "lib/sum.c": LIB_SUM, "attack.sh": ATTACK}, "base")
+        self.commit({"lib/sum.c": LIB_SUM + "/* the head */\n"})
+        server = socket.socket()
+        server.bind(("127.0.0.1", 0))
+        server.listen(8)
+        server.settimeout(0.2)
+        full = dict(HOME=self.home, GITHUB_ENV=self.github_env,
+                    PG_TEST_PORT=str(server.getsockname()[1]), **(env or {}))
+        try:
+            r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%",
+                              *args, env=full)
+            reached = 0
+            while True:
+                try:
+                    server.accept()[0].close()
+                    reached += 1
+                except OSError:
+                    break
+        finally:
+            server.close()
+        return r, reached
+
+    def test_a_build_command_reaches_nothing_outside_its_tree(self):
+        self.need_box()
+        r, reached = self.attack(env={"PG_TEST_REPO": self.repo})
+        b = r.bench()
+        self.assertIn(b["status"], ("unchanged", "improvement", "regression"),
+                      b.get("message"))
+        self.assertEqual(r.json["sandbox"], {"boxed": True})
+        with open(self.github_env) as f:
+            self.assertEqual(f.read(), "")
+        self.assertEqual(os.listdir(self.home), [])
+        self.assertEqual(reached, 0)
+        # (the harness checked that the repository is untouched)
+
+    def test_without_the_box_the_same_build_reaches_all_of_it(self):
+        # The control: the attack works where nothing holds it, so the
+        # test above tests the box.
+        r, reached = self.attack("--sandbox", "off")
+        b = r.bench()
+        self.assertEqual(b["status"], "build_failed", b)
+        self.assertIn("base side", b["message"])
+        with open(self.github_env) as f:
+            self.assertIn("LD_PRELOAD", f.read())
+        self.assertEqual(os.listdir(self.home), ["pwned"])
+        self.assertEqual(reached, 1)
+        self.assertFalse(r.json["sandbox"]["boxed"])
+        self.assertIn("--sandbox off", r.json["sandbox"]["why_not"])
+        self.assertEqual(r.markdown.count("ran outside the box"), 1)
+
+    def chain(self, *args):
+        """A build command that leaves a setsid chain of 2,000 processes
+        behind: none may outlive the run."""
+        self.commit({"perfgate.yml": PROJECT_CONFIG % (
+            "'setsid sh chain.sh 2000 %s & i=0; while [ ! -e deep ] && "
+            "[ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done; make'"
+            % self.mark, "build/libsum.a"),
+            "Makefile": MAKEFILE, "lib/add.c": LIB_ADD, "lib/sum.c": LIB_SUM,
+            "chain.sh": CHAIN}, "base")
+        r = self.perfgate("HEAD", "HEAD", "--noise-floor", "60%", *args,
+                          timeout=600)
+        self.assertIn(r.code, (0, 1), r.stderr)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and self.sleepers():
+            time.sleep(0.1)
+        self.assertEqual(len(self.sleepers()), 0)
+        return r
+
+    def sleepers(self):
+        return processes(lambda cmdline: cmdline == b"sleep\x00%s\x00"
+                         % self.mark.encode())
+
+    def test_a_setsid_chain_of_2000_ends_with_the_run(self):
+        self.need_box()
+        self.chain()
+
+    def test_a_setsid_chain_of_2000_ends_without_the_box_too(self):
+        self.chain("--sandbox", "off")
+
+    def test_a_killed_perfgate_takes_the_box_along(self):
+        self.need_box()
+        self.commit({"perfgate.yml": PROJECT_CONFIG % (
+            "'setsid sleep %s & exec sleep %s'" % (self.mark, self.mark),
+            "build/libsum.a")}, "base")
+        proc = subprocess.Popen(
+            [PERFGATE, "compare", "HEAD", "HEAD"], cwd=self.repo,
+            env=dict(os.environ, TMPDIR=self.pgtmp), stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and len(self.sleepers()) < 2:
+            time.sleep(0.05)
+        self.assertEqual(len(self.sleepers()), 2)
+        proc.kill()
+        proc.communicate(timeout=30)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and self.sleepers():
+            time.sleep(0.1)
+        self.assertEqual(self.sleepers(), [])
+
+    def test_no_box_is_said_once_and_require_refuses(self):
+        self.base_repo()
+        fake = os.path.join(self.out, "bwrap")
+        with open(fake, "w") as f:
+            f.write("#!/bin/sh\necho 'bwrap: setting up uid map: "
+                    "Permission denied' >&2\nexit 1\n")
+        os.chmod(fake, 0o755)
+        for bwrap, why in ((fake, "setting up uid map: Permission denied"),
+                           (os.path.join(self.out, "none"),
+                            "bubblewrap is not installed")):
+            with self.subTest(bwrap=bwrap):
+                r = self.perfgate("HEAD", "HEAD", "--noise-floor", "60%",
+                                  env={"PERFGATE_BWRAP": bwrap})
+                self.assertEqual(r.code, 0, r.stderr)
+                self.assertFalse(r.json["sandbox"]["boxed"])
+                self.assertIn(why, r.json["sandbox"]["why_not"])
+                self.assertEqual(r.markdown.count("ran outside the box"), 1)
+                self.assertEqual(r.stdout.count("ran outside the box"), 1)
+                r = self.perfgate("HEAD", "HEAD", "--sandbox", "require",
+                                  env={"PERFGATE_BWRAP": bwrap})
+                self.assertEqual(r.code, 2, r.stdout)
+                self.assertIn("--sandbox require", r.stderr)
+                self.assertIn(why, r.stderr)
+        r = self.perfgate("HEAD", "HEAD", "--sandbox", "maybe")
+        self.assertEqual(r.code, 2)
+        self.assertIn("want auto, require or off", r.stderr)
 
 
 class Config(RepoTest):

@@ -114,9 +114,64 @@ static void message_channel(void)
     pg_proc_result_clear(&res);
 }
 
+/* The position of `word` in `a` from `from` on, or a.n. */
+static size_t find(const pg_strvec *a, size_t from, const char *word)
+{
+    for (; from < a->n && strcmp(a->v[from], word); from++)
+        ;
+    return from;
+}
+
+static void box_command_line(void)
+{
+    pg_box box = {{"/w/side", "/w/out"}, {"/w/other"}};
+    char *argv[] = {"sh", "-c", "make", NULL};
+    pg_strvec a = PG_STRVEC_INIT;
+    pg_box_mode mode;
+    size_t ro, hide, bind, dashes;
+
+    pg_box_argv(&a, &box, "/w/tmp", "/w/side", argv);
+    REQUIRE(a.n > 10);
+    /* Every namespace, the network's included; gone with perfgate. */
+    CHECK(find(&a, 0, "--unshare-all") < a.n);
+    CHECK(find(&a, 0, "--die-with-parent") < a.n);
+    /* The machine read-only first; then hidden; then writable, so that a
+     * writable path inside a hidden one is seen again. */
+    ro = find(&a, 0, "--ro-bind");
+    hide = find(&a, 0, "--tmpfs");
+    bind = find(&a, 0, "--bind");
+    REQUIRE(ro + 2 < a.n && hide + 1 < a.n && bind + 2 < a.n);
+    CHECK_STR(a.v[ro + 1], "/");
+    CHECK_STR(a.v[hide + 1], "/w/other");
+    CHECK(ro < hide && hide < bind);
+    CHECK_STR(a.v[bind + 1], "/w/side");
+    CHECK_STR(a.v[bind + 2], "/w/side");
+    bind = find(&a, bind + 1, "--bind");
+    REQUIRE(bind + 2 < a.n);
+    CHECK_STR(a.v[bind + 1], "/w/out");
+    bind = find(&a, bind + 1, "--bind");
+    REQUIRE(bind + 2 < a.n);
+    CHECK_STR(a.v[bind + 1], "/w/tmp");
+    CHECK(find(&a, 0, "TMPDIR") < a.n);
+    CHECK_STR(a.v[find(&a, 0, "--chdir") + 1], "/w/side");
+    /* The command itself, whole, after "--". */
+    dashes = find(&a, 0, "--");
+    REQUIRE(dashes + 3 < a.n);
+    CHECK_STR(a.v[dashes + 1], "sh");
+    CHECK_STR(a.v[dashes + 3], "make");
+    CHECK(dashes + 4 == a.n);
+    pg_strvec_clear(&a);
+
+    CHECK(pg_box_parse_mode(&mode, "require") == 0 && mode == PG_BOX_REQUIRE);
+    CHECK(pg_box_parse_mode(&mode, "off") == 0 && mode == PG_BOX_OFF);
+    CHECK(pg_box_parse_mode(&mode, "auto") == 0 && mode == PG_BOX_AUTO);
+    CHECK(pg_box_parse_mode(&mode, "yes") < 0);
+}
+
 const pg_test pg_tests_proc[] = {
     {"exit_status_and_output", exit_status_and_output},
     {"signals_and_time_limits", signals_and_time_limits},
     {"output_is_capped", output_is_capped},
     {"message_channel", message_channel},
+    {"box_command_line", box_command_line},
     PG_TESTS_END};
