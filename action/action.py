@@ -502,9 +502,26 @@ def cmd_comment():
         # The verdict stands; only the comment is lost.  (The token is in
         # a header, never in a message.)
         notice("warning", "perfgate: the pull request comment could not be "
-               "posted (%s); the verdict is in the job summary"
-               % str(e).replace(token, "***"))
+               "posted (%s); the verdict is in the job summary%s"
+               % (str(e).replace(token, "***"), why_refused(e, repo)))
     return 0
+
+
+def why_refused(e, repo):
+    """What to do about a refused comment: a fork's pull request gets a
+    read-only token, which no setting of this workflow can change."""
+    if not isinstance(e, urllib.error.HTTPError) or e.code not in (403, 404):
+        return ""
+    head = ((event().get("pull_request") or {}).get("head") or {})
+    fork = (head.get("repo") or {}).get("full_name")
+    said = ("this pull request comes from a fork (%s), whose token is "
+            "read-only" % fork if fork and fork != repo else
+            "the token may not write to pull requests (permissions: "
+            "pull-requests: write), or the pull request comes from a fork, "
+            "whose token is read-only")
+    return ("; %s. For forks, replace this workflow with the fork-safe "
+            "pair in perfgate's ci/github/ (perfgate.yml measures, "
+            "perfgate-comment.yml comments): see docs/ci.md" % said)
 
 
 def main(argv):

@@ -6,8 +6,8 @@ by construction (bench/chain.c).  See bench/README.md.
 
     python3 bench/accuracy.py [--out docs/accuracy.md]
 
-It needs the build (./bootstrap.sh) and Debian's libbenchmark-dev,
-libbenchmark-tools and python3-scipy, which bootstrap.sh installs.
+It needs the build and Debian's libbenchmark-dev, libbenchmark-tools and
+python3-scipy, which ./test.sh installs and builds.
 """
 import argparse
 import json
@@ -251,8 +251,8 @@ def main():
     args.gbench_peer = os.path.join(args.build_dir, "bench", "gbench_peer")
     for exe in (args.pg_bench, args.gbench_peer):
         if not os.access(exe, os.X_OK):
-            sys.exit("accuracy.py: %s is missing: run ./bootstrap.sh first "
-                     "(it builds both, and installs libbenchmark-dev)" % exe)
+            sys.exit("accuracy.py: %s is missing: run ./test.sh first "
+                     "(it installs libbenchmark-dev and builds both)" % exe)
     wanted = [d.strip().replace("µ", "u") for d in args.durations.split(",")]
     durations = [d for d in DURATIONS if d[0].replace(" ", "").replace(
         "µ", "u") in wanted]

@@ -157,7 +157,7 @@ def main():
     args.gbench_mem = os.path.join(args.build_dir, "bench", "gbench_mem")
     for exe in (args.pg_bench, args.gbench_mem):
         if not os.access(exe, os.X_OK):
-            sys.exit("memory.py: %s is missing: run ./bootstrap.sh first"
+            sys.exit("memory.py: %s is missing: run ./test.sh first"
                      % exe)
     functions = args.functions.split(",")
     sizes = args.sizes.split(",")

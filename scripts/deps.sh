@@ -1,6 +1,6 @@
 #!/bin/sh
 # Installs the Debian (or Ubuntu) packages named on the command line that
-# are not installed yet, with sudo when not root.  Used by bootstrap.sh, the
+# are not installed yet, with sudo when not root.  Used by bootstrap.sh, test.sh, the
 # GitHub Action and the Docker image's build.
 #   usage: scripts/deps.sh PACKAGE...
 set -eu

@@ -9,6 +9,7 @@ every source file in src/ includes banned.h last.
 """
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -72,6 +73,7 @@ class Lint(unittest.TestCase):
     def test_shell_scripts_pass_shellcheck(self):
         scripts = shell_scripts()
         self.assertIn(os.path.join(ROOT, "bootstrap.sh"), scripts)
+        self.assertIn(os.path.join(ROOT, "test.sh"), scripts)
         for path in scripts:
             with self.subTest(script=os.path.relpath(path, ROOT)):
                 p = subprocess.run(["shellcheck", path], capture_output=True,
@@ -108,7 +110,86 @@ class Lint(unittest.TestCase):
         section = readme.split("## Use it on GitHub", 1)[1]
         block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
         self.assertEqual(block, workflow)
-        self.assertLessEqual(len(workflow.strip().split("\n")), 6)
+
+    def test_the_workflow_to_paste_is_whole(self):
+        """What people paste: named (the fork-safe pair finds the measuring
+        workflow by name), one run per pull request, written as people
+        write YAML (no flow-style mappings)."""
+        path = os.path.join(ROOT, "ci", "github", "quickstart.yml")
+        with open(path) as f:
+            text = f.read()
+        doc = yaml.safe_load(text)
+        self.assertEqual(doc["name"], "perfgate")
+        self.assertIn("pull_request", doc[True])  # YAML 1.1 reads on: as True
+        self.assertIn("github.event.pull_request.number",
+                      doc["concurrency"]["group"])
+        self.assertIn("cancel-in-progress", doc["concurrency"])
+        self.assertEqual(doc["permissions"]["pull-requests"], "write")
+        steps = doc["jobs"]["perfgate"]["steps"]
+        self.assertTrue(steps[-1]["uses"].startswith("perfgate/perfgate@"))
+        self.assertFalse(steps[0]["with"]["persist-credentials"])
+        for event in yaml.parse(text):
+            if isinstance(event, yaml.MappingStartEvent):
+                self.assertFalse(event.flow_style, "a {flow: mapping} at "
+                                 "line %d" % (event.start_mark.line + 1))
+            if isinstance(event, yaml.SequenceStartEvent) and \
+                    event.flow_style:
+                self.assertNotIn("steps:", text.split("\n")[
+                    event.start_mark.line])
+
+    def test_the_fork_safe_halves_find_each_other(self):
+        d = os.path.join(ROOT, "ci", "github")
+        docs = {}
+        for name in ("perfgate.yml", "perfgate-matrix.yml",
+                     "perfgate-comment.yml"):
+            with open(os.path.join(d, name)) as f:
+                docs[name] = yaml.safe_load(f)
+        watched = docs["perfgate-comment.yml"][True]["workflow_run"][
+            "workflows"]
+        self.assertEqual(watched, [docs["perfgate.yml"]["name"]])
+        self.assertEqual(watched, [docs["perfgate-matrix.yml"]["name"]])
+        # The result is kept from the fixed path the action writes, not
+        # from an output a failed step may not pass on.
+        for name in ("perfgate.yml", "perfgate-matrix.yml"):
+            text = yaml.safe_dump(docs[name])
+            self.assertIn("$RUNNER_TEMP/perfgate.json", text)
+            self.assertNotIn("outputs.report-json", text)
+        with open(os.path.join(ROOT, "action", "action.py")) as f:
+            self.assertIn('os.path.join(tmp, "perfgate.json")', f.read())
+
+    def test_the_docs_links_lead_somewhere(self):
+        """Every relative link of README.md, docs/ and ci/ names a file or
+        folder of the tree (the README's pages moved once already)."""
+        pages = [os.path.join(ROOT, "README.md"),
+                 os.path.join(ROOT, "CONTRIBUTING.md"),
+                 os.path.join(ROOT, "ci", "README.md")]
+        docs = os.path.join(ROOT, "docs")
+        pages += [os.path.join(docs, n) for n in sorted(os.listdir(docs))
+                  if n.endswith(".md")]
+        for page in pages:
+            with open(page) as f:
+                text = f.read()
+            for target in re.findall(r"\]\(([^)\s]+)\)", text):
+                if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                    continue
+                path = os.path.normpath(os.path.join(
+                    os.path.dirname(page), target.split("#")[0]))
+                with self.subTest(page=os.path.relpath(page, ROOT),
+                                  link=target):
+                    self.assertTrue(os.path.exists(path), path)
+
+    def test_the_readme_is_a_front_door(self):
+        with open(os.path.join(ROOT, "README.md")) as f:
+            lines = f.read().split("\n")
+        self.assertLessEqual(len(lines), 300)
+        # The two set-up commands, and CI runs exactly those.
+        with open(os.path.join(ROOT, ".ci", "run")) as f:
+            ci = [l for l in f.read().split("\n")
+                  if l and not l.startswith(("#", "set ", "cd "))]
+        self.assertEqual(ci, ["./bootstrap.sh", "./test.sh"])
+        for command in ci:
+            self.assertTrue(any(l.startswith(command + " ") for l in lines),
+                            command)
 
     def test_other_ci_templates_hold_together(self):
         """No offline schema for these: their structure, checked here."""

@@ -86,7 +86,7 @@ class Handler(JsonHandler):
                              "auth": self.headers.get("Authorization"),
                              "body": body})
         if srv.fail:
-            return self.reply(500, {"message": "boom"})
+            return self.reply(srv.fail, {"message": "boom"})
         if self.path == "/user" and method == "GET":
             if srv.user is None:
                 return self.reply(403, {"message": "Resource not accessible "
@@ -433,11 +433,27 @@ class Action(RepoTest):
 
     def test_a_failed_post_is_a_warning(self):
         a, b, c = self.pull_request()
-        self.server.fail = True
+        self.server.fail = 500
         result, log = self.run_action(self.event(b, c))
         self.assertEqual(result.returncode, 0, log)
         self.assertIn("::warning::perfgate: the pull request comment could "
                       "not be posted", log)
+        self.assertEqual(self.outputs()["verdict"], "pass")
+
+    def test_a_fork_refused_a_comment_is_pointed_to_the_pair(self):
+        a, b, c = self.pull_request()
+        path = self.event(b, c)
+        with open(path) as f:
+            ev = json.load(f)
+        ev["pull_request"]["head"]["repo"] = {"full_name": "someone/r"}
+        with open(path, "w") as f:
+            json.dump(ev, f)
+        self.server.fail = 403
+        result, log = self.run_action(path)
+        self.assertEqual(result.returncode, 0, log)
+        self.assertIn("HTTP Error 403", log)
+        self.assertIn("comes from a fork (someone/r)", log)
+        self.assertIn("fork-safe pair in perfgate's ci/github/", log)
         self.assertEqual(self.outputs()["verdict"], "pass")
 
     def test_a_commit_that_cannot_be_fetched(self):

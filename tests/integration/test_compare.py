@@ -2411,9 +2411,9 @@ benchmarks:
         self.assertIn("no function 'encode'", b["message"])
 
     def test_the_readme_decompressor_problem(self):
-        # The README's worked example, as written there, on a small codec.
+        # The docs' worked example, as written there, on a small codec.
         readme = os.path.join(os.path.dirname(__file__), "..", "..",
-                              "README.md")
+                              "docs", "existing-projects.md")
         with open(readme) as f:
             blocks = f.read().split("```c\n")
         problem = [b.split("```")[0] for b in blocks
@@ -3253,7 +3253,7 @@ class Html(RepoTest):
     def test_it_opens_in_a_browser(self):
         browser = shutil.which("chromium") or shutil.which("chromium-browser")
         if not browser:
-            self.skipTest("no chromium (bootstrap.sh installs it)")
+            self.skipTest("no chromium (./test.sh installs it)")
         r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "20%",
                           "--html", self.html)
         with open(self.html, encoding="utf-8") as f:
