@@ -6,10 +6,13 @@
 #define PG_CMD_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "compare.h"
 #include "result.h"
 #include "strvec.h"
+
+struct option;
 
 int pg_cmd_compare(int argc, char **argv);
 int pg_cmd_init(int argc, char **argv);
@@ -24,17 +27,38 @@ int pg_cmd_fail(int err);
 /* 1 when color should be used on `fd` (a terminal, NO_COLOR unset). */
 int pg_cmd_use_color(int fd, const char *when);
 
-/* Says that `option` is unknown to `command`, with its usage; returns the
- * usage exit code. */
+/* Says in one line that `option` is unknown to `command` (or lacks its
+ * value), with the nearest of `opts` when one is close, and where the help
+ * is; returns the usage exit code. */
 int pg_cmd_bad_option(const char *command, const char *option,
-                      const char *usage);
+                      const struct option *opts);
 
-/* Prints a report on stdout; on GitHub's runners, with workflow commands
- * stopped around it (the report quotes user code). */
-void pg_cmd_print_report(const char *text);
+/* Prints a report on `f` (stdout, or stderr when stdout carries a file
+ * asked for with "-"); on GitHub's runners, with workflow commands stopped
+ * around it (the report quotes user code). */
+void pg_cmd_print_report(FILE *f, const char *text);
 
-/* Writes `data` to `path`; 0, or a set error. */
+/* Writes `data` to `path`, or to standard output when `path` is "-"; 0,
+ * or a set error. */
 int pg_cmd_write(const char *path, const char *data, size_t len);
+
+/*
+ * Checks, before any work, that each of `paths` (n of them, NULL ones
+ * skipped; `names` the options that gave them) can be written: at most one
+ * is "-", and every other names a file that can be made or replaced.
+ * -1 when all can, else says why for `command` and returns the usage exit
+ * code.
+ */
+int pg_cmd_check_outputs(const char *command, const char *const *names,
+                         const char *const *paths, size_t n);
+
+/* The terminal's width in columns, for one-line progress (80 when it
+ * cannot say). */
+int pg_cmd_columns(void);
+
+/* For a non-terminal: one line on stderr as each benchmark finishes. */
+void pg_cmd_bench_done(void *payload, const pg_bench_result *b, size_t index,
+                       size_t count);
 
 /*
  * Reads the result saved at `path` (a file a user names: it may hold
@@ -65,6 +89,9 @@ int pg_cmd_output_option(pg_cmd_outputs *o, int c, const char *arg,
  * error when a file cannot be written.
  */
 int pg_cmd_show(pg_result *r, const pg_cmd_outputs *outputs);
+
+/* pg_cmd_check_outputs() for the files of `o`. */
+int pg_cmd_check_show(const char *command, const pg_cmd_outputs *o);
 
 /* The options of commands that measure (compare, bisect): which config
  * and benchmarks, the floor, the budgets, the builds. */
@@ -131,12 +158,12 @@ int pg_cmd_measure_option(pg_compare_opts *o, pg_strvec *only, int c,
 
 /*
  * Parses the options of a command that measures (short options -c -b -j
- * -q -h -v): --help prints `usage`; an unknown option is said with it; each
+ * -q -h -v): --help prints `usage`; an unknown option is said in one line
+ * (pg_cmd_bad_option); each
  * other option goes to take(payload, c, optarg), which returns -1 when it
  * took it, else an exit code.  -1 when all were taken (optind at the first
  * operand), else the exit code.
  */
-struct option;
 int pg_cmd_getopt(int argc, char **argv, const char *command, const char *usage,
                   const struct option *opts,
                   int (*take)(void *payload, int c, const char *arg),

@@ -173,6 +173,14 @@ int pg_cmd_bisect(int argc, char **argv)
         pg_strvec_clear(&a.only);
         return code;
     }
+    {
+        const char *names[] = {"--json"};
+        const char *paths[] = {a.json_path};
+        if ((code = pg_cmd_check_outputs("bisect", names, paths, 1)) >= 0) {
+            pg_strvec_clear(&a.only);
+            return code;
+        }
+    }
     a.opts.compare.only = a.only.n ? pg_strvec_list(&a.only) : NULL;
     if (!a.quiet && isatty(STDERR_FILENO)) {
         a.opts.compare.on_progress = pg_cmd_progress;
@@ -183,7 +191,10 @@ int pg_cmd_bisect(int argc, char **argv)
         fputs("\r\033[K", stderr);
     if (err >= 0) {
         pg_bisect_render_text(&text, &r);
-        pg_cmd_print_report(pg_str_cstr(&text));
+        /* --json -: the JSON alone on stdout, the text on stderr. */
+        pg_cmd_print_report(a.json_path && !strcmp(a.json_path, "-") ? stderr
+                                                                     : stdout,
+                            pg_str_cstr(&text));
         if (a.json_path) {
             char *json = pg_bisect_to_json(&r);
             err = json ? pg_cmd_write(a.json_path, json, strlen(json))

@@ -132,6 +132,7 @@ typedef struct compare_args {
     pg_compare_opts opts;
     pg_cmd_outputs outputs;
     pg_strvec only;
+    char *range_base; /* the BASE of a BASE..HEAD operand */
     int quiet, no_ci, warning_exit, bisect;
 } compare_args;
 
@@ -202,6 +203,35 @@ static int take_option(void *payload, int c, const char *arg)
     return -1;
 }
 
+/*
+ * git's ranges: A..B is base A and head B; A...B is base the merge base of
+ * A and B, and head B.  An empty side is HEAD on the left, and on the right
+ * the working tree (perfgate's head when none is named).  -1 to go on,
+ * else the exit code.
+ */
+static int split_range(compare_args *a, int operands)
+{
+    const char *arg = a->opts.base, *dots;
+    size_t n;
+
+    if (!arg || !(dots = strstr(arg, "..")))
+        return -1;
+    n = strncmp(dots, "...", 3) ? 2 : 3;
+    if (operands > 1 || a->opts.aa || strstr(dots + n, "..")) {
+        fprintf(stderr,
+                "perfgate compare: '%s': a range is the only revision "
+                "(BASE..HEAD or BASE...HEAD)\n",
+                arg);
+        return PG_EXIT_USAGE;
+    }
+    a->range_base = dots == arg ? pg_strdup("HEAD")
+                                : pg_strdupf("%.*s", (int)(dots - arg), arg);
+    a->opts.base = a->range_base;
+    a->opts.head = dots[n] ? dots + n : NULL;
+    a->opts.merge_base = n == 3;
+    return -1;
+}
+
 /* The command line into `a`: -1 to go on, else the exit code. */
 static int parse_args(compare_args *a, int argc, char **argv)
 {
@@ -233,9 +263,17 @@ static int parse_args(compare_args *a, int argc, char **argv)
         a->opts.base = argv[optind];
     if (optind + 1 < argc)
         a->opts.head = argv[optind + 1];
+    if ((code = split_range(a, argc - optind)) >= 0)
+        return code;
+    if ((code = pg_cmd_check_show("compare", &a->outputs)) >= 0)
+        return code;
     a->opts.only = a->only.n ? pg_strvec_list(&a->only) : NULL;
+    /* A terminal gets one line rewritten in place; a CI log, a line per
+     * benchmark as it finishes. */
     if (!a->quiet && isatty(2))
         a->opts.on_progress = pg_cmd_progress;
+    else if (!a->quiet)
+        a->opts.on_bench_done = pg_cmd_bench_done;
     return -1;
 }
 
@@ -253,8 +291,22 @@ static int parse_args(compare_args *a, int argc, char **argv)
 static int bisect_regressions(compare_args *a, pg_result *r)
 {
     size_t i, done = 0;
+    const char *bad = r->head.commit;
 
-    if (r->head.worktree || r->aa)
+    if (r->aa || !pg_result_count(r, PG_STATUS_REGRESSION))
+        return 0;
+    /* A clean working tree is its commit; uncommitted changes have no
+     * history to search, and that is said, not passed over. */
+    if (r->head.worktree && r->head.dirty) {
+        fprintf(stderr,
+                "\r\033[Kperfgate: --bisect: not bisected: the head is the "
+                "working tree with uncommitted changes, which have no "
+                "commits to search; commit them, or name the head "
+                "(perfgate compare %s HEAD --bisect)\n",
+                r->base.rev && *r->base.rev ? r->base.rev : "BASE");
+        return 0;
+    }
+    if (!bad || !*bad)
         return 0;
     for (i = 0; i < r->nbenchmarks && done < MAX_BISECTS; i++) {
         pg_bench_result *b = &r->benchmarks[i];
@@ -272,7 +324,7 @@ static int bisect_regressions(compare_args *a, pg_result *r)
         o.compare.timings_path = NULL;
         o.compare.profile = 0; /* the probes are measured, not profiled */
         o.good = r->base.commit;
-        o.bad = r->head.commit;
+        o.bad = bad;
         if (a->opts.on_progress)
             a->opts.on_progress(NULL, "bisecting");
         err = pg_bisect(&found, &o);
@@ -336,5 +388,6 @@ int pg_cmd_compare(int argc, char **argv)
     if ((code = parse_args(&a, argc, argv)) < 0)
         code = compare(&a);
     pg_strvec_clear(&a.only);
+    free(a.range_base);
     return code;
 }

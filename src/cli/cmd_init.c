@@ -385,7 +385,7 @@ int pg_cmd_init(int argc, char **argv)
             return PG_EXIT_PASS;
         default:
             pg_strvec_clear(&sources);
-            return pg_cmd_bad_option("init", argv[optind - 1], usage_text);
+            return pg_cmd_bad_option("init", argv[optind - 1], long_opts);
         }
     }
     if (function || sources.n || problem) {

@@ -125,13 +125,15 @@ int pg_cmd_merge(int argc, char **argv)
             fputs(usage_text, stdout);
             return PG_EXIT_PASS;
         default:
-            return pg_cmd_bad_option("merge", argv[optind - 1], usage_text);
+            return pg_cmd_bad_option("merge", argv[optind - 1], long_opts);
         }
     }
     if (optind >= argc) {
         fputs(usage_text, stderr);
         return PG_EXIT_USAGE;
     }
+    if ((code = pg_cmd_check_show("merge", &outputs)) >= 0)
+        return code;
     n = (size_t)(argc - optind);
     parts = pg_calloc(n, sizeof(*parts));
     for (i = 0; i < n && err >= 0; i++)

@@ -57,13 +57,15 @@ int pg_cmd_report(int argc, char **argv)
             fputs(usage_text, stdout);
             return PG_EXIT_PASS;
         default:
-            return pg_cmd_bad_option("report", argv[optind - 1], usage_text);
+            return pg_cmd_bad_option("report", argv[optind - 1], long_opts);
         }
     }
     if (argc - optind != 1) {
         fputs(usage_text, stderr);
         return PG_EXIT_USAGE;
     }
+    if ((code = pg_cmd_check_show("report", &outputs)) >= 0)
+        return code;
     if ((err = pg_cmd_read_result(&result, argv[optind])) < 0)
         return pg_cmd_fail(err);
     err = pg_cmd_show(&result, &outputs);

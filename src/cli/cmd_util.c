@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "banned.h"
@@ -49,6 +51,13 @@ int pg_cmd_use_color(int fd, const char *when)
 
 int pg_cmd_write(const char *path, const char *data, size_t len)
 {
+    if (!strcmp(path, "-")) {
+        if (fwrite(data, 1, len, stdout) != len || fflush(stdout) == EOF)
+            return pg_error_set(PG_ERR_GENERIC,
+                                "cannot write to standard output: %s",
+                                strerror(errno));
+        return 0;
+    }
     if (pg_write_file(path, data, len, 0) < 0)
         return pg_error_set(PG_ERR_GENERIC, "cannot write %s: %s", path,
                             strerror(errno));
@@ -56,21 +65,159 @@ int pg_cmd_write(const char *path, const char *data, size_t len)
 }
 
 int pg_cmd_bad_option(const char *command, const char *option,
-                      const char *usage)
+                      const struct option *opts)
 {
-    fprintf(stderr, "perfgate %s: unknown or incomplete option '%s'\n\n%s",
-            command, option, usage);
+    const char *words[128];
+    char name[64];
+    const char *hint;
+    size_t n = 0, len = strcspn(option, "=");
+    const struct option *o;
+
+    /* One line that says what to type, as git does, not the whole help. */
+    if (len >= sizeof(name))
+        len = sizeof(name) - 1;
+    memcpy(name, option, len);
+    name[len] = '\0';
+    for (o = opts; o && o->name && n < 127; o++) {
+        if (!strncmp(name, "--", 2) && !strcmp(name + 2, o->name) &&
+            o->has_arg == required_argument) {
+            fprintf(stderr,
+                    "perfgate %s: option '%s' needs a value; see "
+                    "'perfgate %s --help'\n",
+                    command, name, command);
+            return PG_EXIT_USAGE;
+        }
+        words[n++] = o->name;
+    }
+    words[n] = NULL;
+    /* A short option's letter is too short to suggest from. */
+    hint = !strncmp(name, "--", 2) ? pg_suggest(name + 2, words) : NULL;
+    if (hint)
+        fprintf(stderr,
+                "perfgate %s: unknown option '%s' (did you mean '--%s'?); "
+                "see 'perfgate %s --help'\n",
+                command, name, hint, command);
+    else
+        fprintf(stderr,
+                "perfgate %s: unknown option '%s'; see 'perfgate %s --help'\n",
+                command, name, command);
     return PG_EXIT_USAGE;
 }
 
-void pg_cmd_print_report(const char *text)
+/* Why `path` cannot be written, or NULL when it can: the file (made or
+ * replaced) or, when it does not exist yet, its directory. */
+static const char *unwritable(const char *path, pg_str *why)
+{
+    struct stat st;
+    char *dir, *slash;
+    const char *bad = NULL;
+
+    if (!*path)
+        return "an empty name";
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return "it is a directory";
+        if (access(path, W_OK) < 0) {
+            pg_str_printf(why, "%s", strerror(errno));
+            return pg_str_cstr(why);
+        }
+        return NULL;
+    }
+    dir = pg_strdup(path);
+    slash = strrchr(dir, '/');
+    if (!slash)
+        memcpy(dir, ".", 2);
+    else if (slash == dir)
+        slash[1] = '\0';
+    else
+        *slash = '\0';
+    if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+        pg_str_printf(why, "the directory '%s' does not exist", dir);
+        bad = pg_str_cstr(why);
+    } else if (access(dir, W_OK | X_OK) < 0) {
+        pg_str_printf(why, "the directory '%s': %s", dir, strerror(errno));
+        bad = pg_str_cstr(why);
+    }
+    free(dir);
+    return bad;
+}
+
+int pg_cmd_check_outputs(const char *command, const char *const *names,
+                         const char *const *paths, size_t n)
+{
+    const char *stdout_by = NULL;
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        pg_str why = PG_STR_INIT;
+        const char *bad;
+        if (!paths[i])
+            continue;
+        if (!strcmp(paths[i], "-")) {
+            if (stdout_by) {
+                fprintf(stderr,
+                        "perfgate %s: %s - and %s -: only one output can "
+                        "go to standard output\n",
+                        command, stdout_by, names[i]);
+                return PG_EXIT_USAGE;
+            }
+            stdout_by = names[i];
+            continue;
+        }
+        if ((bad = unwritable(paths[i], &why))) {
+            fprintf(stderr,
+                    "perfgate %s: %s '%s' cannot be written: %s (nothing "
+                    "was measured)\n",
+                    command, names[i], paths[i], bad);
+            pg_str_clear(&why);
+            return PG_EXIT_USAGE;
+        }
+        pg_str_clear(&why);
+    }
+    return -1;
+}
+
+int pg_cmd_check_show(const char *command, const pg_cmd_outputs *o)
+{
+    const char *names[] = {"--json", "--markdown", "--html"};
+    const char *paths[] = {o->json_path, o->md_path, o->html_path};
+
+    return pg_cmd_check_outputs(command, names, paths, 3);
+}
+
+int pg_cmd_columns(void)
+{
+    struct winsize ws;
+    const char *cols = getenv("COLUMNS");
+    long width;
+
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    width = cols ? strtol(cols, NULL, 10) : 0;
+    return width >= 20 && width <= 1000 ? (int)width : 80;
+}
+
+void pg_cmd_bench_done(void *payload, const pg_bench_result *b, size_t index,
+                       size_t count)
+{
+    pg_str line = PG_STR_INIT;
+
+    (void)payload;
+    pg_report_bench_line(&line, b);
+    fprintf(stderr, "perfgate: [%zu/%zu] %s\n", index + 1, count,
+            pg_str_cstr(&line));
+    fflush(stderr);
+    pg_str_clear(&line);
+}
+
+void pg_cmd_print_report(FILE *f, const char *text)
 {
     const char *gha = getenv("GITHUB_ACTIONS");
     char token[33];
 
     if (!gha || strcmp(gha, "true")) {
-        fputs(text, stdout);
-        fflush(stdout);
+        fputs(text, f);
+        fflush(f);
         return;
     }
     /*
@@ -80,10 +227,10 @@ void pg_cmd_print_report(const char *text)
      * commands around it, with a token nobody can guess to resume.
      */
     pg_random_token(token);
-    printf("::stop-commands::perfgate-%s\n", token);
-    fputs(text, stdout);
-    printf("::perfgate-%s::\n", token);
-    fflush(stdout);
+    fprintf(f, "::stop-commands::perfgate-%s\n", token);
+    fputs(text, f);
+    fprintf(f, "::perfgate-%s::\n", token);
+    fflush(f);
 }
 
 int pg_cmd_show(pg_result *r, const pg_cmd_outputs *outputs)
@@ -96,8 +243,15 @@ int pg_cmd_show(pg_result *r, const pg_cmd_outputs *outputs)
      * without control characters. */
     pg_result_clean_text(r);
     pg_stats_judge(r);
-    pg_report_terminal(&out, r, pg_cmd_use_color(1, outputs->color_when));
-    pg_cmd_print_report(pg_str_cstr(&out));
+    /* A file asked for as "-" has standard output: the report goes to
+     * standard error, so that the file can be piped whole. */
+    int to_stdout = (outputs->json_path && !strcmp(outputs->json_path, "-")) ||
+                    (outputs->md_path && !strcmp(outputs->md_path, "-")) ||
+                    (outputs->html_path && !strcmp(outputs->html_path, "-"));
+
+    pg_report_terminal(
+        &out, r, pg_cmd_use_color(to_stdout ? 2 : 1, outputs->color_when));
+    pg_cmd_print_report(to_stdout ? stderr : stdout, pg_str_cstr(&out));
     if (outputs->json_path) {
         char *json = pg_result_to_json(r);
         err = json ? pg_cmd_write(outputs->json_path, json, strlen(json))
@@ -177,7 +331,7 @@ int pg_cmd_getopt(int argc, char **argv, const char *command, const char *usage,
             return PG_EXIT_PASS;
         }
         if (c == '?' || c == ':')
-            return pg_cmd_bad_option(command, argv[optind - 1], usage);
+            return pg_cmd_bad_option(command, argv[optind - 1], opts);
         if ((code = take(payload, c, optarg)) >= 0)
             return code;
     }
@@ -256,14 +410,18 @@ int pg_cmd_measure_option(pg_compare_opts *o, pg_strvec *only, int c,
 /* The progress line on a terminal, rewritten in place. */
 void pg_cmd_progress(void *payload, const char *line)
 {
-    const char *cols = getenv("COLUMNS");
-    long width = cols ? strtol(cols, NULL, 10) : 0;
+    size_t width = (size_t)pg_cmd_columns() - 1, cut = 0, cols = 0;
 
     (void)payload;
-    /* One line that overwrites itself: never wider than the terminal. */
-    if (width < 20 || width > 1000)
-        width = 100;
-    fprintf(stderr, "\r\033[K%.*s", (int)pg_utf8_cut(line, (size_t)width - 1),
-            line);
+    /* One line that overwrites itself: never as wide as the terminal, or
+     * it wraps and the next update leaves the first row behind.  Counted
+     * in characters, not bytes ("·", "µ"). */
+    while (line[cut] && cols < width) {
+        cut++;
+        while (((unsigned char)line[cut] & 0xC0) == 0x80)
+            cut++;
+        cols++;
+    }
+    fprintf(stderr, "\r\033[K%.*s", (int)cut, line);
     fflush(stderr);
 }

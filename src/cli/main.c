@@ -6,6 +6,7 @@
 #include "cmd.h"
 #include "error.h"
 #include "fs.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -58,6 +59,24 @@ static void usage(FILE *f)
           f);
 }
 
+static int unknown_command(const char *name)
+{
+    const char *names[NCOMMANDS + 1];
+    const char *hint;
+    size_t k;
+
+    for (k = 0; k < NCOMMANDS; k++)
+        names[k] = commands[k].name;
+    names[NCOMMANDS] = NULL;
+    hint = pg_suggest(name, names);
+    fprintf(stderr,
+            "perfgate: '%s' is not a perfgate command%s%s%s; see "
+            "'perfgate --help'\n",
+            name, hint ? " (did you mean '" : "", hint ? hint : "",
+            hint ? "'?)" : "");
+    return PG_EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
     int i = 1;
@@ -83,8 +102,9 @@ int main(int argc, char **argv)
             }
             i += 2;
         } else {
-            fprintf(stderr, "perfgate: unknown option '%s'\n\n", argv[i]);
-            usage(stderr);
+            fprintf(stderr,
+                    "perfgate: unknown option '%s'; see 'perfgate --help'\n",
+                    argv[i]);
             return PG_EXIT_USAGE;
         }
     }
@@ -105,9 +125,5 @@ int main(int argc, char **argv)
     for (k = 0; k < NCOMMANDS; k++)
         if (!strcmp(commands[k].name, argv[i]))
             return commands[k].fn(argc - i, argv + i);
-    fprintf(stderr,
-            "perfgate: '%s' is not a perfgate command; see "
-            "'perfgate --help'\n",
-            argv[i]);
-    return PG_EXIT_USAGE;
+    return unknown_command(argv[i]);
 }

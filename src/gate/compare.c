@@ -59,6 +59,8 @@ typedef struct compare_ctx {
     size_t index, count; /* for progress: benchmark i of n */
     size_t measured, skipped; /* benchmarks done so far, by kind */
     int64_t loop_start;       /* when the first benchmark began */
+    int64_t bench_start;      /* when the current one began */
+    char *base_note;          /* pg_side_info.note of the base, or NULL */
     const char *bench;
     const pg_system *system;
     pg_result *result;
@@ -114,10 +116,15 @@ static void progress(compare_ctx *ctx, const char *fmt, ...)
     /* Across many benchmarks: what was done, and about how long is left
      * at the pace so far. */
     if (ctx->bench && ctx->count > 1 && ctx->index > 0) {
-        double spent = (double)(pg_now_ns() - ctx->loop_start) / 1e9;
-        double left =
-            spent / (double)ctx->index * (double)(ctx->count - ctx->index);
-        pg_str_printf(&line, " · %zu run", ctx->measured);
+        /* The mean of the benchmarks done, for each one to come, less what
+         * the current one has taken of its share: it never rises while a
+         * benchmark measures. */
+        double each = (double)(ctx->bench_start - ctx->loop_start) / 1e9 /
+                      (double)ctx->index;
+        double now = (double)(pg_now_ns() - ctx->bench_start) / 1e9;
+        double left = each * (double)(ctx->count - ctx->index - 1) +
+                      (now < each ? each - now : 0);
+        pg_str_printf(&line, " · %zu measured", ctx->measured);
         if (ctx->skipped)
             pg_str_printf(&line, ", %zu not affected", ctx->skipped);
         pg_str_puts(&line, " · about ");
@@ -372,6 +379,55 @@ static int any_project_build(const compare_ctx *ctx)
     return 0;
 }
 
+/*
+ * A base the user named.  With base...head it becomes the merge base of
+ * the two, as git's A...B.  Else, when it has commits the head has not (a
+ * topic branch compared with main's tip after main moved on), those
+ * commits would count against the change, undone by it: that is said in
+ * the result, with the merge base offered.
+ */
+static int base_of_range(compare_ctx *ctx)
+{
+    pg_rev *base = &ctx->rev[0], *head = &ctx->rev[1];
+    const char *head_name = head->worktree ? "HEAD" : head->spec;
+    char mb[41];
+    size_t ahead = 0;
+    int err;
+
+    if (!*head->commit)
+        return ctx->opts->merge_base
+                   ? pg_error_set(PG_ERR_USAGE,
+                                  "%s...: the repository has no commit yet "
+                                  "to find a merge base with",
+                                  base->spec)
+                   : 0;
+    if (ctx->opts->merge_base) {
+        char *spec;
+        if ((err = pg_repo_merge_base(mb, ctx->repo, base->commit,
+                                      head->commit)) < 0)
+            return err;
+        spec = pg_strdupf("merge base of %s and %s", base->spec, head_name);
+        pg_rev_clear(base);
+        if ((err = pg_repo_resolve(base, ctx->repo, mb)) < 0) {
+            free(spec);
+            return err;
+        }
+        free(base->spec);
+        base->spec = spec;
+        return 0;
+    }
+    if (pg_repo_ahead(&ahead, ctx->repo, base->commit, head->commit) < 0 ||
+        !ahead)
+        return 0;
+    ctx->base_note = pg_strdupf(
+        "%s has %zu commit%s that the head has not, so this change is "
+        "measured as undoing %s; to compare with where the head left %s: "
+        "perfgate compare %s...%s",
+        base->spec, ahead, ahead == 1 ? "" : "s", ahead == 1 ? "it" : "them",
+        base->spec, base->spec, head->worktree ? "" : head->spec);
+    return 0;
+}
+
 static int prepare_sides(compare_ctx *ctx)
 {
     const pg_compare_opts *o = ctx->opts;
@@ -401,7 +457,7 @@ static int prepare_sides(compare_ctx *ctx)
         err = pg_repo_resolve(&ctx->rev[1], ctx->repo, o->head);
     else
         err = pg_repo_worktree(&ctx->rev[1], ctx->repo);
-    if (err < 0)
+    if (err < 0 || (!o->aa && o->base && (err = base_of_range(ctx)) < 0))
         return err;
 
     if ((err = pg_tempdir_create(&ctx->tmp)) < 0)
@@ -1099,6 +1155,8 @@ int pg_compare(pg_result *out, const pg_compare_opts *opts)
     pg_system_check(&out->system, "", 100);
     ctx.system = &out->system;
     fill_side(&out->base, &ctx.rev[0]);
+    out->base.note = ctx.base_note;
+    ctx.base_note = NULL;
     fill_side(&out->head, &ctx.rev[1]);
 
     for (i = 0; i < ctx.cfg.nbenchmarks; i++)
@@ -1121,10 +1179,13 @@ int pg_compare(pg_result *out, const pg_compare_opts *opts)
         if (!selected(&ctx, i))
             continue;
         ctx.bench = b->name;
+        ctx.bench_start = pg_now_ns();
         r = pg_result_add(out, b->name, b->problem);
         r->shard = opts->shards > 0 ? opts->shard : 0;
         if ((err = run_benchmark(&ctx, i, r)) < 0)
             goto done;
+        if (opts->on_bench_done)
+            opts->on_bench_done(opts->payload, r, ctx.index, ctx.count);
         if (r->not_affected)
             ctx.skipped++;
         else
@@ -1140,6 +1201,7 @@ done:
         out->shards[0].seconds = out->seconds;
         out->shards[0].benchmarks = out->nbenchmarks;
     }
+    free(ctx.base_note);
     free(ctx.shard_of);
     free(ctx.cost);
     free(ctx.balance);

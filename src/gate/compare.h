@@ -14,6 +14,9 @@ typedef struct pg_compare_opts {
     const char *config_path; /* NULL: perfgate.yml at the repository root */
     const char *base;        /* NULL: HEAD */
     const char *head;        /* NULL: the working tree */
+    /* base...head: the base is the merge base of `base` and the head (the
+     * working tree's HEAD), as git's A...B. */
+    int merge_base;
     /* With neither base nor head: the CI system's revisions, or NULL. */
     const pg_ci *ci;
     int aa; /* self-check: `base` against itself, each side built apart */
@@ -35,6 +38,10 @@ typedef struct pg_compare_opts {
     double timeout;
     /* Progress lines for a terminal; may be NULL. */
     void (*on_progress)(void *payload, const char *line);
+    /* Each benchmark as it is decided, the index-th of count (for a log
+     * that is not a terminal); may be NULL. */
+    void (*on_bench_done)(void *payload, const pg_bench_result *b, size_t index,
+                          size_t count);
     void *payload;
 } pg_compare_opts;
 

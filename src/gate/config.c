@@ -1272,9 +1272,11 @@ int pg_config_load(pg_config *out, const char *path, const char *display,
             return pg_error_set(PG_ERR_INTERRUPTED, "interrupted");
         if (errno == ENOENT)
             return pg_error_set(PG_ERR_USAGE,
-                                "%s: no such file; create one (see "
-                                "'perfgate compare --help') or pass "
-                                "--config FILE",
+                                "%s: no such file; make one with "
+                                "'perfgate init --function \"PROTOTYPE\" "
+                                "--sources FILE' (every key: docs/config.md "
+                                "in perfgate's source), or pass --config "
+                                "FILE",
                                 display);
         return pg_error_set(PG_ERR_USAGE, "%s: cannot read: %s", display,
                             errno == EFBIG ? "larger than 1 MiB"

@@ -43,14 +43,16 @@ static void gpu_line(pg_str *out, const pg_result *r)
 
 /*
  * Everything a reader should be warned of, a line each, into `out` (a
- * zeroed pg_system; free it with pg_system_clear): the machine's warnings,
- * then what the GPU did.
+ * zeroed pg_system; free it with pg_system_clear): the machine's warnings
+ * (with `machine`), the box, then what the GPU did.
  */
-static void warnings(pg_system *out, const pg_result *r)
+static void warnings(pg_system *out, const pg_result *r, int machine)
 {
     size_t i;
 
-    for (i = 0; i < r->system.nwarnings; i++)
+    if (r->base.note)
+        pg_system_warn(out, "%s", r->base.note);
+    for (i = 0; machine && i < r->system.nwarnings; i++)
         pg_system_warn(out, "%s", r->system.warnings[i]);
     if (r->unboxed)
         pg_system_warn(out,
@@ -113,10 +115,20 @@ void pg_report_summary(pg_str *out, const pg_result *r)
         PG_STATUS_REGRESSION, PG_STATUS_INCORRECT,    PG_STATUS_CRASHED,
         PG_STATUS_TIMEOUT,    PG_STATUS_BUILD_FAILED, PG_STATUS_IMPROVEMENT,
         PG_STATUS_UNCHANGED,  PG_STATUS_NEW,          PG_STATUS_SKIPPED};
-    size_t i, n, parts = 0;
+    size_t i, j, n, fixed = 0, parts = 0;
 
+    /* A failure of the base alone is a head that fixed it: said as such,
+     * not as "PASS: 1 incorrect". */
+    for (j = 0; j < r->nbenchmarks; j++)
+        fixed += is_failure(r->benchmarks[j].status) &&
+                 r->benchmarks[j].side == PG_SIDE_BASE;
     for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-        if (!(n = pg_result_count(r, order[i])))
+        n = pg_result_count(r, order[i]);
+        if (is_failure(order[i]))
+            for (j = 0; j < r->nbenchmarks; j++)
+                n -= r->benchmarks[j].status == order[i] &&
+                     r->benchmarks[j].side == PG_SIDE_BASE;
+        if (!n)
             continue;
         pg_str_printf(out, "%s%zu %s", parts++ ? ", " : "", n,
                       order[i] == PG_STATUS_REGRESSION
@@ -125,11 +137,59 @@ void pg_report_summary(pg_str *out, const pg_result *r)
                           ? (n == 1 ? "improvement" : "improvements")
                           : pg_status_name(order[i]));
     }
+    if (fixed)
+        pg_str_printf(out,
+                      "%s%zu fixed (broken on the base, right on the "
+                      "head)",
+                      parts++ ? ", " : "", fixed);
     if (!parts)
         pg_str_puts(out, "no benchmarks");
 }
 
 static void md_text(pg_str *out, const char *s, size_t max);
+
+/* Not built or measured: said in one line under the table, not a row of
+ * figures nobody measured. */
+static int collapsed(const pg_bench_result *b)
+{
+    return b->status == PG_STATUS_UNCHANGED &&
+           (b->not_affected || b->identical);
+}
+
+/* "15 not affected (neither built nor measured): a, b, c and 12 more";
+ * nothing when none. */
+static void collapsed_line(pg_str *out, const pg_result *r, size_t shown,
+                           int identical, int markdown)
+{
+    size_t i, n = 0, listed = 0;
+
+    for (i = 0; i < shown; i++)
+        n += collapsed(&r->benchmarks[i]) &&
+             !!r->benchmarks[i].not_affected != identical;
+    if (!n)
+        return;
+    pg_str_printf(out, "%s%zu %s: ", markdown ? "✅ " : "", n,
+                  identical ? "with identical code (not measured)"
+                            : "not affected (neither built nor measured)");
+    for (i = 0; i < shown; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        if (!collapsed(b) || !!b->not_affected == identical)
+            continue;
+        if (listed == 8) {
+            pg_str_printf(out, " and %zu more", n - listed);
+            break;
+        }
+        pg_str_puts(out, listed++ ? ", " : "");
+        if (markdown) {
+            pg_str_putc(out, '`');
+            md_text(out, b->name, 200);
+            pg_str_putc(out, '`');
+        } else {
+            pg_str_puts(out, b->name);
+        }
+    }
+    pg_str_putc(out, '\n');
+}
 
 /* How much slower: "2.9x slower" from 2x on, else "7.7% slower". */
 static void slower_text(pg_str *out, double change)
@@ -138,6 +198,39 @@ static void slower_text(pg_str *out, double change)
         pg_str_printf(out, "%.1fx slower", change + 1);
     else
         pg_str_printf(out, "%.1f%% slower", change * 100);
+}
+
+static void cell_status(pg_str *out, const pg_bench_result *b);
+
+/* A change as people read it: "+4.2%", "7.9x slower" from 2x on, "2.5x
+ * faster"; "–" when nothing was measured. */
+static void change_text(pg_str *out, double change, int measured)
+{
+    if (!measured || !isfinite(change))
+        pg_str_puts(out, "–");
+    else if (change >= 1)
+        pg_str_printf(out, "%.1fx slower", change + 1);
+    else if (change <= -0.5)
+        pg_str_printf(out, "%.1fx faster", 1 / (change + 1));
+    else
+        pg_format_change(out, change);
+}
+
+void pg_report_bench_line(pg_str *out, const pg_bench_result *b)
+{
+    pg_str_printf(out, "%s: ", b->name);
+    cell_status(out, b);
+    if (b->rounds > 0 && isfinite(b->change)) {
+        pg_str_puts(out, ", ");
+        change_text(out, b->change, 1);
+        if (isfinite(b->change_lo)) {
+            pg_str_puts(out, " (");
+            pg_format_interval(out, b->change_lo, b->change_hi);
+            pg_str_putc(out, ')');
+        }
+    }
+    if (b->seconds > 0)
+        pg_str_printf(out, ", %.1f s", b->seconds);
 }
 
 /* "1a2b3c4d5e (HEAD~1)", "working tree (uncommitted changes)"; `md`
@@ -412,19 +505,23 @@ static void table_fill(table *t, const pg_result *r)
 
     t->nrows = 0;
     for (i = 0; i < r->nbenchmarks; i++)
-        t->nrows +=
-            1 + (shows_cases(&r->benchmarks[i]) ? r->benchmarks[i].ncases : 0);
+        if (!collapsed(&r->benchmarks[i]))
+            t->nrows +=
+                1 +
+                (shows_cases(&r->benchmarks[i]) ? r->benchmarks[i].ncases : 0);
     t->cells = pg_calloc(t->nrows ? t->nrows : 1, sizeof(*t->cells));
     t->bench = pg_calloc(t->nrows ? t->nrows : 1, sizeof(*t->bench));
     for (i = 0, j = 0; i < r->nbenchmarks; i++) {
         const pg_bench_result *b = &r->benchmarks[i];
         pg_str *row = t->cells[j];
         size_t c;
+        if (collapsed(b))
+            continue;
         t->bench[j++] = b;
         pg_str_puts(&row[0], b->name);
         pg_format_ns(&row[1], b->base_ns);
         pg_format_ns(&row[2], b->head_ns);
-        pg_format_change(&row[3], b->change);
+        change_text(&row[3], b->change, b->rounds > 0);
         pg_format_interval(&row[4], b->change_lo, b->change_hi);
         if (b->rounds > 0)
             pg_str_printf(&row[5], "%d", b->rounds);
@@ -437,7 +534,7 @@ static void table_fill(table *t, const pg_result *r)
             pg_str_printf(&row[0], "  %s", cr->name);
             pg_format_ns(&row[1], cr->base_ns);
             pg_format_ns(&row[2], cr->head_ns);
-            pg_format_change(&row[3], cr->change);
+            change_text(&row[3], cr->change, 1);
             pg_format_interval(&row[4], cr->change_lo, cr->change_hi);
             pg_str_puts(&row[6], cr->unresolved ? "unresolved"
                                                 : pg_status_name(cr->status));
@@ -456,6 +553,11 @@ static void table_put(pg_str *out, table *t, int color)
 {
     size_t j, k;
 
+    if (!t->nrows) {
+        free(t->cells);
+        free(t->bench);
+        return;
+    }
     pg_str_puts(out, color ? BOLD : "");
     for (k = 0; k < NCOL; k++) {
         pg_str_puts(out, k ? "  " : "");
@@ -587,7 +689,7 @@ static void terminal_notes(pg_str *out, const pg_result *r, int color)
         pg_str_putc(out, '\n');
     }
     memset(&notes, 0, sizeof(notes));
-    warnings(&notes, r);
+    warnings(&notes, r, 1);
     for (i = 0; i < notes.nwarnings; i++)
         pg_str_printf(out, "%swarning:%s %s\n", color ? YELLOW : "",
                       color ? RESET : "", notes.warnings[i]);
@@ -597,6 +699,7 @@ static void terminal_notes(pg_str *out, const pg_result *r, int color)
 void pg_report_terminal(pg_str *out, const pg_result *r, int color)
 {
     int passed = r->verdict.passed;
+    size_t i;
     table t;
 
     table_fill(&t, r);
@@ -606,6 +709,13 @@ void pg_report_terminal(pg_str *out, const pg_result *r, int color)
     describe_side(out, &r->head, 0);
     pg_str_puts(out, "\n\n");
     table_put(out, &t, color);
+    for (i = 0; t.nrows && i < r->nbenchmarks; i++)
+        if (collapsed(&r->benchmarks[i])) {
+            pg_str_putc(out, '\n');
+            break;
+        }
+    collapsed_line(out, r, r->nbenchmarks, 0, 0);
+    collapsed_line(out, r, r->nbenchmarks, 1, 0);
     terminal_details(out, r, color);
     terminal_notes(out, r, color);
     pg_str_printf(out, "\n%s%s%s: %s", color ? (passed ? GREEN : RED) : "",
@@ -706,7 +816,7 @@ static void md_bench_row(pg_str *out, const pg_bench_result *b)
     if (b->rounds > 0)
         pg_str_printf(out, ", best of %d runs", b->rounds);
     pg_str_puts(out, " | ");
-    pg_format_change(out, b->change);
+    change_text(out, b->change, b->rounds > 0);
     if (isfinite(b->change_lo)) {
         pg_str_puts(out, " <sub>");
         pg_format_interval(out, b->change_lo, b->change_hi);
@@ -752,7 +862,7 @@ static void md_case_rows(pg_str *out, const pg_result *r,
         pg_str_puts(out, " | ");
         pg_format_ns(out, c->head_ns);
         pg_str_puts(out, " | ");
-        pg_format_change(out, c->change);
+        change_text(out, c->change, 1);
         if (isfinite(c->change_lo)) {
             pg_str_puts(out, " <sub>");
             pg_format_interval(out, c->change_lo, c->change_hi);
@@ -792,6 +902,28 @@ static void md_failure(pg_str *out, const pg_bench_result *b)
 /* The most the footer's list of shards, and then its warnings, take of a
  * comment. */
 #define FOOTER_PART_MAX 4096
+
+/* The machine's own warnings, collapsed: on a hosted runner they are the
+ * same on every comment ("running in a virtual machine"), so they are said
+ * once, in the details, not above every verdict. */
+static void md_machine(pg_str *footer, const pg_result *r)
+{
+    size_t i;
+
+    if (!r->system.nwarnings)
+        return;
+    pg_str_printf(
+        footer,
+        "\n<details><summary>⚠️ The machine (%zu note%s)</summary>"
+        "\n\n",
+        r->system.nwarnings, r->system.nwarnings == 1 ? "" : "s");
+    for (i = 0; i < r->system.nwarnings && i < 16; i++) {
+        pg_str_puts(footer, "- ");
+        md_text(footer, r->system.warnings[i], 400);
+        pg_str_putc(footer, '\n');
+    }
+    pg_str_puts(footer, "\n</details>\n");
+}
 
 /* The comment's footer: the sides, the floor, the GPU, the warnings. */
 static void md_footer(pg_str *footer, const pg_result *r)
@@ -833,7 +965,8 @@ static void md_footer(pg_str *footer, const pg_result *r)
         pg_str_clear(&line);
     }
     memset(&notes, 0, sizeof(notes));
-    warnings(&notes, r);
+    warnings(&notes, r, 0);
+    md_machine(footer, r);
     if (notes.nwarnings)
         pg_str_puts(footer, "\n");
     for (i = 0; i < notes.nwarnings; i++) {
@@ -855,7 +988,7 @@ static void md_footer(pg_str *footer, const pg_result *r)
 static size_t md_head(pg_str *out, const pg_result *r, size_t room)
 {
     pg_str row = PG_STR_INIT;
-    size_t start = out->size, shown;
+    size_t start = out->size, shown, rows = 0;
     int passed = r->verdict.passed;
 
     pg_str_puts(out, PG_COMMENT_MARKER "\n");
@@ -868,16 +1001,24 @@ static size_t md_head(pg_str *out, const pg_result *r, size_t room)
                       passed ? "no regression" : "this change fails the gate");
         pg_report_summary(out, r);
     }
-    pg_str_puts(out, "\n\n| Benchmark | Runtime (base → head) | Change | "
-                     "Status |\n|---|---|---|---|\n");
+    pg_str_puts(out, "\n\n");
     for (shown = 0; shown < r->nbenchmarks; shown++) {
+        if (collapsed(&r->benchmarks[shown]))
+            continue;
         pg_str_reset(&row);
         md_bench_row(&row, &r->benchmarks[shown]);
-        if (out->size - start + row.size > room)
+        if (out->size - start + row.size + 200 > room)
             break;
+        if (!rows++)
+            pg_str_puts(out, "| Benchmark | Runtime (base → head) | Change | "
+                             "Status |\n|---|---|---|---|\n");
         pg_str_put(out, row.ptr, row.size);
     }
     pg_str_clear(&row);
+    if (rows)
+        pg_str_putc(out, '\n');
+    collapsed_line(out, r, shown, 0, 1);
+    collapsed_line(out, r, shown, 1, 1);
     if (shown < r->nbenchmarks)
         pg_str_printf(out, "\n…and %zu more benchmarks: see the JSON report.\n",
                       r->nbenchmarks - shown);
@@ -977,7 +1118,8 @@ static void md_cases(pg_str *section, const pg_result *r, size_t shown)
                                "|---|---|---|---|---|---|---|---|---|\n"
                              : "\n|---|---|---|---|---|---|---|---|\n");
     for (i = 0; i < shown; i++)
-        md_case_rows(section, r, &r->benchmarks[i]);
+        if (r->benchmarks[i].rounds > 0)
+            md_case_rows(section, r, &r->benchmarks[i]);
     pg_str_puts(section, "\n");
     {
         pg_str notes = PG_STR_INIT;

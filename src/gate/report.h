@@ -16,6 +16,10 @@
 /* GitHub refuses comments of 65,536 characters or more. */
 #define PG_COMMENT_MAX 65536
 
+/* One benchmark in one line, as it finishes: "sum: regression, 8.0x
+ * slower (+697.0 … +698.7%), 1.1 s". */
+void pg_report_bench_line(pg_str *out, const pg_bench_result *b);
+
 /* The terminal table, with ANSI colors when `color` is set. */
 void pg_report_terminal(pg_str *out, const pg_result *r, int color);
 

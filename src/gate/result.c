@@ -110,6 +110,8 @@ static cJSON *side_json(const pg_side_info *s)
     cJSON_AddBoolToObject(o, "worktree", s->worktree);
     if (s->worktree)
         cJSON_AddBoolToObject(o, "dirty", s->dirty);
+    if (s->note)
+        add_string(o, "note", s->note);
     return o;
 }
 
@@ -545,6 +547,8 @@ static void read_side(pg_side_info *s, const cJSON *o)
     s->subject = get_string(o, "subject");
     s->worktree = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "worktree"));
     s->dirty = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "dirty"));
+    if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "note")))
+        s->note = get_string(o, "note");
 }
 
 static void read_interval(const cJSON *o, double *lo, double *hi)
@@ -810,6 +814,7 @@ void pg_result_clean_text(pg_result *r)
         pg_text_clean_in_place(&sides[i]->rev);
         pg_text_clean_in_place(&sides[i]->commit);
         pg_text_clean_in_place(&sides[i]->subject);
+        pg_text_clean_in_place(&sides[i]->note);
     }
     for (i = 0; i < r->system.nwarnings; i++)
         pg_text_clean_in_place(&r->system.warnings[i]);
@@ -899,6 +904,7 @@ static void side_free(pg_side_info *s)
     free(s->rev);
     free(s->commit);
     free(s->subject);
+    free(s->note);
 }
 
 void pg_result_clear(pg_result *r)

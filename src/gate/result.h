@@ -139,6 +139,9 @@ typedef struct pg_side_info {
     char *subject;
     int worktree;
     int dirty;
+    /* What the reader should know about this side as a baseline, or NULL:
+     * "main has 3 commits the head has not" (said as a warning). */
+    char *note;
 } pg_side_info;
 
 /* One shard of a run split over machines (compare --shard K/N). */

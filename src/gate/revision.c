@@ -140,6 +140,20 @@ int pg_repo_merge_base(char out[41], pg_repo *repo, const char *a,
                         b, git_message());
 }
 
+int pg_repo_ahead(size_t *out, pg_repo *repo, const char *a, const char *b)
+{
+    git_oid oa, ob;
+    size_t behind = 0;
+
+    *out = 0;
+    if (git_oid_fromstr(&oa, a) < 0 || git_oid_fromstr(&ob, b) < 0)
+        return pg_error_set(PG_ERR_GENERIC, "ahead: bad commit id");
+    if (git_graph_ahead_behind(out, &behind, repo->repo, &oa, &ob) < 0)
+        return pg_error_set(PG_ERR_GENERIC, "commits of %.10s not in %.10s: %s",
+                            a, b, git_message());
+    return 0;
+}
+
 int pg_repo_worktree(pg_rev *out, pg_repo *repo)
 {
     git_status_options opts;

@@ -47,6 +47,12 @@ int pg_repo_resolve(pg_rev *out, pg_repo *repo, const char *spec);
 int pg_repo_merge_base(char out[41], pg_repo *repo, const char *a,
                        const char *b);
 
+/*
+ * How many commits `a` has that `b` has not (as `git rev-list --count
+ * b..a`), into `out`; 0, or a set error.
+ */
+int pg_repo_ahead(size_t *out, pg_repo *repo, const char *a, const char *b);
+
 /* Describes the working tree as a side: its files are used in place. */
 int pg_repo_worktree(pg_rev *out, pg_repo *repo);
 

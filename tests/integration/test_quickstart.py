@@ -44,6 +44,20 @@ class Quickstart(unittest.TestCase):
             self.assertTrue(result["head"]["dirty"])
             with open(os.path.join(demo, "comment.md")) as f:
                 self.assertTrue(f.read().startswith("<!-- perfgate -->"))
+            # The README's sample output is the same compare: its words
+            # are what perfgate prints today (the figures vary).
+            sample = re.search(r"```\n\$ perfgate compare HEAD~1\n(.*?)```",
+                               readme, re.S).group(1)
+            printed = proc.stdout
+            for line in sample.splitlines():
+                if line.startswith(("base ", "head ", "sum ", "  n=")) or \
+                        not line:
+                    continue
+                if line.startswith("benchmark"):
+                    self.assertIn(line.split(), [l.split() for l in
+                                                 printed.splitlines()])
+                else:
+                    self.assertIn(line + "\n", printed)
 
 
 if __name__ == "__main__":

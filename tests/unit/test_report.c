@@ -126,7 +126,12 @@ static void warnings_and_interval(void)
     pg_system_warn(&r.system, "CPU 1 was 80%% busy");
     pg_report_markdown(&md, &r);
     CHECK_CONTAINS(pg_str_cstr(&md), "+22.0% <sub>+20.5 … +23.1%</sub>");
-    CHECK_CONTAINS(pg_str_cstr(&md), "> ⚠️ CPU 1 was 80% busy");
+    /* The machine's notes are the same on every comment from a hosted
+     * runner: collapsed, said once. */
+    CHECK_CONTAINS(pg_str_cstr(&md),
+                   "<details><summary>⚠️ The machine (1 note)</summary>\n\n"
+                   "- CPU 1 was 80% busy\n");
+    CHECK(!strstr(pg_str_cstr(&md), "> ⚠️ CPU 1"));
     pg_report_terminal(&t, &r, 0);
     CHECK_CONTAINS(pg_str_cstr(&t), "warning: CPU 1 was 80% busy");
     pg_str_clear(&md);
@@ -216,6 +221,42 @@ static void terminal_table(void)
     CHECK_CONTAINS(pg_str_cstr(&t), "FAIL: 1 regression, 1 improvement");
     CHECK(!strchr(pg_str_cstr(&t), '\033'));
     pg_str_clear(&t);
+    pg_result_clear(&r);
+}
+
+/* Large changes read as factors, and nothing measured reads "–". */
+static void changes_as_people_read_them(void)
+{
+    pg_result r;
+    pg_str t = PG_STR_INIT, md = PG_STR_INIT, line = PG_STR_INIT;
+
+    sample(&r, 3);
+    r.benchmarks[0].cases[0].head_ns = 32800 * 7.894;
+    r.benchmarks[1].cases[0].head_ns = 32800 / 2.5;
+    pg_stats_decide(&r.benchmarks[0], r.noise_floor);
+    pg_stats_decide(&r.benchmarks[1], r.noise_floor);
+    r.benchmarks[2].not_affected = 1;
+    r.benchmarks[2].rounds = 0;
+    r.benchmarks[2].cases[0].head_ns = 32800;
+    r.benchmarks[2].cases[0].change_lo = NAN;
+    r.benchmarks[2].cases[0].change_hi = NAN;
+    pg_stats_decide(&r.benchmarks[2], r.noise_floor);
+    pg_stats_judge(&r);
+    pg_report_terminal(&t, &r, 0);
+    CHECK_CONTAINS(pg_str_cstr(&t), "7.9x slower");
+    CHECK_CONTAINS(pg_str_cstr(&t), "2.5x faster");
+    CHECK(!strstr(pg_str_cstr(&t), "+689"));
+    CHECK(!strstr(pg_str_cstr(&t), "bench_2  "));
+    CHECK_CONTAINS(pg_str_cstr(&t),
+                   "\n1 not affected (neither built nor measured): bench_2\n");
+    pg_report_markdown(&md, &r);
+    CHECK_CONTAINS(pg_str_cstr(&md), "| 7.9x slower <sub>");
+    CHECK(!strstr(pg_str_cstr(&md), "**bench_2**"));
+    pg_report_bench_line(&line, &r.benchmarks[2]);
+    CHECK_STR(pg_str_cstr(&line), "bench_2: unchanged (not affected)");
+    pg_str_clear(&t);
+    pg_str_clear(&md);
+    pg_str_clear(&line);
     pg_result_clear(&r);
 }
 
@@ -336,6 +377,7 @@ const pg_test pg_tests_report[] = {
     {"markdown_escapes_what_it_did_not_write",
      markdown_escapes_what_it_did_not_write},
     {"terminal_table", terminal_table},
+    {"changes_as_people_read_them", changes_as_people_read_them},
     {"warnings_and_interval", warnings_and_interval},
     {"self_check", self_check},
     {"json_round_trip", json_round_trip},
