@@ -10,12 +10,14 @@ cd "$(dirname "$0")"
 
 # shellcheck disable=SC2046 # the list is meant to split
 scripts/deps.sh $(cat scripts/packages.txt scripts/test-packages.txt)
-# The schema check the tests run on action.yml and the workflow templates
-# (from the npm registry, into build/tools).
+# From the npm registry, into build/tools: the schema check the tests run
+# on action.yml and the workflow templates, and gitlab-ci-local, which runs
+# the GitLab templates (4.53.0: the last that runs on Debian 12's Node 20).
 command -v npm >/dev/null 2>&1 || scripts/deps.sh npm
-if [ ! -x build/tools/node_modules/.bin/action-validator ]; then
+if [ ! -x build/tools/node_modules/.bin/action-validator ] ||
+    [ ! -x build/tools/node_modules/.bin/gitlab-ci-local ]; then
     npm install --silent --no-audit --no-fund --prefix build/tools \
-        @action-validator/cli@0.6.0
+        @action-validator/cli@0.6.0 gitlab-ci-local@4.53.0
 fi
 
 cmake -S . -B build -DPERFGATE_WERROR=ON >/dev/null

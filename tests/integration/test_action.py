@@ -688,5 +688,129 @@ class GitLabNote(unittest.TestCase):
         self.assertEqual(self.server.requests, [])
 
 
+GITLAB_CI_LOCAL = os.path.join(ROOT, "build", "tools", "node_modules", ".bin",
+                               "gitlab-ci-local")
+
+
+class GitLabLocal(unittest.TestCase):
+    """The GitLab templates as GitLab runs them: gitlab-ci-local (a real
+    client of the .gitlab-ci.yml format: rules, variables, parallel, needs,
+    artifacts, allow_failure) with its shell executor, perfgate on PATH in
+    place of the image, and note.py against a loopback GitLab API."""
+
+    def setUp(self):
+        if not os.access(GITLAB_CI_LOCAL, os.X_OK) or not shutil.which("rsync"):
+            self.skipTest("no gitlab-ci-local (./test.sh installs it)")
+        self.server = FakeGitLab()
+        threading.Thread(target=self.server.serve_forever,
+                         daemon=True).start()
+        self.tmp = tempfile.mkdtemp()
+        self.repo = os.path.join(self.tmp, "repo")
+        shutil.copytree(os.path.join(ROOT, "examples", "quickstart"),
+                        self.repo)
+        os.makedirs(os.path.join(self.repo, "ci", "gitlab"))
+        shutil.copy(os.path.join(ROOT, "ci", "gitlab", "note.py"),
+                    os.path.join(self.repo, "ci", "gitlab"))
+        self.bin = os.path.join(self.tmp, "bin")
+        os.mkdir(self.bin)
+        os.symlink(PERFGATE, os.path.join(self.bin, "perfgate"))
+
+    def tearDown(self):
+        self.server.shutdown()
+        self.server.server_close()
+        shutil.rmtree(self.tmp)
+
+    def git(self, *args):
+        return subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@localhost",
+             *args], cwd=self.repo, check=True, capture_output=True,
+            text=True).stdout.strip()
+
+    def pipeline(self, template, change):
+        """Commits `template` (its image taken out: the shell executor runs
+        the job on this machine), a base and `change` to src/sum.c; runs
+        the merge request pipeline."""
+        import yaml
+        with open(os.path.join(ROOT, "ci", "gitlab", template)) as f:
+            jobs = yaml.safe_load(f)
+        for job in jobs.values():
+            self.assertEqual(job.pop("image")["name"],
+                             "ghcr.io/perfgate/perfgate:1")
+        with open(os.path.join(self.repo, "ci", "gitlab", template),
+                  "w") as f:
+            yaml.safe_dump(jobs, f, sort_keys=False)
+        with open(os.path.join(self.repo, ".gitlab-ci.yml"), "w") as f:
+            f.write("include:\n  - local: ci/gitlab/%s\n" % template)
+        self.git("init", "-q", "-b", "main")
+        self.git("add", "-A")
+        self.git("commit", "-qm", "base")
+        base = self.git("rev-parse", "HEAD")
+        path = os.path.join(self.repo, "src", "sum.c")
+        with open(path) as f:
+            text = f.read()
+        with open(path, "w") as f:
+            f.write(change(text))
+        self.git("commit", "-qam", "the merge request")
+        env = {k: v for k, v in os.environ.items() if k not in CI_VARIABLES}
+        env.update(PATH=self.bin + os.pathsep + os.environ["PATH"],
+                   HOME=self.tmp)
+        variables = {
+            "CI_PIPELINE_SOURCE": "merge_request_event",
+            "CI_MERGE_REQUEST_DIFF_BASE_SHA": base,
+            "CI_MERGE_REQUEST_IID": "9", "CI_PROJECT_ID": "42",
+            "CI_API_V4_URL": "http://127.0.0.1:%d/api/v4"
+                             % self.server.server_address[1],
+            "PERFGATE_GITLAB_TOKEN": TOKEN}
+        args = [GITLAB_CI_LOCAL, "--shell-executor-no-image"]
+        for k, v in variables.items():
+            args += ["--variable", "%s=%s" % (k, v)]
+        p = subprocess.run(args, cwd=self.repo, env=env, capture_output=True,
+                           text=True, timeout=600)
+        self.assertNotIn(TOKEN, p.stdout + p.stderr)
+        return p
+
+    def result(self):
+        with open(os.path.join(self.repo, "perfgate.json")) as f:
+            return json.load(f)
+
+    def notes(self):
+        return [n["body"] for n in self.server.notes if MARKER in n["body"]]
+
+    def test_a_regression_fails_the_job_and_is_noted(self):
+        p = self.pipeline("perfgate.gitlab-ci.yml",
+                          lambda t: t.replace("LANES 8", "LANES 1"))
+        out = p.stdout + p.stderr
+        # gitlab-ci-local's summary: the job's own status, as GitLab shows
+        # it (its exit status is not the job's).
+        self.assertRegex(out, r"\n FAIL +perfgate\s*\n")
+        self.assertIn("(merge request !9)", out)
+        self.assertEqual(self.result()["verdict"], "fail")
+        notes = self.notes()
+        self.assertEqual(len(notes), 1, out)
+        self.assertIn("this change fails the gate", notes[0])
+
+    def test_no_change_passes_the_job(self):
+        p = self.pipeline("perfgate.gitlab-ci.yml",
+                          lambda t: t + "/* a comment */\n")
+        out = p.stdout + p.stderr
+        self.assertRegex(out, r"\n PASS +perfgate\s*\n")
+        self.assertEqual(self.result()["verdict"], "pass")
+        self.assertIn("no regression", self.notes()[0])
+
+    def test_the_parallel_template_measures_in_shares_and_merges(self):
+        p = self.pipeline("perfgate-parallel.gitlab-ci.yml",
+                          lambda t: t.replace("LANES 8", "LANES 1"))
+        out = p.stdout + p.stderr
+        for k in (1, 2, 3):
+            self.assertRegex(out, r"PASS +perfgate: \[%d/3\]" % k)
+            self.assertTrue(os.path.exists(os.path.join(
+                self.repo, "perfgate-shard-%d.json" % k)))
+        self.assertRegex(out, r"FAIL +perfgate-merge")
+        merged = self.result()
+        self.assertEqual(merged["verdict"], "fail")
+        self.assertEqual(len(merged["shards"]), 3)
+        self.assertIn("this change fails the gate", self.notes()[0])
+
+
 if __name__ == "__main__":
     unittest.main()
