@@ -302,8 +302,8 @@ static int bisect_regressions(compare_args *a, pg_result *r)
                 "\r\033[Kperfgate: --bisect: not bisected: the head is the "
                 "working tree with uncommitted changes, which have no "
                 "commits to search; commit them, or name the head "
-                "(perfgate compare %s HEAD --bisect)\n",
-                r->base.rev && *r->base.rev ? r->base.rev : "BASE");
+                "(perfgate compare %.10s HEAD --bisect)\n",
+                r->base.commit && *r->base.commit ? r->base.commit : "BASE");
         return 0;
     }
     if (!bad || !*bad)

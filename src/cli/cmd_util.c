@@ -166,8 +166,8 @@ int pg_cmd_check_outputs(const char *command, const char *const *names,
         }
         if ((bad = unwritable(paths[i], &why))) {
             fprintf(stderr,
-                    "perfgate %s: %s '%s' cannot be written: %s (nothing "
-                    "was measured)\n",
+                    "perfgate %s: %s '%s' cannot be written: %s (checked "
+                    "before any work)\n",
                     command, names[i], paths[i], bad);
             pg_str_clear(&why);
             return PG_EXIT_USAGE;

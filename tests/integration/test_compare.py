@@ -3356,7 +3356,7 @@ class Desk(RepoTest):
         self.assertEqual(r.code, 2, r.stderr)
         self.assertIn("--html '%s' cannot be written: the directory" % nowhere,
                       r.stderr)
-        self.assertIn("nothing was measured", r.stderr)
+        self.assertIn("(checked before any work)", r.stderr)
         self.assertNotIn("[1/1]", r.stderr)
         r = self.perfgate("HEAD~1", "HEAD", "--markdown", self.repo)
         self.assertEqual(r.code, 2, r.stderr)
