@@ -9,6 +9,10 @@
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 perfgate=${1:-$src/build/perfgate}
+# A path is taken from here; a bare name is looked up on PATH.
+case $perfgate in
+*/*) perfgate=$(cd "$(dirname "$perfgate")" && pwd)/$(basename "$perfgate") ;;
+esac
 work=$(mktemp -d "${TMPDIR:-/tmp}/perfgate-demo.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM

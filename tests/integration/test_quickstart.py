@@ -59,6 +59,25 @@ class Quickstart(unittest.TestCase):
                 else:
                     self.assertIn(line + "\n", printed)
 
+    def test_bootstraps_demo_as_it_runs_it(self):
+        """bootstrap.sh ends with scripts/demo.sh build/perfgate: a path
+        relative to the clone, which the demo must keep across its cd."""
+        relative = os.path.relpath(os.environ["PERFGATE"], ROOT)
+        with tempfile.TemporaryDirectory() as tmp:
+            env = dict(os.environ, TMPDIR=tmp)
+            for var in ("GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE",
+                        "TF_BUILD", "JENKINS_URL"):
+                env.pop(var, None)
+            proc = subprocess.run(["sh", "scripts/demo.sh", relative],
+                                  cwd=ROOT, env=env, capture_output=True,
+                                  text=True, timeout=600)
+            self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+            self.assertIn("PASS: 2 unchanged", proc.stdout)
+            self.assertIn("FAIL: 1 regression, 1 unchanged", proc.stdout)
+            self.assertEqual(os.listdir(tmp), [])
+        with open(os.path.join(ROOT, "bootstrap.sh")) as f:
+            self.assertIn("scripts/demo.sh build/perfgate", f.read())
+
 
 if __name__ == "__main__":
     unittest.main()
