@@ -109,6 +109,11 @@ static void peak_cell(pg_str *out, const pg_result *r, const pg_bench_result *b,
         pg_str_printf(out, "%.0f%% of FP32", ff * 100);
 }
 
+static int fixed_by_head(const pg_bench_result *b)
+{
+    return is_failure(b->status) && b->side == PG_SIDE_BASE;
+}
+
 void pg_report_summary(pg_str *out, const pg_result *r)
 {
     static const pg_status order[] = {
@@ -117,17 +122,14 @@ void pg_report_summary(pg_str *out, const pg_result *r)
         PG_STATUS_UNCHANGED,  PG_STATUS_NEW,          PG_STATUS_SKIPPED};
     size_t i, j, n, fixed = 0, parts = 0;
 
-    /* A failure of the base alone is a head that fixed it: said as such,
-     * not as "PASS: 1 incorrect". */
+    /* A failure of the base alone is a head that fixed it: counted as
+     * such, not under its status ("PASS: 1 incorrect"). */
     for (j = 0; j < r->nbenchmarks; j++)
-        fixed += is_failure(r->benchmarks[j].status) &&
-                 r->benchmarks[j].side == PG_SIDE_BASE;
+        fixed += fixed_by_head(&r->benchmarks[j]);
     for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-        n = pg_result_count(r, order[i]);
-        if (is_failure(order[i]))
-            for (j = 0; j < r->nbenchmarks; j++)
-                n -= r->benchmarks[j].status == order[i] &&
-                     r->benchmarks[j].side == PG_SIDE_BASE;
+        for (j = 0, n = 0; j < r->nbenchmarks; j++)
+            n += r->benchmarks[j].status == order[i] &&
+                 !fixed_by_head(&r->benchmarks[j]);
         if (!n)
             continue;
         pg_str_printf(out, "%s%zu %s", parts++ ? ", " : "", n,
