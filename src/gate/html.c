@@ -14,8 +14,11 @@
 #include "banned.h"
 
 #define W 640 /* chart width, px */
-#define H 150 /* chart height */
-#define PAD 36
+#define H 160 /* chart height */
+#define LEFT 66 /* room for the y axis's labels */
+#define RIGHT 10
+#define TOP 10
+#define BOTTOM 22 /* room for the x axis's labels */
 #define BINS 30
 
 static const char *const side_color[2] = {"#4e79a7", "#e15759"};
@@ -56,39 +59,119 @@ static void esc_ns(pg_str *out, double ns)
     pg_str_clear(&t);
 }
 
-/* The finite range of both sides' samples; 0 when there are none. */
-static int range_of(const pg_case_result *c, double *lo, double *hi)
+/*
+ * What a case's charts draw: each side's samples as the headline counts
+ * them, the harness's overhead per call taken off, on an axis from the
+ * smallest (the headline's minimum) to each side's upper fence (third
+ * quartile + 3 interquartile ranges) at most, so that one stalled round
+ * does not squash the rest into a bar.  Samples beyond are counted and
+ * drawn at the axis's end.
+ */
+typedef struct view {
+    double *v[2]; /* in round order; NAN for a sample that is not finite */
+    size_t n[2];
+    double lo, hi;
+    size_t beyond;
+} view;
+
+static int by_value(const void *x, const void *y)
 {
+    double a = *(const double *)x, b = *(const double *)y;
+
+    return a < b ? -1 : a > b;
+}
+
+/* The side's upper fence over its `n` finite values; -INFINITY when none. */
+static double fence(const double *v, size_t n)
+{
+    double *sorted = pg_calloc(n + 1, sizeof(*sorted)), q1, q3, top;
+    size_t i, k = 0;
+
+    for (i = 0; i < n; i++)
+        if (isfinite(v[i]))
+            sorted[k++] = v[i];
+    if (!k) {
+        free(sorted);
+        return -INFINITY;
+    }
+    qsort(sorted, k, sizeof(*sorted), by_value);
+    q1 = sorted[(k - 1) / 4];
+    q3 = sorted[(3 * (k - 1) + 3) / 4];
+    top = q3 + 3 * (q3 - q1);
+    top = top < sorted[k - 1] ? top : sorted[k - 1];
+    free(sorted);
+    return top;
+}
+
+static void view_clear(view *w)
+{
+    free(w->v[0]);
+    free(w->v[1]);
+}
+
+/* The view of case `c`; 0 when it has no finite sample. */
+static int view_of(view *w, const pg_case_result *c)
+{
+    double off = isfinite(c->overhead_ns) ? c->overhead_ns : 0;
     size_t i;
     int s, any = 0;
 
-    *lo = INFINITY;
-    *hi = -INFINITY;
-    for (s = 0; s < 2; s++)
-        for (i = 0; i < c->nsamples[s]; i++) {
-            double v = c->samples[s][i];
-            if (!isfinite(v))
-                continue;
-            any = 1;
-            *lo = v < *lo ? v : *lo;
-            *hi = v > *hi ? v : *hi;
+    memset(w, 0, sizeof(*w));
+    w->lo = INFINITY;
+    w->hi = -INFINITY;
+    for (s = 0; s < 2; s++) {
+        double top;
+        w->n[s] = c->nsamples[s];
+        w->v[s] = pg_calloc(w->n[s] + 1, sizeof(double));
+        for (i = 0; i < w->n[s]; i++) {
+            double v = c->samples[s][i] - off;
+            w->v[s][i] = isfinite(v) ? v : NAN;
+            if (isfinite(v)) {
+                any = 1;
+                w->lo = v < w->lo ? v : w->lo;
+            }
         }
-    if (any && *hi <= *lo)
-        *hi = *lo * 1.01 + 1e-9;
-    return any;
+        top = fence(w->v[s], w->n[s]);
+        w->hi = top > w->hi ? top : w->hi;
+    }
+    if (!any) {
+        view_clear(w);
+        return 0;
+    }
+    for (s = 0; s < 2; s++)
+        for (i = 0; i < w->n[s]; i++)
+            w->beyond += w->v[s][i] > w->hi;
+    if (w->hi <= w->lo)
+        w->hi = w->lo + fabs(w->lo) * 0.01 + 1e-9;
+    return 1;
+}
+
+/* What a case's charts show, and what their axis clipped. */
+static void view_note(pg_str *out, const view *w)
+{
+    pg_str_puts(out, "<p class=\"note\">Time per call less the harness's "
+                     "overhead, as the headline counts it");
+    if (w->beyond)
+        pg_str_printf(out,
+                      "; the time axis is clipped at each side's third "
+                      "quartile + 3 interquartile ranges: %zu sample%s "
+                      "beyond, drawn at its end",
+                      w->beyond, w->beyond == 1 ? "" : "s");
+    pg_str_puts(out, ".</p>");
 }
 
 static void chart_open(pg_str *out, const char *kind, const char *title)
 {
+    pg_str_printf(out, "<figure><figcaption>%s", title);
     pg_str_printf(out,
-                  "<figure><figcaption>%s</figcaption>"
-                  "<svg class=\"chart\" data-kind=\"%s\" width=\"%d\" "
-                  "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">",
-                  title, kind, W, H, W, H);
+                  "</figcaption><svg class=\"chart\" data-kind=\"%s\" "
+                  "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+                  "role=\"img\">",
+                  kind, W, H, W, H);
     pg_str_printf(out,
                   "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
                   "class=\"axis\"/>",
-                  PAD, H - PAD / 2, W - 8, H - PAD / 2);
+                  LEFT, H - BOTTOM, W - RIGHT, H - BOTTOM);
 }
 
 static void chart_close(pg_str *out)
@@ -99,48 +182,84 @@ static void chart_close(pg_str *out)
 /* x of value v on an axis from lo to hi. */
 static double xof(double v, double lo, double hi)
 {
-    return PAD + (v - lo) / (hi - lo) * (W - PAD - 8);
+    return LEFT + (v - lo) / (hi - lo) * (W - LEFT - RIGHT);
 }
 
-static void axis_labels(pg_str *out, double lo, double hi, int ns)
+/* y of value v on an axis from lo (the bottom) to hi. */
+static double yof(double v, double lo, double hi)
 {
-    pg_str a = PG_STR_INIT, b = PG_STR_INIT;
+    return H - BOTTOM - (v - lo) / (hi - lo) * (H - BOTTOM - TOP);
+}
 
-    if (ns) {
-        pg_format_ns(&a, lo);
-        pg_format_ns(&b, hi);
-    } else {
-        pg_format_change(&a, lo);
-        pg_format_change(&b, hi);
+typedef enum unit { NS, CHANGE, COUNT } unit;
+
+static void tick_text(pg_str *out, double v, unit u)
+{
+    pg_str t = PG_STR_INIT;
+
+    if (u == NS)
+        pg_format_ns(&t, v);
+    else if (u == CHANGE)
+        pg_format_change(&t, v);
+    else
+        pg_format_count(&t, v);
+    esc(out, pg_str_cstr(&t));
+    pg_str_clear(&t);
+}
+
+/* Three labelled ticks along the x axis: its ends and its middle. */
+static void x_ticks(pg_str *out, double lo, double hi, unit u)
+{
+    static const char *const anchor[3] = {"start", "middle", "end"};
+    int k;
+
+    for (k = 0; k < 3; k++) {
+        double v = lo + (hi - lo) * k / 2, x = xof(v, lo, hi);
+        pg_str_printf(out,
+                      "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
+                      "class=\"axis\"/><text x=\"%.1f\" y=\"%d\" "
+                      "class=\"tick\" text-anchor=\"%s\">",
+                      x, H - BOTTOM, x, H - BOTTOM + 4, x, H - 6, anchor[k]);
+        tick_text(out, v, u);
+        pg_str_puts(out, "</text>");
     }
-    pg_str_printf(out, "<text x=\"%d\" y=\"%d\" class=\"tick\">", PAD, H - 4);
-    esc(out, pg_str_cstr(&a));
+}
+
+/* The y axis with three labelled ticks: bottom, middle and top. */
+static void y_ticks(pg_str *out, double lo, double hi, unit u)
+{
+    int k;
+
     pg_str_printf(out,
-                  "</text><text x=\"%d\" y=\"%d\" class=\"tick\" "
-                  "text-anchor=\"end\">",
-                  W - 8, H - 4);
-    esc(out, pg_str_cstr(&b));
-    pg_str_puts(out, "</text>");
-    pg_str_clear(&a);
-    pg_str_clear(&b);
+                  "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+                  "class=\"axis\"/>",
+                  LEFT, TOP, LEFT, H - BOTTOM);
+    for (k = 0; k < 3; k++) {
+        double v = lo + (hi - lo) * k / 2, y = yof(v, lo, hi);
+        pg_str_printf(out,
+                      "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+                      "class=\"axis\"/><text x=\"%d\" y=\"%.1f\" "
+                      "class=\"tick\" text-anchor=\"end\">",
+                      LEFT - 4, y, LEFT, y, LEFT - 6, y + 4);
+        tick_text(out, v, u);
+        pg_str_puts(out, "</text>");
+    }
 }
 
 /* Both sides' samples as histograms on one axis. */
-static void distribution(pg_str *out, const pg_case_result *c)
+static void distribution(pg_str *out, const view *w)
 {
     unsigned counts[2][BINS];
     unsigned most = 1;
-    double lo, hi;
+    double lo = w->lo, hi = w->hi;
     size_t i;
     int s, k;
 
-    if (!range_of(c, &lo, &hi))
-        return;
     memset(counts, 0, sizeof(counts));
     for (s = 0; s < 2; s++)
-        for (i = 0; i < c->nsamples[s]; i++) {
-            double v = c->samples[s][i];
-            if (!isfinite(v))
+        for (i = 0; i < w->n[s]; i++) {
+            double v = w->v[s][i];
+            if (!isfinite(v) || v > hi)
                 continue;
             k = (int)((v - lo) / (hi - lo) * BINS);
             k = k < 0 ? 0 : k >= BINS ? BINS - 1 : k;
@@ -148,54 +267,60 @@ static void distribution(pg_str *out, const pg_case_result *c)
                 most = counts[s][k];
         }
     chart_open(out, "distribution",
-               "Samples (time per call): base blue, head red");
+               "How many rounds took each time; base blue, head red");
     for (s = 0; s < 2; s++)
         for (k = 0; k < BINS; k++) {
             double x0 = xof(lo + (hi - lo) * k / BINS, lo, hi);
             double x1 = xof(lo + (hi - lo) * (k + 1) / BINS, lo, hi);
-            double h = (double)counts[s][k] / most * (H - PAD);
+            double y = yof(counts[s][k], 0, most);
             if (!counts[s][k])
                 continue;
             pg_str_printf(out,
                           "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-                          "height=\"%.1f\" fill=\"%s\" fill-opacity=\"0.55\"/>",
-                          x0, H - PAD / 2 - h, x1 - x0 - 0.5, h, side_color[s]);
+                          "height=\"%.1f\" fill=\"%s\" fill-opacity=\"0.55\" "
+                          "data-side=\"%s\"/>",
+                          x0, y, x1 - x0 - 0.5, H - BOTTOM - y, side_color[s],
+                          s ? "head" : "base");
         }
-    axis_labels(out, lo, hi, 1);
+    x_ticks(out, lo, hi, NS);
+    y_ticks(out, 0, most, COUNT);
     chart_close(out);
 }
 
 /* Each side's samples, round after round: noise and drift show. */
-static void over_time(pg_str *out, const pg_case_result *c)
+static void over_time(pg_str *out, const view *w)
 {
-    size_t n =
-        c->nsamples[0] > c->nsamples[1] ? c->nsamples[0] : c->nsamples[1];
-    double lo, hi;
+    size_t n = w->n[0] > w->n[1] ? w->n[0] : w->n[1];
     size_t i;
     int s;
 
-    if (n < 2 || !range_of(c, &lo, &hi))
+    if (n < 2)
         return;
-    chart_open(out, "rounds", "Rounds over time: base blue, head red");
+    chart_open(out, "rounds", "Round after round; base blue, head red");
     for (s = 0; s < 2; s++) {
-        if (!c->nsamples[s])
+        if (!w->n[s])
             continue;
         pg_str_printf(out,
                       "<polyline fill=\"none\" stroke=\"%s\" "
-                      "stroke-width=\"1\" points=\"",
-                      side_color[s]);
-        for (i = 0; i < c->nsamples[s]; i++) {
-            double v = c->samples[s][i];
+                      "stroke-width=\"1\" data-side=\"%s\" points=\"",
+                      side_color[s], s ? "head" : "base");
+        for (i = 0; i < w->n[s]; i++) {
+            double v = w->v[s][i];
             if (!isfinite(v))
                 continue;
             pg_str_printf(out, "%.1f,%.1f ",
-                          PAD + (double)i / (double)(n - 1) * (W - PAD - 8),
-                          H - PAD / 2 - (v - lo) / (hi - lo) * (H - PAD));
+                          LEFT +
+                              (double)i / (double)(n - 1) * (W - LEFT - RIGHT),
+                          yof(v < w->hi ? v : w->hi, w->lo, w->hi));
         }
         pg_str_puts(out, "\"/>");
     }
-    axis_labels(out, lo, hi, 1);
-    pg_str_puts(out, "<text x=\"4\" y=\"12\" class=\"tick\">slow</text>");
+    y_ticks(out, w->lo, w->hi, NS);
+    pg_str_printf(out,
+                  "<text x=\"%d\" y=\"%d\" class=\"tick\">round 1</text>"
+                  "<text x=\"%d\" y=\"%d\" class=\"tick\" "
+                  "text-anchor=\"end\">round %zu</text>",
+                  LEFT, H - 6, W - RIGHT, H - 6, n);
     chart_close(out);
 }
 
@@ -217,35 +342,72 @@ static void against_floor(pg_str *out, double change, double lo, double hi,
         b = change;
     a -= (b - a) * 0.05;
     b += (b - a) * 0.05;
+    a = a < -1 ? -1 : a; /* nothing gets faster than instant */
     chart_open(out, "change",
                "Change with its 95% interval; the grey band is the floor");
     pg_str_printf(out,
-                  "<rect x=\"%.1f\" y=\"10\" width=\"%.1f\" height=\"%d\" "
+                  "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
                   "fill=\"#ccc\" fill-opacity=\"0.6\"/>",
-                  xof(-floor, a, b), xof(floor, a, b) - xof(-floor, a, b),
-                  H - PAD);
+                  xof(-floor, a, b), TOP, xof(floor, a, b) - xof(-floor, a, b),
+                  H - BOTTOM - TOP);
     pg_str_printf(out,
-                  "<line x1=\"%.1f\" y1=\"10\" x2=\"%.1f\" y2=\"%d\" "
+                  "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
                   "class=\"zero\"/>",
-                  xof(0, a, b), xof(0, a, b), H - PAD / 2);
+                  xof(0, a, b), TOP, xof(0, a, b), H - BOTTOM);
     if (isfinite(lo) && isfinite(hi))
         pg_str_printf(out,
                       "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
                       "stroke=\"#333\" stroke-width=\"3\"/>",
-                      xof(lo, a, b), H / 2, xof(hi, a, b), H / 2);
+                      xof(lo, a, b), (H - BOTTOM + TOP) / 2, xof(hi, a, b),
+                      (H - BOTTOM + TOP) / 2);
     pg_str_printf(out, "<circle cx=\"%.1f\" cy=\"%d\" r=\"6\" fill=\"%s\"/>",
-                  xof(change, a, b), H / 2,
+                  xof(change, a, b), (H - BOTTOM + TOP) / 2,
                   change > floor ? side_color[1] : side_color[0]);
-    axis_labels(out, a, b, 0);
+    x_ticks(out, a, b, CHANGE);
     chart_close(out);
 }
 
-static void cost_cell(pg_str *out, double v)
+/* A cell: a count with thousands separators, or "–". */
+static void count_cell(pg_str *out, double v)
 {
-    if (isfinite(v))
-        pg_str_printf(out, "<td>%.0f</td>", v);
-    else
-        pg_str_puts(out, "<td>–</td>");
+    pg_str_puts(out, "<td class=\"num\">");
+    pg_format_count(out, v);
+    pg_str_puts(out, "</td>");
+}
+
+static void cost_cells(pg_str *out, const double cost[2])
+{
+    pg_str t = PG_STR_INIT;
+
+    count_cell(out, cost[0]);
+    count_cell(out, cost[1]);
+    pg_report_cost_change(&t, cost[0], cost[1]);
+    pg_str_puts(out, "<td class=\"num\">");
+    esc(out, pg_str_cstr(&t));
+    pg_str_puts(out, "</td>");
+    pg_str_clear(&t);
+}
+
+static void profile_row(pg_str *out, const pg_profile_row *row, int sub)
+{
+    pg_str t = PG_STR_INIT;
+
+    pg_report_profile_label(&t, row);
+    pg_str_printf(out, "<tr%s><td>", sub ? " class=\"sub\"" : "");
+    esc(out, pg_str_cstr(&t));
+    pg_str_puts(out, "</td>");
+    if (row->file) {
+        pg_str_puts(out, "<td><code>");
+        esc(out, row->text);
+        pg_str_puts(out, "</code></td>");
+    }
+    cost_cells(out, row->cost);
+    if (!row->file) {
+        count_cell(out, row->object ? NAN : row->self[0]);
+        count_cell(out, row->object ? NAN : row->self[1]);
+    }
+    pg_str_puts(out, "</tr>");
+    pg_str_clear(&t);
 }
 
 static void profile_table(pg_str *out, const pg_profile *p)
@@ -265,23 +427,31 @@ static void profile_table(pg_str *out, const pg_profile *p)
     esc(out, p->tool);
     pg_str_puts(out, " (");
     esc(out, p->unit);
-    pg_str_puts(out, ")</p><table><tr><th>Function</th><th>Line</th>"
-                     "<th>Base</th><th>Head</th></tr>");
-    for (i = 0; i < p->nfunctions + p->nlines; i++) {
-        const pg_profile_row *row =
-            i < p->nfunctions ? &p->functions[i] : &p->lines[i - p->nfunctions];
-        pg_str_puts(out, "<tr><td>");
-        esc(out, row->function);
-        pg_str_puts(out, "</td><td>");
-        if (row->file) {
-            esc(out, row->file);
-            pg_str_printf(out, ":%d", row->line);
-        }
-        pg_str_puts(out, "</td>");
-        cost_cell(out, row->cost[0]);
-        cost_cell(out, row->cost[1]);
-        pg_str_puts(out, "</tr>");
+    pg_str_puts(out, "). Each function counts all it calls, libc's "
+                     "included; its own instructions are beside.</p>"
+                     "<table><tr><th>Function</th><th>Base</th><th>Head</th>"
+                     "<th>Change</th><th>Own, base</th><th>Own, head</th>"
+                     "</tr>");
+    for (i = 0; i < p->nfunctions; i++)
+        profile_row(out, &p->functions[i], 0);
+    if (isfinite(p->outside_total[0]) || isfinite(p->outside_total[1])) {
+        pg_profile_row all;
+        memset(&all, 0, sizeof(all));
+        all.function = (char *)"outside your code";
+        all.self[0] = all.self[1] = NAN;
+        all.cost[0] = p->outside_total[0];
+        all.cost[1] = p->outside_total[1];
+        profile_row(out, &all, 0);
+        for (i = 0; i < p->noutside; i++)
+            profile_row(out, &p->outside[i], 1);
     }
+    pg_str_puts(out, "</table>");
+    if (!p->nlines)
+        return;
+    pg_str_puts(out, "<table><tr><th>Line</th><th>Code</th><th>Base</th>"
+                     "<th>Head</th><th>Change</th></tr>");
+    for (i = 0; i < p->nlines; i++)
+        profile_row(out, &p->lines[i], 0);
     pg_str_puts(out, "</table>");
 }
 
@@ -299,23 +469,54 @@ static void change_text(pg_str *out, double change, double lo, double hi)
     pg_str_clear(&t);
 }
 
+/* "12.3 ns → 97.1 ns: +689.0% (+688.2 … +690.1%)", or the change alone
+ * when a side has no time. */
+static void times_and_change(pg_str *out, double base, double head,
+                             double change, double lo, double hi)
+{
+    if (isfinite(base) && isfinite(head)) {
+        esc_ns(out, base);
+        pg_str_puts(out, " → ");
+        esc_ns(out, head);
+        pg_str_puts(out, ": ");
+    }
+    change_text(out, change, lo, hi);
+}
+
+static void case_charts(pg_str *out, const pg_case_result *c)
+{
+    view w;
+
+    pg_str_puts(out, "<h3>Case ");
+    esc(out, c->name);
+    pg_str_puts(out, ": ");
+    times_and_change(out, c->base_ns, c->head_ns, c->change, c->change_lo,
+                     c->change_hi);
+    pg_str_puts(out, "</h3>");
+    if (view_of(&w, c)) {
+        view_note(out, &w);
+        pg_str_puts(out, "<div class=\"row\">");
+        distribution(out, &w);
+        over_time(out, &w);
+        pg_str_puts(out, "</div>");
+        view_clear(&w);
+    }
+}
+
 static void bench_section(pg_str *out, const pg_result *r,
-                          const pg_bench_result *b)
+                          const pg_bench_result *b, size_t index)
 {
     size_t i;
 
-    pg_str_puts(out, "<section class=\"bench\"><h2>");
+    pg_str_printf(out, "<section class=\"bench\" id=\"b%zu\"><h2>", index);
     esc(out, b->name);
     pg_str_printf(out, " <span class=\"status %s\">",
                   pg_status_name(b->status));
     esc(out, pg_status_name(b->status));
     pg_str_puts(out, "</span></h2><p>");
     if (isfinite(b->base_ns) && isfinite(b->head_ns)) {
-        esc_ns(out, b->base_ns);
-        pg_str_puts(out, " → ");
-        esc_ns(out, b->head_ns);
-        pg_str_puts(out, ": ");
-        change_text(out, b->change, b->change_lo, b->change_hi);
+        times_and_change(out, b->base_ns, b->head_ns, b->change, b->change_lo,
+                         b->change_hi);
         pg_str_printf(out, ", best of %d rounds", b->rounds);
     }
     if (b->not_affected)
@@ -343,22 +544,52 @@ static void bench_section(pg_str *out, const pg_result *r,
     if (b->rounds > 0)
         against_floor(out, b->change, b->change_lo, b->change_hi,
                       r->noise_floor);
-    for (i = 0; i < b->ncases; i++) {
-        const pg_case_result *c = &b->cases[i];
-        if (!c->nsamples[0] && !c->nsamples[1])
-            continue;
-        pg_str_puts(out, "<h3>Case ");
-        esc(out, c->name);
-        pg_str_puts(out, ": ");
-        change_text(out, c->change, c->change_lo, c->change_hi);
-        pg_str_puts(out, "</h3><div class=\"row\">");
-        distribution(out, c);
-        over_time(out, c);
-        pg_str_puts(out, "</div>");
-    }
+    for (i = 0; i < b->ncases; i++)
+        if (b->cases[i].nsamples[0] || b->cases[i].nsamples[1])
+            case_charts(out, &b->cases[i]);
     if (b->profile)
         profile_table(out, b->profile);
     pg_str_puts(out, "</section>\n");
+}
+
+static void time_cell(pg_str *out, double ns)
+{
+    pg_str_puts(out, "<td class=\"num\">");
+    if (isfinite(ns))
+        esc_ns(out, ns);
+    else
+        pg_str_puts(out, "–");
+    pg_str_puts(out, "</td>");
+}
+
+/* Every benchmark in one table, each linked to its section. */
+static void summary(pg_str *out, const pg_result *r)
+{
+    size_t i;
+
+    pg_str_puts(out, "<table class=\"summary\"><tr><th>Benchmark</th>"
+                     "<th>Status</th><th>Base</th><th>Head</th>"
+                     "<th>Change (95% interval)</th></tr>");
+    for (i = 0; i < r->nbenchmarks; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        const char *status = pg_status_name(b->status);
+        pg_str_printf(out, "<tr><td><a href=\"#b%zu\">", i);
+        esc(out, b->name);
+        pg_str_printf(out, "</a></td><td><span class=\"status %s\">", status);
+        esc(out, b->not_affected ? "not affected"
+                 : b->identical  ? "identical"
+                                 : status);
+        pg_str_puts(out, "</span></td>");
+        time_cell(out, b->rounds > 0 ? b->base_ns : NAN);
+        time_cell(out, b->rounds > 0 ? b->head_ns : NAN);
+        pg_str_puts(out, "<td class=\"num\">");
+        if (b->rounds > 0 && isfinite(b->change))
+            change_text(out, b->change, b->change_lo, b->change_hi);
+        else
+            pg_str_puts(out, "–");
+        pg_str_puts(out, "</td></tr>");
+    }
+    pg_str_puts(out, "</table>\n");
 }
 
 static const char style[] =
@@ -366,7 +597,8 @@ static const char style[] =
     "h1{font-size:20px}h2{font-size:17px;margin-top:28px}"
     "h3{font-size:14px;margin:14px 0 4px}"
     "figure{display:inline-block;margin:4px 12px 4px 0}"
-    "figcaption{font-size:12px;color:#555}"
+    "figcaption{font-size:12px;color:#555}.note{font-size:12px;color:#555;"
+    "margin:2px 0}"
     "svg.chart{background:#fafafa;border:1px solid #ddd}"
     ".axis{stroke:#999}.zero{stroke:#555;stroke-dasharray:3 3}"
     ".tick{font-size:11px;fill:#555}"
@@ -374,8 +606,10 @@ static const char style[] =
     "background:#eee}.status.regression,.status.incorrect,.status.crashed,"
     ".status.timeout,.status.build_failed{background:#f8d0d0}"
     ".status.improvement{background:#d0f0d0}"
-    "table{border-collapse:collapse}td,th{border:1px solid #ddd;"
-    "padding:2px 8px;text-align:left}";
+    "table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid "
+    "#ddd;padding:2px 8px;text-align:left}td.num{text-align:right;"
+    "font-variant-numeric:tabular-nums}tr.sub td:first-child{padding-left:"
+    "22px}";
 
 /* Counts what was drawn, once the page is open: a check that the page's
  * one script ran (a browser test reads it back). */
@@ -413,8 +647,9 @@ void pg_report_html(pg_str *out, const pg_result *r)
     pg_str_puts(out, " (");
     esc(out, r->head.commit);
     pg_str_printf(out, "); noise floor %.1f%%.</p>\n", r->noise_floor * 100);
+    summary(out, r);
     for (i = 0; i < r->nbenchmarks; i++)
-        bench_section(out, r, &r->benchmarks[i]);
+        bench_section(out, r, &r->benchmarks[i], i);
     pg_str_puts(out, "<p class=\"tick\">perfgate ");
     esc(out, r->version);
     pg_str_puts(out, "</p></body></html>\n");

@@ -24,50 +24,81 @@
 #define TOP_FUNCTIONS 20  /* kept in the result */
 #define LINED_FUNCTIONS 3 /* whose lines are kept */
 #define TOP_LINES 10      /* per function */
+#define TOP_OUTSIDE 10    /* functions outside the user's code */
+#define TEXT_MAX 120      /* bytes of a line's source text kept */
+
+/* A row and what finds it: a function, file, text and object, and `at`, a
+ * line number (or, for a line paired by its text, which occurrence of that
+ * text in its function it is). */
+typedef struct crow {
+    pg_profile_row r;
+    int at;
+} crow;
 
 /* A side's costs, as callgrind counted them: a row per function of the
- * side's library, and per line of those functions. */
+ * side's library and per line of those functions, and a row per function
+ * outside it that they called. */
 typedef struct costs {
-    pg_profile_row *rows;
+    crow *rows;
     size_t n, cap;
-    /* Rows by function, file and line: open addressing, each slot a row's
-     * index + 1 (0: empty), so that a profile of many functions is read in
-     * linear time.  NULL once the rows are sorted. */
+    /* Rows by key: open addressing, each slot a row's index + 1 (0:
+     * empty), so that a profile of many functions is read in linear time.
+     * NULL once the rows are sorted. */
     size_t *index;
     size_t nindex; /* a power of two, at least twice n */
+    double outside; /* every call out of the user's code, inclusive */
 } costs;
 
-static size_t row_hash(const char *function, const char *file, int line)
+typedef struct row_key {
+    const char *function, *file, *text, *object;
+    int at;
+} row_key;
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+    for (s = s ? s : ""; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return (h ^ 0xff) * 1099511628211ULL;
+}
+
+static size_t row_hash(const row_key *k)
 {
     uint64_t h = 1469598103934665603ULL;
-    const char *p;
 
-    for (p = function; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    h = (h ^ 0xff) * 1099511628211ULL;
-    for (p = file ? file : ""; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    h = (h ^ (uint64_t)(unsigned)line) * 1099511628211ULL;
-    return (size_t)h;
+    h = hash_str(h, k->function);
+    h = hash_str(h, k->file);
+    h = hash_str(h, k->text);
+    h = hash_str(h, k->object);
+    return (size_t)((h ^ (uint64_t)(unsigned)k->at) * 1099511628211ULL);
 }
 
-static int row_is(const pg_profile_row *r, const char *function,
-                  const char *file, int line)
+static int same(const char *a, const char *b)
 {
-    return r->line == line && !strcmp(r->function, function) &&
-           (file ? r->file && !strcmp(r->file, file) : !r->file);
+    return a ? b && !strcmp(a, b) : !b;
 }
 
-/* The slot where the row for (function, file, line) is, or would go. */
-static size_t *slot_of(const costs *c, const char *function, const char *file,
-                       int line)
+static int row_is(const crow *c, const row_key *k)
 {
-    size_t i = row_hash(function, file, line) & (c->nindex - 1);
+    return c->at == k->at && same(c->r.function, k->function) &&
+           same(c->r.file, k->file) && same(c->r.text, k->text) &&
+           same(c->r.object, k->object);
+}
 
-    while (c->index[i] &&
-           !row_is(&c->rows[c->index[i] - 1], function, file, line))
+/* The slot where the row for `k` is, or would go. */
+static size_t *slot_of(const costs *c, const row_key *k)
+{
+    size_t i = row_hash(k) & (c->nindex - 1);
+
+    while (c->index[i] && !row_is(&c->rows[c->index[i] - 1], k))
         i = (i + 1) & (c->nindex - 1);
     return &c->index[i];
+}
+
+static row_key key_of(const crow *c)
+{
+    row_key k = {c->r.function, c->r.file, c->r.text, c->r.object, c->at};
+
+    return k;
 }
 
 static void reindex(costs *c)
@@ -78,41 +109,52 @@ static void reindex(costs *c)
     c->nindex = c->nindex ? 2 * c->nindex : 256;
     c->index = pg_calloc(c->nindex, sizeof(*c->index));
     for (i = 0; i < c->n; i++) {
-        const pg_profile_row *r = &c->rows[i];
-        *slot_of(c, r->function, r->file, r->line) = i + 1;
+        row_key k = key_of(&c->rows[i]);
+        *slot_of(c, &k) = i + 1;
     }
 }
 
-static pg_profile_row *row_of(costs *c, const char *function, const char *file,
-                              int line)
+/* The row for `k`, made (with no cost on either side) when it is new. */
+static pg_profile_row *row_of(costs *c, const row_key *k)
 {
     size_t *slot;
+    crow *to;
 
     if (!c->index || 2 * (c->n + 1) > c->nindex)
         reindex(c);
-    slot = slot_of(c, function, file, line);
+    slot = slot_of(c, k);
     if (*slot)
-        return &c->rows[*slot - 1];
+        return &c->rows[*slot - 1].r;
     if (c->n == c->cap) {
         c->cap = c->cap ? 2 * c->cap : 64;
         c->rows = pg_realloc(c->rows, c->cap * sizeof(*c->rows));
     }
-    c->rows[c->n].function = pg_strdup(function);
-    c->rows[c->n].file = file ? pg_strdup(file) : NULL;
-    c->rows[c->n].line = line;
-    c->rows[c->n].cost[0] = c->rows[c->n].cost[1] = 0;
+    to = &c->rows[c->n];
+    memset(to, 0, sizeof(*to));
+    to->r.function = pg_strdup(k->function);
+    to->r.file = pg_strdup(k->file);
+    to->r.text = pg_strdup(k->text);
+    to->r.object = pg_strdup(k->object);
+    to->r.line = k->at;
+    to->at = k->at;
     *slot = ++c->n;
-    return &c->rows[c->n - 1];
+    return &to->r;
+}
+
+static void row_clear(pg_profile_row *r)
+{
+    free(r->function);
+    free(r->file);
+    free(r->text);
+    free(r->object);
 }
 
 static void costs_clear(costs *c)
 {
     size_t i;
 
-    for (i = 0; i < c->n; i++) {
-        free(c->rows[i].function);
-        free(c->rows[i].file);
-    }
+    for (i = 0; i < c->n; i++)
+        row_clear(&c->rows[i].r);
     free(c->rows);
     free(c->index);
     memset(c, 0, sizeof(*c));
@@ -126,22 +168,99 @@ static const char *value_of(const char *line, const char *key)
     return !strncmp(line, key, n) && line[n] == '=' ? line + n + 1 : NULL;
 }
 
+/* Where callgrind's reader is: the function whose costs follow, and the
+ * call whose inclusive cost the next cost line is. */
+typedef struct reader {
+    char *ob, *fl, *fi, *fn;
+    char *cob, *cfn; /* the callee; cob NULL: in ob */
+    int after_call;
+    const char *lib;
+    size_t root; /* the length of side_dir, no trailing '/' */
+    const char *side_dir;
+} reader;
+
+static void reader_set(char **field, const char *value)
+{
+    free(*field);
+    *field = pg_strdup(value);
+}
+
+/* The last part of an object's path: "libc.so.6". */
+static const char *object_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+
+    return slash ? slash + 1 : path;
+}
+
+/* A cost line: `cost` at line `pos` of the current function, its own or,
+ * after a "calls=" line, a call's (which is inclusive). */
+static void reader_cost(costs *out, reader *rd, long pos, double cost)
+{
+    const char *file = rd->fi ? rd->fi : rd->fl;
+    const char *callee_ob = rd->cob ? rd->cob : rd->ob;
+    int call = rd->after_call, outside;
+    pg_profile_row *fn, *line = NULL;
+    row_key k = {rd->fn, NULL, NULL, NULL, 0};
+
+    /* A function with a name (not a stub's address), of the side's
+     * library; its files named as in the tree, so that both sides' lines
+     * meet. */
+    if (!rd->fn || !rd->ob || strcmp(rd->ob, rd->lib) ||
+        !strncmp(rd->fn, "0x", 2))
+        return;
+    if (file && !strncmp(file, rd->side_dir, rd->root) && file[rd->root] == '/')
+        file += rd->root + 1;
+    fn = row_of(out, &k);
+    if (pos > 0 && file) {
+        row_key kl = {rd->fn, file, NULL, NULL, (int)pos};
+        line = row_of(out, &kl);
+    }
+    if (!call) {
+        fn->self[0] += cost;
+        fn->cost[0] += cost;
+        if (line) {
+            line->self[0] += cost;
+            line->cost[0] += cost;
+        }
+        return;
+    }
+    if (line)
+        line->cost[0] += cost;
+    /* A function calling itself: its cost is counted where it is. */
+    if (!rd->cfn || !same(rd->cfn, rd->fn) || strcmp(callee_ob, rd->ob))
+        fn->cost[0] += cost;
+    outside = strcmp(callee_ob, rd->lib) != 0;
+    if (outside && rd->cfn && strncmp(rd->cfn, "0x", 2)) {
+        row_key ko = {rd->cfn, NULL, NULL, object_name(callee_ob), 0};
+        pg_profile_row *o = row_of(out, &ko);
+        o->cost[0] += cost;
+        o->self[0] += cost;
+    }
+    if (outside)
+        out->outside += cost;
+}
+
 /*
  * Reads callgrind's output (written with --compress-strings=no and
- * --compress-pos=no): the self cost of every function whose object is
- * `lib`, into out->rows (line 0), and of each of their lines (with file).
- * The cost line after a "calls=" line is the call's, inclusive: not self.
+ * --compress-pos=no) for the functions whose object is `lib`: each one's
+ * own cost and its inclusive cost (its own and its calls'), into rows with
+ * line 0, the same for each of their lines (with file), and what their
+ * calls out of `lib` cost, per function called.  The cost line after a
+ * "calls=" line is the call's, inclusive.
  */
 static int read_callgrind(costs *out, const char *path, const char *lib,
                           const char *side_dir)
 {
-    size_t root = strlen(side_dir);
+    reader rd;
     char *text = NULL, *line, *next;
-    char *ob = NULL, *fl = NULL, *fi = NULL, *fn = NULL;
-    int after_call = 0;
 
-    while (root > 1 && side_dir[root - 1] == '/')
-        root--;
+    memset(&rd, 0, sizeof(rd));
+    rd.lib = lib;
+    rd.side_dir = side_dir;
+    rd.root = strlen(side_dir);
+    while (rd.root > 1 && side_dir[rd.root - 1] == '/')
+        rd.root--;
     if (pg_read_file(&text, NULL, path, (size_t)256 << 20) < 0)
         return -1;
     for (line = text; line && *line; line = next) {
@@ -150,42 +269,150 @@ static int read_callgrind(costs *out, const char *path, const char *lib,
         if (next)
             *next++ = '\0';
         if ((v = value_of(line, "ob"))) {
-            free(ob), ob = pg_strdup(v);
+            reader_set(&rd.ob, v);
         } else if ((v = value_of(line, "fl"))) {
-            free(fl), fl = pg_strdup(v);
-            free(fi), fi = NULL;
+            reader_set(&rd.fl, v);
+            free(rd.fi), rd.fi = NULL;
         } else if ((v = value_of(line, "fi")) || (v = value_of(line, "fe"))) {
-            free(fi), fi = pg_strdup(v);
+            reader_set(&rd.fi, v);
         } else if ((v = value_of(line, "fn"))) {
-            free(fn), fn = pg_strdup(v);
-            free(fi), fi = NULL;
+            reader_set(&rd.fn, v);
+            free(rd.fi), rd.fi = NULL;
+        } else if ((v = value_of(line, "cob"))) {
+            reader_set(&rd.cob, v);
+        } else if ((v = value_of(line, "cfn"))) {
+            reader_set(&rd.cfn, v);
         } else if (!strncmp(line, "calls=", 6)) {
-            after_call = 1;
+            rd.after_call = 1;
         } else if (*line >= '0' && *line <= '9') {
             char *end;
             long pos = strtol(line, &end, 10);
-            double cost = strtod(end, NULL);
-            /* A function with a name (not a stub's address), of the
-             * side's library; its files named as in the tree, so that
-             * both sides' lines meet. */
-            if (!after_call && fn && ob && !strcmp(ob, lib) &&
-                strncmp(fn, "0x", 2)) {
-                const char *file = fi ? fi : fl;
-                row_of(out, fn, NULL, 0)->cost[0] += cost;
-                if (file && !strncmp(file, side_dir, root) && file[root] == '/')
-                    file += root + 1;
-                if (pos > 0 && file)
-                    row_of(out, fn, file, (int)pos)->cost[0] += cost;
+            reader_cost(out, &rd, pos, strtod(end, NULL));
+            if (rd.after_call) {
+                free(rd.cob), rd.cob = NULL;
+                free(rd.cfn), rd.cfn = NULL;
             }
-            after_call = 0;
+            rd.after_call = 0;
         }
     }
-    free(ob);
-    free(fl);
-    free(fi);
-    free(fn);
+    free(rd.ob);
+    free(rd.fl);
+    free(rd.fi);
+    free(rd.fn);
+    free(rd.cob);
+    free(rd.cfn);
     free(text);
     return 0;
+}
+
+/* Line `line` of `body`, trimmed and at most TEXT_MAX bytes; NULL when the
+ * file has no such line, or it is blank. */
+static char *line_text(const char *body, int line)
+{
+    const char *p = body, *end;
+    char *cut, *text;
+    size_t n;
+    int at;
+
+    for (at = 1; at < line && p; at++)
+        if ((p = strchr(p, '\n')))
+            p++;
+    if (!p || !*p)
+        return NULL;
+    end = strchr(p, '\n');
+    end = end ? end : p + strlen(p);
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+        end--;
+    if (end == p)
+        return NULL;
+    n = pg_utf8_cut(p, (size_t)(end - p) < TEXT_MAX ? (size_t)(end - p)
+                                                    : TEXT_MAX);
+    cut = pg_strdupf("%.*s", (int)n, p);
+    text = pg_text_clean(cut);
+    free(cut);
+    return text;
+}
+
+/*
+ * Each line row's source text, read from the side's tree: only a file of
+ * the tree (a relative name, all its links inside the tree), since a
+ * hostile change can name any file in its debug information.  The
+ * rows' order is kept; the index is dropped.
+ */
+static void read_texts(costs *c, const char *side_dir)
+{
+    char *body = NULL, *of = NULL;
+    size_t i;
+
+    /* Texts are part of the key: the index would point wrong. */
+    free(c->index);
+    c->index = NULL;
+    c->nindex = 0;
+    for (i = 0; i < c->n; i++) {
+        pg_profile_row *r = &c->rows[i].r;
+        if (!r->file || r->object || r->file[0] == '/')
+            continue;
+        if (!of || strcmp(of, r->file)) {
+            char *path = pg_path_join(side_dir, r->file);
+            free(body), body = NULL;
+            free(of), of = pg_strdup(r->file);
+            if (pg_path_inside(side_dir, path) == 1 &&
+                pg_read_regular_file(&body, NULL, path, (size_t)16 << 20) < 0)
+                body = NULL;
+            free(path);
+        }
+        if (body) {
+            char *t = line_text(body, r->line);
+            free(r->text);
+            r->text = t;
+        }
+    }
+    free(body);
+    free(of);
+}
+
+static int by_text_then_line(const void *x, const void *y)
+{
+    const pg_profile_row *a = &((const crow *)x)->r, *b = &((const crow *)y)->r;
+    int d;
+
+    if ((d = strcmp(a->function, b->function)))
+        return d;
+    if ((d = strcmp(a->file ? a->file : "", b->file ? b->file : "")))
+        return d;
+    if (!a->text != !b->text)
+        return a->text ? 1 : -1;
+    if (a->text && (d = strcmp(a->text, b->text)))
+        return d;
+    return a->line - b->line;
+}
+
+/*
+ * Pairs a side's lines by their text: each line row's key becomes which
+ * occurrence of its text (in its function and file) it is, so that the
+ * same code meets on both sides wherever lines were added above it.  A
+ * line without text keeps its number.
+ */
+static void key_by_text(costs *c)
+{
+    size_t i;
+
+    qsort(c->rows, c->n, sizeof(*c->rows), by_text_then_line);
+    for (i = 0; i < c->n; i++) {
+        crow *r = &c->rows[i];
+        if (!r->r.text)
+            continue;
+        r->at = 1;
+        if (i > 0 && r[-1].r.text && !strcmp(r[-1].r.text, r->r.text) &&
+            !strcmp(r[-1].r.function, r->r.function) &&
+            same(r[-1].r.file, r->r.file))
+            r->at = r[-1].at + 1;
+    }
+    free(c->index);
+    c->index = NULL;
+    c->nindex = 0;
 }
 
 typedef struct job {
@@ -270,6 +497,9 @@ static int profile_side(costs *out, char **why, const job *j,
     } else if (read_callgrind(out, cg, build.lib, side_dir) < 0 || !out->n) {
         *why = pg_strdupf("callgrind saw nothing of the %s side's code", side);
         err = 1;
+    } else {
+        read_texts(out, side_dir);
+        key_by_text(out);
     }
     pg_proc_result_clear(&res);
 done:
@@ -298,30 +528,51 @@ static double bigger(const pg_profile_row *r)
 
 static int costlier_first(const void *x, const void *y)
 {
-    double a = bigger(x), b = bigger(y);
+    double a = bigger(&((const crow *)x)->r), b = bigger(&((const crow *)y)->r);
 
     return a > b ? -1 : a < b ? 1 : 0;
 }
 
-/* Both sides' rows into one list: each function (or line) once, with
- * each side's cost (NAN where it has none). */
-static void side_by_side(costs *all, const costs sides[2], int lines)
+typedef enum row_kind { FUNCTIONS, LINES, OUTSIDE } row_kind;
+
+static row_kind kind_of(const pg_profile_row *r)
+{
+    return r->object ? OUTSIDE : r->file ? LINES : FUNCTIONS;
+}
+
+/* Both sides' rows of one kind into one list, costliest first: each
+ * function (or line, or function called outside) once, with each side's
+ * cost (NAN where it has none).  Lines meet by their keys (key_by_text):
+ * the head's number is kept, and the base's beside it. */
+static void side_by_side(costs *all, const costs sides[2], row_kind kind)
 {
     int s;
     size_t i;
 
     for (s = 0; s < 2; s++)
         for (i = 0; i < sides[s].n; i++) {
-            const pg_profile_row *r = &sides[s].rows[i];
+            const crow *r = &sides[s].rows[i];
+            row_key k = key_of(r);
             pg_profile_row *to;
             size_t before = all->n;
-            if ((r->file != NULL) != lines)
+            if (kind_of(&r->r) != kind)
                 continue;
-            to = row_of(all, r->function, r->file, r->line);
-            if (all->n > before)
+            to = row_of(all, &k);
+            if (all->n > before) {
                 to->cost[0] = to->cost[1] = NAN;
-            to->cost[s] = r->cost[0];
+                to->self[0] = to->self[1] = NAN;
+                to->line = 0;
+            }
+            to->cost[s] = r->r.cost[0];
+            to->self[s] = r->r.self[0];
+            if (s == 0)
+                to->base_line = r->r.line;
+            else
+                to->line = r->r.line;
         }
+    for (i = 0; i < all->n; i++)
+        if (!all->rows[i].r.line)
+            all->rows[i].r.line = all->rows[i].r.base_line;
     qsort(all->rows, all->n, sizeof(*all->rows), costlier_first);
     /* Sorted: the index points at other rows now. */
     free(all->index);
@@ -329,29 +580,63 @@ static void side_by_side(costs *all, const costs sides[2], int lines)
     all->nindex = 0;
 }
 
-/* The kept rows: the costliest functions, and the costliest lines of the
- * first few of them. */
-static void keep_rows(pg_profile *p, costs *funcs, costs *lines)
+/* Moves up to `most` rows of `from` (of `function` only, when it is not
+ * NULL) into a new array of *n; what is taken is gone from `from`. */
+static pg_profile_row *take_rows(costs *from, size_t most, size_t *n,
+                                 const char *function)
 {
-    size_t i, j, k;
+    pg_profile_row *rows = pg_calloc(most + 1, sizeof(*rows));
+    size_t i;
 
-    p->nfunctions = funcs->n < TOP_FUNCTIONS ? funcs->n : TOP_FUNCTIONS;
-    p->functions = pg_calloc(p->nfunctions + 1, sizeof(*p->functions));
-    for (i = 0; i < p->nfunctions; i++) {
-        p->functions[i] = funcs->rows[i];
-        funcs->rows[i].function = NULL;
+    *n = 0;
+    for (i = 0; i < from->n && *n < most; i++) {
+        pg_profile_row *r = &from->rows[i].r;
+        if (!r->function || (function && strcmp(r->function, function)))
+            continue;
+        rows[(*n)++] = *r;
+        memset(r, 0, sizeof(*r));
     }
+    return rows;
+}
+
+/* The kept rows: the costliest functions, the costliest lines of the
+ * first few of them, and the costliest functions called outside. */
+static void keep_rows(pg_profile *p, costs *funcs, costs *lines, costs *outside)
+{
+    size_t i, n;
+
+    p->functions = take_rows(funcs, TOP_FUNCTIONS, &p->nfunctions, NULL);
     p->lines = pg_calloc(LINED_FUNCTIONS * TOP_LINES + 1, sizeof(*p->lines));
-    for (i = 0; i < p->nfunctions && i < LINED_FUNCTIONS; i++)
-        for (j = 0, k = 0; j < lines->n && k < TOP_LINES; j++) {
-            pg_profile_row *r = &lines->rows[j];
-            if (!r->function || strcmp(r->function, p->functions[i].function))
-                continue;
-            p->lines[p->nlines++] = *r;
-            r->function = NULL;
-            r->file = NULL;
-            k++;
-        }
+    for (i = 0; i < p->nfunctions && i < LINED_FUNCTIONS; i++) {
+        pg_profile_row *some =
+            take_rows(lines, TOP_LINES, &n, p->functions[i].function);
+        memcpy(&p->lines[p->nlines], some, n * sizeof(*some));
+        p->nlines += n;
+        free(some);
+    }
+    p->outside = take_rows(outside, TOP_OUTSIDE, &p->noutside, NULL);
+}
+
+/* Both sides' costs, paired, into p's rows: what is kept of them. */
+static void pair_sides(pg_profile *p, const costs sides[2])
+{
+    costs funcs, lines, outside;
+    int s;
+
+    if (!sides[0].n && !sides[1].n)
+        return;
+    memset(&funcs, 0, sizeof(funcs));
+    memset(&lines, 0, sizeof(lines));
+    memset(&outside, 0, sizeof(outside));
+    side_by_side(&funcs, sides, FUNCTIONS);
+    side_by_side(&lines, sides, LINES);
+    side_by_side(&outside, sides, OUTSIDE);
+    keep_rows(p, &funcs, &lines, &outside);
+    for (s = 0; s < 2; s++)
+        p->outside_total[s] = sides[s].n ? sides[s].outside : NAN;
+    costs_clear(&funcs);
+    costs_clear(&lines);
+    costs_clear(&outside);
 }
 
 int pg_profile_bench(pg_bench_result *out, const pg_bench_config *b,
@@ -360,14 +645,12 @@ int pg_profile_bench(pg_bench_result *out, const pg_bench_config *b,
                      double timeout)
 {
     job j = {b, problem_lib, work_dir, c, timeout};
-    costs sides[2], funcs, lines;
+    costs sides[2];
     pg_profile *p = pg_calloc(1, sizeof(*p));
     char *valgrind = pg_path_search("valgrind");
     int s, err = 0;
 
     memset(sides, 0, sizeof(sides));
-    memset(&funcs, 0, sizeof(funcs));
-    memset(&lines, 0, sizeof(lines));
     p->case_name = pg_strdup(c->name);
     out->profile = p;
     if (!valgrind) {
@@ -386,16 +669,30 @@ int pg_profile_bench(pg_bench_result *out, const pg_bench_config *b,
     p->unit = pg_strdup("instructions");
     for (s = 1; s >= 0 && !err; s--)
         err = profile_side(&sides[s], &p->skipped, &j, side_dir[s], s);
-    if (err >= 0 && (sides[0].n || sides[1].n)) {
-        side_by_side(&funcs, sides, 0);
-        side_by_side(&lines, sides, 1);
-        keep_rows(p, &funcs, &lines);
-    }
+    if (err >= 0)
+        pair_sides(p, sides);
     for (s = 0; s < 2; s++)
         costs_clear(&sides[s]);
-    costs_clear(&funcs);
-    costs_clear(&lines);
     return err < 0 ? err : 0;
+}
+
+int pg_profile_read(pg_profile *p, const char *const path[2],
+                    const char *const lib[2], const char *const side_dir[2])
+{
+    costs sides[2];
+    int s, err = 0;
+
+    memset(sides, 0, sizeof(sides));
+    for (s = 0; s < 2 && !err; s++) {
+        err = read_callgrind(&sides[s], path[s], lib[s], side_dir[s]);
+        read_texts(&sides[s], side_dir[s]);
+        key_by_text(&sides[s]);
+    }
+    if (!err)
+        pair_sides(p, sides);
+    for (s = 0; s < 2; s++)
+        costs_clear(&sides[s]);
+    return err;
 }
 
 size_t pg_profile_rows(const char *path, const char *lib, const char *side_dir)

@@ -4,11 +4,16 @@
  *
  * Each side is built again with -g (the measured builds are not touched),
  * and its worst case is run once, checked as perfgate-measure checks it,
- * under valgrind's callgrind.  What is kept is the user's code only: the
- * instructions each function of the side's library executed itself (its
- * "self" cost; callgrind counts instructions, which, unlike times, do not
- * vary from run to run), and for the functions that cost most, each source
- * line's.  Without valgrind there is no profile, and the result says so.
+ * under valgrind's callgrind, which counts instructions (which, unlike
+ * times, do not vary from run to run).  For each function of the side's
+ * library: its inclusive cost (its own instructions and those of all it
+ * called, libc's included, so that work a change moves into strchr or
+ * malloc still shows where it was asked for) and its own.  For the
+ * functions that cost most, each source line's, paired across the sides
+ * by the line's text (a line added above moves the numbers, not the
+ * pairing).  And what the user's code spent outside itself: every call
+ * into another object, in all and per function called.  Without valgrind
+ * there is no profile, and the result says so.
  */
 #ifndef PG_PROFILE_H
 #define PG_PROFILE_H
@@ -28,6 +33,15 @@ int pg_profile_bench(pg_bench_result *out, const pg_bench_config *b,
                      const char *const side_dir[2], const char *problem_lib,
                      const pg_case_spec *c, const char *work_dir,
                      double timeout);
+
+/*
+ * Reads callgrind's outputs of both sides (path[0] the base's) into p's
+ * rows, as pg_profile_bench() does once each side has run: the functions
+ * of lib[s], their source lines read from the tree side_dir[s], and their
+ * calls out of it.  0, or -1 when an output cannot be read.  For tests.
+ */
+int pg_profile_read(pg_profile *p, const char *const path[2],
+                    const char *const lib[2], const char *const side_dir[2]);
 
 /*
  * How many rows (functions of `lib`, and their lines) --profile reads from

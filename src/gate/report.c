@@ -406,61 +406,135 @@ static void culprit_line(pg_str *out, const pg_bench_result *b)
                   b->culprit_author ? b->culprit_author : "");
 }
 
-static void count_text(pg_str *out, double v);
-static void cost_change(pg_str *out, const pg_profile_row *row);
-
-/* "    solution              262,170 → 1,310,729  +400.0%" */
-static void profile_line(pg_str *out, const pg_profile_row *row)
+void pg_report_profile_label(pg_str *out, const pg_profile_row *row)
 {
-    pg_str name = PG_STR_INIT;
-
-    if (row->file)
-        pg_str_printf(&name, "%s:%d", row->file, row->line);
-    else
-        pg_str_puts(&name, row->function);
-    pg_str_printf(out, "    %-32s ", pg_str_cstr(&name));
-    count_text(out, row->cost[0]);
-    pg_str_puts(out, " → ");
-    count_text(out, row->cost[1]);
-    pg_str_puts(out, "  ");
-    cost_change(out, row);
-    pg_str_putc(out, '\n');
-    pg_str_clear(&name);
+    if (row->file) {
+        pg_str_printf(out, "%s:%d", row->file, row->line);
+        if (row->base_line && row->base_line != row->line)
+            pg_str_printf(out, " (was %d)", row->base_line);
+    } else if (row->object) {
+        pg_str_printf(out, "%s (%s)", row->function, row->object);
+    } else {
+        pg_str_puts(out, row->function);
+    }
 }
 
-/* An instruction count for people: "1,310,729"; "–" for none. */
-static void count_text(pg_str *out, double v)
+static int some(double v)
 {
-    char digits[32];
-    size_t n, i;
+    return isfinite(v) && v > 0;
+}
 
-    if (!isfinite(v)) {
-        pg_str_puts(out, "–");
+void pg_report_cost_change(pg_str *out, double base, double head)
+{
+    if (!some(base) && !some(head))
         return;
-    }
-    snprintf(digits, sizeof(digits), "%.0f", v);
-    n = strlen(digits);
-    for (i = 0; i < n; i++) {
-        pg_str_putc(out, digits[i]);
-        if (digits[i] != '-' && (n - i - 1) % 3 == 0 && i + 1 < n)
-            pg_str_putc(out, ',');
-    }
+    if (!some(base))
+        pg_str_puts(out, "new");
+    else if (!some(head))
+        pg_str_puts(out, "gone");
+    else if (head >= 2 * base)
+        pg_str_printf(out, "%.1fx", head / base);
+    else
+        pg_format_change(out, head / base - 1);
 }
 
-/* "+400.0%" from base to head, or "" when either is missing. */
-static void cost_change(pg_str *out, const pg_profile_row *row)
+/* Whether a function's own cost tells more than its inclusive one: it
+ * called something that cost. */
+static int calls_cost(const pg_profile_row *row)
 {
-    if (isfinite(row->cost[0]) && isfinite(row->cost[1]) && row->cost[0] > 0)
-        pg_format_change(out, row->cost[1] / row->cost[0] - 1);
+    int s;
+
+    for (s = 0; s < 2; s++)
+        if (isfinite(row->cost[s]) && isfinite(row->self[s]) &&
+            row->cost[s] > row->self[s] * 1.005)
+            return 1;
+    return 0;
+}
+
+/* What the user's code spent outside itself, as one row. */
+static pg_profile_row outside_row(const pg_profile *p)
+{
+    pg_profile_row row;
+
+    memset(&row, 0, sizeof(row));
+    row.function = (char *)"outside your code";
+    row.cost[0] = p->outside_total[0];
+    row.cost[1] = p->outside_total[1];
+    row.self[0] = row.self[1] = NAN;
+    return row;
 }
 
 #define PROFILE_SHOWN 8 /* rows of each table in the reports */
+#define OUTSIDE_SHOWN 4 /* functions outside, in the terminal */
+#define PCOL 5          /* label, base, head, change, what else */
+#define PROWS (2 * PROFILE_SHOWN + OUTSIDE_SHOWN + 1)
 
-/* Where the time went, for a terminal: the costliest functions and lines
- * (the JSON has them all). */
+/* The terminal's profile rows, each a row of PCOL cells. */
+typedef struct prows {
+    pg_str cells[PROWS][PCOL];
+    size_t n;
+} prows;
+
+/* "solution  35,024 → 2,780,021  79.4x  (own 35,024 → 260,021)" */
+static void prow_add(prows *t, const pg_profile_row *row, int indent)
+{
+    pg_str *c = t->cells[t->n++];
+
+    pg_str_printf(&c[0], "%*s", indent, "");
+    pg_report_profile_label(&c[0], row);
+    pg_format_count(&c[1], row->cost[0]);
+    pg_format_count(&c[2], row->cost[1]);
+    pg_report_cost_change(&c[3], row->cost[0], row->cost[1]);
+    if (!row->file && !row->object && calls_cost(row)) {
+        pg_str_puts(&c[4], "(own ");
+        pg_format_count(&c[4], row->self[0]);
+        pg_str_puts(&c[4], " → ");
+        pg_format_count(&c[4], row->self[1]);
+        pg_str_puts(&c[4], ")");
+    } else if (row->text) {
+        pg_str_puts(&c[4], row->text);
+    }
+}
+
+/* Prints the rows aligned, the counts to the right, and frees them. */
+static void prows_put(pg_str *out, prows *t)
+{
+    size_t w[PCOL] = {0}, j, k;
+
+    for (j = 0; j < t->n; j++)
+        for (k = 0; k < PCOL; k++)
+            if (width(pg_str_cstr(&t->cells[j][k])) > w[k])
+                w[k] = width(pg_str_cstr(&t->cells[j][k]));
+    for (j = 0; j < t->n; j++) {
+        pg_str *c = t->cells[j];
+        pg_str_puts(out, "    ");
+        pad(out, pg_str_cstr(&c[0]), w[0]);
+        for (k = 1; k < 3; k++) {
+            size_t n = width(pg_str_cstr(&c[k]));
+            pg_str_puts(out, k == 1 ? "  " : " → ");
+            while (n++ < w[k])
+                pg_str_putc(out, ' ');
+            pg_str_puts(out, pg_str_cstr(&c[k]));
+        }
+        pg_str_puts(out, "  ");
+        pad(out, pg_str_cstr(&c[3]), c[4].size ? w[3] : 0);
+        if (c[4].size)
+            pg_str_printf(out, "  %s", pg_str_cstr(&c[4]));
+        pg_str_putc(out, '\n');
+        for (k = 0; k < PCOL; k++)
+            pg_str_clear(&c[k]);
+    }
+    t->n = 0;
+}
+
+/* Where the time went, for a terminal: the costliest functions, what
+ * they spent outside the user's code, and the costliest lines (the JSON
+ * has them all). */
 static void terminal_profile(pg_str *out, const pg_bench_result *b, int color)
 {
     const pg_profile *p = b->profile;
+    pg_profile_row outside = outside_row(p);
+    prows *t;
     size_t i;
 
     pg_str_printf(out, "\n%s%s%s: ", color ? BOLD : "", b->name,
@@ -470,13 +544,24 @@ static void terminal_profile(pg_str *out, const pg_bench_result *b, int color)
                       p->skipped ? p->skipped : "nothing was recorded");
         return;
     }
-    pg_str_printf(out, "where the time went in case %s (%s, %s, base → head)\n",
+    pg_str_printf(out,
+                  "where the time went in case %s (%s, %s, base → head; "
+                  "each function with all it calls)\n",
                   p->case_name ? p->case_name : "?", p->tool ? p->tool : "?",
                   p->unit ? p->unit : "?");
+    t = pg_calloc(1, sizeof(*t));
     for (i = 0; i < p->nfunctions && i < PROFILE_SHOWN; i++)
-        profile_line(out, &p->functions[i]);
+        prow_add(t, &p->functions[i], 0);
+    if (some(outside.cost[0]) || some(outside.cost[1])) {
+        prow_add(t, &outside, 0);
+        for (i = 0; i < p->noutside && i < OUTSIDE_SHOWN; i++)
+            prow_add(t, &p->outside[i], 2);
+    }
+    prows_put(out, t);
     for (i = 0; i < p->nlines && i < PROFILE_SHOWN; i++)
-        profile_line(out, &p->lines[i]);
+        prow_add(t, &p->lines[i], 0);
+    prows_put(out, t);
+    free(t);
 }
 
 /* Cases get rows of their own when there are several and they were
@@ -1142,42 +1227,53 @@ static void md_cases(pg_str *section, const pg_result *r, size_t shown)
     pg_str_puts(section, "</details>\n\n");
 }
 
-static void md_profile_rows(pg_str *out, const pg_profile_row *rows, size_t n,
-                            int lines)
+/* A row of figures: base, head and the change, each a cell. */
+static void md_costs(pg_str *out, const double cost[2])
 {
-    size_t i;
-
-    pg_str_puts(out, lines ? "| Line | Function | Base | Head | Change |\n"
-                             "|---|---|---|---|---|\n"
-                           : "| Function | Base | Head | Change |\n"
-                             "|---|---|---|---|\n");
-    for (i = 0; i < n && i < PROFILE_SHOWN; i++) {
-        pg_str cell = PG_STR_INIT;
-        pg_str_puts(out, "| ");
-        if (lines) {
-            pg_str_printf(&cell, "%s:%d", rows[i].file ? rows[i].file : "?",
-                          rows[i].line);
-            md_text(out, pg_str_cstr(&cell), 200);
-            pg_str_puts(out, " | ");
-        }
-        md_text(out, rows[i].function, 200);
-        pg_str_puts(out, " | ");
-        count_text(out, rows[i].cost[0]);
-        pg_str_puts(out, " | ");
-        count_text(out, rows[i].cost[1]);
-        pg_str_puts(out, " | ");
-        cost_change(out, &rows[i]);
-        pg_str_puts(out, " |\n");
-        pg_str_clear(&cell);
-    }
-    pg_str_putc(out, '\n');
+    pg_format_count(out, cost[0]);
+    pg_str_puts(out, " | ");
+    pg_format_count(out, cost[1]);
+    pg_str_puts(out, " | ");
+    pg_report_cost_change(out, cost[0], cost[1]);
+    pg_str_puts(out, " |");
 }
 
-/* Where the time went, collapsed: the costliest functions, and lines of
- * the first of them, base and head side by side. */
+static void md_profile_row(pg_str *out, const pg_profile_row *row,
+                           const char *prefix)
+{
+    pg_str cell = PG_STR_INIT;
+
+    pg_report_profile_label(&cell, row);
+    pg_str_printf(out, "| %s", prefix);
+    md_text(out, pg_str_cstr(&cell), 200);
+    pg_str_puts(out, " | ");
+    if (row->file) {
+        if (row->text) {
+            pg_str_puts(out, "<code>");
+            md_text(out, row->text, 200);
+            pg_str_puts(out, "</code>");
+        }
+        pg_str_puts(out, " | ");
+    }
+    md_costs(out, row->cost);
+    if (!row->file) {
+        pg_str_puts(out, " ");
+        if (!row->object && calls_cost(row))
+            pg_report_cost_change(out, row->self[0], row->self[1]);
+        pg_str_puts(out, " |");
+    }
+    pg_str_putc(out, '\n');
+    pg_str_clear(&cell);
+}
+
+/* Where the time went, collapsed: the costliest functions with what they
+ * called outside the user's code, and the lines of the first of them,
+ * base and head side by side. */
 static void md_profile(pg_str *out, const pg_bench_result *b)
 {
     const pg_profile *p = b->profile;
+    pg_profile_row outside = outside_row(p);
+    size_t i;
 
     if (!p->nfunctions) {
         pg_str_puts(out, "> 🔍 **");
@@ -1195,11 +1291,24 @@ static void md_profile(pg_str *out, const pg_bench_result *b)
     md_text(out, p->tool ? p->tool : "?", 40);
     pg_str_puts(out, ", ");
     md_text(out, p->unit ? p->unit : "?", 40);
-    pg_str_puts(out, ")</summary>\n\n");
-    md_profile_rows(out, p->functions, p->nfunctions, 0);
-    if (p->nlines)
-        md_profile_rows(out, p->lines, p->nlines, 1);
-    pg_str_puts(out, "</details>\n\n");
+    pg_str_puts(out, ")</summary>\n\nEach function counts all it calls; "
+                     "its own instructions change as the last column "
+                     "says.\n\n| Function | Base | Head | Change | Own |\n"
+                     "|---|---|---|---|---|\n");
+    for (i = 0; i < p->nfunctions && i < PROFILE_SHOWN; i++)
+        md_profile_row(out, &p->functions[i], "");
+    if (some(outside.cost[0]) || some(outside.cost[1])) {
+        md_profile_row(out, &outside, "");
+        for (i = 0; i < p->noutside && i < PROFILE_SHOWN; i++)
+            md_profile_row(out, &p->outside[i], "↳ ");
+    }
+    if (p->nlines) {
+        pg_str_puts(out, "\n| Line | Code | Base | Head | Change |\n"
+                         "|---|---|---|---|---|\n");
+        for (i = 0; i < p->nlines && i < PROFILE_SHOWN; i++)
+            md_profile_row(out, &p->lines[i], "");
+    }
+    pg_str_puts(out, "\n</details>\n\n");
 }
 
 void pg_report_markdown(pg_str *out, const pg_result *r)

@@ -31,6 +31,18 @@ void pg_report_terminal(pg_str *out, const pg_result *r, int color);
  */
 void pg_report_markdown(pg_str *out, const pg_result *r);
 
+/*
+ * A profile row's name for people: "solution", "malloc (libc.so.6)", or
+ * "src/sum.c:8" with " (was 6)" when the base had that code on another
+ * line.
+ */
+void pg_report_profile_label(pg_str *out, const pg_profile_row *row);
+
+/* How a cost changed, base to head: "+18.2%", "7.8x", "new" (none on
+ * the base), "gone" (none on the head); nothing when neither side has
+ * any. */
+void pg_report_cost_change(pg_str *out, double base, double head);
+
 /* "1 regression, 2 unchanged" etc.; the one-line verdict's detail. */
 void pg_report_summary(pg_str *out, const pg_result *r);
 

@@ -150,13 +150,23 @@ static cJSON *profile_rows_json(const pg_profile_row *rows, size_t n)
 
     for (i = 0; i < n; i++) {
         cJSON *o = cJSON_CreateObject();
-        add_string(o, "function", rows[i].function);
-        if (rows[i].file) {
-            add_string(o, "file", rows[i].file);
-            cJSON_AddNumberToObject(o, "line", rows[i].line);
+        const pg_profile_row *r = &rows[i];
+        add_string(o, "function", r->function);
+        if (r->object)
+            add_string(o, "object", r->object);
+        if (r->file) {
+            add_string(o, "file", r->file);
+            cJSON_AddNumberToObject(o, "line", r->line);
+            if (r->base_line)
+                cJSON_AddNumberToObject(o, "base_line", r->base_line);
+            add_string(o, "text", r->text);
         }
-        add_number(o, "base", rows[i].cost[0]);
-        add_number(o, "head", rows[i].cost[1]);
+        add_number(o, "base", r->cost[0]);
+        add_number(o, "head", r->cost[1]);
+        if (!r->object) {
+            add_number(o, "base_self", r->self[0]);
+            add_number(o, "head_self", r->self[1]);
+        }
         cJSON_AddItemToArray(arr, o);
     }
     return arr;
@@ -164,7 +174,7 @@ static cJSON *profile_rows_json(const pg_profile_row *rows, size_t n)
 
 static void add_profile(cJSON *o, const pg_profile *p)
 {
-    cJSON *po;
+    cJSON *po, *out;
 
     if (!p) {
         cJSON_AddNullToObject(o, "profile");
@@ -178,6 +188,11 @@ static void add_profile(cJSON *o, const pg_profile *p)
     cJSON_AddItemToObject(po, "functions",
                           profile_rows_json(p->functions, p->nfunctions));
     cJSON_AddItemToObject(po, "lines", profile_rows_json(p->lines, p->nlines));
+    out = cJSON_AddObjectToObject(po, "outside");
+    add_number(out, "base", p->outside_total[0]);
+    add_number(out, "head", p->outside_total[1]);
+    cJSON_AddItemToObject(out, "functions",
+                          profile_rows_json(p->outside, p->noutside));
 }
 
 /* "samples": {"base": [ns, ...], "head": [...]}, in round order. */
@@ -607,10 +622,15 @@ static pg_profile_row *read_profile_rows(const cJSON *arr, size_t *n)
         rows = pg_realloc(rows, (*n + 1) * sizeof(*rows));
         row = &rows[(*n)++];
         row->function = get_string(item, "function");
+        row->object = get_string(item, "object");
         row->file = get_string(item, "file");
+        row->text = get_string(item, "text");
         row->line = get_int(item, "line");
+        row->base_line = get_int(item, "base_line");
         row->cost[0] = get_number(item, "base");
         row->cost[1] = get_number(item, "head");
+        row->self[0] = get_number(item, "base_self");
+        row->self[1] = get_number(item, "head_self");
         if (!row->function)
             row->function = pg_strdup("?");
     }
@@ -619,6 +639,7 @@ static pg_profile_row *read_profile_rows(const cJSON *arr, size_t *n)
 
 static pg_profile *read_profile(const cJSON *po)
 {
+    const cJSON *out = cJSON_GetObjectItemCaseSensitive(po, "outside");
     pg_profile *p;
 
     if (!cJSON_IsObject(po))
@@ -632,6 +653,10 @@ static pg_profile *read_profile(const cJSON *po)
         cJSON_GetObjectItemCaseSensitive(po, "functions"), &p->nfunctions);
     p->lines = read_profile_rows(cJSON_GetObjectItemCaseSensitive(po, "lines"),
                                  &p->nlines);
+    p->outside = read_profile_rows(
+        cJSON_GetObjectItemCaseSensitive(out, "functions"), &p->noutside);
+    p->outside_total[0] = get_number(out, "base");
+    p->outside_total[1] = get_number(out, "head");
     return p;
 }
 
@@ -842,6 +867,8 @@ static void profile_rows_free(pg_profile_row *rows, size_t n)
     for (i = 0; i < n; i++) {
         free(rows[i].function);
         free(rows[i].file);
+        free(rows[i].text);
+        free(rows[i].object);
     }
     free(rows);
 }
@@ -856,25 +883,33 @@ void pg_profile_free(pg_profile *p)
     free(p->skipped);
     profile_rows_free(p->functions, p->nfunctions);
     profile_rows_free(p->lines, p->nlines);
+    profile_rows_free(p->outside, p->noutside);
     free(p);
+}
+
+static void profile_rows_clean(pg_profile_row *rows, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        pg_text_clean_in_place(&rows[i].function);
+        pg_text_clean_in_place(&rows[i].file);
+        pg_text_clean_in_place(&rows[i].text);
+        pg_text_clean_in_place(&rows[i].object);
+    }
 }
 
 void pg_profile_clean_text(pg_profile *p)
 {
-    size_t i;
-
     if (!p)
         return;
     pg_text_clean_in_place(&p->tool);
     pg_text_clean_in_place(&p->unit);
     pg_text_clean_in_place(&p->case_name);
     pg_text_clean_in_place(&p->skipped);
-    for (i = 0; i < p->nfunctions; i++)
-        pg_text_clean_in_place(&p->functions[i].function);
-    for (i = 0; i < p->nlines; i++) {
-        pg_text_clean_in_place(&p->lines[i].function);
-        pg_text_clean_in_place(&p->lines[i].file);
-    }
+    profile_rows_clean(p->functions, p->nfunctions);
+    profile_rows_clean(p->lines, p->nlines);
+    profile_rows_clean(p->outside, p->noutside);
 }
 
 void pg_bench_result_clear(pg_bench_result *b)

@@ -71,8 +71,16 @@ typedef struct pg_gpu_run {
 typedef struct pg_profile_row {
     char *function;
     char *file;     /* lines only; NULL for a function */
-    int line;       /* lines only */
-    double cost[2]; /* base, head; NAN where the side has none */
+    int line;       /* lines only: the head's line (the base's when the
+                       head has none) */
+    int base_line;  /* lines only: the base's line; 0 where it has none */
+    char *text;     /* lines only: the source text, by which the sides'
+                       lines pair; NULL when it could not be read */
+    char *object;   /* outside the user's code: the object called into
+                       ("libc.so.6"); NULL for the user's own code */
+    double cost[2]; /* inclusive: itself and all it called; base, head;
+                       NAN where the side has none */
+    double self[2]; /* itself only */
 } pg_profile_row;
 
 /* Where the time went in a regression's worst case. */
@@ -81,10 +89,16 @@ typedef struct pg_profile {
     char *unit;      /* "instructions" */
     char *case_name; /* the case profiled */
     char *skipped;   /* why there is no profile (or one side's), or NULL */
-    pg_profile_row *functions; /* costliest first */
+    pg_profile_row *functions; /* the user's, costliest (inclusive) first */
     size_t nfunctions;
     pg_profile_row *lines; /* of the costliest functions */
     size_t nlines;
+    /* What the user's code called outside itself (libc's strchr, memcpy,
+     * malloc; the loader), each function inclusive, costliest first; and
+     * the sum over every such call, each side. */
+    pg_profile_row *outside;
+    size_t noutside;
+    double outside_total[2];
 } pg_profile;
 
 typedef struct pg_bench_result {

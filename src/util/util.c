@@ -213,6 +213,24 @@ void pg_format_bytes(pg_str *out, double bytes)
     pg_str_printf(out, "%.1f %s", bytes, units[u]);
 }
 
+void pg_format_count(pg_str *out, double count)
+{
+    char digits[48];
+    size_t n, i;
+
+    if (!isfinite(count) || fabs(count) >= 1e30) {
+        pg_str_puts(out, "–");
+        return;
+    }
+    snprintf(digits, sizeof(digits), "%.0f", count);
+    n = strlen(digits);
+    for (i = 0; i < n; i++) {
+        pg_str_putc(out, digits[i]);
+        if (digits[i] != '-' && (n - i - 1) % 3 == 0 && i + 1 < n)
+            pg_str_putc(out, ',');
+    }
+}
+
 void pg_format_seconds(pg_str *out, double seconds)
 {
     if (seconds < 1.0)

@@ -45,10 +45,13 @@ void pg_format_interval(pg_str *out, double lo, double hi);
 /* Appends a duration in seconds for people: "850 ms", "12.4 s". */
 void pg_format_seconds(pg_str *out, double seconds);
 
-/* Nanoseconds of CLOCK_MONOTONIC. */
 /* A size for people: "512 B", "3.0 MiB", "12.0 GiB". */
 void pg_format_bytes(pg_str *out, double bytes);
 
+/* A count for people, in thousands: "1,310,729"; "–" when not finite. */
+void pg_format_count(pg_str *out, double count);
+
+/* Nanoseconds of CLOCK_MONOTONIC. */
 int64_t pg_now_ns(void);
 
 /* 128 random bits as 32 hex digits and a NUL in `out`: a token that user

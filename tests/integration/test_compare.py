@@ -3110,6 +3110,26 @@ class Cache(RepoTest):
             self.assertIn("error", r.bench("d")["log"])
 
 
+# The sum with every term passing through the heap: most of its time is
+# spent in libc's malloc and free, which it calls.
+ALLOCATES = """#include <stdlib.h>
+#include <stddef.h>
+void *volatile kept;
+void solution(const float *in, float *out, size_t n)
+{
+    float s = 0;
+    for (size_t i = 0; i < n; i++) {
+        float *t = malloc(sizeof(*t));
+        *t = in[i];
+        kept = t;
+        s += *t;
+        free(t);
+    }
+    out[0] = s;
+}
+"""
+
+
 class Profile(RepoTest):
     """compare --profile: where a regression's worst case spent its
     instructions, base and head side by side, from callgrind when it is
@@ -3148,6 +3168,69 @@ class Profile(RepoTest):
                        capture_output=True)
         with open(md) as f:
             self.assertIn("Where the time went", f.read())
+
+    def test_the_profiles_libc_row(self):
+        """Work a change moves into libc (malloc, free) is where the user's
+        code asked for it: the function's inclusive cost carries it, and a
+        row says what was spent outside the user's code."""
+        if not shutil.which("valgrind"):
+            self.skipTest("no valgrind")
+        self.commit({"src/sum.c": ALLOCATES})
+        r = self.perfgate("HEAD~2", "HEAD", "--noise-floor", "20%",
+                          "--profile")
+        b = r.bench()
+        self.assertEqual(b["status"], "regression", r.stdout)
+        p = b["profile"]
+        if "AddressSanitizer" in (p["skipped"] or ""):
+            self.skipTest(p["skipped"])
+        top = p["functions"][0]
+        self.assertEqual(top["function"], "solution")
+        out = p["outside"]
+        called = {f["function"]: f for f in out["functions"]}
+        self.assertIn("malloc", called, out)
+        self.assertIn("free", called, out)
+        self.assertTrue(called["malloc"]["object"].startswith("libc"),
+                        called["malloc"])
+        self.assertIsNone(called["malloc"]["base"])
+        # Inclusive is own + calls: here, what solution called outside.
+        self.assertAlmostEqual(top["head"], top["head_self"] + out["head"],
+                               delta=top["head"] * 0.01)
+        # Most of the head's work is outside: its own cost grew far less
+        # than all it asked for, as the measured time did.
+        self.assertGreater(out["head"], top["head_self"])
+        self.assertGreater(top["head"] / top["base"],
+                           2 * top["head_self"] / top["base_self"])
+        self.assertGreater(top["head"] / top["base"], 4)
+        self.assertIn("outside your code", r.stdout)
+        self.assertIn("malloc (libc", r.stdout)
+        self.assertIn("| outside your code |", r.markdown)
+        self.assertIn("| ↳ malloc (libc", r.markdown)
+        # The same from the saved result.
+        again = subprocess.run([PERFGATE, "report",
+                                os.path.join(self.out, "result.json")],
+                               capture_output=True, text=True)
+        self.assertIn("malloc (libc", again.stdout)
+
+    def test_lines_pair_by_their_text(self):
+        """Lines added above the loop move its numbers, not its pairing:
+        the same statement meets itself, and shows its text."""
+        if not shutil.which("valgrind"):
+            self.skipTest("no valgrind")
+        self.commit({"src/sum.c": "/* a comment\n   of three lines\n */\n" +
+                     TWICE})
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "20%",
+                          "--profile")
+        p = r.bench()["profile"]
+        if "AddressSanitizer" in (p["skipped"] or ""):
+            self.skipTest(p["skipped"])
+        rows = [l for l in p["lines"] if l.get("text") == "s += in[i];"]
+        self.assertTrue(rows, p["lines"])
+        row = rows[0]
+        self.assertEqual(row["line"], row["base_line"] + 3, row)
+        self.assertGreater(row["base"], 0)
+        self.assertGreater(row["head"], 0)
+        self.assertIn("(was %d)" % row["base_line"], r.stdout)
+        self.assertIn("<code>s += in\\[i\\];</code>", r.markdown)
 
     def test_without_a_profiler_it_says_so(self):
         # PATH without valgrind: everything else of /usr/bin is there.
@@ -3218,6 +3301,51 @@ class Html(RepoTest):
         self.assertIn(p.returncode, (0, 1), p.stderr)
         with open(again, encoding="utf-8") as f:
             self.assertEqual(self.charts(f.read()), self.charts(page))
+
+    def test_one_stalled_round_does_not_flatten_a_regression(self):
+        """A 7x regression with one round stalled 100x: the axis stops at
+        the sides' fences (and says so), so base and head stay far apart;
+        the charts draw what the headline counts, overhead off."""
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "20%")
+        saved = dict(r.json)
+        b = saved["benchmarks"][0]
+        c = b["cases"][0]
+        c["overhead_ns"] = 20.0
+        c["samples"] = {"base": [100.0 + i % 3 for i in range(49)] + [10000.0],
+                        "head": [700.0 + i % 5 for i in range(50)]}
+        c["base_ns"], c["head_ns"] = 80.0, 680.0
+        path = os.path.join(self.out, "stalled.json")
+        with open(path, "w") as f:
+            json.dump(saved, f)
+        subprocess.run([PERFGATE, "report", "--html", self.html, path],
+                       capture_output=True)
+        with open(self.html, encoding="utf-8") as f:
+            page = f.read()
+        chart = re.search(r'<svg class="chart" data-kind="distribution".*?'
+                          r'</svg>', page, re.S).group(0)
+        xs = {side: [float(x) for x in re.findall(
+            r'<rect x="([\d.]+)"[^>]*data-side="%s"' % side, chart)]
+            for side in ("base", "head")}
+        width = float(re.search(r'width="(\d+)"', chart).group(1))
+        self.assertTrue(xs["base"] and xs["head"], chart)
+        self.assertGreater(min(xs["head"]) - max(xs["base"]), width / 2)
+        self.assertIn("1 sample beyond", page)
+        # The heading's times, and the axis starting at the headline's.
+        head = re.search(r"<h3>Case [^:]*: ([^<]*?) → ([^:<]*):", page)
+        self.assertIsNotNone(head, page)
+        ticks = re.findall(r'class="tick" text-anchor="start">([^<]*)<',
+                           chart)
+        self.assertEqual(ticks[0], head.group(1))
+        # The rounds over time: a y axis with three labelled times.
+        rounds = re.search(r'data-kind="rounds".*?</svg>', page, re.S).group(0)
+        self.assertEqual(len(re.findall(r'text-anchor="end">[^<]*s<',
+                                        rounds)), 3, rounds)
+        self.assertIn("round 50", rounds)
+        # A table of every benchmark at the top, linked to its section.
+        self.assertLess(page.index('<table class="summary">'),
+                        page.index('<section'))
+        self.assertIn('<a href="#b0">sum</a>', page)
+        self.assertIn('id="b0"', page)
 
     def test_what_user_code_says_is_text_not_markup(self):
         r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "20%")

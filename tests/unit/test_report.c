@@ -1,6 +1,9 @@
 #define _POSIX_C_SOURCE 200809L
 /* The renderers, and the JSON round trip. */
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "fs.h"
@@ -369,7 +372,132 @@ static void a_large_profile_is_read_quickly(void)
     free(dir);
 }
 
+/* One side for profile_pairs_..., in a tree `dir`: its source, and its
+ * callgrind output naming it. */
+static char *side_profile(const char *dir, const char *source,
+                          const char *costs)
+{
+    char *src = pg_strdupf("%s/src", dir), *a = pg_path_join(src, "a.c");
+    char *out = pg_path_join(dir, "callgrind.out");
+    pg_str text = PG_STR_INIT;
+
+    REQUIRE(pg_mkdir_p(src) == 0);
+    REQUIRE(pg_write_file(a, source, strlen(source), 0) == 0);
+    pg_str_printf(&text, "events: Ir\nob=%s/lib.so\nfl=%s/src/a.c\n%s", dir,
+                  dir, costs);
+    REQUIRE(pg_write_file(out, text.ptr, text.size, 0) == 0);
+    pg_str_clear(&text);
+    free(src);
+    free(a);
+    return out;
+}
+
+static const pg_profile_row *row_named(const pg_profile_row *rows, size_t n,
+                                       const char *function, const char *text)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (!strcmp(rows[i].function, function) &&
+            (!text || (rows[i].text && !strcmp(rows[i].text, text))))
+            return &rows[i];
+    return NULL;
+}
+
+/* What --profile makes of callgrind's output, with no valgrind needed: a
+ * function's cost includes its calls (libc's too, kept apart as what was
+ * spent outside; a call's object is the caller's unless named, and is
+ * named for one call only); a function calling itself is not counted
+ * twice; lines pair by their text; and a source file is read only inside
+ * the side's tree, wherever the debug information (which a hostile change
+ * writes) points. */
+static void profile_pairs_calls_and_lines(void)
+{
+    static const char base_src[] = "int helper(int);\n"
+                                   "int solution(const char *s) {\n"
+                                   "    int n = 0;\n"
+                                   "    n += count(s);\n"
+                                   "    return helper(n);\n";
+    static const char calls[] = "fn=solution\n3 100\n4 50\n"
+                                "cob=/usr/lib/libc.so.6\ncfi=x.c\n"
+                                "cfn=strchr\ncalls=10 0\n4 400\n"
+                                "cfn=helper\ncalls=1 7\n5 30\n"
+                                "fn=helper\n7 20\ncfn=helper\ncalls=1 7\n"
+                                "7 20\n";
+    char *dir = pg_test_scratch(), *b, *h, *secret, *link, *head_costs;
+    char *head_src = pg_strdupf("/* new */\n/* lines */\n%s", base_src);
+    const char *path[2], *lib[2], *side[2];
+    pg_profile *p = pg_calloc(1, sizeof(*p));
+    const pg_profile_row *f, *l;
+    size_t i;
+
+    REQUIRE(dir);
+    b = pg_path_join(dir, "B");
+    h = pg_path_join(dir, "H");
+    secret = pg_path_join(dir, "secret.txt");
+    link = pg_strdupf("%s/src/link.c", h);
+    REQUIRE(pg_write_file(secret, "SECRET\n", 7, 0) == 0);
+    /* The head: two lines added above, strchr called twice as often, and
+     * a costly function whose lines point outside the tree. */
+    head_costs = pg_strdupf("fn=solution\n5 100\n6 50\n"
+                            "cob=/usr/lib/libc.so.6\ncfn=strchr\n"
+                            "calls=20 0\n6 800\ncfn=helper\ncalls=1 7\n"
+                            "7 30\nfn=helper\n9 20\n"
+                            "fn=leak\nfl=%s\n1 9000\nfl=%s/../secret.txt\n"
+                            "1 9000\nfl=%s\n1 9000\n",
+                            secret, h, link);
+    path[0] = side_profile(b, base_src, calls);
+    path[1] = side_profile(h, head_src, head_costs);
+    REQUIRE(symlink(secret, link) == 0);
+    lib[0] = pg_strdupf("%s/lib.so", b);
+    lib[1] = pg_strdupf("%s/lib.so", h);
+    side[0] = b;
+    side[1] = h;
+    REQUIRE(pg_profile_read(p, path, lib, side) == 0);
+
+    f = row_named(p->functions, p->nfunctions, "solution", NULL);
+    REQUIRE(f);
+    CHECK_NEAR(f->self[0], 150, 0);
+    CHECK_NEAR(f->cost[0], 580, 0); /* 150 + strchr's 400 + helper's 30 */
+    CHECK_NEAR(f->cost[1], 980, 0);
+    f = row_named(p->functions, p->nfunctions, "helper", NULL);
+    REQUIRE(f);
+    CHECK_NEAR(f->cost[0], 20, 0);           /* not 40: its call to itself */
+    CHECK_NEAR(p->outside_total[0], 400, 0); /* not 430: helper is ours */
+    CHECK_NEAR(p->outside_total[1], 800, 0);
+    REQUIRE(p->noutside == 1);
+    CHECK_STR(p->outside[0].function, "strchr");
+    CHECK_STR(p->outside[0].object, "libc.so.6");
+    /* The call's line, paired by its text: line 4, now 6. */
+    l = row_named(p->lines, p->nlines, "solution", "n += count(s);");
+    REQUIRE(l);
+    CHECK(l->base_line == 4 && l->line == 6);
+    CHECK_NEAR(l->cost[0], 450, 0);
+    CHECK_NEAR(l->self[0], 50, 0);
+    CHECK_NEAR(l->cost[1], 850, 0);
+    /* Nothing of a file outside the tree was read, though its lines are
+     * there. */
+    CHECK(row_named(p->lines, p->nlines, "leak", NULL));
+    for (i = 0; i < p->nlines; i++)
+        CHECK(!p->lines[i].text || !strstr(p->lines[i].text, "SECRET"));
+
+    pg_profile_free(p);
+    pg_rm_rf(dir);
+    free(head_costs);
+    free(head_src);
+    free((char *)path[0]);
+    free((char *)path[1]);
+    free((char *)lib[0]);
+    free((char *)lib[1]);
+    free(link);
+    free(secret);
+    free(b);
+    free(h);
+    free(dir);
+}
+
 const pg_test pg_tests_report[] = {
+    {"profile_pairs_calls_and_lines", profile_pairs_calls_and_lines},
     {"a_large_profile_is_read_quickly", a_large_profile_is_read_quickly},
     {"markdown_cuts_between_characters", markdown_cuts_between_characters},
     {"markdown_shape", markdown_shape},
