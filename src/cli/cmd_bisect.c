@@ -20,6 +20,7 @@
 
 static const char usage_text[] =
     "usage: perfgate bisect [options] GOOD [BAD]\n"
+    "   or: perfgate bisect [options] GOOD..BAD\n"
     "\n"
     "Finds the first commit after GOOD, up to BAD (default: HEAD), at which\n"
     "a benchmark is slower than at GOOD by more than the noise floor.  BAD\n"
@@ -54,6 +55,7 @@ static const char usage_text[] =
     "\n"
     "examples:\n"
     "  perfgate bisect v1.2 HEAD            since the release\n"
+    "  perfgate bisect v1.2..v1.3           between two releases\n"
     "  perfgate bisect main -b crc32        this branch, one benchmark\n";
 
 enum { OPT_ALL_PARENTS = 256, OPT_ATTEMPTS, OPT_JSON, OPT_BUDGET };
@@ -96,7 +98,38 @@ typedef struct bisect_args {
     pg_strvec only;
     const char *json_path;
     int quiet;
+    char *range_good; /* GOOD of a GOOD..BAD operand */
 } bisect_args;
+
+static void args_clear(bisect_args *a)
+{
+    pg_strvec_clear(&a->only);
+    free(a->range_good);
+}
+
+/* One operand GOOD..BAD, as git writes a range: good GOOD, bad BAD (HEAD
+ * when empty).  -1 to go on, else the exit code. */
+static int split_range(bisect_args *a, const char *arg, int operands)
+{
+    const char *dots = strstr(arg, "..");
+
+    if (!dots)
+        return -1;
+    if (!strncmp(dots, "...", 3) || operands > 1 || dots == arg ||
+        strstr(dots + 2, "..")) {
+        fprintf(stderr,
+                "perfgate bisect: '%s': give GOOD..BAD, or GOOD [BAD]%s\n", arg,
+                !strncmp(dots, "...", 3)
+                    ? " (for a branch: perfgate bisect $(git merge-base "
+                      "main HEAD))"
+                    : "");
+        return PG_EXIT_USAGE;
+    }
+    a->range_good = pg_strdupf("%.*s", (int)(dots - arg), arg);
+    a->opts.good = a->range_good;
+    a->opts.bad = dots[2] ? dots + 2 : "HEAD";
+    return -1;
+}
 
 static int take_option(void *payload, int c, const char *arg)
 {
@@ -157,7 +190,7 @@ static int parse_args(bisect_args *a, int argc, char **argv)
     }
     a->opts.good = argv[optind];
     a->opts.bad = argc - optind > 1 ? argv[optind + 1] : "HEAD";
-    return -1;
+    return split_range(a, argv[optind], argc - optind);
 }
 
 int pg_cmd_bisect(int argc, char **argv)
@@ -170,14 +203,14 @@ int pg_cmd_bisect(int argc, char **argv)
     memset(&a, 0, sizeof(a));
     pg_bisect_opts_init(&a.opts);
     if ((code = parse_args(&a, argc, argv)) >= 0) {
-        pg_strvec_clear(&a.only);
+        args_clear(&a);
         return code;
     }
     {
         const char *names[] = {"--json"};
         const char *paths[] = {a.json_path};
         if ((code = pg_cmd_check_outputs("bisect", names, paths, 1)) >= 0) {
-            pg_strvec_clear(&a.only);
+            args_clear(&a);
             return code;
         }
     }
@@ -207,6 +240,6 @@ int pg_cmd_bisect(int argc, char **argv)
                              : PG_EXIT_PASS;
     pg_bisect_result_clear(&r);
     pg_str_clear(&text);
-    pg_strvec_clear(&a.only);
+    args_clear(&a);
     return code;
 }

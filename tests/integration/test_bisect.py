@@ -151,6 +151,23 @@ class Bisect(RepoTest):
         self.assertEqual(r["commits"], 5)
         self.assertEqual(r["culprit"]["commit"], slower)
 
+    def test_git_s_range_good_dot_dot_bad(self):
+        good, commits = self.history(8, culprit=3)
+        p, r = self.bisect("%s..%s" % (good, commits[-1]))
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertEqual(r["culprit"]["commit"], commits[3])
+        # An empty BAD is HEAD, as in git.
+        p, r = self.bisect(good + "..")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertEqual(r["culprit"]["commit"], commits[3])
+        # A merge base's range is not a bisect's: said, with the way.
+        p, _ = self.bisect(good + "..." + commits[-1])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("git merge-base", p.stderr)
+        p, _ = self.bisect("%s..%s" % (good, commits[-1]), commits[-1])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("give GOOD..BAD, or GOOD [BAD]", p.stderr)
+
     def test_revisions_that_do_not_make_a_range(self):
         good, commits = self.history(2, culprit=1)
         for args in ([commits[-1], good], [good, good], ["nope"], []):
