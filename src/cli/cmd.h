@@ -27,10 +27,13 @@ int pg_cmd_fail(int err);
 /* 1 when color should be used on `fd` (a terminal, NO_COLOR unset). */
 int pg_cmd_use_color(int fd, const char *when);
 
-/* Says in one line that `option` is unknown to `command` (or lacks its
- * value), with the nearest of `opts` when one is close, and where the help
- * is; returns the usage exit code. */
-int pg_cmd_bad_option(const char *command, const char *option,
+/*
+ * Says in one line what getopt_long() just refused (`c`, '?' or ':', with
+ * its optstring starting with ':'): an option unknown to `command`, with
+ * the nearest of `opts` when one is close, or one that lacks its value;
+ * and where the help is.  Returns the usage exit code.
+ */
+int pg_cmd_bad_option(const char *command, int c, char *const *argv,
                       const struct option *opts);
 
 /* Prints a report on `f` (stdout, or stderr when stdout carries a file

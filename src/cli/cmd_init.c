@@ -356,7 +356,7 @@ int pg_cmd_init(int argc, char **argv)
 
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "n:s:l:f:S:ph", long_opts, NULL)) !=
+    while ((c = getopt_long(argc, argv, ":n:s:l:f:S:ph", long_opts, NULL)) !=
            -1) {
         switch (c) {
         case 'n':
@@ -385,7 +385,7 @@ int pg_cmd_init(int argc, char **argv)
             return PG_EXIT_PASS;
         default:
             pg_strvec_clear(&sources);
-            return pg_cmd_bad_option("init", argv[optind - 1], long_opts);
+            return pg_cmd_bad_option("init", c, argv, long_opts);
         }
     }
     if (function || sources.n || problem) {

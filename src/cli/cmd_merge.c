@@ -100,9 +100,10 @@ int pg_cmd_merge(int argc, char **argv)
 
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
-        int taken =
-            c == '?' ? 0 : pg_cmd_output_option(&outputs, c, optarg, "merge");
+    while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
+        int taken = c == '?' || c == ':'
+                        ? 0
+                        : pg_cmd_output_option(&outputs, c, optarg, "merge");
         if (taken < 0)
             return PG_EXIT_USAGE;
         if (taken)
@@ -125,7 +126,7 @@ int pg_cmd_merge(int argc, char **argv)
             fputs(usage_text, stdout);
             return PG_EXIT_PASS;
         default:
-            return pg_cmd_bad_option("merge", argv[optind - 1], long_opts);
+            return pg_cmd_bad_option("merge", c, argv, long_opts);
         }
     }
     if (optind >= argc) {

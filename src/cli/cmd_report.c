@@ -45,9 +45,10 @@ int pg_cmd_report(int argc, char **argv)
 
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
-        int taken =
-            c == '?' ? 0 : pg_cmd_output_option(&outputs, c, optarg, "report");
+    while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
+        int taken = c == '?' || c == ':'
+                        ? 0
+                        : pg_cmd_output_option(&outputs, c, optarg, "report");
         if (taken < 0)
             return PG_EXIT_USAGE;
         if (taken)
@@ -57,7 +58,7 @@ int pg_cmd_report(int argc, char **argv)
             fputs(usage_text, stdout);
             return PG_EXIT_PASS;
         default:
-            return pg_cmd_bad_option("report", argv[optind - 1], long_opts);
+            return pg_cmd_bad_option("report", c, argv, long_opts);
         }
     }
     if (argc - optind != 1) {

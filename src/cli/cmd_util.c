@@ -64,9 +64,14 @@ int pg_cmd_write(const char *path, const char *data, size_t len)
     return 0;
 }
 
-int pg_cmd_bad_option(const char *command, const char *option,
+int pg_cmd_bad_option(const char *command, int c, char *const *argv,
                       const struct option *opts)
 {
+    /* A long option is its word (without "=value"); a short one its
+     * letter, wherever it stood in a group such as -qZ. */
+    const char *arg = argv[optind - 1];
+    char letter[3] = {'-', (char)optopt, '\0'};
+    const char *option = !strncmp(arg, "--", 2) || !optopt ? arg : letter;
     const char *words[128];
     char name[64];
     const char *hint;
@@ -78,6 +83,13 @@ int pg_cmd_bad_option(const char *command, const char *option,
         len = sizeof(name) - 1;
     memcpy(name, option, len);
     name[len] = '\0';
+    if (c == ':') {
+        fprintf(stderr,
+                "perfgate %s: option '%s' needs a value; see "
+                "'perfgate %s --help'\n",
+                command, name, command);
+        return PG_EXIT_USAGE;
+    }
     for (o = opts; o && o->name && n < 127; o++) {
         if (!strncmp(name, "--", 2) && !strcmp(name + 2, o->name) &&
             o->has_arg == required_argument) {
@@ -325,13 +337,13 @@ int pg_cmd_getopt(int argc, char **argv, const char *command, const char *usage,
 
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "c:b:j:qhv", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":c:b:j:qhv", opts, NULL)) != -1) {
         if (c == 'h') {
             fputs(usage, stdout);
             return PG_EXIT_PASS;
         }
         if (c == '?' || c == ':')
-            return pg_cmd_bad_option(command, argv[optind - 1], opts);
+            return pg_cmd_bad_option(command, c, argv, opts);
         if ((code = take(payload, c, optarg)) >= 0)
             return code;
     }

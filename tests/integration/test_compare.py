@@ -3517,6 +3517,10 @@ class Desk(RepoTest):
                 (["compare", "--jsn", "x"], "unknown option '--jsn' (did you "
                  "mean '--json'?); see 'perfgate compare --help'"),
                 (["compare", "--json"], "option '--json' needs a value"),
+                (["compare", "-b"], "option '-b' needs a value"),
+                (["compare", "-qZ"], "unknown option '-Z'"),
+                (["init", "-n"], "perfgate init: option '-n' needs a value"),
+                (["report", "--html"], "option '--html' needs a value"),
                 (["bisect", "--budjet=1h", "HEAD"], "(did you mean "
                  "'--budget'?)"),
                 (["compre"], "'compre' is not a perfgate command (did you "
