@@ -30,7 +30,8 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # The host's release, the smallest variant that apt works in.
-suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+suite=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release)
+suite=${suite:-bookworm}
 mmdebstrap --quiet --variant=minbase "$suite" "$work/base.tar"
 podman import --quiet "$work/base.tar" "$base" >/dev/null
 rm -f "$work/base.tar"

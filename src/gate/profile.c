@@ -13,6 +13,7 @@
 #include "str.h"
 #include "strvec.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -212,7 +213,7 @@ static void reader_cost(costs *out, reader *rd, long pos, double cost)
     if (file && !strncmp(file, rd->side_dir, rd->root) && file[rd->root] == '/')
         file += rd->root + 1;
     fn = row_of(out, &k);
-    if (pos > 0 && file) {
+    if (pos > 0 && pos <= INT_MAX && file) {
         row_key kl = {rd->fn, file, NULL, NULL, (int)pos};
         line = row_of(out, &kl);
     }
@@ -305,21 +306,14 @@ static int read_callgrind(costs *out, const char *path, const char *lib,
     return 0;
 }
 
-/* Line `line` of `body`, trimmed and at most TEXT_MAX bytes; NULL when the
- * file has no such line, or it is blank. */
-static char *line_text(const char *body, int line)
+/* The line that starts at `p`, trimmed and at most TEXT_MAX bytes; NULL
+ * when it is blank. */
+static char *line_text(const char *p)
 {
-    const char *p = body, *end;
+    const char *end = strchr(p, '\n');
     char *cut, *text;
     size_t n;
-    int at;
 
-    for (at = 1; at < line && p; at++)
-        if ((p = strchr(p, '\n')))
-            p++;
-    if (!p || !*p)
-        return NULL;
-    end = strchr(p, '\n');
     end = end ? end : p + strlen(p);
     while (p < end && (*p == ' ' || *p == '\t'))
         p++;
@@ -335,42 +329,82 @@ static char *line_text(const char *body, int line)
     return text;
 }
 
+/* A source file of the tree, and where each of its lines starts. */
+typedef struct source {
+    char *name, *body;
+    const char **starts;
+    size_t nlines;
+} source;
+
+static void source_clear(source *f)
+{
+    free(f->name);
+    free(f->body);
+    free(f->starts);
+    memset(f, 0, sizeof(*f));
+}
+
+/* Reads `name` of the tree: only a file inside it (a relative name, all
+ * its links inside the tree), since a hostile change can name any file in
+ * its debug information.  No body when it cannot be read. */
+static void source_read(source *f, const char *side_dir, const char *name)
+{
+    char *path = pg_path_join(side_dir, name);
+    const char *p;
+    size_t n = 0;
+
+    source_clear(f);
+    f->name = pg_strdup(name);
+    if (name[0] == '/' || pg_path_inside(side_dir, path) != 1 ||
+        pg_read_regular_file(&f->body, NULL, path, (size_t)16 << 20) < 0)
+        f->body = NULL;
+    free(path);
+    if (!f->body)
+        return;
+    for (p = f->body; (p = strchr(p, '\n')); p++)
+        n++;
+    f->starts = pg_calloc(n + 2, sizeof(*f->starts));
+    f->starts[f->nlines++] = f->body;
+    for (p = f->body; (p = strchr(p, '\n')) && p[1]; p++)
+        f->starts[f->nlines++] = p + 1;
+}
+
+static int by_file_then_line(const void *x, const void *y)
+{
+    const pg_profile_row *a = &((const crow *)x)->r, *b = &((const crow *)y)->r;
+    int d = strcmp(a->file ? a->file : "", b->file ? b->file : "");
+
+    return d ? d : (a->line > b->line) - (a->line < b->line);
+}
+
 /*
- * Each line row's source text, read from the side's tree: only a file of
- * the tree (a relative name, all its links inside the tree), since a
- * hostile change can name any file in its debug information.  The
- * rows' order is kept; the index is dropped.
+ * Each line row's source text, from the side's tree (source_read): each
+ * file read once, each line found at once, whatever the debug information
+ * claims.  The rows are reordered and the index dropped.
  */
 static void read_texts(costs *c, const char *side_dir)
 {
-    char *body = NULL, *of = NULL;
+    source f;
     size_t i;
 
+    memset(&f, 0, sizeof(f));
     /* Texts are part of the key: the index would point wrong. */
     free(c->index);
     c->index = NULL;
     c->nindex = 0;
+    qsort(c->rows, c->n, sizeof(*c->rows), by_file_then_line);
     for (i = 0; i < c->n; i++) {
         pg_profile_row *r = &c->rows[i].r;
-        if (!r->file || r->object || r->file[0] == '/')
+        if (!r->file || r->object)
             continue;
-        if (!of || strcmp(of, r->file)) {
-            char *path = pg_path_join(side_dir, r->file);
-            free(body), body = NULL;
-            free(of), of = pg_strdup(r->file);
-            if (pg_path_inside(side_dir, path) == 1 &&
-                pg_read_regular_file(&body, NULL, path, (size_t)16 << 20) < 0)
-                body = NULL;
-            free(path);
-        }
-        if (body) {
-            char *t = line_text(body, r->line);
+        if (!f.name || strcmp(f.name, r->file))
+            source_read(&f, side_dir, r->file);
+        if (f.body && r->line >= 1 && (size_t)r->line <= f.nlines) {
             free(r->text);
-            r->text = t;
+            r->text = line_text(f.starts[r->line - 1]);
         }
     }
-    free(body);
-    free(of);
+    source_clear(&f);
 }
 
 static int by_text_then_line(const void *x, const void *y)
@@ -386,7 +420,7 @@ static int by_text_then_line(const void *x, const void *y)
         return a->text ? 1 : -1;
     if (a->text && (d = strcmp(a->text, b->text)))
         return d;
-    return a->line - b->line;
+    return (a->line > b->line) - (a->line < b->line);
 }
 
 /*
