@@ -3140,16 +3140,21 @@ class Profile(RepoTest):
         self.base_repo(solution=LANES)
         self.commit({"src/sum.c": SERIAL})
 
-    def test_a_regression_is_profiled_on_both_sides(self):
+    def profiled(self, base):
+        """compare BASE HEAD --profile on a regression: the result, its
+        benchmark and its profile; skipped where callgrind cannot run."""
         if not shutil.which("valgrind"):
             self.skipTest("no valgrind")
-        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "20%",
-                          "--profile")
+        r = self.perfgate(base, "HEAD", "--noise-floor", "20%", "--profile")
         b = r.bench()
         self.assertEqual(b["status"], "regression", r.stdout)
         p = b["profile"]
         if "AddressSanitizer" in (p["skipped"] or ""):
             self.skipTest(p["skipped"])
+        return r, b, p
+
+    def test_a_regression_is_profiled_on_both_sides(self):
+        r, b, p = self.profiled("HEAD~1")
         self.assertEqual((p["tool"], p["unit"]), ("callgrind", "instructions"))
         self.assertIn(p["case"], [c["name"] for c in b["cases"]])
         top = p["functions"][0]
@@ -3173,16 +3178,8 @@ class Profile(RepoTest):
         """Work a change moves into libc (malloc, free) is where the user's
         code asked for it: the function's inclusive cost carries it, and a
         row says what was spent outside the user's code."""
-        if not shutil.which("valgrind"):
-            self.skipTest("no valgrind")
         self.commit({"src/sum.c": ALLOCATES})
-        r = self.perfgate("HEAD~2", "HEAD", "--noise-floor", "20%",
-                          "--profile")
-        b = r.bench()
-        self.assertEqual(b["status"], "regression", r.stdout)
-        p = b["profile"]
-        if "AddressSanitizer" in (p["skipped"] or ""):
-            self.skipTest(p["skipped"])
+        r, _, p = self.profiled("HEAD~2")
         top = p["functions"][0]
         self.assertEqual(top["function"], "solution")
         out = p["outside"]
@@ -3214,15 +3211,9 @@ class Profile(RepoTest):
     def test_lines_pair_by_their_text(self):
         """Lines added above the loop move its numbers, not its pairing:
         the same statement meets itself, and shows its text."""
-        if not shutil.which("valgrind"):
-            self.skipTest("no valgrind")
         self.commit({"src/sum.c": "/* a comment\n   of three lines\n */\n" +
                      TWICE})
-        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "20%",
-                          "--profile")
-        p = r.bench()["profile"]
-        if "AddressSanitizer" in (p["skipped"] or ""):
-            self.skipTest(p["skipped"])
+        r, _, p = self.profiled("HEAD~1")
         rows = [l for l in p["lines"] if l.get("text") == "s += in[i];"]
         self.assertTrue(rows, p["lines"])
         row = rows[0]
@@ -3266,6 +3257,16 @@ class Html(RepoTest):
 
     def charts(self, text):
         return text.count('<svg class="chart"')
+
+    def page_of(self, saved, name):
+        """The page `report --html` draws from the result `saved`."""
+        path = os.path.join(self.out, name)
+        with open(path, "w") as f:
+            json.dump(saved, f)
+        subprocess.run([PERFGATE, "report", "--html", self.html, path],
+                       capture_output=True)
+        with open(self.html, encoding="utf-8") as f:
+            return f.read()
 
     def test_a_page_with_every_chart_and_nothing_to_fetch(self):
         r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "20%",
@@ -3314,13 +3315,7 @@ class Html(RepoTest):
         c["samples"] = {"base": [100.0 + i % 3 for i in range(49)] + [10000.0],
                         "head": [700.0 + i % 5 for i in range(50)]}
         c["base_ns"], c["head_ns"] = 80.0, 680.0
-        path = os.path.join(self.out, "stalled.json")
-        with open(path, "w") as f:
-            json.dump(saved, f)
-        subprocess.run([PERFGATE, "report", "--html", self.html, path],
-                       capture_output=True)
-        with open(self.html, encoding="utf-8") as f:
-            page = f.read()
+        page = self.page_of(saved, "stalled.json")
         chart = re.search(r'<svg class="chart" data-kind="distribution".*?'
                           r'</svg>', page, re.S).group(0)
         xs = {side: [float(x) for x in re.findall(
@@ -3351,13 +3346,7 @@ class Html(RepoTest):
         r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "20%")
         saved = dict(r.json)
         saved["benchmarks"][0]["message"] = "<script>alert(1)</script>"
-        path = os.path.join(self.out, "hostile.json")
-        with open(path, "w") as f:
-            json.dump(saved, f)
-        subprocess.run([PERFGATE, "report", "--html", self.html, path],
-                       capture_output=True)
-        with open(self.html, encoding="utf-8") as f:
-            page = f.read()
+        page = self.page_of(saved, "hostile.json")
         self.assertIn("&lt;script&gt;alert(1)&lt;/script&gt;", page)
         self.assertNotIn("<script>alert", page)
 
