@@ -68,10 +68,13 @@ int pg_cmd_bad_option(const char *command, int c, char *const *argv,
                       const struct option *opts)
 {
     /* A long option is its word (without "=value"); a short one its
-     * letter, wherever it stood in a group such as -qZ. */
+     * letter, wherever it stood in a group such as -qZ (getopt has not
+     * always moved past that group: optopt names it).  An unknown long
+     * option has no optopt; a missing value ends its argument. */
     const char *arg = argv[optind - 1];
     char letter[3] = {'-', (char)optopt, '\0'};
-    const char *option = !strncmp(arg, "--", 2) || !optopt ? arg : letter;
+    int is_long = c == ':' ? !strncmp(arg, "--", 2) : !optopt;
+    const char *option = is_long ? arg : letter;
     const char *words[128];
     char name[64];
     const char *hint;
