@@ -17,6 +17,7 @@
 #include "problems.h"
 #include "proc.h"
 #include "profile.h"
+#include "progress.h"
 #include "revision.h"
 #include "run.h"
 #include "stats.h"
@@ -56,12 +57,8 @@ typedef struct compare_ctx {
     pg_rev rev[2];
     char *tmp;
     char *build_dir;
-    size_t index, count; /* for progress: benchmark i of n */
-    size_t measured, skipped; /* benchmarks done so far, by kind */
-    int64_t loop_start;       /* when the first benchmark began */
-    int64_t bench_start;      /* when the current one began */
-    char *base_note;          /* pg_side_info.note of the base, or NULL */
-    const char *bench;
+    pg_progress progress;
+    char *base_note; /* pg_side_info.note of the base, or NULL */
     const pg_system *system;
     pg_result *result;
     /* Project builds run so far, per side: a command runs once a side,
@@ -102,37 +99,16 @@ static void progress(compare_ctx *ctx, const char *fmt, ...)
 
 static void progress(compare_ctx *ctx, const char *fmt, ...)
 {
-    pg_str line = PG_STR_INIT;
+    pg_str what = PG_STR_INIT;
     va_list ap;
 
-    if (!ctx->opts->on_progress || ctx->quiet)
+    if (ctx->quiet || !ctx->progress.on_line)
         return;
-    if (ctx->bench)
-        pg_str_printf(&line, "[%zu/%zu] %s: ", ctx->index + 1, ctx->count,
-                      ctx->bench);
     va_start(ap, fmt);
-    pg_str_vprintf(&line, fmt, ap);
+    pg_str_vprintf(&what, fmt, ap);
     va_end(ap);
-    /* Across many benchmarks: what was done, and about how long is left
-     * at the pace so far. */
-    if (ctx->bench && ctx->count > 1 && ctx->index > 0) {
-        /* The mean of the benchmarks done, for each one to come, less what
-         * the current one has taken of its share: it never rises while a
-         * benchmark measures. */
-        double each = (double)(ctx->bench_start - ctx->loop_start) / 1e9 /
-                      (double)ctx->index;
-        double now = (double)(pg_now_ns() - ctx->bench_start) / 1e9;
-        double left = each * (double)(ctx->count - ctx->index - 1) +
-                      (now < each ? each - now : 0);
-        pg_str_printf(&line, " · %zu measured", ctx->measured);
-        if (ctx->skipped)
-            pg_str_printf(&line, ", %zu not affected", ctx->skipped);
-        pg_str_puts(&line, " · about ");
-        pg_format_seconds(&line, left);
-        pg_str_puts(&line, " left");
-    }
-    ctx->opts->on_progress(ctx->opts->payload, pg_str_cstr(&line));
-    pg_str_clear(&line);
+    pg_progress_say(&ctx->progress, pg_str_cstr(&what), pg_now_ns());
+    pg_str_clear(&what);
 }
 
 static void on_run_progress(void *payload, const char *stage, int round,
@@ -1119,6 +1095,8 @@ int pg_compare(pg_result *out, const pg_compare_opts *opts)
     out->system.cpu = -1;
     memset(&ctx, 0, sizeof(ctx));
     ctx.opts = opts;
+    ctx.progress.on_line = opts->on_progress;
+    ctx.progress.payload = opts->payload;
     ctx.result = out;
     out->version = pg_strdup(PG_VERSION);
 
@@ -1150,7 +1128,6 @@ int pg_compare(pg_result *out, const pg_compare_opts *opts)
         out->shards[0].balance = ctx.balance;
         ctx.balance = NULL;
     }
-    ctx.bench = NULL;
     progress(&ctx, "checking the machine");
     pg_system_check(&out->system, "", 100);
     ctx.system = &out->system;
@@ -1160,39 +1137,40 @@ int pg_compare(pg_result *out, const pg_compare_opts *opts)
     fill_side(&out->head, &ctx.rev[1]);
 
     for (i = 0; i < ctx.cfg.nbenchmarks; i++)
-        ctx.count += selected(&ctx, i);
+        ctx.progress.count += selected(&ctx, i);
     jobs = jobs_wanted(opts);
     if ((err = open_cache(&ctx, jobs)) < 0)
         goto done;
-    if (jobs > 1 && ctx.count > 1) {
+    if (jobs > 1 && ctx.progress.count > 1) {
         int64_t t = pg_now_ns();
         err = build_ahead(&ctx, jobs);
         out->build_seconds += (double)(pg_now_ns() - t) / 1e9;
         if (err < 0)
             goto done;
     }
-    ctx.loop_start = pg_now_ns();
+    ctx.progress.loop_start = pg_now_ns();
     for (i = 0; i < ctx.cfg.nbenchmarks; i++) {
         const pg_bench_config *b = &ctx.cfg.benchmarks[i];
         pg_bench_result *r;
 
         if (!selected(&ctx, i))
             continue;
-        ctx.bench = b->name;
-        ctx.bench_start = pg_now_ns();
+        ctx.progress.bench = b->name;
+        ctx.progress.bench_start = pg_now_ns();
         r = pg_result_add(out, b->name, b->problem);
         r->shard = opts->shards > 0 ? opts->shard : 0;
         if ((err = run_benchmark(&ctx, i, r)) < 0)
             goto done;
         if (opts->on_bench_done)
-            opts->on_bench_done(opts->payload, r, ctx.index, ctx.count);
+            opts->on_bench_done(opts->payload, r, ctx.progress.index,
+                                ctx.progress.count);
         if (r->not_affected)
-            ctx.skipped++;
+            ctx.progress.skipped++;
         else
-            ctx.measured++;
-        ctx.index++;
+            ctx.progress.measured++;
+        ctx.progress.index++;
     }
-    ctx.bench = NULL;
+    ctx.progress.bench = NULL;
     pg_stats_judge(out);
 
 done:

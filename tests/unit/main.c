@@ -15,7 +15,7 @@ extern const pg_test pg_tests_util[], pg_tests_config[], pg_tests_stats[],
     pg_tests_report[], pg_tests_measure[], pg_tests_system[], pg_tests_gpu[],
     pg_tests_ci[], pg_tests_estimate[], pg_tests_init[], pg_tests_problem[],
     pg_tests_str[], pg_tests_fs[], pg_tests_proc[], pg_tests_revision[],
-    pg_tests_cache[], pg_tests_prototype[];
+    pg_tests_cache[], pg_tests_prototype[], pg_tests_progress[];
 
 static const struct {
     const char *name;
@@ -36,7 +36,8 @@ static const struct {
               {"revision", pg_tests_revision},
               {"system", pg_tests_system},
               {"cache", pg_tests_cache},
-              {"prototype", pg_tests_prototype}};
+              {"prototype", pg_tests_prototype},
+              {"progress", pg_tests_progress}};
 
 char *pg_test_scratch(void)
 {
