@@ -78,12 +78,12 @@ static char *builtin_signature(const char *problem)
     for (p = names; *p && strcmp(*p, problem); p++)
         ;
     if (!*p) {
-        const char *hint = pg_suggest(problem, names);
+        char hint[128];
         pg_error_set(PG_ERR_USAGE,
-                     "no built-in problem '%s'%s%s%s; `perfgate problems` "
+                     "no built-in problem '%s'%s; `perfgate problems` "
                      "lists them",
-                     problem, hint ? " (did you mean '" : "", hint ? hint : "",
-                     hint ? "'?)" : "");
+                     problem,
+                     pg_suggest_text(hint, sizeof(hint), problem, names));
         return NULL;
     }
     if (pg_tempdir_create(&tmp) < 0)

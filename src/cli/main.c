@@ -62,18 +62,16 @@ static void usage(FILE *f)
 static int unknown_command(const char *name)
 {
     const char *names[NCOMMANDS + 1];
-    const char *hint;
+    char hint[128];
     size_t k;
 
     for (k = 0; k < NCOMMANDS; k++)
         names[k] = commands[k].name;
     names[NCOMMANDS] = NULL;
-    hint = pg_suggest(name, names);
     fprintf(stderr,
-            "perfgate: '%s' is not a perfgate command%s%s%s; see "
+            "perfgate: '%s' is not a perfgate command%s; see "
             "'perfgate --help'\n",
-            name, hint ? " (did you mean '" : "", hint ? hint : "",
-            hint ? "'?)" : "");
+            name, pg_suggest_text(hint, sizeof(hint), name, names));
     return PG_EXIT_USAGE;
 }
 

@@ -327,19 +327,18 @@ static int check_only(compare_ctx *ctx)
     for (p = ctx->opts->only; p && *p; p++) {
         const char **names =
             pg_calloc(ctx->cfg.nbenchmarks + 1, sizeof(char *));
-        const char *hint;
+        char hint[128];
         int found = 0;
         for (i = 0; i < ctx->cfg.nbenchmarks; i++) {
             names[i] = ctx->cfg.benchmarks[i].name;
             found |= !strcmp(names[i], *p);
         }
-        hint = found ? NULL : pg_suggest(*p, names);
+        if (!found)
+            pg_suggest_text(hint, sizeof(hint), *p, names);
         free(names);
         if (!found)
-            return pg_error_set(PG_ERR_USAGE, "no benchmark '%s' in %s%s%s%s",
-                                *p, ctx->cfg.path,
-                                hint ? " (did you mean '" : "",
-                                hint ? hint : "", hint ? "'?)" : "");
+            return pg_error_set(PG_ERR_USAGE, "no benchmark '%s' in %s%s", *p,
+                                ctx->cfg.path, hint);
     }
     return 0;
 }

@@ -803,14 +803,13 @@ static int check_names(check_ctx *ctx)
     for (i = 0; i < ctx->proto.nparams; i++)
         pg_strvec_push(&names, ctx->proto.params[i].name);
     for (i = 0; i < f->nargs && !err; i++) {
-        const char *hint;
+        char hint[128];
         if (pg_prototype_param(&ctx->proto, f->args[i].name))
             continue;
-        hint = pg_suggest(f->args[i].name, pg_strvec_list(&names));
-        err = fail(ctx, &f->args[i].mark, 0,
-                   "'%s' is not a parameter of %s%s%s%s", f->args[i].name,
-                   ctx->proto.name, hint ? " (did you mean '" : "",
-                   hint ? hint : "", hint ? "'?)" : "");
+        err = fail(ctx, &f->args[i].mark, 0, "'%s' is not a parameter of %s%s",
+                   f->args[i].name, ctx->proto.name,
+                   pg_suggest_text(hint, sizeof(hint), f->args[i].name,
+                                   pg_strvec_list(&names)));
     }
     pg_strvec_clear(&names);
     return err;

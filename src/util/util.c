@@ -142,6 +142,18 @@ const char *pg_suggest(const char *word, const char *const *words)
     return best_d <= limit ? best : NULL;
 }
 
+const char *pg_suggest_text(char *buf, size_t size, const char *word,
+                            const char *const *words)
+{
+    const char *hint = pg_suggest(word, words);
+
+    if (hint)
+        snprintf(buf, size, " (did you mean '%s'?)", hint);
+    else if (size)
+        buf[0] = '\0';
+    return buf;
+}
+
 void pg_format_ns(pg_str *out, double ns)
 {
     static const struct {

@@ -33,6 +33,14 @@ int pg_parse_ll(long long *out, const char *text);
  */
 const char *pg_suggest(const char *word, const char *const *words);
 
+/*
+ * The suggestion as a message says it, for its "%s": " (did you mean
+ * 'compare'?)" when pg_suggest() finds a word, else "".  Written into
+ * `buf` (cut to `size`), which is returned.
+ */
+const char *pg_suggest_text(char *buf, size_t size, const char *word,
+                            const char *const *words);
+
 /* Appends a time in nanoseconds in human units: "32.8 µs", "1.20 s". */
 void pg_format_ns(pg_str *out, double ns);
 
