@@ -435,12 +435,7 @@ static void profile_table(pg_str *out, const pg_profile *p)
     for (i = 0; i < p->nfunctions; i++)
         profile_row(out, &p->functions[i], 0);
     if (isfinite(p->outside_total[0]) || isfinite(p->outside_total[1])) {
-        pg_profile_row all;
-        memset(&all, 0, sizeof(all));
-        all.function = (char *)"outside your code";
-        all.self[0] = all.self[1] = NAN;
-        all.cost[0] = p->outside_total[0];
-        all.cost[1] = p->outside_total[1];
+        pg_profile_row all = pg_report_outside_row(p);
         profile_row(out, &all, 0);
         for (i = 0; i < p->noutside; i++)
             profile_row(out, &p->outside[i], 1);

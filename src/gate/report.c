@@ -451,8 +451,7 @@ static int calls_cost(const pg_profile_row *row)
     return 0;
 }
 
-/* What the user's code spent outside itself, as one row. */
-static pg_profile_row outside_row(const pg_profile *p)
+pg_profile_row pg_report_outside_row(const pg_profile *p)
 {
     pg_profile_row row;
 
@@ -533,7 +532,7 @@ static void prows_put(pg_str *out, prows *t)
 static void terminal_profile(pg_str *out, const pg_bench_result *b, int color)
 {
     const pg_profile *p = b->profile;
-    pg_profile_row outside = outside_row(p);
+    pg_profile_row outside = pg_report_outside_row(p);
     prows *t;
     size_t i;
 
@@ -1272,7 +1271,7 @@ static void md_profile_row(pg_str *out, const pg_profile_row *row,
 static void md_profile(pg_str *out, const pg_bench_result *b)
 {
     const pg_profile *p = b->profile;
-    pg_profile_row outside = outside_row(p);
+    pg_profile_row outside = pg_report_outside_row(p);
     size_t i;
 
     if (!p->nfunctions) {

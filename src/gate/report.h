@@ -38,6 +38,10 @@ void pg_report_markdown(pg_str *out, const pg_result *r);
  */
 void pg_report_profile_label(pg_str *out, const pg_profile_row *row);
 
+/* What the user's code spent outside itself, as one row ("outside your
+ * code", both sides' totals; no own cost); its strings are static. */
+pg_profile_row pg_report_outside_row(const pg_profile *p);
+
 /* How a cost changed, base to head: "+18.2%", "7.8x", "new" (none on
  * the base), "gone" (none on the head); nothing when neither side has
  * any. */
