@@ -19,6 +19,7 @@
 #include "profile.h"
 #include "progress.h"
 #include "revision.h"
+#include "shard.h"
 #include "run.h"
 #include "stats.h"
 #include "str.h"
@@ -66,7 +67,6 @@ typedef struct compare_ctx {
     pg_strvec built[2];
     pg_build *builds[2];
     int *shard_of; /* per benchmark of the config: its shard; NULL: none */
-    double *cost;  /* per benchmark: its expected cost; NULL: its cases */
     char *balance; /* how shards were dealt ("cases", "timings ID") */
     /* Problems built so far: a problem is built once, whatever the number
      * of benchmarks that name it. */
@@ -212,111 +212,28 @@ static int selected(const compare_ctx *ctx, size_t i)
            (!ctx->shard_of || ctx->shard_of[i] == ctx->opts->shard);
 }
 
-/* A benchmark's cases (a problem's defaults are three). */
-static double cases_of(const pg_bench_config *b)
+/* Deals the named benchmarks to the shards (shard.h). */
+static int plan_shards(compare_ctx *ctx)
 {
-    return b->ncases ? (double)b->ncases : 3.0;
-}
-
-/* What benchmark i is expected to cost, to balance shards: its measuring
- * time in the --timings result, else its cases. */
-static double expected_cost(const compare_ctx *ctx, size_t i)
-{
-    return ctx->cost ? ctx->cost[i] : cases_of(&ctx->cfg.benchmarks[i]);
-}
-
-/*
- * The costs from --timings: each benchmark's measuring time there; one it
- * does not have (new, or not measured then) costs its cases at the mean
- * time per case of those it has.  The same file gives the same costs on
- * every machine.
- */
-static int load_timings(compare_ctx *ctx)
-{
-    const char *path = ctx->opts->timings_path;
-    size_t n = ctx->cfg.nbenchmarks, i, j, len;
-    double known = 0, cases = 0;
-    char *text, id[PG_CACHE_ID];
-    pg_result prev;
+    size_t n = ctx->cfg.nbenchmarks, i;
+    const char **names = pg_calloc(n ? n : 1, sizeof(*names));
+    unsigned char *in = pg_calloc(n ? n : 1, 1);
+    double *cost;
     int err;
 
-    if (!path) {
-        ctx->balance = pg_strdup("cases");
-        return 0;
-    }
-    if (pg_read_file(&text, &len, path, (size_t)256 << 20) < 0)
-        return pg_error_set(PG_ERR_USAGE, "--timings %s: %s", path,
-                            strerror(errno));
-    err = pg_result_from_json(&prev, text, path);
-    pg_cache_id(id, text, len);
-    free(text);
-    if (err < 0)
-        return err;
-    ctx->balance = pg_strdupf("timings %s", id);
-    ctx->cost = pg_calloc(n ? n : 1, sizeof(*ctx->cost));
-    for (i = 0; i < n; i++) {
-        ctx->cost[i] = -1;
-        for (j = 0; j < prev.nbenchmarks; j++) {
-            const pg_bench_result *r = &prev.benchmarks[j];
-            if (!strcmp(r->name, ctx->cfg.benchmarks[i].name) &&
-                isfinite(r->seconds) && r->seconds > 0) {
-                ctx->cost[i] = r->seconds;
-                known += r->seconds;
-                cases += cases_of(&ctx->cfg.benchmarks[i]);
-                break;
-            }
+    if ((err = pg_shard_costs_from(&cost, &ctx->balance, &ctx->cfg,
+                                   ctx->opts->timings_path)) == 0) {
+        for (i = 0; i < n; i++) {
+            names[i] = ctx->cfg.benchmarks[i].name;
+            in[i] = (unsigned char)named(ctx, names[i]);
         }
+        ctx->shard_of = pg_calloc(n ? n : 1, sizeof(*ctx->shard_of));
+        pg_shard_plan(ctx->shard_of, names, cost, in, n, ctx->opts->shards);
     }
-    for (i = 0; i < n; i++)
-        if (ctx->cost[i] < 0)
-            ctx->cost[i] = cases_of(&ctx->cfg.benchmarks[i]) *
-                           (cases > 0 ? known / cases : 1.0);
-    pg_result_clear(&prev);
-    return 0;
-}
-
-static const compare_ctx *sort_ctx;
-
-static int costlier_first(const void *a, const void *b)
-{
-    size_t i = *(const size_t *)a, j = *(const size_t *)b;
-    double ci = expected_cost(sort_ctx, i), cj = expected_cost(sort_ctx, j);
-
-    return ci > cj   ? -1
-           : ci < cj ? 1
-                     : strcmp(sort_ctx->cfg.benchmarks[i].name,
-                              sort_ctx->cfg.benchmarks[j].name);
-}
-
-/*
- * Deals the named benchmarks to opts->shards shards: the costliest first,
- * each to the shard with the least expected cost so far (the lowest on a
- * tie).  The same config and names give the same shards on every machine.
- */
-static void assign_shards(compare_ctx *ctx)
-{
-    size_t n = ctx->cfg.nbenchmarks, i, k;
-    size_t *order = pg_calloc(n ? n : 1, sizeof(*order));
-    double *load = pg_calloc((size_t)ctx->opts->shards, sizeof(*load));
-
-    ctx->shard_of = pg_calloc(n ? n : 1, sizeof(*ctx->shard_of));
-    for (i = 0; i < n; i++)
-        order[i] = i;
-    sort_ctx = ctx;
-    qsort(order, n, sizeof(*order), costlier_first);
-    for (i = 0; i < n; i++) {
-        const pg_bench_config *b = &ctx->cfg.benchmarks[order[i]];
-        size_t best = 0;
-        if (!named(ctx, b->name))
-            continue;
-        for (k = 1; k < (size_t)ctx->opts->shards; k++)
-            if (load[k] < load[best])
-                best = k;
-        load[best] += expected_cost(ctx, order[i]);
-        ctx->shard_of[order[i]] = (int)best + 1;
-    }
-    free(order);
-    free(load);
+    free(cost);
+    free(names);
+    free(in);
+    return err;
 }
 
 static int check_only(compare_ctx *ctx)
@@ -1104,11 +1021,8 @@ int pg_compare(pg_result *out, const pg_compare_opts *opts)
         (err = load_config(&ctx)) < 0 || (err = check_only(&ctx)) < 0 ||
         (err = check_box(out)) < 0)
         goto done;
-    if (opts->shards > 0) {
-        if ((err = load_timings(&ctx)) < 0)
-            goto done;
-        assign_shards(&ctx);
-    }
+    if (opts->shards > 0 && (err = plan_shards(&ctx)) < 0)
+        goto done;
     if ((err = prepare_sides(&ctx)) < 0)
         goto done;
 
@@ -1180,7 +1094,6 @@ done:
     }
     free(ctx.base_note);
     free(ctx.shard_of);
-    free(ctx.cost);
     free(ctx.balance);
     if (ctx.cache) {
         if (!err)

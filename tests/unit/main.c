@@ -11,33 +11,20 @@
 int pg_test_failed;
 jmp_buf pg_test_end;
 
-extern const pg_test pg_tests_util[], pg_tests_config[], pg_tests_stats[],
-    pg_tests_report[], pg_tests_measure[], pg_tests_system[], pg_tests_gpu[],
-    pg_tests_ci[], pg_tests_estimate[], pg_tests_init[], pg_tests_problem[],
-    pg_tests_str[], pg_tests_fs[], pg_tests_proc[], pg_tests_revision[],
-    pg_tests_cache[], pg_tests_prototype[], pg_tests_progress[];
+/* Every suite, found by the build (tests/CMakeLists.txt): one
+ * PG_SUITE(NAME) per tests/unit/test_NAME.c, which defines pg_tests_NAME. */
+#define PG_SUITE(name) extern const pg_test pg_tests_##name[];
+#include "unit_suites.h"
+#undef PG_SUITE
 
 static const struct {
     const char *name;
     const pg_test *tests;
-} suites[] = {{"util", pg_tests_util},
-              {"config", pg_tests_config},
-              {"stats", pg_tests_stats},
-              {"report", pg_tests_report},
-              {"measure", pg_tests_measure},
-              {"estimate", pg_tests_estimate},
-              {"gpu", pg_tests_gpu},
-              {"ci", pg_tests_ci},
-              {"init", pg_tests_init},
-              {"problem", pg_tests_problem},
-              {"str", pg_tests_str},
-              {"fs", pg_tests_fs},
-              {"proc", pg_tests_proc},
-              {"revision", pg_tests_revision},
-              {"system", pg_tests_system},
-              {"cache", pg_tests_cache},
-              {"prototype", pg_tests_prototype},
-              {"progress", pg_tests_progress}};
+} suites[] = {
+#define PG_SUITE(name) {#name, pg_tests_##name},
+#include "unit_suites.h"
+#undef PG_SUITE
+};
 
 char *pg_test_scratch(void)
 {
