@@ -123,6 +123,15 @@ static void on_run_progress(void *payload, const char *stage, int round,
 }
 
 /*
+ * How long one build may take: ten times what a side may run, 600 s at
+ * the default timeout of 60 s, so that --timeout moves both.
+ */
+static double build_limit(const compare_ctx *ctx)
+{
+    return 10 * ctx->cfg.settings.timeout;
+}
+
+/*
  * A config in the repository names problem and adapter files in it: one
  * that leads out (a symbolic link a pull request committed) would have
  * perfgate compile, and quote in its report, a file of the machine's.  A
@@ -406,10 +415,9 @@ static const pg_build *project_build(compare_ctx *ctx, const pg_bench_config *b,
     ctx->builds[s] =
         pg_realloc(ctx->builds[s], (i + 1) * sizeof(*ctx->builds[s]));
     pg_strvec_push(&ctx->built[s], b->build);
-    /* As long as the compiler may take, which is ten times a side's run. */
     *err = pg_build_project(&ctx->builds[s][i], b->build, ctx->rev[s].dir,
                             ctx->rev[!s].dir, s ? "head" : "base",
-                            10 * ctx->cfg.settings.timeout);
+                            build_limit(ctx));
     return &ctx->builds[s][i];
 }
 
@@ -450,11 +458,9 @@ static int build_sides(compare_ctx *ctx, const pg_bench_config *b,
             continue;
         }
         progress(ctx, "building %s", tag);
-        /* A build may take ten times what a side may run: 600 s at the
-         * default timeout of 60 s, and --timeout moves both. */
         if ((err = pg_build_solution(&build[s], b, ctx->rev[s].dir,
-                                     ctx->build_dir, tag,
-                                     10 * ctx->cfg.settings.timeout)) < 0)
+                                     ctx->build_dir, tag, build_limit(ctx))) <
+            0)
             return err;
         if (build[s].ok)
             built[s] = 1;
@@ -474,7 +480,7 @@ static int build_keys(compare_ctx *ctx, const pg_bench_config *b, side_keys *k)
 
     for (s = 0; s < 2; s++) {
         err = pg_build_key(k->key[s], ctx->cache, b, ctx->rev[s].dir,
-                           10 * ctx->cfg.settings.timeout);
+                           build_limit(ctx));
         if (err < 0)
             return err;
         k->keyed[s] = err == 0;
@@ -673,7 +679,7 @@ static int profile_worst(compare_ctx *ctx, const pg_bench_config *b,
         return 0;
     progress(ctx, "profiling %s", cases[worst].name);
     return pg_profile_bench(out, b, dirs, problem_lib, &cases[worst],
-                            ctx->build_dir, 10 * ctx->cfg.settings.timeout);
+                            ctx->build_dir, build_limit(ctx));
 }
 
 static int run_benchmark(compare_ctx *ctx, size_t index, pg_bench_result *out)
@@ -768,106 +774,109 @@ done:
     return err;
 }
 
+/* The builds ahead of the measuring (build_ahead): the benchmarks to
+ * build, in turn, and how many are done. */
+typedef struct ahead {
+    compare_ctx *ctx;
+    size_t *index; /* the selected benchmarks' indices */
+    size_t next, done, total;
+    int jobs;
+} ahead;
+
+/* A build worker's task: benchmark `index` of the config. */
+typedef struct ahead_task {
+    ahead *a;
+    size_t index;
+} ahead_task;
+
 /*
- * A build worker: takes indices of benchmarks from `todo` and builds into
- * the cache what measuring them will need (their problem, and each side
- * the change reaches), writing "c KEY" to `done` for each build it
- * compiled and "d" for each benchmark it finished.  Never returns.
+ * In a child: builds into the cache what measuring benchmark t->index
+ * will need (its problem, and each side the change reaches), saying "k
+ * KEY KEY" (its keys, "-" for none) and "c KEY" for each build it
+ * compiled on `msg`.
  */
-static void build_worker(compare_ctx *ctx, int todo, int done, int k)
+static int build_one(void *task, int msg)
 {
-    char *dir = pg_strdupf("%s/w%d", ctx->build_dir, k);
-    uint32_t i;
-
-    ctx->quiet = 1;
-    pg_mkdir_p(dir);
-    while (!pg_interrupted() && read(todo, &i, sizeof(i)) == sizeof(i)) {
-        const pg_bench_config *b = &ctx->cfg.benchmarks[i];
-        pg_str msg = PG_STR_INIT;
-        char *lib = NULL;
-        side_keys keys;
-        int s;
-
-        if (pg_build_problem(&lib, b, dir, ctx->cache) == 0 &&
-            build_keys(ctx, b, &keys) == 0) {
-            pg_str_printf(&msg, "k %u %s %s\n", (unsigned)i,
-                          keys.keyed[0] ? keys.key[0] : "-",
-                          keys.keyed[1] ? keys.key[1] : "-");
-            for (s = 0; s < 2 && !not_affected(ctx, &keys); s++) {
-                const char *tag = s ? "head" : "base";
-                pg_build build;
-                if (!keys.keyed[s] ||
-                    pg_build_from_cache(&build, ctx->cache, keys.key[s], b, dir,
-                                        tag)) {
-                    pg_build_clear(&build);
-                    continue;
-                }
-                if (pg_build_solution(&build, b, ctx->rev[s].dir, dir, tag,
-                                      10 * ctx->cfg.settings.timeout) == 0 &&
-                    build.ok &&
-                    pg_cache_put_file(ctx->cache, keys.key[s], "so",
-                                      build.lib) == 0)
-                    pg_str_printf(&msg, "c %s\n", keys.key[s]);
-                pg_build_clear(&build);
-            }
-        }
-        pg_str_puts(&msg, "d\n");
-        if (write(done, msg.ptr, msg.size) < 0)
-            break;
-        pg_str_clear(&msg);
-        free(lib);
-    }
-    _exit(0);
-}
-
-/* "k INDEX KEY KEY" from a worker: benchmark INDEX's keys ("-": none). */
-static void known_keys(compare_ctx *ctx, const char *line)
-{
-    char k[2][PG_CACHE_ID];
-    unsigned i;
+    const ahead_task *t = task;
+    compare_ctx *ctx = t->a->ctx;
+    const pg_bench_config *b = &ctx->cfg.benchmarks[t->index];
+    char *dir = pg_strdupf("%s/w%zu", ctx->build_dir, t->index), *lib = NULL;
+    side_keys keys;
     int s;
 
-    if (sscanf(line, "k %u %40s %40s", &i, k[0], k[1]) != 3 ||
-        i >= ctx->cfg.nbenchmarks)
-        return;
-    for (s = 0; s < 2; s++) {
-        ctx->keys[i].keyed[s] = strlen(k[s]) == PG_CACHE_ID - 1;
-        memcpy(ctx->keys[i].key[s], k[s], PG_CACHE_ID);
+    ctx->quiet = 1;
+    if (pg_mkdir_p(dir) < 0 || pg_build_problem(&lib, b, dir, ctx->cache) < 0 ||
+        build_keys(ctx, b, &keys) < 0)
+        goto done;
+    pg_proc_send(msg, NULL, "k %s %s", keys.keyed[0] ? keys.key[0] : "-",
+                 keys.keyed[1] ? keys.key[1] : "-");
+    for (s = 0; s < 2 && !not_affected(ctx, &keys); s++) {
+        const char *tag = s ? "head" : "base";
+        pg_build build;
+        if (!keys.keyed[s] ||
+            pg_build_from_cache(&build, ctx->cache, keys.key[s], b, dir, tag)) {
+            pg_build_clear(&build);
+            continue;
+        }
+        if (pg_build_solution(&build, b, ctx->rev[s].dir, dir, tag,
+                              build_limit(ctx)) == 0 &&
+            build.ok &&
+            pg_cache_put_file(ctx->cache, keys.key[s], "so", build.lib) == 0)
+            pg_proc_send(msg, NULL, "c %s", keys.key[s]);
+        pg_build_clear(&build);
     }
-    ctx->known[i] = 1;
+done:
+    free(lib);
+    pg_rm_rf(dir);
+    free(dir);
+    return 0;
 }
 
-/* Reads what the workers say on `fd` until they are all done or a
- * signal comes; 1 at the end, 0 to go on. */
-static int collect(compare_ctx *ctx, int fd, pg_str *pending, size_t *done,
-                   size_t total, int jobs)
+static int next_build(void *payload, int (**fn)(void *, int), void **task)
 {
-    struct pollfd p = {fd, POLLIN, 0};
-    char buf[4096], *nl;
-    ssize_t n;
+    ahead *a = payload;
+    ahead_task *t;
 
-    if (poll(&p, 1, 100) <= 0)
-        return pg_interrupted() != 0;
-    if ((n = read(fd, buf, sizeof(buf))) <= 0)
-        return n == 0 || (errno != EINTR && errno != EAGAIN);
-    pg_str_put(pending, buf, (size_t)n);
-    while ((nl = memchr(pending->ptr, '\n', pending->size))) {
-        size_t len = (size_t)(nl - pending->ptr) + 1;
-        pending->ptr[len - 1] = '\0';
-        if (pending->ptr[0] == 'c' && len == PG_CACHE_ID + 2) {
-            pg_strvec_push(&ctx->compiled, pending->ptr + 2);
-        } else if (pending->ptr[0] == 'k') {
-            known_keys(ctx, pending->ptr);
-        } else if (pending->ptr[0] == 'd') {
-            ++*done;
-            progress(ctx, "building: %zu of %zu benchmarks, %d at once", *done,
-                     total, jobs);
+    if (a->next == a->total)
+        return 0;
+    t = pg_calloc(1, sizeof(*t));
+    t->a = a;
+    t->index = a->index[a->next++];
+    *fn = build_one;
+    *task = t;
+    return 1;
+}
+
+/* What a worker says: its benchmark's keys, or a build it compiled. */
+static void build_said(void *payload, void *task, const char *line)
+{
+    compare_ctx *ctx = ((ahead *)payload)->ctx;
+    const ahead_task *t = task;
+    char k[2][PG_CACHE_ID];
+    int s;
+
+    if (sscanf(line, "k %40s %40s", k[0], k[1]) == 2) {
+        for (s = 0; s < 2; s++) {
+            ctx->keys[t->index].keyed[s] = strlen(k[s]) == PG_CACHE_ID - 1;
+            memcpy(ctx->keys[t->index].key[s], k[s], PG_CACHE_ID);
         }
-        memmove(pending->ptr, pending->ptr + len, pending->size - len);
-        pending->size -= len;
-        pending->ptr[pending->size] = 0;
+        ctx->known[t->index] = 1;
+    } else if (line[0] == 'c' && strlen(line) == PG_CACHE_ID + 1) {
+        pg_strvec_push(&ctx->compiled, line + 2);
     }
-    return 0;
+}
+
+/* A worker's end: what it wrote (a trace under -v) is shown whole. */
+static void build_done(void *payload, void *task, const pg_proc_result *res)
+{
+    ahead *a = payload;
+
+    if (res->output.size)
+        fputs(pg_str_cstr(&res->output), stderr);
+    free(task);
+    a->done++;
+    progress(a->ctx, "building: %zu of %zu benchmarks, %d at once", a->done,
+             a->total, a->jobs);
 }
 
 /*
@@ -879,57 +888,33 @@ static int collect(compare_ctx *ctx, int fd, pg_str *pending, size_t *done,
  */
 static int build_ahead(compare_ctx *ctx, int jobs)
 {
-    int todo[2], done[2], k, started = 0;
-    pid_t *pids;
-    pg_str pending = PG_STR_INIT;
-    size_t i, finished = 0, total = 0;
+    pg_proc_parallel pp;
+    ahead a;
+    size_t i;
+    int err;
 
-    if (pipe(todo) < 0)
-        return 0;
-    if (pipe(done) < 0) {
-        close(todo[0]);
-        close(todo[1]);
-        return 0;
-    }
-    for (i = 0; i < ctx->cfg.nbenchmarks; i++) {
-        uint32_t v = (uint32_t)i;
-        /* A pipe holds 64 KiB: 16,384 indices, and a config has at most
-         * 1,000 benchmarks. */
-        if (selected(ctx, i) && write(todo[1], &v, sizeof(v)) == sizeof(v))
-            total++;
-    }
-    close(todo[1]);
+    memset(&a, 0, sizeof(a));
+    a.ctx = ctx;
+    a.index = pg_calloc(ctx->cfg.nbenchmarks + 1, sizeof(*a.index));
+    for (i = 0; i < ctx->cfg.nbenchmarks; i++)
+        if (selected(ctx, i))
+            a.index[a.total++] = i;
+    a.jobs = (size_t)jobs > a.total ? (int)a.total : jobs;
     ctx->keys = pg_calloc(ctx->cfg.nbenchmarks + 1, sizeof(*ctx->keys));
     ctx->known = pg_calloc(ctx->cfg.nbenchmarks + 1, 1);
-    if ((size_t)jobs > total)
-        jobs = (int)total;
-    pids = pg_calloc((size_t)jobs, sizeof(*pids));
-    fflush(NULL);
-    for (k = 0; k < jobs; k++) {
-        pids[k] = fork();
-        if (pids[k] == 0) {
-            close(done[0]);
-            build_worker(ctx, todo[0], done[1], k);
-        }
-        started += pids[k] > 0;
-    }
-    close(todo[0]);
-    close(done[1]);
-    progress(ctx, "building: 0 of %zu benchmarks, %d at once", total, jobs);
-    while (started && !collect(ctx, done[0], &pending, &finished, total, jobs))
-        ;
-    if (pg_interrupted())
-        for (k = 0; k < jobs; k++)
-            if (pids[k] > 0)
-                kill(pids[k], SIGTERM);
-    for (k = 0; k < jobs; k++)
-        while (pids[k] > 0 && waitpid(pids[k], NULL, 0) < 0 && errno == EINTR)
-            ;
-    close(done[0]);
-    free(pids);
-    pg_str_clear(&pending);
-    return pg_interrupted() ? pg_error_set(PG_ERR_INTERRUPTED, "interrupted")
-                            : 0;
+
+    memset(&pp, 0, sizeof(pp));
+    pp.jobs = a.jobs;
+    /* A problem and two sides, each as long as a build may take. */
+    pp.opts.timeout = 3 * build_limit(ctx);
+    pp.next_task = next_build;
+    pp.on_line = build_said;
+    pp.task_done = build_done;
+    pp.payload = &a;
+    progress(ctx, "building: 0 of %zu benchmarks, %d at once", a.total, a.jobs);
+    err = pg_proc_run_parallel(&pp);
+    free(a.index);
+    return err;
 }
 
 /* Builds at once: --jobs, else one per CPU this process may run on. */

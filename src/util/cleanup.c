@@ -5,7 +5,7 @@
 #include "cleanup.h"
 #include "error.h"
 #include "fs.h"
-#include "proc.h"
+#include "procfs.h"
 #include "str.h"
 
 #include <dirent.h>
@@ -30,7 +30,10 @@
 static char *tempdirs[MAX_TEMPDIRS];
 static pid_t owner_pid;
 static volatile sig_atomic_t interrupted;
-static volatile pid_t child_pgid;
+/* The process groups of the children running now (cleanup.h), 0 for a
+ * free place: what a signal stops. */
+#define MAX_CHILDREN 64
+static volatile pid_t child_pgids[MAX_CHILDREN];
 
 /*
  * Empties the directory open as `dir` and closes it, with calls that are
@@ -101,14 +104,24 @@ static void remove_all_now(void)
 
 /* The last resort: the work did not unwind in time, or the signal came
  * twice.  Remove what is ours and exit as an interrupted run does. */
+/* Stops every running child's group; async-signal-safe. */
+static void kill_children(void)
+{
+    size_t i;
+
+    for (i = 0; i < MAX_CHILDREN; i++) {
+        pid_t pgid = child_pgids[i];
+        if (pgid > 0)
+            kill(-pgid, SIGKILL);
+    }
+}
+
 static void give_up(int sig)
 {
     static const char msg[] = "perfgate: interrupted\n";
-    pid_t pgid = child_pgid;
 
     (void)sig;
-    if (pgid > 0)
-        kill(-pgid, SIGKILL);
+    kill_children();
     remove_all_now();
     if (write(2, msg, sizeof(msg) - 1) < 0) {
         /* Nothing more to do. */
@@ -118,15 +131,12 @@ static void give_up(int sig)
 
 static void on_signal(int sig)
 {
-    pid_t pgid = child_pgid;
-
     if (interrupted) {
         give_up(sig);
         return;
     }
     interrupted = sig;
-    if (pgid > 0)
-        kill(-pgid, SIGKILL);
+    kill_children();
     /* Most work sees the flag within milliseconds; what cannot (a long
      * computation, a blocked read) is ended by SIGALRM. */
     alarm(GRACE_SECONDS);
@@ -322,7 +332,22 @@ int pg_interrupted(void)
     return interrupted;
 }
 
-void pg_cleanup_set_child(pid_t pgid)
+void pg_cleanup_add_child(pid_t pgid)
 {
-    child_pgid = pgid;
+    size_t i;
+
+    for (i = 0; i < MAX_CHILDREN; i++)
+        if (!child_pgids[i]) {
+            child_pgids[i] = pgid;
+            return;
+        }
+}
+
+void pg_cleanup_drop_child(pid_t pgid)
+{
+    size_t i;
+
+    for (i = 0; i < MAX_CHILDREN; i++)
+        if (child_pgids[i] == pgid)
+            child_pgids[i] = 0;
 }

@@ -34,9 +34,12 @@ void pg_tempdir_remove_all(void);
 int pg_interrupted(void);
 
 /*
- * Names the process group that a signal must stop (0: none).  Children run
- * in their own group so that a signal reaches their descendants too.
+ * Registers the process group of a child that a signal must stop, until
+ * pg_cleanup_drop_child() (children run in their own group so that a
+ * signal reaches their descendants too).  Up to 64 at once; one beyond is
+ * still ended with perfgate (proc.c's children die with their parent).
  */
-void pg_cleanup_set_child(pid_t pgid);
+void pg_cleanup_add_child(pid_t pgid);
+void pg_cleanup_drop_child(pid_t pgid);
 
 #endif

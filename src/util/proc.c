@@ -6,6 +6,7 @@
 #include "cleanup.h"
 #include "error.h"
 #include "fs.h"
+#include "procfs.h"
 #include "strvec.h"
 #include "util.h"
 
@@ -127,85 +128,110 @@ static void feed_lines(pg_str *pending, const pg_proc_opts *opts, int final)
     }
 }
 
-static int supervise(pg_proc_result *out, pid_t pid, int out_fd, int msg_fd,
-                     const pg_proc_opts *opts, int64_t start)
+/* A child being supervised: its descriptors, what it has said so far, and
+ * what is known of its end. */
+typedef struct child {
+    pid_t pid;
+    int out_fd, msg_fd; /* -1 once closed or never opened */
+    int killed;
+    int64_t start;
+    pg_str pending; /* the message pipe's unfinished line */
+    pg_proc_result *out;
+    const pg_proc_opts *opts;
+} child;
+
+/* The child's open descriptors, for poll(); how many. */
+static nfds_t child_fds(const child *c, struct pollfd *fds)
 {
-    pg_str pending = PG_STR_INIT;
-    int out_open = 1, msg_open = msg_fd >= 0, status = 0, err = 0;
-    int killed = 0;
+    nfds_t n = 0;
 
-    fcntl(out_fd, F_SETFL, O_NONBLOCK);
-    if (msg_fd >= 0)
-        fcntl(msg_fd, F_SETFL, O_NONBLOCK);
+    if (c->out_fd >= 0) {
+        fds[n].fd = c->out_fd;
+        fds[n++].events = POLLIN;
+    }
+    if (c->msg_fd >= 0) {
+        fds[n].fd = c->msg_fd;
+        fds[n++].events = POLLIN;
+    }
+    return n;
+}
 
-    for (;;) {
-        struct pollfd fds[2];
-        nfds_t n = 0;
-        siginfo_t info;
-        double elapsed;
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
 
-        if (out_open) {
-            fds[n].fd = out_fd;
-            fds[n++].events = POLLIN;
-        }
-        if (msg_open) {
-            fds[n].fd = msg_fd;
-            fds[n++].events = POLLIN;
-        }
-        if (n)
-            poll(fds, n, TICK_MS);
-        else
-            usleep(TICK_MS * 1000);
-        if (out_open && drain(out_fd, &out->output) <= DRAIN_EOF)
-            out_open = 0;
-        if (msg_open) {
-            int r;
-            while ((r = drain(msg_fd, &pending)) == DRAIN_DATA &&
-                   pending.size < 65536)
-                ;
-            feed_lines(&pending, opts, 0);
-            if (r <= DRAIN_EOF)
-                msg_open = 0;
-        }
+/*
+ * One look at the child: takes what it wrote, and kills its group when
+ * perfgate is interrupted, the time is up or the watchdog says so.  1 once
+ * it has exited (not yet reaped); *err is set when interrupted.
+ */
+static int child_step(child *c, int *err)
+{
+    const pg_proc_opts *opts = c->opts;
+    siginfo_t info;
+    double elapsed;
 
-        memset(&info, 0, sizeof(info));
-        if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-            info.si_pid == pid)
-            break;
-
-        if (killed)
-            continue;
-        elapsed = (double)(pg_now_ns() - start) / 1e9;
-        if (pg_interrupted()) {
-            err = pg_error_set(PG_ERR_INTERRUPTED, "interrupted");
-        } else if (opts->timeout > 0 && elapsed > opts->timeout) {
-            out->timed_out = 1;
-        } else if (opts->watchdog) {
-            out->watchdog = opts->watchdog(opts->payload);
-        }
-        if (err || out->timed_out || out->watchdog) {
-            kill(-pid, SIGKILL);
-            killed = 1;
-        }
+    if (c->out_fd >= 0 && drain(c->out_fd, &c->out->output) <= DRAIN_EOF)
+        close_fd(&c->out_fd);
+    if (c->msg_fd >= 0) {
+        int r;
+        while ((r = drain(c->msg_fd, &c->pending)) == DRAIN_DATA &&
+               c->pending.size < 65536)
+            ;
+        feed_lines(&c->pending, opts, 0);
+        if (r <= DRAIN_EOF)
+            close_fd(&c->msg_fd);
     }
 
-    /* Stop whatever the child left behind in its group, then drain. */
-    kill(-pid, SIGKILL);
-    while (out_open && drain(out_fd, &out->output) == DRAIN_DATA)
-        ;
-    while (msg_open && drain(msg_fd, &pending) == DRAIN_DATA)
-        ;
-    feed_lines(&pending, opts, 1);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    pg_cleanup_set_child(0);
-    pg_str_clear(&pending);
+    memset(&info, 0, sizeof(info));
+    if (waitid(P_PID, (id_t)c->pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid == c->pid)
+        return 1;
+    if (c->killed)
+        return 0;
+    elapsed = (double)(pg_now_ns() - c->start) / 1e9;
+    if (pg_interrupted()) {
+        *err = pg_error_set(PG_ERR_INTERRUPTED, "interrupted");
+    } else if (opts->timeout > 0 && elapsed > opts->timeout) {
+        c->out->timed_out = 1;
+    } else if (opts->watchdog) {
+        c->out->watchdog = opts->watchdog(opts->payload);
+    }
+    if (*err || c->out->timed_out || c->out->watchdog) {
+        kill(-c->pid, SIGKILL);
+        c->killed = 1;
+    }
+    return 0;
+}
 
-    out->seconds = (double)(pg_now_ns() - start) / 1e9;
+/* After the child exited: stops what it left in its group, takes the rest
+ * of what it wrote, reaps it and says how it ended. */
+static int child_finish(child *c, int err)
+{
+    pg_proc_result *out = c->out;
+    int status = 0;
+
+    kill(-c->pid, SIGKILL);
+    while (c->out_fd >= 0 && drain(c->out_fd, &out->output) == DRAIN_DATA)
+        ;
+    while (c->msg_fd >= 0 && drain(c->msg_fd, &c->pending) == DRAIN_DATA)
+        ;
+    feed_lines(&c->pending, c->opts, 1);
+    close_fd(&c->out_fd);
+    close_fd(&c->msg_fd);
+    while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    pg_cleanup_drop_child(c->pid);
+    pg_str_clear(&c->pending);
+
+    out->seconds = (double)(pg_now_ns() - c->start) / 1e9;
     if (WIFEXITED(status)) {
         out->exited = 1;
         out->exit_code = WEXITSTATUS(status);
-    } else if (WIFSIGNALED(status) && !killed) {
+    } else if (WIFSIGNALED(status) && !c->killed) {
         out->signal = WTERMSIG(status);
     }
     if (!err && pg_interrupted())
@@ -213,29 +239,23 @@ static int supervise(pg_proc_result *out, pid_t pid, int out_fd, int msg_fd,
     return err;
 }
 
-int pg_proc_stat(pid_t pid, pid_t *ppid, unsigned long long *started)
+/* Watches the child until it is gone. */
+static int supervise(child *c)
 {
-    char path[64], buf[1024], *p;
-    int fd, n, parent;
+    int err = 0;
 
-    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-        return -1;
-    n = (int)read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
-    /* After the command's name, which may hold spaces and parentheses:
-     * state, ppid, then the 20th field after it, the start time. */
-    if (!(p = strrchr(buf, ')')) ||
-        sscanf(p + 1,
-               " %*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u "
-               "%*d %*d %*d %*d %*d %*d %llu",
-               &parent, started) != 2)
-        return -1;
-    *ppid = (pid_t)parent;
-    return 0;
+    for (;;) {
+        struct pollfd fds[2];
+        nfds_t n = child_fds(c, fds);
+
+        if (n)
+            poll(fds, n, TICK_MS);
+        else
+            usleep(TICK_MS * 1000);
+        if (child_step(c, &err))
+            break;
+    }
+    return child_finish(c, err);
 }
 
 /* A process and its parent, as /proc said at one moment. */
@@ -371,11 +391,15 @@ static void trace_command(char *const argv[], const char *cwd, int boxed)
     pg_str_clear(&line);
 }
 
-static int spawn(pg_proc_result *out, char *const argv[],
-                 int (*fn)(void *, int), void *arg, const pg_proc_opts *opts)
+/*
+ * Starts argv (or fn(arg, msg fd)) in a child of its own process group,
+ * registered with cleanup.h, into `c`, whose result is `out`.
+ */
+static int child_start(child *c, pg_proc_result *out, char *const argv[],
+                       int (*fn)(void *, int), void *arg,
+                       const pg_proc_opts *opts)
 {
     int outp[2], msgp[2] = {-1, -1}, err;
-    int64_t start;
     pid_t pid, parent;
 
     memset(out, 0, sizeof(*out));
@@ -384,13 +408,20 @@ static int spawn(pg_proc_result *out, char *const argv[],
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     if (pg_interrupted())
         return pg_error_set(PG_ERR_INTERRUPTED, "interrupted");
-    if (pipe2(outp, O_CLOEXEC) < 0 ||
-        ((fn || opts->on_line) && pipe2(msgp, O_CLOEXEC) < 0))
+    if (pipe2(outp, O_CLOEXEC) < 0)
         return pg_error_set(PG_ERR_GENERIC, "cannot create a pipe: %s",
                             strerror(errno));
+    if ((fn || opts->on_line) && pipe2(msgp, O_CLOEXEC) < 0) {
+        err = errno;
+        close(outp[0]);
+        close(outp[1]);
+        return pg_error_set(PG_ERR_GENERIC, "cannot create a pipe: %s",
+                            strerror(err));
+    }
     fflush(stdout);
     fflush(stderr);
-    start = pg_now_ns();
+    memset(c, 0, sizeof(*c));
+    c->start = pg_now_ns();
     parent = getpid();
     pid = fork();
     if (pid < 0) {
@@ -447,14 +478,30 @@ static int spawn(pg_proc_result *out, char *const argv[],
         _exit(fn(arg, msgp[1]));
     }
     setpgid(pid, pid);
-    pg_cleanup_set_child(pid);
+    pg_cleanup_add_child(pid);
     close(outp[1]);
     if (msgp[1] >= 0)
         close(msgp[1]);
-    err = supervise(out, pid, outp[0], msgp[0], opts, start);
-    close(outp[0]);
-    if (msgp[0] >= 0)
-        close(msgp[0]);
+    c->pid = pid;
+    c->out_fd = outp[0];
+    c->msg_fd = msgp[0];
+    c->out = out;
+    c->opts = opts;
+    fcntl(c->out_fd, F_SETFL, O_NONBLOCK);
+    if (c->msg_fd >= 0)
+        fcntl(c->msg_fd, F_SETFL, O_NONBLOCK);
+    return 0;
+}
+
+static int spawn(pg_proc_result *out, char *const argv[],
+                 int (*fn)(void *, int), void *arg, const pg_proc_opts *opts)
+{
+    child c;
+    int err;
+
+    if ((err = child_start(&c, out, argv, fn, arg, opts)) < 0)
+        return err;
+    err = supervise(&c);
     end_orphans();
     return err;
 }
@@ -534,6 +581,106 @@ int pg_proc_run_fn(pg_proc_result *out, int (*fn)(void *arg, int msg_fd),
                    void *arg, const pg_proc_opts *opts)
 {
     return spawn(out, NULL, fn, arg, opts);
+}
+
+/* One place of pg_proc_run_parallel(): its child, and the task. */
+typedef struct slot {
+    child c;
+    pg_proc_result res;
+    pg_proc_opts opts; /* pp->opts, with on_line reaching the slot */
+    const pg_proc_parallel *pp;
+    void *task;
+    int busy;
+} slot;
+
+static void slot_line(void *payload, const char *line)
+{
+    slot *s = payload;
+
+    if (s->pp->on_line)
+        s->pp->on_line(s->pp->payload, s->task, line);
+}
+
+/* Starts the next task in `s`: 1 when one started, 0 when there are no
+ * more, or an error. */
+static int slot_start(slot *s, const pg_proc_parallel *pp)
+{
+    int (*fn)(void *, int);
+    int err;
+
+    if (!pp->next_task(pp->payload, &fn, &s->task))
+        return 0;
+    s->pp = pp;
+    s->opts = pp->opts;
+    s->opts.on_line = slot_line;
+    s->opts.payload = s;
+    if ((err = child_start(&s->c, &s->res, NULL, fn, s->task, &s->opts)) < 0) {
+        pg_proc_result_clear(&s->res);
+        return err;
+    }
+    s->busy = 1;
+    return 1;
+}
+
+/* Waits a tick for any busy slot's descriptors. */
+static void parallel_poll(const slot *slots, int n)
+{
+    struct pollfd *fds = pg_calloc((size_t)n * 2, sizeof(*fds));
+    nfds_t count = 0;
+    int i;
+
+    for (i = 0; i < n; i++)
+        if (slots[i].busy)
+            count += child_fds(&slots[i].c, fds + count);
+    if (count)
+        poll(fds, count, TICK_MS);
+    else
+        usleep(TICK_MS * 1000);
+    free(fds);
+}
+
+int pg_proc_run_parallel(const pg_proc_parallel *pp)
+{
+    int n = pp->jobs > 0 ? pp->jobs : 1, i, busy = 0, more = 1, err = 0;
+    slot *slots = pg_calloc((size_t)n, sizeof(*slots));
+
+    for (;;) {
+        for (i = 0; i < n && more && !err; i++)
+            if (!slots[i].busy) {
+                int r = slot_start(&slots[i], pp);
+                if (r < 0)
+                    err = r;
+                more = r > 0;
+                busy += r > 0;
+            }
+        if (!busy)
+            break;
+        parallel_poll(slots, n);
+        for (i = 0; i < n; i++) {
+            slot *s = &slots[i];
+            int cerr = 0, ended = s->busy && child_step(&s->c, &cerr);
+            if (!ended && !cerr)
+                continue;
+            if (!ended) {
+                /* Interrupted: the group is killed; reap it. */
+                while (!child_step(&s->c, &cerr))
+                    usleep(1000);
+            }
+            cerr = child_finish(&s->c, cerr);
+            s->busy = 0;
+            busy--;
+            if (cerr < 0 && !err)
+                err = cerr;
+            if (!cerr && pp->task_done)
+                pp->task_done(pp->payload, s->task, &s->res);
+            pg_proc_result_clear(&s->res);
+        }
+        if (err)
+            more = 0;
+    }
+    free(slots);
+    end_orphans();
+    return err;
 }
 
 void pg_proc_result_clear(pg_proc_result *res)

@@ -70,6 +70,41 @@ int pg_proc_run_fn(pg_proc_result *out, int (*fn)(void *arg, int msg_fd),
 void pg_proc_result_clear(pg_proc_result *res);
 
 /*
+ * Tasks run in children, up to `jobs` at once, as git's
+ * run_processes_parallel(): the parent asks next_task() for each task to
+ * start, every child runs as pg_proc_run_fn()'s does (its own process
+ * group, stopped by a signal to perfgate, `opts`' time limit, its output
+ * captured), the lines it writes to its message descriptor reach on_line()
+ * as they come, and task_done() gets its result when it ends.  All
+ * callbacks run in the parent, one at a time.
+ */
+typedef struct pg_proc_parallel {
+    int jobs; /* at most this many children at once (at least one) */
+    /* timeout and output_cap for each child; its on_line and payload
+     * are not used (see on_line below) */
+    pg_proc_opts opts;
+    /*
+     * The next task: sets *fn and *task (fn's argument) and returns 1, or
+     * returns 0 when there are no more.
+     */
+    int (*next_task)(void *payload, int (**fn)(void *task, int msg_fd),
+                     void **task);
+    /* A line from a task's message descriptor (may be NULL). */
+    void (*on_line)(void *payload, void *task, const char *line);
+    /* A task's end; `res` is cleared after it returns. */
+    void (*task_done)(void *payload, void *task, const pg_proc_result *res);
+    void *payload;
+} pg_proc_parallel;
+
+/*
+ * Runs pp's tasks until next_task() has no more and every child has
+ * ended.  0, or a negative error when perfgate was interrupted (every
+ * running child is then stopped and reaped before it returns, without
+ * task_done) or a child could not be started (the running ones finish).
+ */
+int pg_proc_run_parallel(const pg_proc_parallel *pp);
+
+/*
  * The message channel from a child to perfgate: one line per message,
  * "[TOKEN ]WORD REST\n", written by the child to the descriptor it was
  * given (fn's msg_fd, a program's fd 3 or --fd) and read by the parent
@@ -98,10 +133,6 @@ const char *pg_proc_message(const char *line, const char *token, char *word,
 
 /* "SIGSEGV (segmentation fault)" for a signal number; static storage. */
 const char *pg_signal_describe(int sig);
-
-/* A process's parent and start time (clock ticks since boot), from
- * /proc/PID/stat; -1 when it cannot be read (gone, or no /proc). */
-int pg_proc_stat(pid_t pid, pid_t *ppid, unsigned long long *started);
 
 /*
  * What perfgate lets one process it starts map: half the machine's memory,

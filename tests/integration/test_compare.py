@@ -3108,6 +3108,11 @@ class Cache(RepoTest):
             self.assertEqual(st["d"], "build_failed")
             self.assertTrue(r.bench("b")["not_affected"])
             self.assertIn("error", r.bench("d")["log"])
+            # With -j3 the workers compiled c's sides into the run's own
+            # cache, and said so: the run took them from there, yet
+            # they are this run's builds, not an earlier run's.
+            self.assertEqual(r.bench("c")["built"],
+                             {"base": "compiled", "head": "compiled"})
 
 
 # The sum with every term passing through the heap: most of its time is

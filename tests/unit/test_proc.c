@@ -3,6 +3,7 @@
  * capped output, and the message channel from a child to perfgate.
  */
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -114,6 +115,100 @@ static void message_channel(void)
     pg_proc_result_clear(&res);
 }
 
+/* pg_proc_run_parallel's bookkeeping, as the test's callbacks see it. */
+typedef struct parallel_log {
+    int task[6], next, running, most;
+    int said[6], code[6], sig[6], timed_out[6], done[6];
+    char out[6][16];
+} parallel_log;
+
+/* Task N says "i N" and prints "out N", then exits N; task 2 crashes and
+ * task 4 hangs. */
+static int parallel_task(void *arg, int fd)
+{
+    int n = *(const int *)arg;
+
+    pg_proc_send(fd, NULL, "i %d", n);
+    printf("out %d\n", n);
+    fflush(stdout);
+    if (n == 2)
+        raise(SIGSEGV);
+    if (n == 4)
+        sleep(30);
+    return n;
+}
+
+static int parallel_next(void *payload, int (**fn)(void *, int), void **task)
+{
+    parallel_log *log = payload;
+
+    if (log->next == 6)
+        return 0;
+    log->task[log->next] = log->next;
+    *fn = parallel_task;
+    *task = &log->task[log->next++];
+    if (++log->running > log->most)
+        log->most = log->running;
+    return 1;
+}
+
+static void parallel_line(void *payload, void *task, const char *line)
+{
+    parallel_log *log = payload;
+    int n = *(int *)task, said;
+
+    if (sscanf(line, "i %d", &said) == 1 && said == n)
+        log->said[n]++;
+}
+
+static void parallel_done(void *payload, void *task, const pg_proc_result *res)
+{
+    parallel_log *log = payload;
+    int n = *(int *)task;
+
+    log->running--;
+    log->done[n]++;
+    log->code[n] = res->exited ? res->exit_code : -1;
+    log->sig[n] = res->signal;
+    log->timed_out[n] = res->timed_out;
+    snprintf(log->out[n], sizeof(log->out[n]), "%s", pg_str_cstr(&res->output));
+}
+
+/* Six tasks, two at a time: each runs once, at most two at once, its
+ * messages and output reach it alone, and a crash or a hang is its own
+ * result, not the run's. */
+static void parallel_tasks(void)
+{
+    pg_proc_parallel pp;
+    parallel_log log;
+    int n;
+
+    memset(&pp, 0, sizeof(pp));
+    memset(&log, 0, sizeof(log));
+    pp.jobs = 2;
+    pp.opts.timeout = 3;
+    pp.next_task = parallel_next;
+    pp.on_line = parallel_line;
+    pp.task_done = parallel_done;
+    pp.payload = &log;
+    REQUIRE(pg_proc_run_parallel(&pp) == 0);
+    CHECK(log.most == 2);
+    CHECK(log.running == 0);
+    for (n = 0; n < 6; n++) {
+        char want[16];
+        snprintf(want, sizeof(want), "out %d\n", n);
+        CHECK(log.done[n] == 1);
+        CHECK(log.said[n] == 1);
+        CHECK_STR(log.out[n], want);
+        if (n == 2)
+            CHECK(log.sig[n] == SIGSEGV);
+        else if (n == 4)
+            CHECK(log.timed_out[n] && !log.sig[n]);
+        else
+            CHECK(log.code[n] == n);
+    }
+}
+
 /* The position of `word` in `a` from `from` on, or a.n. */
 static size_t find(const pg_strvec *a, size_t from, const char *word)
 {
@@ -173,5 +268,6 @@ const pg_test pg_tests_proc[] = {
     {"signals_and_time_limits", signals_and_time_limits},
     {"output_is_capped", output_is_capped},
     {"message_channel", message_channel},
+    {"parallel_tasks", parallel_tasks},
     {"box_command_line", box_command_line},
     PG_TESTS_END};
