@@ -277,76 +277,14 @@ static int parse_args(compare_args *a, int argc, char **argv)
     return -1;
 }
 
-/* Runs the comparison and shows it; the exit code. */
-/* Regressions bisected at most: each one is a bisect of its own. */
-#define MAX_BISECTS 5
-
-/*
- * --bisect: for each regression (up to MAX_BISECTS), the commit between the
- * base and the head that made it slower, found as 'perfgate bisect' finds
- * it, into the result.  The head must be a commit: uncommitted changes
- * have no history to search.  A bisect that fails is said and skipped; the
- * verdict stands as measured.
- */
-static int bisect_regressions(compare_args *a, pg_result *r)
+/* What --bisect could not do, said on the progress line's terminal. */
+static void say_not_bisected(void *payload, const char *what)
 {
-    size_t i, done = 0;
-    const char *bad = r->head.commit;
-
-    if (r->aa || !pg_result_count(r, PG_STATUS_REGRESSION))
-        return 0;
-    /* A clean working tree is its commit; uncommitted changes have no
-     * history to search, and that is said, not passed over. */
-    if (r->head.worktree && r->head.dirty) {
-        fprintf(stderr,
-                "\r\033[Kperfgate: --bisect: not bisected: the head is the "
-                "working tree with uncommitted changes, which have no "
-                "commits to search; commit them, or name the head "
-                "(perfgate compare %.10s HEAD --bisect)\n",
-                r->base.commit && *r->base.commit ? r->base.commit : "BASE");
-        return 0;
-    }
-    if (!bad || !*bad)
-        return 0;
-    for (i = 0; i < r->nbenchmarks && done < MAX_BISECTS; i++) {
-        pg_bench_result *b = &r->benchmarks[i];
-        const char *only[2] = {b->name, NULL};
-        pg_bisect_opts o;
-        pg_bisect_result found;
-        int err;
-        if (b->status != PG_STATUS_REGRESSION)
-            continue;
-        done++;
-        pg_bisect_opts_init(&o);
-        o.compare = a->opts;
-        o.compare.only = only;
-        o.compare.shards = o.compare.shard = 0;
-        o.compare.timings_path = NULL;
-        o.compare.profile = 0; /* the probes are measured, not profiled */
-        o.good = r->base.commit;
-        o.bad = bad;
-        if (a->opts.on_progress)
-            a->opts.on_progress(NULL, "bisecting");
-        err = pg_bisect(&found, &o);
-        if (err == PG_ERR_INTERRUPTED) {
-            pg_bisect_result_clear(&found);
-            return err;
-        }
-        if (err >= 0 && found.culprit >= 0 && !found.no_regression) {
-            const pg_commit_info *c = &found.commits[found.culprit];
-            b->culprit = pg_strdup(c->commit);
-            b->culprit_subject = pg_strdup(c->subject);
-            b->culprit_author = pg_strdup(c->author);
-            b->culprit_candidates = (int)(found.culprit - found.first + 1);
-        } else if (err < 0) {
-            fprintf(stderr, "\r\033[Kperfgate: %s not bisected: %s\n", b->name,
-                    pg_error_last());
-        }
-        pg_bisect_result_clear(&found);
-    }
-    return 0;
+    (void)payload;
+    fprintf(stderr, "\r\033[Kperfgate: %s\n", what);
 }
 
+/* Runs the comparison and shows it; the exit code. */
 static int compare(compare_args *a)
 {
     pg_result result;
@@ -364,7 +302,7 @@ static int compare(compare_args *a)
     err = pg_compare(&result, &a->opts);
     pg_ci_clear(&ci);
     if (err >= 0 && a->bisect)
-        err = bisect_regressions(a, &result);
+        err = pg_bisect_regressions(&result, &a->opts, say_not_bisected, NULL);
     if (a->opts.on_progress)
         fputs("\r\033[K", stderr);
     if (err >= 0)

@@ -528,3 +528,73 @@ void pg_bisect_result_clear(pg_bisect_result *r)
     pg_strvec_clear(&r->followed);
     memset(r, 0, sizeof(*r));
 }
+
+/* Bisects regression `b` of `r` (compared by `opts`) into its culprit
+ * fields; 0 (a failure is said), or PG_ERR_INTERRUPTED. */
+static int bisect_one(pg_bench_result *b, const pg_result *r,
+                      const pg_compare_opts *opts,
+                      void (*say)(void *payload, const char *what),
+                      void *payload)
+{
+    const char *only[2] = {b->name, NULL};
+    pg_bisect_opts o;
+    pg_bisect_result found;
+    int err;
+
+    pg_bisect_opts_init(&o);
+    o.compare = *opts;
+    o.compare.only = only;
+    o.compare.shards = o.compare.shard = 0;
+    o.compare.timings_path = NULL;
+    o.compare.profile = 0; /* the probes are measured, not profiled */
+    o.good = r->base.commit;
+    o.bad = r->head.commit;
+    if (opts->on_progress)
+        opts->on_progress(opts->payload, "bisecting");
+    err = pg_bisect(&found, &o);
+    if (err >= 0 && found.culprit >= 0 && !found.no_regression) {
+        const pg_commit_info *c = &found.commits[found.culprit];
+        b->culprit = pg_strdup(c->commit);
+        b->culprit_subject = pg_strdup(c->subject);
+        b->culprit_author = pg_strdup(c->author);
+        b->culprit_candidates = (int)(found.culprit - found.first + 1);
+    } else if (err < 0 && err != PG_ERR_INTERRUPTED) {
+        char *what =
+            pg_strdupf("%s not bisected: %s", b->name, pg_error_last());
+        say(payload, what);
+        free(what);
+    }
+    pg_bisect_result_clear(&found);
+    return err == PG_ERR_INTERRUPTED ? err : 0;
+}
+
+int pg_bisect_regressions(pg_result *r, const pg_compare_opts *opts,
+                          void (*say)(void *payload, const char *what),
+                          void *payload)
+{
+    size_t i, done = 0;
+    int err = 0;
+
+    if (r->aa || !pg_result_count(r, PG_STATUS_REGRESSION))
+        return 0;
+    /* A clean working tree is its commit; uncommitted changes have no
+     * history to search, and that is said, not passed over. */
+    if (r->head.worktree && r->head.dirty) {
+        char *what = pg_strdupf(
+            "--bisect: not bisected: the head is the working tree with "
+            "uncommitted changes, which have no commits to search; commit "
+            "them, or name the head (perfgate compare %.10s HEAD --bisect)",
+            r->base.commit && *r->base.commit ? r->base.commit : "BASE");
+        say(payload, what);
+        free(what);
+        return 0;
+    }
+    if (!r->head.commit || !*r->head.commit)
+        return 0;
+    for (i = 0; i < r->nbenchmarks && done < PG_BISECT_MOST && !err; i++)
+        if (r->benchmarks[i].status == PG_STATUS_REGRESSION) {
+            done++;
+            err = bisect_one(&r->benchmarks[i], r, opts, say, payload);
+        }
+    return err;
+}

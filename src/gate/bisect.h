@@ -113,4 +113,21 @@ char *pg_bisect_to_json(const pg_bisect_result *r);
 
 void pg_bisect_result_clear(pg_bisect_result *r);
 
+/* Regressions bisected at most by pg_bisect_regressions(): each is a
+ * bisect of its own. */
+#define PG_BISECT_MOST 5
+
+/*
+ * `compare --bisect`: for each regression of `r` (up to PG_BISECT_MOST),
+ * the commit between r's base and head that made it slower, found as
+ * pg_bisect() finds it, into the benchmark's culprit fields; `opts` are
+ * how `r` was compared.  The head must be a commit: uncommitted changes
+ * have no history to search.  What cannot be bisected (that, or a bisect
+ * that failed) is said to say(payload, message) and passed over: the
+ * verdict stands as measured.  0, or PG_ERR_INTERRUPTED.
+ */
+int pg_bisect_regressions(pg_result *r, const pg_compare_opts *opts,
+                          void (*say)(void *payload, const char *what),
+                          void *payload);
+
 #endif
