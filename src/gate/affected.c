@@ -3,7 +3,7 @@
  */
 #define _GNU_SOURCE
 #include "affected.h"
-#include "build.h"
+#include "sources.h"
 #include "cache.h"
 #include "error.h"
 #include "fs.h"
@@ -150,7 +150,7 @@ static const char *compiler_id(double timeout)
                                        "GCC_COMPARE_DEBUG",
                                        "SOURCE_DATE_EPOCH",
                                        NULL};
-    const char *argv[3] = {pg_build_compiler(), "--version", NULL};
+    const char *argv[3] = {pg_sources_compiler(), "--version", NULL};
     const char *const *v;
     pg_str doc = PG_STR_INIT;
     pg_proc_opts opts;
@@ -625,7 +625,7 @@ static void inputs_clear(inputs *in)
 /* Adds a file the build compiles: its name and id, and how it is asked. */
 static int add_compiled(inputs *in, const pg_bench_config *b, const char *file)
 {
-    const pg_file_flags *f = pg_build_file_flags(b, file);
+    const pg_file_flags *f = pg_sources_file_flags(b, file);
     pg_strvec a = PG_STRVEC_INIT;
     char id[PG_CACHE_ID];
     size_t i;
@@ -637,7 +637,7 @@ static int add_compiled(inputs *in, const pg_bench_config *b, const char *file)
         return -1;
     }
     free(p);
-    pg_strvec_push(&a, pg_build_compiler());
+    pg_strvec_push(&a, pg_sources_compiler());
     for (i = 0; i < b->ncflags; i++)
         pg_strvec_push(&a, b->cflags[i]);
     if (f)
@@ -675,14 +675,15 @@ static int search_dir_doubt(const char *side_dir, const char *dir,
     return doubt;
 }
 
-int pg_build_key(char key[PG_CACHE_ID], pg_cache *cache,
-                 const pg_bench_config *b, const char *side_dir, double timeout)
+int pg_affected_key(char key[PG_CACHE_ID], pg_cache *cache,
+                    const pg_bench_config *b, const char *side_dir,
+                    double timeout)
 {
     pg_strvec files = PG_STRVEC_INIT, search = PG_STRVEC_INIT;
-    pg_build found;
+    char *message = NULL;
     inputs in;
     size_t i;
-    int err;
+    int err, missing = 0;
 
     if (opaque(b))
         return 1;
@@ -690,9 +691,8 @@ int pg_build_key(char key[PG_CACHE_ID], pg_cache *cache,
     pg_str_printf(&in.doc, "language %s\ninterposable %d\n", b->language,
                   b->interposable);
     /* The files the build would compile, or doubt when it would not. */
-    memset(&found, 0, sizeof(found));
-    err = pg_build_sources(&found, &files, b, side_dir) ? 1 : 0;
-    pg_build_clear(&found);
+    err = pg_sources_find(&files, &missing, &message, b, side_dir) ? 1 : 0;
+    free(message);
     for (i = 0; i < b->ninclude; i++)
         pg_strvec_push(&search, b->include[i]);
     /* And every directory an include flag adds, in any list of flags. */
@@ -713,8 +713,9 @@ int pg_build_key(char key[PG_CACHE_ID], pg_cache *cache,
     return err;
 }
 
-int pg_problem_key(char key[PG_CACHE_ID], pg_cache *cache,
-                   const pg_strvec *argv, const char *source, double timeout)
+int pg_affected_problem_key(char key[PG_CACHE_ID], pg_cache *cache,
+                            const pg_strvec *argv, const char *source,
+                            double timeout)
 {
     char id[PG_CACHE_ID];
     pg_strvec none = PG_STRVEC_INIT;

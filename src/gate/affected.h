@@ -32,16 +32,17 @@
  * only when interrupted.  The compiler may take `timeout` seconds to say
  * what a file reads.
  */
-int pg_build_key(char key[PG_CACHE_ID], pg_cache *cache,
-                 const pg_bench_config *b, const char *side_dir,
-                 double timeout);
+int pg_affected_key(char key[PG_CACHE_ID], pg_cache *cache,
+                    const pg_bench_config *b, const char *side_dir,
+                    double timeout);
 
 /*
  * The key of a problem plugin compiled from `source` by `argv` (the
  * compiler and its flags, without output or link arguments).  As
- * pg_build_key.
+ * pg_affected_key.
  */
-int pg_problem_key(char key[PG_CACHE_ID], pg_cache *cache,
-                   const pg_strvec *argv, const char *source, double timeout);
+int pg_affected_problem_key(char key[PG_CACHE_ID], pg_cache *cache,
+                            const pg_strvec *argv, const char *source,
+                            double timeout);
 
 #endif

@@ -10,12 +10,11 @@
 #include "problems.h"
 #include "fs.h"
 #include "proc.h"
+#include "sources.h"
 #include "str.h"
 #include "strvec.h"
 #include "util.h"
 
-#include <fnmatch.h>
-#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,12 +27,6 @@
 
 #define PROBLEM_TIMEOUT 600.0
 #define LOG_LINES 20
-
-const char *pg_build_compiler(void)
-{
-    const char *cc = getenv("CC");
-    return cc && *cc ? cc : "cc";
-}
 
 /* The command as a user could paste it into a shell, for the log. */
 static void describe(pg_str *out, const pg_strvec *a)
@@ -200,7 +193,7 @@ int pg_build_project(pg_build *out, const char *command, const char *side_dir,
      * (which alone knows how it takes flags); and which side it is. */
     pg_strvec_push(&a, "env");
     pg_strvec_pushf(&a, "PERFGATE_SIDE=%s", side);
-    pg_strvec_pushf(&a, "PERFGATE_CC=%s", pg_build_compiler());
+    pg_strvec_pushf(&a, "PERFGATE_CC=%s", pg_sources_compiler());
     pg_strvec_push(&a, "PERFGATE_CFLAGS=-fPIC -fno-semantic-interposition");
     pg_strvec_push(&a, "PERFGATE_LDFLAGS=-Wl,-Bsymbolic");
     pg_strvec_push(&a, "sh");
@@ -257,113 +250,6 @@ static void cuda_args(pg_strvec *a, const pg_bench_config *b)
     free(home);
 }
 
-/* Why a file of the revision is not compiled: it leads out of it. */
-static char *outside(const char *path, const char *what)
-{
-    return pg_strdupf("%s: the %s leads outside the revision's files (a "
-                      "symbolic link, or an absolute or '..' path); perfgate "
-                      "compiles only what the revision holds",
-                      path, what);
-}
-
-static int has_magic(const char *pattern)
-{
-    return strpbrk(pattern, "*?[") != NULL;
-}
-
-/*
- * The paths, relative to `dir`, that `pattern` (relative to `dir`) names
- * there, as glob(3) with `flags` finds them; -1 when it finds none.
- */
-static int glob_in(pg_strvec *out, const char *dir, const char *pattern,
-                   int flags)
-{
-    char *full = pg_path_join(dir, pattern), *probe = pg_path_join(dir, "x");
-    size_t i, root = strlen(probe) - 1; /* where relative paths start */
-    glob_t g;
-    int rc = glob(full, flags, NULL, &g);
-
-    for (i = 0; rc == 0 && i < g.gl_pathc; i++)
-        pg_strvec_push(out, g.gl_pathv[i] + root);
-    if (rc == 0)
-        globfree(&g);
-    free(full);
-    free(probe);
-    return rc == 0 ? 0 : -1;
-}
-
-int pg_build_sources(pg_build *out, pg_strvec *files, const pg_bench_config *b,
-                     const char *side_dir)
-{
-    size_t i, j;
-
-    for (i = 0; i < b->nsources && !out->message; i++) {
-        pg_strvec found = PG_STRVEC_INIT;
-        int magic = has_magic(b->sources[i]);
-        glob_in(&found, side_dir, b->sources[i], magic ? 0 : GLOB_NOCHECK);
-        for (j = 0; j < found.n && !out->message; j++) {
-            char *path = pg_path_join(side_dir, found.v[j]);
-            if (!pg_path_is_file(path)) {
-                /* A directory a glob also matched is not a source. */
-                if (!magic) {
-                    out->missing = 1;
-                    out->message =
-                        pg_strdupf("%s: no such file", b->sources[i]);
-                }
-            } else if (pg_path_inside(side_dir, path) != 1) {
-                out->message = outside(found.v[j], "source");
-            } else if (!pg_strvec_has(files, found.v[j])) {
-                pg_strvec_push(files, found.v[j]);
-            }
-            free(path);
-        }
-        pg_strvec_clear(&found);
-    }
-    if (!out->message && b->nsources && !files->n) {
-        out->missing = 1;
-        out->message = pg_strdupf("%s: no file matches here", b->sources[0]);
-    }
-    return out->message ? 1 : 0;
-}
-
-const pg_file_flags *pg_build_file_flags(const pg_bench_config *b,
-                                         const char *file)
-{
-    size_t i;
-
-    for (i = 0; i < b->nfile_cflags; i++)
-        if (!fnmatch(b->file_cflags[i].pattern, file, FNM_PATHNAME))
-            return &b->file_cflags[i];
-    return NULL;
-}
-
-/*
- * The include directories of `b` on this side, globs expanded in its tree
- * (a directory a pattern names that is not there is the compiler's to
- * ignore).  0, or 1 with out->message when one leads outside.
- */
-static int resolve_includes(pg_build *out, pg_strvec *dirs,
-                            const pg_bench_config *b, const char *side_dir)
-{
-    size_t i, j;
-
-    for (i = 0; i < b->ninclude && !out->message; i++) {
-        pg_strvec found = PG_STRVEC_INIT;
-        glob_in(&found, side_dir, b->include[i], GLOB_NOCHECK | GLOB_ONLYDIR);
-        for (j = 0; j < found.n && !out->message; j++) {
-            char *path = pg_path_join(side_dir, found.v[j]);
-            /* A missing directory is the compiler's to ignore. */
-            if (pg_path_inside(side_dir, path) == 0)
-                out->message = outside(found.v[j], "include directory");
-            else if (!pg_strvec_has(dirs, found.v[j]))
-                pg_strvec_push(dirs, found.v[j]);
-            free(path);
-        }
-        pg_strvec_clear(&found);
-    }
-    return out->message ? 1 : 0;
-}
-
 /* The compiler and the flags every file of `b` is compiled with. */
 static void compiler_args(pg_strvec *a, const pg_bench_config *b,
                           const pg_strvec *includes)
@@ -374,7 +260,7 @@ static void compiler_args(pg_strvec *a, const pg_bench_config *b,
         cuda_args(a, b);
     } else {
         const char *cxx = getenv("CXX");
-        pg_strvec_push(a, strcmp(b->language, "c++") ? pg_build_compiler()
+        pg_strvec_push(a, strcmp(b->language, "c++") ? pg_sources_compiler()
                           : cxx && *cxx              ? cxx
                                                      : "c++");
         pg_strvec_push(a, "-fPIC");
@@ -411,7 +297,7 @@ static int compile_apart(pg_build *out, pg_strvec *files, pg_strvec *objects,
 
     out->ok = 1;
     for (i = 0; i < files->n && out->ok && !err; i++) {
-        const pg_file_flags *f = pg_build_file_flags(b, files->v[i]);
+        const pg_file_flags *f = pg_sources_file_flags(b, files->v[i]);
         pg_strvec a = PG_STRVEC_INIT;
         if (!f) {
             pg_strvec_push(&rest, files->v[i]);
@@ -454,7 +340,7 @@ static int project_library(pg_build *out, pg_strvec *link, int *use_as_is,
         out->message =
             pg_strdupf("the build command did not make '%s'", b->library);
     else if (pg_path_inside(side_dir, path) != 1)
-        out->message = outside(b->library, "library");
+        out->message = pg_sources_outside(b->library, "library");
     else if (strstr(base, ".so") && (b->nsources || b->nadapters))
         out->message = pg_strdupf(
             "%s is a shared library, which perfgate loads as it is; to "
@@ -506,9 +392,9 @@ int pg_build_solution(pg_build *out, const pg_bench_config *b,
 
     memset(out, 0, sizeof(*out));
     j.timeout = timeout > 0 ? timeout : PROBLEM_TIMEOUT;
-    if (pg_build_sources(out, &files, b, side_dir) ||
+    if (pg_sources_find(&files, &out->missing, &out->message, b, side_dir) ||
         project_library(out, &library, &as_is, b, side_dir) || as_is ||
-        resolve_includes(out, &j.includes, b, side_dir))
+        pg_sources_includes(&j.includes, &out->message, b, side_dir))
         goto done;
     if ((err = compile_apart(out, &files, &objects, &j)) < 0 || !out->ok)
         goto done;
@@ -598,12 +484,13 @@ int pg_build_problem(char **out_lib, const pg_bench_config *b,
                                  strlen(b->function->source), 0)) < 0)
             goto done;
     }
-    pg_strvec_push(&a, pg_build_compiler());
+    pg_strvec_push(&a, pg_sources_compiler());
     pg_strvec_push(&a, "-O2");
     pg_strvec_push(&a, "-std=c11");
     pg_strvec_pushf(&a, "-I%s/include", pg_problems_data_dir());
     if (cache) {
-        if ((err = pg_problem_key(key, cache, &a, src, PROBLEM_TIMEOUT)) < 0)
+        if ((err = pg_affected_problem_key(key, cache, &a, src,
+                                           PROBLEM_TIMEOUT)) < 0)
             goto done;
         keyed = !err;
         err = 0;

@@ -23,23 +23,6 @@ typedef struct pg_build {
     int cached; /* 1: taken from the build cache */
 } pg_build;
 
-/* The C compiler: $CC, else "cc". */
-const char *pg_build_compiler(void);
-
-/*
- * Appends to `files` the sources `b` compiles from the tree at `side_dir`:
- * globs expanded there, in order, each once, paths relative to the tree.
- * 0; or 1 with out->missing and out->message set when a named file, or
- * every pattern, has nothing here (the benchmark is not on this side), or
- * with out->message alone when a source leads outside the tree.
- */
-int pg_build_sources(pg_build *out, pg_strvec *files, const pg_bench_config *b,
-                     const char *side_dir);
-
-/* The file_cflags entry that gives `file` flags of its own, or NULL. */
-const pg_file_flags *pg_build_file_flags(const pg_bench_config *b,
-                                         const char *file);
-
 /*
  * Builds benchmark `b` from the tree at `side_dir` into a directory named
  * `tag` in `out_dir`, naming the library after `tag` too: its sources (globs

@@ -479,8 +479,8 @@ static int build_keys(compare_ctx *ctx, const pg_bench_config *b, side_keys *k)
     int s, err;
 
     for (s = 0; s < 2; s++) {
-        err = pg_build_key(k->key[s], ctx->cache, b, ctx->rev[s].dir,
-                           build_limit(ctx));
+        err = pg_affected_key(k->key[s], ctx->cache, b, ctx->rev[s].dir,
+                              build_limit(ctx));
         if (err < 0)
             return err;
         k->keyed[s] = err == 0;
