@@ -3,7 +3,9 @@
 CI templates) passes shellcheck; action.yml and every GitHub workflow
 template pass action-validator's schema check; C lines changed since the
 base (PERFGATE_FORMAT_BASE, else the last commit) follow .clang-format;
-every source file in src/ includes banned.h last.
+every source file in src/ includes banned.h last; no file of src/ includes
+a header of a layer above its own, and no two modules include each other,
+however indirectly.
 
   usage: lint.py SOURCE_DIR ACTION_VALIDATOR
 """
@@ -269,6 +271,107 @@ class Lint(unittest.TestCase):
             self.assertNotEqual(p.returncode, 0, p.stdout)
 
 
+# What each folder of src/ may include, besides include/ (the public ABI):
+# its own headers and those of the layers below it (CMakeLists.txt gives
+# each layer's target only those include directories; docs/internals.md
+# draws the same picture).
+LAYERS = {
+    "util": {"util"},
+    "engine": {"util", "engine"},
+    "cuda": {"util", "engine", "cuda"},
+    "measurer": {"util", "engine", "cuda"},
+    "gate": {"util", "engine", "cuda", "gate"},
+    "cli": {"util", "engine", "cuda", "gate", "cli"},
+}
+
+
+def includes_of(src):
+    """{path relative to src: [the project headers it includes, as paths
+    relative to src, or "include/..." for the public ones]}."""
+    headers = {}
+    for d in sorted(os.listdir(src)):
+        for f in sorted(os.listdir(os.path.join(src, d))):
+            if f.endswith(".h"):
+                headers.setdefault(f, d + "/" + f)
+    out = {}
+    for d in sorted(os.listdir(src)):
+        for f in sorted(os.listdir(os.path.join(src, d))):
+            if not f.endswith((".c", ".h")):
+                continue
+            with open(os.path.join(src, d, f)) as fh:
+                names = re.findall(r'^\s*#\s*include\s+"([^"]+)"', fh.read(),
+                                   re.M)
+            found = []
+            for name in names:
+                if "/" in name:
+                    found.append("include/" + name)
+                elif os.path.exists(os.path.join(src, d, name)):
+                    found.append(d + "/" + name)  # beside it, found first
+                elif name in headers:
+                    found.append(headers[name])
+            out[d + "/" + f] = found
+    return out
+
+
+def layer_violations(graph):
+    """["FILE includes HEADER, a layer above it"] for each include that
+    looks up (or sideways, into another layer it may not see)."""
+    bad = []
+    for path, found in sorted(graph.items()):
+        layer = path.split("/")[0]
+        for h in found:
+            if h.startswith("include/"):
+                continue
+            if h.split("/")[0] not in LAYERS.get(layer, {layer}):
+                bad.append("src/%s includes %s, which its layer (%s) may not "
+                           "see" % (path, h, layer))
+    return bad
+
+
+def module_graph(graph):
+    """{module: {modules it includes}}; a module is a .c and its .h."""
+    mods = {}
+    for path, found in graph.items():
+        m = os.path.splitext(path)[0]
+        deps = mods.setdefault(m, set())
+        for h in found:
+            if not h.startswith("include/") and os.path.splitext(h)[0] != m:
+                deps.add(os.path.splitext(h)[0])
+    return mods
+
+
+def module_cycles(mods):
+    """The groups of modules that reach each other (strongly connected
+    components of more than one), each sorted."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(mods.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in sorted(mods):
+        if v not in index:
+            visit(v)
+    return out
+
+
 def git(*args):
     return subprocess.run(["git", *args], cwd=ROOT, capture_output=True,
                           text=True)
@@ -334,6 +437,40 @@ class Code(unittest.TestCase):
                             if line.startswith("#include")]
             with self.subTest(source=os.path.relpath(path, ROOT)):
                 self.assertEqual(includes[-1:], ['"banned.h"'])
+
+    def test_no_include_looks_up_a_layer(self):
+        graph = includes_of(os.path.join(ROOT, "src"))
+        self.assertEqual(set(p.split("/")[0] for p in graph), set(LAYERS))
+        self.assertEqual(layer_violations(graph), [])
+
+    def test_no_two_modules_need_each_other(self):
+        cycles = module_cycles(module_graph(includes_of(
+            os.path.join(ROOT, "src"))))
+        self.assertEqual(cycles, [], "modules that include each other "
+                         "(put what both need in a module below them)")
+
+    def test_the_include_checks_find_what_they_look_for(self):
+        # A tree of our own: engine/a.c looks up at gate/g.h, gate/g.c and
+        # gate/h.c include each other's headers by way of gate/i.h, and
+        # util/u.c includes the public header: one violation, one cycle.
+        with tempfile.TemporaryDirectory() as tmp:
+            files = {"engine/a.c": '#include "a.h"\n#include "g.h"\n',
+                     "engine/a.h": "", "gate/g.h": "",
+                     "gate/g.c": '#include "g.h"\n#include "h.h"\n',
+                     "gate/h.h": '#include "i.h"\n', "gate/h.c": "",
+                     "gate/i.h": '#include "g.h"\n',
+                     "util/u.c": '#include "perfgate/problem.h"\n'}
+            for name, text in files.items():
+                os.makedirs(os.path.join(tmp, os.path.dirname(name)),
+                            exist_ok=True)
+                with open(os.path.join(tmp, name), "w") as f:
+                    f.write(text)
+            graph = includes_of(tmp)
+            self.assertEqual(layer_violations(graph), [
+                "src/engine/a.c includes gate/g.h, which its layer (engine) "
+                "may not see"])
+            self.assertEqual(module_cycles(module_graph(graph)),
+                             [["gate/g", "gate/h", "gate/i"]])
 
     def test_banned_h_refuses_what_it_bans(self):
         with tempfile.TemporaryDirectory() as tmp:

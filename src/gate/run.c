@@ -2,7 +2,7 @@
  * run.c - running one benchmark in perfgate-measure, under supervision.
  *
  * perfgate writes the run spec (runspec.h) and starts perfgate-measure
- * (runner.c) on it, reading its events from a pipe (fd 3 there) and
+ * (src/measurer) on it, reading its events from a pipe (fd 3 there) and
  * watching which side runs user code through a pg_watch in shared memory
  * (fd 4 there), so that a hang or a crash is charged to the right side.
  */

@@ -1,5 +1,5 @@
 /*
- * run.h - running one benchmark, in perfgate-measure (runner.c).
+ * run.h - running one benchmark, in perfgate-measure (src/measurer/main.c).
  *
  * That process loads the problem plugin and each side's library, sets up every
  * case on each side, runs each side once and verifies it, then measures

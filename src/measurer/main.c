@@ -1,5 +1,6 @@
 /*
- * runner.c - perfgate-measure, the process that runs the user's code.
+ * main.c - perfgate-measure, the measuring child: the process that runs
+ * the user's code.
  *
  * perfgate starts it for every benchmark (run.c), so that the user's code
  * runs in a process that loads nothing of perfgate's own: no libgit2, zlib,
@@ -81,7 +82,7 @@ typedef struct child_ctx {
     pg_watch *watch;
     int fd;
     int64_t last_progress;
-    pg_gpu *gpu; /* CUDA solutions; else NULL */
+    pg_gpu *gpu;     /* CUDA solutions; else NULL */
     double *samples; /* pg_measure_opts.keep_samples */
 } child_ctx;
 
