@@ -472,6 +472,21 @@ class Code(unittest.TestCase):
             self.assertEqual(module_cycles(module_graph(graph)),
                              [["gate/g", "gate/h", "gate/i"]])
 
+    def test_the_protocol_s_events_are_documented(self):
+        # protocol.h declares every event of perfgate-measure; the table
+        # in docs/internals.md describes the same ones, no more.
+        with open(os.path.join(ROOT, "src", "engine", "protocol.h")) as f:
+            declared = set(re.findall(r'#define PG_EV_[A-Z]+ "([a-z]+)"',
+                                      f.read()))
+        with open(os.path.join(ROOT, "docs", "internals.md")) as f:
+            text = f.read()
+        section = text[text.index("## The measuring child's protocol"):]
+        end = section.find("\n## ", 4)
+        section = section[:end] if end > 0 else section
+        documented = set(re.findall(r"^\| `([a-z]+)` \|", section, re.M))
+        self.assertGreater(len(declared), 8)
+        self.assertEqual(declared, documented)
+
     def test_banned_h_refuses_what_it_bans(self):
         with tempfile.TemporaryDirectory() as tmp:
             src = os.path.join(tmp, "t.c")

@@ -9,6 +9,7 @@
 #include "fs.h"
 #include "problem.h"
 #include "proc.h"
+#include "protocol.h"
 #include "run.h"
 #include "str.h"
 #include "strvec.h"
@@ -112,15 +113,15 @@ static void describe_line(void *payload, const char *line)
 
     if (!rest)
         return;
-    if (!strcmp(word, "cases")) {
+    if (!strcmp(word, PG_EV_CASES)) {
         free(d->default_cases);
         d->default_cases = pg_strdup(rest);
-    } else if (!strcmp(word, "device")) {
+    } else if (!strcmp(word, PG_EV_DEVICE)) {
         free(d->device_cases);
         d->device_cases = pg_strdup(rest);
-    } else if (!strcmp(word, "error")) {
+    } else if (!strcmp(word, PG_EV_ERROR)) {
         pg_error_set(PG_ERR_USAGE, "%s", rest);
-    } else if (!strcmp(word, "bytes")) {
+    } else if (!strcmp(word, PG_EV_BYTES)) {
         size_t i;
         double v;
         if (sscanf(rest, "%zu %lg", &i, &v) == 2 && i < d->nbytes)

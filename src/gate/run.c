@@ -12,6 +12,7 @@
 #include "fs.h"
 #include "measure.h"
 #include "proc.h"
+#include "protocol.h"
 #include "str.h"
 #include "util.h"
 
@@ -60,12 +61,13 @@ static void add_samples(pg_bench_result *out, const char *rest)
         c >= out->ncases || (side != 0 && side != 1))
         return;
     cr = &out->cases[c];
-    /* In order, or not at all; a line has at most 64. */
+    /* In order, or not at all; a line has at most PG_EV_SAMPLES_PER_LINE. */
     if (first != cr->nsamples[side] || first >= PG_MAX_SAMPLES)
         return;
-    cr->samples[side] =
-        pg_realloc(cr->samples[side], (first + 64) * sizeof(double));
-    for (p = rest + n; *p && cr->nsamples[side] < first + 64; p = end) {
+    cr->samples[side] = pg_realloc(
+        cr->samples[side], (first + PG_EV_SAMPLES_PER_LINE) * sizeof(double));
+    for (p = rest + n;
+         *p && cr->nsamples[side] < first + PG_EV_SAMPLES_PER_LINE; p = end) {
         double v = strtod(p, &end);
         if (end == p)
             break;
@@ -84,7 +86,7 @@ static void on_line(void *payload, const char *line)
 
     if (!rest)
         return;
-    if (!strcmp(word, "fail") && !ctx->failed) {
+    if (!strcmp(word, PG_EV_FAIL) && !ctx->failed) {
         int st;
         int m = 0;
         if (sscanf(rest, "%31s %31s %n", a, b, &m) < 2)
@@ -97,13 +99,13 @@ static void on_line(void *payload, const char *line)
         free(out->message);
         out->message = pg_strdup(rest + m);
         ctx->failed = 1;
-    } else if (!strcmp(word, "progress")) {
+    } else if (!strcmp(word, PG_EV_PROGRESS)) {
         int round = 0;
         double elapsed = 0;
         if (sscanf(rest, "%31s %d %lf", a, &round, &elapsed) == 3 &&
             ctx->spec->on_progress)
             ctx->spec->on_progress(ctx->spec->payload, a, round, elapsed);
-    } else if (!strcmp(word, "case")) {
+    } else if (!strcmp(word, PG_EV_CASE)) {
         char f[8][40];
         size_t i;
         if (sscanf(rest, "%zu %39s %39s %39s %39s %39s %39s %39s %39s", &i,
@@ -118,11 +120,11 @@ static void on_line(void *payload, const char *line)
         out->cases[i].bytes = parse_double(f[5]);
         out->cases[i].change_lo = parse_double(f[6]);
         out->cases[i].change_hi = parse_double(f[7]);
-    } else if (!strcmp(word, "trace")) {
+    } else if (!strcmp(word, PG_EV_TRACE)) {
         pg_trace("measure: %s", rest);
-    } else if (!strcmp(word, "samples")) {
+    } else if (!strcmp(word, PG_EV_SAMPLES)) {
         add_samples(out, rest);
-    } else if (!strcmp(word, "gpu")) {
+    } else if (!strcmp(word, PG_EV_GPU)) {
         pg_gpu_run *g = &out->gpu;
         unsigned long long v[3];
         if (sscanf(rest, "%d %llu %llu %llu %lf %d", &g->runtime_version, &v[0],
@@ -132,12 +134,12 @@ static void on_line(void *payload, const char *line)
             g->throttled = v[1];
             g->kept_throttled = v[2];
         }
-    } else if (!strcmp(word, "verified")) {
-        if (!strcmp(rest, "head"))
+    } else if (!strcmp(word, PG_EV_VERIFIED)) {
+        if (!strcmp(rest, PG_EV_VERIFIED_HEAD))
             ctx->head_verified = 1;
         else
             ctx->done = 1;
-    } else if (!strcmp(word, "done")) {
+    } else if (!strcmp(word, PG_EV_DONE)) {
         unsigned long long c0, c1;
         char f[3][40], stop[32];
         if (sscanf(rest, "%d %llu %llu %lf %39s %39s %39s %31s", &out->rounds,

@@ -15,12 +15,8 @@
  *   perfgate-measure --describe LIB NAME [CASES]
  *                                     a problem's default cases, on fd 3
  *
- * Events, one line each (run.c reads them):
- *   fail STATUS SIDE MESSAGE      the benchmark ends with STATUS
- *   progress STAGE ROUND SECONDS  for the progress line
- *   case I BASE HEAD OVERHEAD INNER FLOPS BYTES LO HI
- *   done ROUNDS CALLS_BASE CALLS_HEAD SECONDS CHANGE LO HI STOP
- *   gpu RUNTIME SAMPLES THROTTLED KEPT_THROTTLED CLOCK_MHZ GATED
+ * Its events, one line each, are declared in protocol.h (run.c and
+ * problems.c read them).
  * Which side is running user code, and since when, is in the pg_watch that
  * perfgate shares as fd 4, so that a hang or a crash is charged to the
  * right side even when this process can say nothing.  Run by hand, without
@@ -32,6 +28,7 @@
 #include "measure.h"
 #include "problem.h"
 #include "proc.h"
+#include "protocol.h"
 #include "runspec.h"
 #include "str.h"
 #include "system.h"
@@ -116,7 +113,7 @@ static int child_fail(child_ctx *ctx, const char *status, int side,
     va_start(ap, fmt);
     pg_str_vprintf(&msg, fmt, ap);
     va_end(ap);
-    send_line(ctx, "fail %s %s %s", status, side < 0 ? "-" : side_names[side],
+    send_line(ctx, PG_EV_FAIL_FMT, status, side < 0 ? "-" : side_names[side],
               pg_str_cstr(&msg));
     pg_str_clear(&msg);
     return 1;
@@ -136,7 +133,7 @@ static void trace(child_ctx *ctx, const char *fmt, ...)
     va_start(ap, fmt);
     pg_str_vprintf(&msg, fmt, ap);
     va_end(ap);
-    send_line(ctx, "trace %s", pg_str_cstr(&msg));
+    send_line(ctx, PG_EV_TRACE_FMT, pg_str_cstr(&msg));
     pg_str_clear(&msg);
 }
 
@@ -165,7 +162,7 @@ static void on_round(void *payload, int round, double elapsed)
     if (now - ctx->last_progress < 100000000)
         return;
     ctx->last_progress = now;
-    send_line(ctx, "progress measuring %d %.3f", round, elapsed);
+    send_line(ctx, PG_EV_PROGRESS_FMT, "measuring", round, elapsed);
 }
 
 static void limit_resources(int gpu)
@@ -263,14 +260,14 @@ static int verify_sides(child_ctx *ctx, const pg_problem *p, pg_case *cases,
         }
         /* Said once compared with the base, where it is. */
         if (side == PG_HEAD && !why[side].size && !compared)
-            send_line(ctx, "verified head");
+            send_line(ctx, PG_EV_VERIFIED " " PG_EV_VERIFIED_HEAD);
         if (why[side].size && failed < 0)
             failed = side;
     }
     if (compared && failed < 0 && compare_sides(ctx, p, cases, own) < 0)
         return -1;
     if (compared && failed < 0)
-        send_line(ctx, "verified head");
+        send_line(ctx, PG_EV_VERIFIED " " PG_EV_VERIFIED_HEAD);
     if (failed == PG_HEAD && why[PG_BASE].size)
         child_fail(ctx, "incorrect", PG_HEAD,
                    "%s (the base side is "
@@ -600,7 +597,7 @@ static void time_sides(child_ctx *ctx, sides *st, pg_case_timing *timing,
     opts.rule.gate_cases = spec->gate_cases;
     if (ctx->gpu) {
         /* To its working clocks first, then measured as any other. */
-        send_line(ctx, "progress warming 0 0");
+        send_line(ctx, PG_EV_PROGRESS_FMT, "warming", 0, 0.0);
         pg_gpu_warm_up(ctx->gpu, st->targets, spec->ncases, st->order, st->n,
                        0.2, ctx->watch);
         opts.device = pg_gpu_clock(ctx->gpu);
@@ -624,10 +621,10 @@ static void send_samples(child_ctx *ctx, const sides *st, int rounds)
 
     for (c = 0; c < ncases && ctx->samples; c++)
         for (k = 0; k < st->n; k++)
-            for (r = 0; r < rounds; r += 64) {
+            for (r = 0; r < rounds; r += PG_EV_SAMPLES_PER_LINE) {
                 pg_str line = PG_STR_INIT;
-                pg_str_printf(&line, "samples %zu %d %d", c, st->order[k], r);
-                for (i = r; i < rounds && i < r + 64; i++)
+                pg_str_printf(&line, PG_EV_SAMPLES_FMT, c, st->order[k], r);
+                for (i = r; i < rounds && i < r + PG_EV_SAMPLES_PER_LINE; i++)
                     pg_str_printf(
                         &line, " %.6g",
                         ctx->samples[((size_t)i * ncases + c) * 2 + (size_t)k]);
@@ -682,8 +679,7 @@ static void send_figures(child_ctx *ctx, const sides *st,
             trace(ctx, "%s", pg_str_cstr(&t));
             pg_str_clear(&t);
         }
-        send_line(ctx, "case %zu %.6f %.6f %.6f %llu %.17g %.17g %.9f %.9f", c,
-                  ns[0], ns[1], timing[c].overhead_ns,
+        send_line(ctx, PG_EV_CASE_FMT, c, ns[0], ns[1], timing[c].overhead_ns,
                   (unsigned long long)timing[c].inner, flops, bytes,
                   timing[c].change.lo, timing[c].change.hi);
     }
@@ -695,15 +691,14 @@ static void send_figures(child_ctx *ctx, const sides *st,
     if (ctx->gpu) {
         pg_gpu_stats g;
         pg_gpu_get_stats(&g, ctx->gpu);
-        send_line(ctx, "gpu %d %llu %llu %llu %.1f %d", g.runtime_version,
+        send_line(ctx, PG_EV_GPU_FMT, g.runtime_version,
                   (unsigned long long)g.samples,
                   (unsigned long long)g.throttled,
                   (unsigned long long)g.kept_throttled, g.clock_mhz, g.gated);
     }
-    send_line(ctx, "done %d %llu %llu %.6f %.9f %.9f %.9f %s", summary->rounds,
-              calls[0], calls[1], summary->seconds, summary->change.change,
-              summary->change.lo, summary->change.hi,
-              pg_estimate_stop_name(summary->stop));
+    send_line(ctx, PG_EV_DONE_FMT, summary->rounds, calls[0], calls[1],
+              summary->seconds, summary->change.change, summary->change.lo,
+              summary->change.hi, pg_estimate_stop_name(summary->stop));
 }
 
 /* teardown(state), named as the problem's call on case `c`. */
@@ -792,10 +787,10 @@ static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
     if (load_sides(&ctx, &st) || set_up_own(&ctx, &st))
         goto done;
 
-    send_line(&ctx, "progress verifying 0 0");
+    send_line(&ctx, PG_EV_PROGRESS_FMT, "verifying", 0, 0.0);
     if (verify_sides(&ctx, st.p, st.cases, st.own, "") < 0 ||
         spec->verify_only) {
-        send_line(&ctx, "verified");
+        send_line(&ctx, PG_EV_VERIFIED);
         goto done;
     }
     if (set_up_shared(&ctx, &st))
@@ -828,19 +823,18 @@ static int describe_main(const char *lib, const char *name, const char *cases,
     int err;
 
     if (pg_plugin_load(&plugin, lib, name) < 0) {
-        err = pg_proc_send(fd, NULL, "error %s", pg_error_last());
+        err = pg_proc_send(fd, NULL, PG_EV_ERROR_FMT, pg_error_last());
     } else {
         const pg_problem *p = plugin.problem;
-        err = pg_proc_send(fd, NULL, "cases %s", p->default_cases);
+        err = pg_proc_send(fd, NULL, PG_EV_CASES_FMT, p->default_cases);
         if (p->device_cases)
-            err |= pg_proc_send(fd, NULL, "device %s", p->device_cases);
+            err |= pg_proc_send(fd, NULL, PG_EV_DEVICE_FMT, p->device_cases);
         if (cases && p->bytes &&
             pg_case_specs_parse(&specs, &nspecs, cases) == 0)
             for (i = 0; i < nspecs; i++) {
                 pg_case c;
                 pg_case_init(&c, name, &specs[i], NULL);
-                err |=
-                    pg_proc_send(fd, NULL, "bytes %zu %.17g", i, p->bytes(&c));
+                err |= pg_proc_send(fd, NULL, PG_EV_BYTES_FMT, i, p->bytes(&c));
                 pg_case_clear(&c);
             }
     }

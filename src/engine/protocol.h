@@ -1,0 +1,81 @@
+/*
+ * protocol.h - what perfgate-measure (src/measurer) says to perfgate: every
+ * event, its word and its fields, declared once for the sender and the
+ * readers (src/gate/run.c, src/gate/problems.c).  docs/internals.md ("The
+ * measuring child's protocol") describes the same events for people.
+ *
+ * Each event is one line on the message channel (proc.h: pg_proc_send,
+ * pg_proc_message): "[TOKEN ]WORD FIELDS".  PG_EV_X is the word, and
+ * PG_EV_X_FMT the printf format of the whole line, word included, so that
+ * the compiler checks every sender against it.  A reader matches the word
+ * and reads the fields in the order given here.
+ */
+#ifndef PG_PROTOCOL_H
+#define PG_PROTOCOL_H
+
+/* `perfgate-measure SPEC`: the events of a run, with the run's token. */
+
+/* STAGE ROUND SECONDS: "verifying", "warming" or "measuring", for the
+ * progress line. */
+#define PG_EV_PROGRESS "progress"
+#define PG_EV_PROGRESS_FMT PG_EV_PROGRESS " %s %d %.3f"
+
+/* "head", or nothing: the head was checked and found right; with no word,
+ * both sides were and nothing is to be measured (verify_only). */
+#define PG_EV_VERIFIED "verified"
+#define PG_EV_VERIFIED_HEAD "head"
+
+/* I BASE HEAD OVERHEAD INNER FLOPS BYTES LO HI: case I's minimums (ns per
+ * call), the harness's cost per call, the calls per sample, the work of
+ * one call, and the case's 95% interval of the change. */
+#define PG_EV_CASE "case"
+#define PG_EV_CASE_FMT                                                         \
+    PG_EV_CASE " %zu %.6f %.6f %.6f %llu %.17g %.17g %.9f %.9f"
+
+/* CASE SIDE FIRST NS...: a side's samples of a case, in round order from
+ * sample FIRST, at most PG_EV_SAMPLES_PER_LINE a line. */
+#define PG_EV_SAMPLES "samples"
+#define PG_EV_SAMPLES_FMT PG_EV_SAMPLES " %zu %d %d"
+#define PG_EV_SAMPLES_PER_LINE 64
+
+/* RUNTIME SAMPLES THROTTLED KEPT_THROTTLED CLOCK_MHZ GATED: a CUDA
+ * benchmark's device figures. */
+#define PG_EV_GPU "gpu"
+#define PG_EV_GPU_FMT PG_EV_GPU " %d %llu %llu %llu %.1f %d"
+
+/* ROUNDS CALLS_BASE CALLS_HEAD SECONDS CHANGE LO HI STOP: measuring ended;
+ * STOP is "clear" or "max_time". */
+#define PG_EV_DONE "done"
+#define PG_EV_DONE_FMT PG_EV_DONE " %d %llu %llu %.6f %.9f %.9f %.9f %s"
+
+/* STATUS SIDE MESSAGE: the benchmark ends with STATUS (pg_status_name:
+ * "incorrect", "crashed", ...), charged to SIDE ("base", "head", or "-"
+ * for the problem's own code). */
+#define PG_EV_FAIL "fail"
+#define PG_EV_FAIL_FMT PG_EV_FAIL " %s %s %s"
+
+/* TEXT: a step, under `compare -v`. */
+#define PG_EV_TRACE "trace"
+#define PG_EV_TRACE_FMT PG_EV_TRACE " %s"
+
+/* `perfgate-measure --describe LIB NAME [CASES]`: a problem's own words,
+ * without a token. */
+
+/* CASES: the problem's default cases ("k=v,k=v;k=v"). */
+#define PG_EV_CASES "cases"
+#define PG_EV_CASES_FMT PG_EV_CASES " %s"
+
+/* CASES: its default cases on a GPU, when it has its own. */
+#define PG_EV_DEVICE "device"
+#define PG_EV_DEVICE_FMT PG_EV_DEVICE " %s"
+
+/* INDEX VALUE: the bytes one call of configured case INDEX moves, as the
+ * problem's bytes() says. */
+#define PG_EV_BYTES "bytes"
+#define PG_EV_BYTES_FMT PG_EV_BYTES " %zu %.17g"
+
+/* MESSAGE: the problem could not be loaded. */
+#define PG_EV_ERROR "error"
+#define PG_EV_ERROR_FMT PG_EV_ERROR " %s"
+
+#endif
