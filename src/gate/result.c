@@ -248,6 +248,7 @@ static cJSON *bench_json(const pg_bench_result *b)
     add_string(o, "problem", b->problem);
     add_string(o, "status", pg_status_name(b->status));
     add_string(o, "side", pg_side_name(b->side));
+    cJSON_AddBoolToObject(o, "fails_gate", b->fails_gate);
     add_number(o, "change", b->change);
     add_interval(o, b->change_lo, b->change_hi);
     cJSON_AddStringToObject(o, "gate", b->gate_cases ? "cases" : "total");

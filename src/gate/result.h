@@ -143,6 +143,8 @@ typedef struct pg_bench_result {
     size_t ncases;
     long slower_case; /* index of pg_stats_hidden_regression()'s case;
                          -1: none (set by pg_stats_judge) */
+    int fails_gate;   /* this benchmark fails the gate (set by
+                         pg_stats_judge; the JSON's "fails_gate") */
     int shard;        /* the shard that measured it (1-based); 0: none */
     pg_gpu_run gpu;
 } pg_bench_result;

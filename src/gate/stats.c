@@ -261,6 +261,9 @@ void pg_stats_judge(pg_result *r)
         pg_bench_result *b = &r->benchmarks[i];
         const pg_case_result *c = pg_stats_hidden_regression(b);
         b->slower_case = c ? (long)(c - b->cases) : -1;
+        /* In a self-check only a failure fails (passed()). */
+        b->fails_gate =
+            r->aa ? is_failure_status(b->status) : pg_stats_fails_gate(b);
         if (c && !r->aa && v->passed)
             v->warned = 1;
     }

@@ -1,5 +1,7 @@
 /* The decision rule and the gate. */
 #include "stats.h"
+#include <stdlib.h>
+
 #include "test.h"
 
 static pg_bench_result bench(double base1, double head1, double base2,
@@ -125,7 +127,43 @@ static void which_failures_fail_the_gate(void)
     CHECK(r.verdict.passed); /* nothing to fail */
 }
 
+/* The judged result says per benchmark whether it fails the gate, in the
+ * JSON too, so that the Action renders the rule rather than repeating it;
+ * a self-check fails on failures alone. */
+static void the_result_says_which_fail_the_gate(void)
+{
+    pg_result r;
+    char *json;
+
+    memset(&r, 0, sizeof(r));
+    r.noise_floor = 0.05;
+    pg_result_add(&r, "slower", "p")->status = PG_STATUS_REGRESSION;
+    pg_result_add(&r, "broken_base", "p")->status = PG_STATUS_BUILD_FAILED;
+    r.benchmarks[1].side = PG_SIDE_BASE;
+    pg_result_add(&r, "broken_head", "p")->status = PG_STATUS_CRASHED;
+    r.benchmarks[2].side = PG_SIDE_HEAD;
+    pg_stats_judge(&r);
+    CHECK(r.benchmarks[0].fails_gate);
+    CHECK(!r.benchmarks[1].fails_gate);
+    CHECK(r.benchmarks[2].fails_gate);
+    CHECK(!r.verdict.passed);
+    json = pg_result_to_json(&r);
+    REQUIRE(json != NULL);
+    CHECK_CONTAINS(json, "\"name\":\t\"slower\"");
+    CHECK(strstr(json, "\"fails_gate\":\ttrue") != NULL);
+    CHECK(strstr(json, "\"fails_gate\":\tfalse") != NULL);
+    free(json);
+
+    r.aa = 1;
+    pg_stats_judge(&r);
+    CHECK(!r.benchmarks[0].fails_gate);
+    CHECK(r.benchmarks[2].fails_gate);
+    pg_result_clear(&r);
+}
+
 const pg_test pg_tests_stats[] = {
+    {"the_result_says_which_fail_the_gate",
+     the_result_says_which_fail_the_gate},
     {"sums_of_minimums", sums_of_minimums},
     {"floor_boundaries", floor_boundaries},
     {"zero_totals_are_equal", zero_totals_are_equal},
