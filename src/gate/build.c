@@ -154,8 +154,7 @@ static int compile(pg_build *out, pg_strvec *a, const char *cwd,
                 "position-independent code; have the build add -fPIC "
                 "(CFLAGS=-fPIC, or CMAKE_POSITION_INDEPENDENT_CODE=ON)",
                 what);
-        else if (res.exited && res.exit_code == 127 &&
-                 strstr(pg_str_cstr(&res.output), "cannot run"))
+        else if (res.not_run)
             out->message =
                 strstr(a->v[0], "nvcc")
                     ? pg_strdupf("cannot run nvcc ('%s'); install the CUDA "

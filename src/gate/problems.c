@@ -209,7 +209,7 @@ static int describe(describe_ctx *d, const pg_bench_config *b,
     }
     pg_error_clear();
     err = pg_proc_run_argv(&res, argv, &opts);
-    if (!err && res.exited && res.exit_code == 127 && !d->default_cases)
+    if (!err && res.not_run)
         err = pg_run_program_missing();
     pg_proc_result_clear(&res);
     pg_str_clear(&wanted);

@@ -446,9 +446,7 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
     argv[2] = NULL;
     if ((err = pg_proc_run_argv(&res, argv, &opts)) < 0)
         goto done;
-    if (res.exited && res.exit_code == 127 && !pctx.done && !pctx.failed &&
-        watch->side < 0 &&
-        !strncmp(pg_str_cstr(&res.output), "cannot run '", 12)) {
+    if (res.not_run) {
         err = pg_run_program_missing();
         goto done;
     }

@@ -133,6 +133,7 @@ static void feed_lines(pg_str *pending, const pg_proc_opts *opts, int final)
 typedef struct child {
     pid_t pid;
     int out_fd, msg_fd; /* -1 once closed or never opened */
+    int exec_fd;        /* says why a program did not start; -1: none */
     int killed;
     int64_t start;
     pg_str pending; /* the message pipe's unfinished line */
@@ -224,6 +225,11 @@ static int child_finish(child *c, int err)
     close_fd(&c->msg_fd);
     while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR)
         ;
+    /* A program that started closed its end (close-on-exec): nothing. */
+    if (c->exec_fd >= 0 && read(c->exec_fd, &out->not_run,
+                                sizeof(out->not_run)) != sizeof(out->not_run))
+        out->not_run = 0;
+    close_fd(&c->exec_fd);
     pg_cleanup_drop_child(c->pid);
     pg_str_clear(&c->pending);
 
@@ -399,7 +405,7 @@ static int child_start(child *c, pg_proc_result *out, char *const argv[],
                        int (*fn)(void *, int), void *arg,
                        const pg_proc_opts *opts)
 {
-    int outp[2], msgp[2] = {-1, -1}, err;
+    int outp[2], msgp[2] = {-1, -1}, execp[2] = {-1, -1}, err;
     pid_t pid, parent;
 
     memset(out, 0, sizeof(*out));
@@ -411,10 +417,15 @@ static int child_start(child *c, pg_proc_result *out, char *const argv[],
     if (pipe2(outp, O_CLOEXEC) < 0)
         return pg_error_set(PG_ERR_GENERIC, "cannot create a pipe: %s",
                             strerror(errno));
-    if ((fn || opts->on_line) && pipe2(msgp, O_CLOEXEC) < 0) {
+    if (((fn || opts->on_line) && pipe2(msgp, O_CLOEXEC) < 0) ||
+        (argv && pipe2(execp, O_CLOEXEC) < 0)) {
         err = errno;
         close(outp[0]);
         close(outp[1]);
+        if (msgp[0] >= 0) {
+            close(msgp[0]);
+            close(msgp[1]);
+        }
         return pg_error_set(PG_ERR_GENERIC, "cannot create a pipe: %s",
                             strerror(err));
     }
@@ -431,6 +442,10 @@ static int child_start(child *c, pg_proc_result *out, char *const argv[],
         if (msgp[0] >= 0) {
             close(msgp[0]);
             close(msgp[1]);
+        }
+        if (execp[0] >= 0) {
+            close(execp[0]);
+            close(execp[1]);
         }
         return pg_error_set(PG_ERR_GENERIC, "cannot fork: %s", strerror(err));
     }
@@ -471,7 +486,11 @@ static int child_start(child *c, pg_proc_result *out, char *const argv[],
             if (share >= 0)
                 dup2(share, 4);
             execvp(argv[0], argv);
-            fprintf(stderr, "cannot run '%s': %s\n", argv[0], strerror(errno));
+            err = errno;
+            if (write(execp[1], &err, sizeof(err)) < 0) {
+                /* The exit status says it too. */
+            }
+            fprintf(stderr, "cannot run '%s': %s\n", argv[0], strerror(err));
             _exit(127);
         }
         close(msgp[0]);
@@ -482,9 +501,12 @@ static int child_start(child *c, pg_proc_result *out, char *const argv[],
     close(outp[1]);
     if (msgp[1] >= 0)
         close(msgp[1]);
+    if (execp[1] >= 0)
+        close(execp[1]);
     c->pid = pid;
     c->out_fd = outp[0];
     c->msg_fd = msgp[0];
+    c->exec_fd = execp[0];
     c->out = out;
     c->opts = opts;
     fcntl(c->out_fd, F_SETFL, O_NONBLOCK);

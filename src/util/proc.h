@@ -48,6 +48,8 @@ typedef struct pg_proc_result {
     int timed_out;  /* killed at opts.timeout */
     int watchdog;   /* the watchdog's non-zero verdict, or 0 */
     double seconds; /* wall time */
+    int not_run;    /* the program could not be started: why (an errno;
+                       it also exited 127, saying so) */
     pg_str output;  /* stdout and stderr, interleaved, capped */
 } pg_proc_result;
 

@@ -918,6 +918,27 @@ class UsageErrors(RepoTest):
         self.assertIn("perfgate.yml:9:13: unknown parameter 'nn' for problem "
                       "'reduce_sum' (did you mean 'n'?)", r.stderr)
 
+    def test_a_missing_measuring_program_is_named(self):
+        # perfgate-measure not where it was said to be: said, with what to
+        # do, and not taken for the user's code failing (exit 3, no
+        # verdict).  A program that is there and exits 127 is not this.
+        self.base_repo()
+        self.commit({"src/sum.c": LANES})
+        gone = os.path.join(self.tmp, "no-such-perfgate-measure")
+        r = self.perfgate("HEAD~1", "HEAD", env=dict(
+            os.environ, PERFGATE_MEASURE=gone))
+        self.assertEqual(r.code, 3, r.stderr)
+        self.assertIn("cannot run %s: install it beside perfgate" % gone,
+                      r.stderr)
+        self.assertIn("PERFGATE_MEASURE", r.stderr)
+        exits = os.path.join(self.tmp, "exits-127")
+        with open(exits, "w") as f:
+            f.write("#!/bin/sh\necho \"cannot run 'x'\"\nexit 127\n")
+        os.chmod(exits, 0o755)
+        r = self.perfgate("HEAD~1", "HEAD", env=dict(
+            os.environ, PERFGATE_MEASURE=exits))
+        self.assertNotIn("install it beside perfgate", r.stderr)
+
     def test_missing_config(self):
         self.commit({"src/sum.c": SERIAL})
         r = self.perfgate()

@@ -2,6 +2,7 @@
  * Child processes under supervision: exit status, signals, time limits,
  * capped output, and the message channel from a child to perfgate.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,28 @@ static void exit_status_and_output(void)
     CHECK(!res.signal && !res.timed_out);
     CHECK_CONTAINS(pg_str_cstr(&res.output), "out\n");
     CHECK_CONTAINS(pg_str_cstr(&res.output), "err\n");
+    pg_proc_result_clear(&res);
+}
+
+/* A program that is not there is said to be not run, with why; one that
+ * ran and exited 127 itself is not taken for it. */
+static void a_program_that_does_not_start(void)
+{
+    char *missing[] = {"/nonexistent/perfgate-no-such-program", NULL};
+    char *exits[] = {"sh", "-c", "echo \"cannot run 'x'\"; exit 127", NULL};
+    pg_proc_opts opts;
+    pg_proc_result res;
+
+    memset(&opts, 0, sizeof(opts));
+    REQUIRE(pg_proc_run_argv(&res, missing, &opts) == 0);
+    CHECK(res.not_run == ENOENT);
+    CHECK(res.exited && res.exit_code == 127);
+    CHECK_CONTAINS(pg_str_cstr(&res.output), "cannot run");
+    pg_proc_result_clear(&res);
+
+    REQUIRE(pg_proc_run_argv(&res, exits, &opts) == 0);
+    CHECK(res.not_run == 0);
+    CHECK(res.exited && res.exit_code == 127);
     pg_proc_result_clear(&res);
 }
 
@@ -265,6 +288,7 @@ static void box_command_line(void)
 
 const pg_test pg_tests_proc[] = {
     {"exit_status_and_output", exit_status_and_output},
+    {"a_program_that_does_not_start", a_program_that_does_not_start},
     {"signals_and_time_limits", signals_and_time_limits},
     {"output_is_capped", output_is_capped},
     {"message_channel", message_channel},
