@@ -291,7 +291,7 @@ static int base_of_range(compare_ctx *ctx)
 {
     pg_rev *base = &ctx->rev[0], *head = &ctx->rev[1];
     const char *head_name = head->worktree ? "HEAD" : head->spec;
-    char mb[41];
+    char mb[PG_OID_HEX];
     size_t ahead = 0;
     int err;
 

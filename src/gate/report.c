@@ -150,6 +150,10 @@ void pg_report_summary(pg_str *out, const pg_result *r)
 
 static void md_text(pg_str *out, const char *s, size_t max);
 
+/* The most of a name (a benchmark's, a case's, a revision's) that a
+ * comment shows: a pull request chooses them, and the comment is small. */
+#define MD_NAME_MAX 200
+
 /* Not built or measured: said in one line under the table, not a row of
  * figures nobody measured. */
 static int collapsed(const pg_bench_result *b)
@@ -184,7 +188,7 @@ static void collapsed_line(pg_str *out, const pg_result *r, size_t shown,
         pg_str_puts(out, listed++ ? ", " : "");
         if (markdown) {
             pg_str_putc(out, '`');
-            md_text(out, b->name, 200);
+            md_text(out, b->name, MD_NAME_MAX);
             pg_str_putc(out, '`');
         } else {
             pg_str_puts(out, b->name);
@@ -255,7 +259,7 @@ static void describe_side(pg_str *out, const pg_side_info *s, int md)
     if (s->rev && s->commit && strncmp(s->rev, s->commit, strlen(s->rev))) {
         pg_str_puts(out, " (");
         if (md)
-            md_text(out, s->rev, 200);
+            md_text(out, s->rev, MD_NAME_MAX);
         else
             pg_str_puts(out, s->rev);
         pg_str_putc(out, ')');
@@ -887,7 +891,7 @@ static void md_bench_row(pg_str *out, const pg_bench_result *b)
     const pg_case_result *hidden;
 
     pg_str_puts(out, "| **");
-    md_text(out, b->name, 200);
+    md_text(out, b->name, MD_NAME_MAX);
     pg_str_puts(out, "** | ");
     if (isfinite(b->base_ns) && isfinite(b->head_ns)) {
         pg_format_ns(out, b->base_ns);
@@ -917,7 +921,7 @@ static void md_bench_row(pg_str *out, const pg_bench_result *b)
         pg_str_puts(out, " (identical code)");
     if ((hidden = pg_result_slower_case(b))) {
         pg_str_puts(out, ", but ⚠️ ");
-        md_text(out, hidden->name, 200);
+        md_text(out, hidden->name, MD_NAME_MAX);
         pg_str_puts(out, " is ");
         slower_text(out, hidden->change);
     }
@@ -940,9 +944,9 @@ static void md_case_rows(pg_str *out, const pg_result *r,
     for (i = 0; i < b->ncases; i++) {
         const pg_case_result *c = &b->cases[i];
         pg_str_puts(out, "| ");
-        md_text(out, b->name, 200);
+        md_text(out, b->name, MD_NAME_MAX);
         pg_str_puts(out, " | ");
-        md_text(out, c->name, 200);
+        md_text(out, c->name, MD_NAME_MAX);
         pg_str_puts(out, " | ");
         pg_format_ns(out, c->base_ns);
         pg_str_puts(out, " | ");
@@ -1029,7 +1033,7 @@ static void md_footer(pg_str *footer, const pg_result *r)
                         "interval from the paired rounds.\n");
     if (r->gpu.present) {
         pg_str_puts(footer, "\nGPU: ");
-        md_text(footer, r->gpu.name, 200);
+        md_text(footer, r->gpu.name, MD_NAME_MAX);
         gpu_line(footer, r);
         pg_str_puts(footer, ". Kernels are timed with CUDA events, "
                             "launches queued back to back; cold benchmarks "
@@ -1171,7 +1175,7 @@ static void md_hidden(pg_str *out, const pg_result *r, size_t shown,
         if (b->culprit) {
             culprit_line(&tmp, b);
             pg_str_puts(out, "> 🔎 **");
-            md_text(out, b->name, 200);
+            md_text(out, b->name, MD_NAME_MAX);
             pg_str_puts(out, "**: ");
             md_text(out, pg_str_cstr(&tmp), 600);
             pg_str_puts(out, "\n\n");
@@ -1183,7 +1187,7 @@ static void md_hidden(pg_str *out, const pg_result *r, size_t shown,
         }
         hidden_line(&tmp, b, hidden);
         pg_str_puts(out, "> ⚠️ **");
-        md_text(out, b->name, 200);
+        md_text(out, b->name, MD_NAME_MAX);
         pg_str_puts(out, "**: ");
         md_text(out, pg_str_cstr(&tmp), 600);
         pg_str_puts(out, "\n\n");
@@ -1244,12 +1248,12 @@ static void md_profile_row(pg_str *out, const pg_profile_row *row,
 
     pg_report_profile_label(&cell, row);
     pg_str_printf(out, "| %s", prefix);
-    md_text(out, pg_str_cstr(&cell), 200);
+    md_text(out, pg_str_cstr(&cell), MD_NAME_MAX);
     pg_str_puts(out, " | ");
     if (row->file) {
         if (row->text) {
             pg_str_puts(out, "<code>");
-            md_text(out, row->text, 200);
+            md_text(out, row->text, MD_NAME_MAX);
             pg_str_puts(out, "</code>");
         }
         pg_str_puts(out, " | ");
@@ -1276,16 +1280,16 @@ static void md_profile(pg_str *out, const pg_bench_result *b)
 
     if (!p->nfunctions) {
         pg_str_puts(out, "> 🔍 **");
-        md_text(out, b->name, 200);
+        md_text(out, b->name, MD_NAME_MAX);
         pg_str_puts(out, "**: no profile: ");
         md_text(out, p->skipped ? p->skipped : "nothing was recorded", 300);
         pg_str_puts(out, "\n\n");
         return;
     }
     pg_str_puts(out, "<details><summary>🔍 Where the time went: ");
-    md_text(out, b->name, 200);
+    md_text(out, b->name, MD_NAME_MAX);
     pg_str_puts(out, ", case ");
-    md_text(out, p->case_name ? p->case_name : "?", 200);
+    md_text(out, p->case_name ? p->case_name : "?", MD_NAME_MAX);
     pg_str_puts(out, " (");
     md_text(out, p->tool ? p->tool : "?", 40);
     pg_str_puts(out, ", ");

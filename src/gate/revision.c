@@ -113,7 +113,7 @@ int pg_repo_resolve(pg_rev *out, pg_repo *repo, const char *spec)
     return 0;
 }
 
-int pg_repo_merge_base(char out[41], pg_repo *repo, const char *a,
+int pg_repo_merge_base(char out[PG_OID_HEX], pg_repo *repo, const char *a,
                        const char *b)
 {
     git_oid oa, ob, base;
@@ -122,7 +122,7 @@ int pg_repo_merge_base(char out[41], pg_repo *repo, const char *a,
     if (git_oid_fromstr(&oa, a) < 0 || git_oid_fromstr(&ob, b) < 0)
         return pg_error_set(PG_ERR_GENERIC, "merge base: bad commit id");
     if ((code = git_merge_base(&base, repo->repo, &oa, &ob)) == 0) {
-        git_oid_tostr(out, 41, &base);
+        git_oid_tostr(out, PG_OID_HEX, &base);
         return 0;
     }
     if (git_repository_is_shallow(repo->repo))
@@ -549,7 +549,7 @@ static int ci_error(const pg_ci *ci)
 int pg_repo_resolve_ci(pg_rev *base, pg_rev *head, pg_repo *repo,
                        const pg_ci *ci)
 {
-    char merge_base[41];
+    char merge_base[PG_OID_HEX];
     int err;
 
     if ((err = pg_repo_resolve(head, repo, ci->head ? ci->head : "HEAD")) < 0)

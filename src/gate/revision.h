@@ -12,11 +12,15 @@
 
 #include "ci.h"
 
+/* A commit's id in hex, and its NUL. */
+#define PG_OID_HEX 41
+
 typedef struct pg_repo pg_repo;
 
 typedef struct pg_rev {
     char *spec;      /* as the user wrote it; "working tree" for the tree */
-    char commit[41]; /* the commit; for the working tree, HEAD's ("" none) */
+    char commit[PG_OID_HEX]; /* the commit; for the working tree, HEAD's (""
+                                none) */
     char *subject;   /* the commit's summary line, or NULL */
     int worktree;    /* 1: the working tree, uncommitted changes included */
     int dirty;       /* worktree only: tracked files differ from HEAD */
@@ -44,7 +48,7 @@ int pg_repo_resolve(pg_rev *out, pg_repo *repo, const char *spec);
  * `git merge-base` finds it, into `out`.  PG_ERR_USAGE when there is none,
  * or when a shallow clone lacks the history to find it.
  */
-int pg_repo_merge_base(char out[41], pg_repo *repo, const char *a,
+int pg_repo_merge_base(char out[PG_OID_HEX], pg_repo *repo, const char *a,
                        const char *b);
 
 /*
@@ -90,7 +94,7 @@ int pg_repo_resolve_ci(pg_rev *base, pg_rev *head, pg_repo *repo,
 
 /* A commit of a range, for people. */
 typedef struct pg_commit_info {
-    char commit[41];
+    char commit[PG_OID_HEX];
     char *subject; /* its summary line */
     char *author;  /* "Name <email>" */
 } pg_commit_info;
