@@ -985,36 +985,16 @@ static int check_box(pg_result *out)
     return 0;
 }
 
-int pg_compare(pg_result *out, const pg_compare_opts *opts)
+/* The run's own facts, into the result: floor, sides, shard, machine. */
+static void describe_run(compare_ctx *ctx)
 {
-    compare_ctx ctx;
-    int64_t start = pg_now_ns();
-    size_t i;
-    int err, jobs;
+    const pg_compare_opts *opts = ctx->opts;
+    pg_result *out = ctx->result;
 
-    memset(out, 0, sizeof(*out));
-    out->system.cpu = -1;
-    memset(&ctx, 0, sizeof(ctx));
-    ctx.opts = opts;
-    ctx.progress.on_line = opts->on_progress;
-    ctx.progress.payload = opts->payload;
-    ctx.result = out;
-    out->version = pg_strdup(PG_VERSION);
-
-    if ((err = pg_repo_open(&ctx.repo,
-                            opts->repo_path ? opts->repo_path : ".")) < 0 ||
-        (err = load_config(&ctx)) < 0 || (err = check_only(&ctx)) < 0 ||
-        (err = check_box(out)) < 0)
-        goto done;
-    if (opts->shards > 0 && (err = plan_shards(&ctx)) < 0)
-        goto done;
-    if ((err = prepare_sides(&ctx)) < 0)
-        goto done;
-
-    out->noise_floor = ctx.cfg.settings.noise_floor;
-    out->floor_source = ctx.cfg.settings.floor_source;
+    out->noise_floor = ctx->cfg.settings.noise_floor;
+    out->floor_source = ctx->cfg.settings.floor_source;
     out->aa = opts->aa;
-    out->config_digest = pg_strdup(ctx.cfg.digest);
+    out->config_digest = pg_strdup(ctx->cfg.digest);
     if (opts->shards > 0) {
         char host[256] = "";
         gethostname(host, sizeof(host) - 1);
@@ -1023,89 +1003,148 @@ int pg_compare(pg_result *out, const pg_compare_opts *opts)
         out->shards[0].index = opts->shard;
         out->shards[0].count = opts->shards;
         out->shards[0].host = pg_strdup(*host ? host : "unknown");
-        out->shards[0].balance = ctx.balance;
-        ctx.balance = NULL;
+        out->shards[0].balance = ctx->balance;
+        ctx->balance = NULL;
     }
-    progress(&ctx, "checking the machine");
+    progress(ctx, "checking the machine");
     pg_system_check(&out->system, "", 100);
-    ctx.system = &out->system;
-    fill_side(&out->base, &ctx.rev[0]);
-    out->base.note = ctx.base_note;
-    ctx.base_note = NULL;
-    fill_side(&out->head, &ctx.rev[1]);
+    ctx->system = &out->system;
+    fill_side(&out->base, &ctx->rev[0]);
+    out->base.note = ctx->base_note;
+    ctx->base_note = NULL;
+    fill_side(&out->head, &ctx->rev[1]);
+}
 
-    for (i = 0; i < ctx.cfg.nbenchmarks; i++)
-        ctx.progress.count += selected(&ctx, i);
-    jobs = jobs_wanted(opts);
-    if ((err = open_cache(&ctx, jobs)) < 0)
-        goto done;
-    if (jobs > 1 && ctx.progress.count > 1) {
+/* Everything before the first build: the repository, the config and what
+ * of it runs here, the box, the two sides' trees. */
+static int set_up(compare_ctx *ctx)
+{
+    const pg_compare_opts *opts = ctx->opts;
+    int err;
+
+    if ((err = pg_repo_open(&ctx->repo,
+                            opts->repo_path ? opts->repo_path : ".")) < 0 ||
+        (err = load_config(ctx)) < 0 || (err = check_only(ctx)) < 0 ||
+        (err = check_box(ctx->result)) < 0 ||
+        (opts->shards > 0 && (err = plan_shards(ctx)) < 0) ||
+        (err = prepare_sides(ctx)) < 0)
+        return err;
+    describe_run(ctx);
+    return 0;
+}
+
+/* With more than one benchmark and compiler: builds them all first. */
+static int build_first(compare_ctx *ctx)
+{
+    int jobs = jobs_wanted(ctx->opts), err;
+    size_t i;
+
+    for (i = 0; i < ctx->cfg.nbenchmarks; i++)
+        ctx->progress.count += selected(ctx, i);
+    if ((err = open_cache(ctx, jobs)) < 0)
+        return err;
+    if (jobs > 1 && ctx->progress.count > 1) {
         int64_t t = pg_now_ns();
-        err = build_ahead(&ctx, jobs);
-        out->build_seconds += (double)(pg_now_ns() - t) / 1e9;
-        if (err < 0)
-            goto done;
+        err = build_ahead(ctx, jobs);
+        ctx->result->build_seconds += (double)(pg_now_ns() - t) / 1e9;
     }
-    ctx.progress.loop_start = pg_now_ns();
-    for (i = 0; i < ctx.cfg.nbenchmarks; i++) {
-        const pg_bench_config *b = &ctx.cfg.benchmarks[i];
+    return err;
+}
+
+/* Each benchmark to run, in the config's order, into the result. */
+static int measure_all(compare_ctx *ctx)
+{
+    const pg_compare_opts *opts = ctx->opts;
+    pg_progress *p = &ctx->progress;
+    size_t i;
+    int err;
+
+    p->loop_start = pg_now_ns();
+    for (i = 0; i < ctx->cfg.nbenchmarks; i++) {
+        const pg_bench_config *b = &ctx->cfg.benchmarks[i];
         pg_bench_result *r;
 
-        if (!selected(&ctx, i))
+        if (!selected(ctx, i))
             continue;
-        ctx.progress.bench = b->name;
-        ctx.progress.bench_start = pg_now_ns();
-        r = pg_result_add(out, b->name, b->problem);
+        p->bench = b->name;
+        p->bench_start = pg_now_ns();
+        r = pg_result_add(ctx->result, b->name, b->problem);
         r->shard = opts->shards > 0 ? opts->shard : 0;
-        if ((err = run_benchmark(&ctx, i, r)) < 0)
-            goto done;
+        if ((err = run_benchmark(ctx, i, r)) < 0)
+            return err;
         if (opts->on_bench_done)
-            opts->on_bench_done(opts->payload, r, ctx.progress.index,
-                                ctx.progress.count);
+            opts->on_bench_done(opts->payload, r, p->index, p->count);
         if (r->not_affected)
-            ctx.progress.skipped++;
+            p->skipped++;
         else
-            ctx.progress.measured++;
-        ctx.progress.index++;
+            p->measured++;
+        p->index++;
     }
-    ctx.progress.bench = NULL;
-    pg_stats_judge(out);
+    p->bench = NULL;
+    return 0;
+}
 
-done:
+/* Frees what the run held and removes its temporaries; the cache is
+ * trimmed after a run that went well. */
+static void clean_up(compare_ctx *ctx, int err)
+{
+    size_t i, j;
+
+    free(ctx->base_note);
+    free(ctx->shard_of);
+    free(ctx->balance);
+    if (ctx->cache) {
+        if (!err)
+            pg_cache_trim(ctx->cache);
+        pg_cache_free(ctx->cache);
+    }
+    pg_strvec_clear(&ctx->compiled);
+    free(ctx->keys);
+    free(ctx->known);
+    pg_strvec_clear(&ctx->problem_srcs);
+    pg_strvec_clear(&ctx->problem_libs);
+    pg_strvec_clear(&ctx->checked);
+    for (i = 0; i < 2; i++)
+        pg_rev_clear(&ctx->rev[i]);
+    if (ctx->tmp) {
+        pg_tempdir_remove_all();
+        free(ctx->tmp);
+    }
+    free(ctx->build_dir);
+    for (i = 0; i < 2; i++) {
+        for (j = 0; j < ctx->built[i].n; j++)
+            pg_build_clear(&ctx->builds[i][j]);
+        free(ctx->builds[i]);
+        pg_strvec_clear(&ctx->built[i]);
+    }
+    pg_config_clear(&ctx->cfg);
+    pg_repo_free(ctx->repo);
+}
+
+int pg_compare(pg_result *out, const pg_compare_opts *opts)
+{
+    compare_ctx ctx;
+    int64_t start = pg_now_ns();
+    int err;
+
+    memset(out, 0, sizeof(*out));
+    out->system.cpu = -1;
+    out->version = pg_strdup(PG_VERSION);
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.opts = opts;
+    ctx.progress.on_line = opts->on_progress;
+    ctx.progress.payload = opts->payload;
+    ctx.result = out;
+
+    if ((err = set_up(&ctx)) == 0 && (err = build_first(&ctx)) == 0 &&
+        (err = measure_all(&ctx)) == 0)
+        pg_stats_judge(out);
+
     out->seconds = (double)(pg_now_ns() - start) / 1e9;
     if (out->nshards) {
         out->shards[0].seconds = out->seconds;
         out->shards[0].benchmarks = out->nbenchmarks;
     }
-    free(ctx.base_note);
-    free(ctx.shard_of);
-    free(ctx.balance);
-    if (ctx.cache) {
-        if (!err)
-            pg_cache_trim(ctx.cache);
-        pg_cache_free(ctx.cache);
-    }
-    pg_strvec_clear(&ctx.compiled);
-    free(ctx.keys);
-    free(ctx.known);
-    pg_strvec_clear(&ctx.problem_srcs);
-    pg_strvec_clear(&ctx.problem_libs);
-    pg_strvec_clear(&ctx.checked);
-    for (i = 0; i < 2; i++)
-        pg_rev_clear(&ctx.rev[i]);
-    if (ctx.tmp) {
-        pg_tempdir_remove_all();
-        free(ctx.tmp);
-    }
-    free(ctx.build_dir);
-    for (i = 0; i < 2; i++) {
-        size_t j;
-        for (j = 0; j < ctx.built[i].n; j++)
-            pg_build_clear(&ctx.builds[i][j]);
-        free(ctx.builds[i]);
-        pg_strvec_clear(&ctx.built[i]);
-    }
-    pg_config_clear(&ctx.cfg);
-    pg_repo_free(ctx.repo);
+    clean_up(&ctx, err);
     return err;
 }
