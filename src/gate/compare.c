@@ -776,18 +776,20 @@ done:
 
 /* The builds ahead of the measuring (build_ahead): the benchmarks to
  * build, in turn, and how many are done. */
-typedef struct ahead {
-    compare_ctx *ctx;
-    size_t *index; /* the selected benchmarks' indices */
-    size_t next, done, total;
-    int jobs;
-} ahead;
+typedef struct ahead ahead;
 
 /* A build worker's task: benchmark `index` of the config. */
 typedef struct ahead_task {
     ahead *a;
     size_t index;
 } ahead_task;
+
+struct ahead {
+    compare_ctx *ctx;
+    ahead_task *tasks; /* one per selected benchmark */
+    size_t next, done, total;
+    int jobs;
+};
 
 /*
  * In a child: builds into the cache what measuring benchmark t->index
@@ -835,15 +837,11 @@ done:
 static int next_build(void *payload, int (**fn)(void *, int), void **task)
 {
     ahead *a = payload;
-    ahead_task *t;
 
     if (a->next == a->total)
         return 0;
-    t = pg_calloc(1, sizeof(*t));
-    t->a = a;
-    t->index = a->index[a->next++];
     *fn = build_one;
-    *task = t;
+    *task = &a->tasks[a->next++];
     return 1;
 }
 
@@ -871,9 +869,9 @@ static void build_done(void *payload, void *task, const pg_proc_result *res)
 {
     ahead *a = payload;
 
+    (void)task;
     if (res->output.size)
         fputs(pg_str_cstr(&res->output), stderr);
-    free(task);
     a->done++;
     progress(a->ctx, "building: %zu of %zu benchmarks, %d at once", a->done,
              a->total, a->jobs);
@@ -895,10 +893,12 @@ static int build_ahead(compare_ctx *ctx, int jobs)
 
     memset(&a, 0, sizeof(a));
     a.ctx = ctx;
-    a.index = pg_calloc(ctx->cfg.nbenchmarks + 1, sizeof(*a.index));
+    a.tasks = pg_calloc(ctx->cfg.nbenchmarks + 1, sizeof(*a.tasks));
     for (i = 0; i < ctx->cfg.nbenchmarks; i++)
-        if (selected(ctx, i))
-            a.index[a.total++] = i;
+        if (selected(ctx, i)) {
+            a.tasks[a.total].a = &a;
+            a.tasks[a.total++].index = i;
+        }
     a.jobs = (size_t)jobs > a.total ? (int)a.total : jobs;
     ctx->keys = pg_calloc(ctx->cfg.nbenchmarks + 1, sizeof(*ctx->keys));
     ctx->known = pg_calloc(ctx->cfg.nbenchmarks + 1, 1);
@@ -913,7 +913,7 @@ static int build_ahead(compare_ctx *ctx, int jobs)
     pp.payload = &a;
     progress(ctx, "building: 0 of %zu benchmarks, %d at once", a.total, a.jobs);
     err = pg_proc_run_parallel(&pp);
-    free(a.index);
+    free(a.tasks);
     return err;
 }
 

@@ -397,6 +397,19 @@ static void trace_command(char *const argv[], const char *cwd, int boxed)
     pg_str_clear(&line);
 }
 
+/* Closes both ends of each pipe that was made ({-1, -1}: not made). */
+static void close_pipes(int a[2], int b[2], int c[2])
+{
+    int *p[3], i;
+
+    p[0] = a, p[1] = b, p[2] = c;
+    for (i = 0; i < 3; i++)
+        if (p[i][0] >= 0) {
+            close(p[i][0]);
+            close(p[i][1]);
+        }
+}
+
 /*
  * Starts argv (or fn(arg, msg fd)) in a child of its own process group,
  * registered with cleanup.h, into `c`, whose result is `out`.
@@ -420,12 +433,7 @@ static int child_start(child *c, pg_proc_result *out, char *const argv[],
     if (((fn || opts->on_line) && pipe2(msgp, O_CLOEXEC) < 0) ||
         (argv && pipe2(execp, O_CLOEXEC) < 0)) {
         err = errno;
-        close(outp[0]);
-        close(outp[1]);
-        if (msgp[0] >= 0) {
-            close(msgp[0]);
-            close(msgp[1]);
-        }
+        close_pipes(outp, msgp, execp);
         return pg_error_set(PG_ERR_GENERIC, "cannot create a pipe: %s",
                             strerror(err));
     }
@@ -437,16 +445,7 @@ static int child_start(child *c, pg_proc_result *out, char *const argv[],
     pid = fork();
     if (pid < 0) {
         err = errno;
-        close(outp[0]);
-        close(outp[1]);
-        if (msgp[0] >= 0) {
-            close(msgp[0]);
-            close(msgp[1]);
-        }
-        if (execp[0] >= 0) {
-            close(execp[0]);
-            close(execp[1]);
-        }
+        close_pipes(outp, msgp, execp);
         return pg_error_set(PG_ERR_GENERIC, "cannot fork: %s", strerror(err));
     }
     if (pid == 0) {
