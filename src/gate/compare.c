@@ -815,6 +815,9 @@ static int build_one(void *task, int msg)
     for (s = 0; s < 2 && !not_affected(ctx, &keys); s++) {
         const char *tag = s ? "head" : "base";
         pg_build build;
+        /* Cleared: an unkeyed side skips pg_build_from_cache, which
+         * would have cleared it. */
+        memset(&build, 0, sizeof(build));
         if (!keys.keyed[s] ||
             pg_build_from_cache(&build, ctx->cache, keys.key[s], b, dir, tag)) {
             pg_build_clear(&build);
