@@ -207,6 +207,20 @@ static void tick_text(pg_str *out, double v, unit u)
     pg_str_clear(&t);
 }
 
+/* A tick's mark, from (x1, y1) to (x2, y2), and its label `v` at (tx, ty)
+ * anchored at `anchor`. */
+static void tick(pg_str *out, const double mark[4], double tx, double ty,
+                 const char *anchor, double v, unit u)
+{
+    pg_str_printf(out,
+                  "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                  "class=\"axis\"/><text x=\"%.1f\" y=\"%.1f\" "
+                  "class=\"tick\" text-anchor=\"%s\">",
+                  mark[0], mark[1], mark[2], mark[3], tx, ty, anchor);
+    tick_text(out, v, u);
+    pg_str_puts(out, "</text>");
+}
+
 /* Three labelled ticks along the x axis: its ends and its middle. */
 static void x_ticks(pg_str *out, double lo, double hi, unit u)
 {
@@ -215,13 +229,8 @@ static void x_ticks(pg_str *out, double lo, double hi, unit u)
 
     for (k = 0; k < 3; k++) {
         double v = lo + (hi - lo) * k / 2, x = xof(v, lo, hi);
-        pg_str_printf(out,
-                      "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
-                      "class=\"axis\"/><text x=\"%.1f\" y=\"%d\" "
-                      "class=\"tick\" text-anchor=\"%s\">",
-                      x, H - BOTTOM, x, H - BOTTOM + 4, x, H - 6, anchor[k]);
-        tick_text(out, v, u);
-        pg_str_puts(out, "</text>");
+        double mark[4] = {x, H - BOTTOM, x, H - BOTTOM + 4};
+        tick(out, mark, x, H - 6, anchor[k], v, u);
     }
 }
 
@@ -236,13 +245,8 @@ static void y_ticks(pg_str *out, double lo, double hi, unit u)
                   LEFT, TOP, LEFT, H - BOTTOM);
     for (k = 0; k < 3; k++) {
         double v = lo + (hi - lo) * k / 2, y = yof(v, lo, hi);
-        pg_str_printf(out,
-                      "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-                      "class=\"axis\"/><text x=\"%d\" y=\"%.1f\" "
-                      "class=\"tick\" text-anchor=\"end\">",
-                      LEFT - 4, y, LEFT, y, LEFT - 6, y + 4);
-        tick_text(out, v, u);
-        pg_str_puts(out, "</text>");
+        double mark[4] = {LEFT - 4, y, LEFT, y};
+        tick(out, mark, LEFT - 6, y + 4, "end", v, u);
     }
 }
 

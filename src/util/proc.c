@@ -643,10 +643,10 @@ static int slot_start(slot *s, const pg_proc_parallel *pp)
     return 1;
 }
 
-/* Waits a tick for any busy slot's descriptors. */
-static void parallel_poll(const slot *slots, int n)
+/* Waits a tick for any busy slot's descriptors (`fds`: room for two a
+ * slot). */
+static void parallel_poll(const slot *slots, int n, struct pollfd *fds)
 {
-    struct pollfd *fds = pg_calloc((size_t)n * 2, sizeof(*fds));
     nfds_t count = 0;
     int i;
 
@@ -657,13 +657,13 @@ static void parallel_poll(const slot *slots, int n)
         poll(fds, count, TICK_MS);
     else
         usleep(TICK_MS * 1000);
-    free(fds);
 }
 
 int pg_proc_run_parallel(const pg_proc_parallel *pp)
 {
     int n = pp->jobs > 0 ? pp->jobs : 1, i, busy = 0, more = 1, err = 0;
     slot *slots = pg_calloc((size_t)n, sizeof(*slots));
+    struct pollfd *fds = pg_calloc((size_t)n * 2, sizeof(*fds));
 
     for (;;) {
         for (i = 0; i < n && more && !err; i++)
@@ -676,7 +676,7 @@ int pg_proc_run_parallel(const pg_proc_parallel *pp)
             }
         if (!busy)
             break;
-        parallel_poll(slots, n);
+        parallel_poll(slots, n, fds);
         for (i = 0; i < n; i++) {
             slot *s = &slots[i];
             int cerr = 0, ended = s->busy && child_step(&s->c, &cerr);
@@ -700,6 +700,7 @@ int pg_proc_run_parallel(const pg_proc_parallel *pp)
             more = 0;
     }
     free(slots);
+    free(fds);
     end_orphans();
     return err;
 }
