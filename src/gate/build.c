@@ -528,3 +528,8 @@ void pg_build_clear(pg_build *build)
     free(build->log);
     memset(build, 0, sizeof(*build));
 }
+
+double pg_build_limit(const pg_settings *settings)
+{
+    return 10 * settings->timeout;
+}

@@ -24,6 +24,12 @@ typedef struct pg_build {
 } pg_build;
 
 /*
+ * How long one build may take: ten times what a side may run (600 s at
+ * the default timeout of 60 s), so that --timeout moves both.
+ */
+double pg_build_limit(const pg_settings *settings);
+
+/*
  * Builds benchmark `b` from the tree at `side_dir` into a directory named
  * `tag` in `out_dir`, naming the library after `tag` too: its sources (globs
  * resolved in that tree), the files file_cflags names compiled apart with their

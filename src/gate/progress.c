@@ -42,3 +42,17 @@ void pg_progress_say(const pg_progress *p, const char *what, int64_t now)
     p->on_line(p->payload, pg_str_cstr(&line));
     pg_str_clear(&line);
 }
+
+void pg_progress_sayf(const pg_progress *p, const char *fmt, ...)
+{
+    pg_str what = PG_STR_INIT;
+    va_list ap;
+
+    if (!p || !p->on_line)
+        return;
+    va_start(ap, fmt);
+    pg_str_vprintf(&what, fmt, ap);
+    va_end(ap);
+    pg_progress_say(p, pg_str_cstr(&what), pg_now_ns());
+    pg_str_clear(&what);
+}

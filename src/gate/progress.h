@@ -35,4 +35,9 @@ double pg_progress_left(double spent, size_t done, size_t count,
  * left after it, now being `now` (pg_now_ns()). */
 void pg_progress_say(const pg_progress *p, const char *what, int64_t now);
 
+/* pg_progress_say with `what` formatted, now; nothing when `p` is NULL or
+ * has no on_line. */
+void pg_progress_sayf(const pg_progress *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 #endif

@@ -1,0 +1,431 @@
+/*
+ * benchmark.c - one benchmark of a comparison (benchmark.h).
+ */
+#include "benchmark.h"
+#include "affected.h"
+#include "build.h"
+#include "cuda.h"
+#include "elfcode.h"
+#include "error.h"
+#include "function.h"
+#include "problems.h"
+#include "profile.h"
+#include "run.h"
+#include "stats.h"
+#include "str.h"
+#include "timer.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "banned.h"
+
+static void on_run_progress(void *payload, const char *stage, int round,
+                            double elapsed)
+{
+    pg_bench_ctx *c = payload;
+
+    if (!strcmp(stage, "measuring"))
+        pg_progress_sayf(c->progress, "measuring, round %d, %.1f s", round,
+                         elapsed);
+    else
+        pg_progress_sayf(c->progress, "%s", stage);
+}
+
+/*
+ * Side s's project build for `b`, run once a side and command: NULL when
+ * `b` has none; else the build, failed or not.
+ */
+static const pg_build *project_build(pg_bench_ctx *c, const pg_bench_config *b,
+                                     int s, int *err)
+{
+    size_t i;
+
+    *err = 0;
+    if (!b->build)
+        return NULL;
+    for (i = 0; i < c->built[s].n; i++)
+        if (!strcmp(c->built[s].v[i], b->build))
+            return &c->builds[s][i];
+    pg_progress_sayf(c->progress, "running the %s's build",
+                     s ? "head" : "base");
+    c->builds[s] = pg_realloc(c->builds[s], (i + 1) * sizeof(*c->builds[s]));
+    pg_strvec_push(&c->built[s], b->build);
+    *err = pg_build_project(&c->builds[s][i], b->build, c->rev[s].dir,
+                            c->rev[!s].dir, s ? "head" : "base",
+                            pg_build_limit(&c->cfg->settings));
+    return &c->builds[s][i];
+}
+
+static void set_build_failure(pg_bench_result *out, const pg_build *build,
+                              pg_side side)
+{
+    out->status = PG_STATUS_BUILD_FAILED;
+    out->side = side;
+    free(out->message);
+    free(out->log);
+    out->message = pg_strdupf("%s side: %s", pg_side_name(side),
+                              build->message ? build->message : "build failed");
+    out->log = build->log ? pg_strdup(build->log) : NULL;
+}
+
+/*
+ * Builds both sides, head first, or takes them from the cache.  A failed
+ * build is in `build`; built[s] says how each came to be.
+ */
+static int build_sides(pg_bench_ctx *c, const pg_bench_config *b,
+                       pg_build build[2], const pg_bench_keys *k, int built[2])
+{
+    int err, s;
+
+    for (s = 1; s >= 0; s--) {
+        const char *tag = s ? "head" : "base";
+        const pg_build *project = project_build(c, b, s, &err);
+        if (err < 0)
+            return err;
+        if (project && !project->ok) {
+            build[s].message = pg_strdup(project->message);
+            build[s].log = project->log ? pg_strdup(project->log) : NULL;
+            continue;
+        }
+        if (k->keyed[s] && pg_build_from_cache(&build[s], c->cache, k->key[s],
+                                               b, c->build_dir, tag)) {
+            built[s] = pg_strvec_has(&c->compiled, k->key[s]) ? 1 : 2;
+            continue;
+        }
+        pg_progress_sayf(c->progress, "building %s", tag);
+        if ((err = pg_build_solution(&build[s], b, c->rev[s].dir, c->build_dir,
+                                     tag, pg_build_limit(&c->cfg->settings))) <
+            0)
+            return err;
+        if (build[s].ok)
+            built[s] = 1;
+        if (k->keyed[s])
+            pg_build_keep(c->cache, k->key[s], &build[s]);
+    }
+    return 0;
+}
+
+/*
+ * The keys of both sides' builds of `b` (keyed[s] 0 when perfgate cannot
+ * know what it reads); negative only when interrupted.
+ */
+int pg_benchmark_keys(pg_bench_ctx *c, const pg_bench_config *b,
+                      pg_bench_keys *k)
+{
+    int s, err;
+
+    for (s = 0; s < 2; s++) {
+        err = pg_affected_key(k->key[s], c->cache, b, c->rev[s].dir,
+                              pg_build_limit(&c->cfg->settings));
+        if (err < 0)
+            return err;
+        k->keyed[s] = err == 0;
+    }
+    return 0;
+}
+
+/* 1 when a change cannot reach `b`: both sides read the same files.  A
+ * self-check measures whatever it is given. */
+int pg_benchmark_unreached(const pg_bench_ctx *c, const pg_bench_keys *k)
+{
+    return !c->aa && k->keyed[0] && k->keyed[1] &&
+           !strcmp(k->key[0], k->key[1]);
+}
+
+/*
+ * A CUDA benchmark is built on both sides, so that a head that does not
+ * compile fails the gate on any machine, and measured only where there is
+ * a GPU.  1 to measure; 0 when `out` already says why not.
+ */
+static int gpu_ready(pg_bench_ctx *c, pg_bench_result *out,
+                     const pg_build *base, int base_failed)
+{
+    const pg_gpu_info *gpu = pg_cuda_probe();
+
+    if (!gpu->present && base_failed) {
+        set_build_failure(out, base, PG_SIDE_BASE);
+        return 0;
+    }
+    if (!gpu->present) {
+        out->status = PG_STATUS_SKIPPED;
+        out->message =
+            pg_strdupf("built both sides; not measured: %s", gpu->why);
+        return 0;
+    }
+    c->result->gpu = *gpu;
+    return 1;
+}
+
+/* What the measuring child is to do with the two builds. */
+static void fill_spec(pg_run_spec *spec, pg_bench_ctx *c,
+                      const pg_bench_config *b, pg_bench_result *out,
+                      const pg_build build[2], int base_failed)
+{
+    spec->problem_name = b->problem;
+    spec->lib[0] = build[0].missing || base_failed ? NULL : build[0].lib;
+    /* Both sides load the same code: nothing can have changed, and
+     * nothing is measured (the head is still checked).  Never in a
+     * self-check, whose point is to measure. */
+    out->identical = !base_failed && !build[0].missing && !c->aa &&
+                     pg_elfcode_same(build[0].lib, build[1].lib);
+    if (out->identical)
+        spec->lib[0] = NULL;
+    spec->verify_only = base_failed || out->identical;
+    spec->lib[1] = build[1].lib;
+    spec->symbol = b->symbol;
+    spec->settings = &c->cfg->settings;
+    spec->cpu = c->system->cpu;
+    /* Twice the last-level cache, so that nothing of the solution's is
+     * left in it. */
+    spec->evict_bytes = b->cold && !spec->gpu ? 2 * c->system->llc_bytes : 0;
+    spec->cold = b->cold;
+    out->cold = b->cold;
+    spec->gate_cases = out->gate_cases =
+        b->gate >= 0 ? b->gate : c->cfg->settings.gate_cases;
+    spec->clock = &pg_timer_current()->chosen;
+    spec->on_progress = on_run_progress;
+    spec->payload = c;
+}
+
+/* The verdict from what the run reported, and what the builds said. */
+static void settle(pg_bench_ctx *c, pg_bench_result *out, const pg_build *base,
+                   int base_failed)
+{
+    if (base_failed && out->side == PG_SIDE_HEAD) {
+        char *msg = pg_strdupf("%s (the base side failed too: it does not "
+                               "build)",
+                               out->message);
+        free(out->message);
+        out->message = msg;
+    } else if (base_failed) {
+        set_build_failure(out, base, PG_SIDE_BASE);
+    } else if (out->identical) {
+        if (out->side != PG_SIDE_HEAD) {
+            out->status = PG_STATUS_UNCHANGED;
+            out->change = 0;
+        }
+    } else {
+        if (out->gpu.runtime_version)
+            c->result->gpu.runtime_version = out->gpu.runtime_version;
+        if ((out->status == PG_STATUS_UNCHANGED ||
+             out->status == PG_STATUS_NEW) &&
+            out->rounds > 0)
+            pg_stats_decide(out, c->cfg->settings.noise_floor);
+    }
+}
+
+/*
+ * A function benchmark whose head was not checked says so, and why: its
+ * config turned the check off, or there was no base to check it against.
+ * (Identical code needs no check: it is the base.)
+ */
+static void say_unchecked(pg_bench_result *out, const pg_bench_config *b,
+                          const pg_run_spec *spec, int base_failed)
+{
+    const pg_function *f = b->function;
+    const char *why = NULL;
+    char *msg;
+
+    if (f->check == PG_CHECK_NONE)
+        why = "check: none in perfgate.yml";
+    else if (f->check == PG_CHECK_REFERENCE)
+        return;
+    else if (!f->has_output)
+        why = "the function returns nothing and writes no buffer";
+    else if (out->side == PG_SIDE_BASE || base_failed)
+        why = "nothing to compare with: the base side failed";
+    else if (!spec->lib[0] && !out->identical)
+        why = "nothing to compare with: the base side has no such function";
+    if (!why || out->side == PG_SIDE_HEAD)
+        return;
+    out->unchecked = 1;
+    msg = out->message ? pg_strdupf("%s; unchecked: %s", out->message, why)
+                       : pg_strdupf("unchecked: %s", why);
+    free(out->message);
+    out->message = msg;
+}
+
+/* The problem of `b`, built once a run (*lib: a new string). */
+static int problem_build(pg_bench_ctx *c, const pg_bench_config *b, char **lib)
+{
+    char *src = pg_problems_source(b);
+    size_t i;
+    int err = 0;
+
+    for (i = 0; i < c->problem_srcs.n; i++)
+        if (!strcmp(c->problem_srcs.v[i], src))
+            break;
+    if (i < c->problem_srcs.n) {
+        *lib = pg_strdup(c->problem_libs.v[i]);
+    } else {
+        pg_progress_sayf(c->progress, "building problem %s", b->problem);
+        if ((err = pg_build_problem(lib, b, c->build_dir, c->cache)) == 0) {
+            pg_strvec_push(&c->problem_srcs, src);
+            pg_strvec_push(&c->problem_libs, *lib);
+        }
+    }
+    free(src);
+    return err;
+}
+
+/*
+ * The cases of `b` (pg_problems_cases); configured cases that an earlier
+ * benchmark of the same problem and language had checked are taken as they
+ * are, without asking the problem again.
+ */
+static int checked_cases(pg_bench_ctx *c, const pg_bench_config *b,
+                         const char *problem_lib, pg_case_spec **cases,
+                         size_t *ncases, int *owned)
+{
+    pg_str key = PG_STR_INIT;
+    size_t i;
+    int err = 0;
+
+    pg_str_printf(&key, "%s %s ", problem_lib, b->language);
+    for (i = 0; i < b->ncases; i++)
+        pg_str_printf(&key, "%s;", b->cases[i].name);
+    if (b->ncases && pg_strvec_has(&c->checked, pg_str_cstr(&key))) {
+        *cases = b->cases;
+        *ncases = b->ncases;
+        *owned = 0;
+    } else if ((err = pg_problems_cases(cases, ncases, owned, b, c->cfg->path,
+                                        problem_lib)) == 0 &&
+               b->ncases) {
+        pg_strvec_push(&c->checked, pg_str_cstr(&key));
+    }
+    pg_str_clear(&key);
+    return err;
+}
+
+/*
+ * --profile: the case that got slowest, on both sides, under a profiler
+ * (profile.h).  Run after the benchmark is measured, never beside it.
+ */
+static int profile_worst(pg_bench_ctx *c, const pg_bench_config *b,
+                         pg_bench_result *out, const char *problem_lib,
+                         const pg_case_spec *cases, size_t ncases)
+{
+    const char *dirs[2] = {c->rev[0].dir, c->rev[1].dir};
+    size_t i, worst = 0;
+
+    for (i = 1; i < out->ncases && i < ncases; i++)
+        if (out->cases[i].change > out->cases[worst].change)
+            worst = i;
+    if (!ncases)
+        return 0;
+    pg_progress_sayf(c->progress, "profiling %s", cases[worst].name);
+    return pg_profile_bench(out, b, dirs, problem_lib, &cases[worst],
+                            c->build_dir, pg_build_limit(&c->cfg->settings));
+}
+
+int pg_benchmark_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)
+{
+    const pg_bench_config *b = &c->cfg->benchmarks[index];
+    pg_build build[2];
+    pg_case_spec *cases = NULL;
+    size_t ncases = 0, i;
+    int owned = 0, base_failed, err, s;
+    char *problem_lib = NULL, *spec_path = NULL;
+    pg_run_spec spec;
+    pg_bench_keys keys;
+    int64_t building;
+
+    memset(build, 0, sizeof(build));
+    building = pg_now_ns();
+    if ((err = problem_build(c, b, &problem_lib)) < 0)
+        return err;
+    if ((err = checked_cases(c, b, problem_lib, &cases, &ncases, &owned)) < 0)
+        goto done;
+    /* What the change cannot reach is neither built nor measured. */
+    pg_progress_sayf(c->progress, "checking what the change reaches");
+    if (c->known && c->known[index])
+        keys = c->keys[index];
+    else if ((err = pg_benchmark_keys(c, b, &keys)) < 0)
+        goto done;
+    if (pg_benchmark_unreached(c, &keys)) {
+        out->status = PG_STATUS_UNCHANGED;
+        out->change = 0;
+        out->not_affected = 1;
+        goto done;
+    }
+    err = build_sides(c, b, build, &keys, out->built);
+    c->result->build_seconds += (double)(pg_now_ns() - building) / 1e9;
+    building = 0;
+    if (err < 0)
+        goto done;
+    if (build[1].missing || !build[1].ok) {
+        set_build_failure(out, &build[1], PG_SIDE_HEAD);
+        goto done;
+    }
+    /* A base that does not build: the head is still checked, alone. */
+    base_failed = !build[0].missing && !build[0].ok;
+    if (build[0].missing) {
+        out->status = PG_STATUS_NEW;
+        out->message = pg_strdupf("no baseline: %s in %s", build[0].message,
+                                  c->rev[0].spec);
+    }
+
+    pg_run_spec_init(&spec);
+    if (!strcmp(b->language, "cuda")) {
+        if (!gpu_ready(c, out, &build[0], base_failed))
+            goto done;
+        spec.gpu = 1;
+    }
+    spec.problem_lib = problem_lib;
+    spec.cases = cases;
+    spec.ncases = ncases;
+    fill_spec(&spec, c, b, out, build, base_failed);
+    pg_progress_sayf(c->progress, "verifying");
+    spec_path = pg_strdupf("%s/%s.run", c->build_dir, b->name);
+    if ((err = pg_run_bench(out, &spec, spec_path)) < 0)
+        goto done;
+    settle(c, out, &build[0], base_failed);
+    if (b->function)
+        say_unchecked(out, b, &spec, base_failed);
+    if (c->profile && out->status == PG_STATUS_REGRESSION) {
+        if (!spec.gpu) {
+            err = profile_worst(c, b, out, problem_lib, cases, ncases);
+        } else {
+            /* Said, not silently left out. */
+            out->profile = pg_calloc(1, sizeof(*out->profile));
+            out->profile->skipped =
+                pg_strdup("CUDA kernels are not profiled yet (Nsight "
+                          "Compute's metrics need a GPU to be developed "
+                          "against)");
+        }
+    }
+
+done:
+    if (building)
+        c->result->build_seconds += (double)(pg_now_ns() - building) / 1e9;
+    for (s = 0; s < 2; s++)
+        pg_build_clear(&build[s]);
+    if (owned) {
+        for (i = 0; i < ncases; i++)
+            pg_case_spec_clear(&cases[i]);
+        free(cases);
+    }
+    free(problem_lib);
+    free(spec_path);
+    return err;
+}
+
+void pg_bench_ctx_clear(pg_bench_ctx *c)
+{
+    size_t i, j;
+
+    for (i = 0; i < 2; i++) {
+        for (j = 0; j < c->built[i].n; j++)
+            pg_build_clear(&c->builds[i][j]);
+        free(c->builds[i]);
+        pg_strvec_clear(&c->built[i]);
+    }
+    pg_strvec_clear(&c->problem_srcs);
+    pg_strvec_clear(&c->problem_libs);
+    pg_strvec_clear(&c->checked);
+    pg_strvec_clear(&c->compiled);
+    free(c->keys);
+    free(c->known);
+}
