@@ -10,7 +10,6 @@
 #include "strvec.h"
 #include "util.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,19 +34,9 @@ static const char usage_text[] =
     "\n"
     "Only first parents are followed (a merge is one commit, as 'git log\n"
     "--first-parent' shows it) unless --all-parents.  Your repository is\n"
-    "never modified.\n"
-    "\n"
-    "options:\n" PG_MEASURE_HELP
-    "      --all-parents        probe every commit of GOOD..BAD, not only\n"
-    "                           first parents\n"
-    "      --attempts N         measure an unclear probe up to N times (3)\n"
-    "      --budget DURATION    start no probe after this long (1h); the\n"
-    "                           answer is then the commits not yet told\n"
-    "                           apart (0: no budget)\n"
-    "      --json FILE          write every probe and the answer as JSON\n"
-    "  -q, --quiet              no progress on stderr\n"
-    "  -h, --help               show this help\n"
-    "\n"
+    "never modified.\n";
+
+static const char epilogue[] =
     "exit status: 0 the first slower commit was found (or the few it is\n"
     "among); 1 nothing is slower at BAD than at GOOD; 2 usage, config or\n"
     "revision error, or GOOD or BAD cannot be measured; 3 internal error;\n"
@@ -58,17 +47,7 @@ static const char usage_text[] =
     "  perfgate bisect v1.2..v1.3           between two releases\n"
     "  perfgate bisect main -b crc32        this branch, one benchmark\n";
 
-enum { OPT_ALL_PARENTS = 256, OPT_ATTEMPTS, OPT_JSON, OPT_BUDGET };
-
-static const struct option long_opts[] = {
-    PG_MEASURE_LONG_OPTS,
-    {"all-parents", no_argument, NULL, OPT_ALL_PARENTS},
-    {"attempts", required_argument, NULL, OPT_ATTEMPTS},
-    {"budget", required_argument, NULL, OPT_BUDGET},
-    {"json", required_argument, NULL, OPT_JSON},
-    {"quiet", no_argument, NULL, 'q'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0}};
+static const pg_opt_usage usage = {"bisect", usage_text, epilogue};
 
 /* After each probe, its line (the progress line is rewritten below it). */
 static void on_probe(void *payload, const pg_bisect_result *r,
@@ -131,61 +110,33 @@ static int split_range(bisect_args *a, const char *arg, int operands)
     return -1;
 }
 
-static int take_option(void *payload, int c, const char *arg)
-{
-    bisect_args *a = payload;
-    long long n;
-    int code = pg_cmd_measure_option(&a->opts.compare, &a->only, c, arg);
-
-    if (code != 0)
-        return code;
-    switch (c) {
-    case OPT_ALL_PARENTS:
-        a->opts.all_parents = 1;
-        break;
-    case OPT_ATTEMPTS:
-        if (pg_parse_ll(&n, arg) < 0 || n < 1 || n > 20) {
-            fprintf(stderr,
-                    "perfgate bisect: --attempts '%s': want a number "
-                    "from 1 to 20\n",
-                    arg);
-            return PG_EXIT_USAGE;
-        }
-        a->opts.attempts = (int)n;
-        break;
-    case OPT_BUDGET:
-        if (pg_parse_duration(&a->opts.budget, arg) < 0 || a->opts.budget < 0) {
-            fprintf(stderr,
-                    "perfgate bisect: --budget '%s': want a duration such "
-                    "as 30m or 2h, or 0 for none\n",
-                    arg);
-            return PG_EXIT_USAGE;
-        }
-        break;
-    case OPT_JSON:
-        a->json_path = arg;
-        break;
-    case 'q':
-        a->quiet = 1;
-        break;
-    default:
-        return PG_EXIT_USAGE;
-    }
-    return -1;
-}
-
 static int parse_args(bisect_args *a, int argc, char **argv)
 {
-    int code = pg_cmd_getopt(argc, argv, "bisect", usage_text, long_opts,
-                             take_option, a);
+    const pg_opt opts[] = {
+        PG_MEASURE_OPTS(&a->opts.compare, &a->only),
+        PG_OPT_SET("all-parents", 0, &a->opts.all_parents,
+                   "probe every commit of GOOD..BAD, not only\n"
+                   "first parents"),
+        PG_OPT_INT("attempts", 0, &a->opts.attempts, "N", 1, 20, NULL,
+                   "measure an unclear probe up to N times (3)"),
+        PG_OPT_TIME("budget", &a->opts.budget, "DURATION", 0,
+                    "want a duration such as 30m or 2h, or 0 for none",
+                    "start no probe after this long (1h); the\n"
+                    "answer is then the commits not yet told\n"
+                    "apart (0: no budget)"),
+        PG_OPT_OUT("json", 0, &a->json_path, "FILE",
+                   "write every probe and the answer as JSON"),
+        PG_OPT_SET("quiet", 'q', &a->quiet, "no progress on stderr"),
+        PG_OPT_END};
+    int code = pg_opt_parse(opts, argc, argv, &usage);
 
     if (code >= 0)
         return code;
     if (argc - optind < 1 || argc - optind > 2) {
-        fprintf(stderr, "perfgate bisect: %s\n\n%s",
+        fprintf(stderr, "perfgate bisect: %s\n\n",
                 argc - optind < 1 ? "give the good revision"
-                                  : "at most two revisions, GOOD and BAD",
-                usage_text);
+                                  : "at most two revisions, GOOD and BAD");
+        pg_opt_print_usage(stderr, opts, &usage);
         return PG_EXIT_USAGE;
     }
     a->opts.good = argv[optind];
@@ -205,14 +156,6 @@ int pg_cmd_bisect(int argc, char **argv)
     if ((code = parse_args(&a, argc, argv)) >= 0) {
         args_clear(&a);
         return code;
-    }
-    {
-        const char *names[] = {"--json"};
-        const char *paths[] = {a.json_path};
-        if ((code = pg_cmd_check_outputs("bisect", names, paths, 1)) >= 0) {
-            args_clear(&a);
-            return code;
-        }
     }
     a.opts.compare.only = a.only.n ? pg_strvec_list(&a.only) : NULL;
     if (!a.quiet && isatty(STDERR_FILENO)) {

@@ -11,7 +11,6 @@
 #include "strvec.h"
 #include "util.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,33 +46,9 @@ static const char usage_text[] =
     "then the floor cannot be trusted here.\n"
     "\n"
     "Your repository is never modified: each revision is written to a\n"
-    "private temporary directory, removed on exit and on Ctrl-C.\n"
-    "\n"
-    "options:\n" PG_MEASURE_HELP
-    "      --aa                 self-check: REV against itself (see above)\n"
-    "      --no-ci              ignore the CI system's revisions\n"
-    "      --shard K/N          run the K-th of N shares of the benchmarks\n"
-    "                           (balanced by their cases; the same on\n"
-    "                           every machine), for 'perfgate merge'\n"
-    "      --timings FILE       with --shard: balance the shares by the\n"
-    "                           measuring times in FILE, an earlier\n"
-    "                           result (--json); the same FILE on every\n"
-    "                           machine\n"
-    "      --bisect             for each regression, find the commit after\n"
-    "                           BASE that made it slower (perfgate bisect)\n"
-    "                           and name it in the reports\n"
-    "      --profile            for each C regression, profile its worst\n"
-    "                           case on both sides (valgrind's callgrind:\n"
-    "                           instructions per function and line)\n"
-    "      --json FILE          write the full result as JSON\n"
-    "      --markdown FILE      write the pull-request comment\n"
-    "      --html FILE          write the report as one page with charts\n"
-    "                           (samples, rounds, the change against the\n"
-    "                           floor; self-contained)\n"
-    "  -q, --quiet              no progress on stderr\n"
-    "      --color WHEN         auto, always or never\n"
-    "  -h, --help               show this help\n"
-    "\n"
+    "private temporary directory, removed on exit and on Ctrl-C.\n";
+
+static const char epilogue[] =
     "exit status: 0 pass; 1 the gate failed (a regression, or HEAD is\n"
     "incorrect, crashed, timed out or failed to build; with --aa, noise\n"
     "above half the floor); 2 usage, config or\n"
@@ -85,46 +60,10 @@ static const char usage_text[] =
     "  perfgate compare main HEAD --json result.json --markdown comment.md\n"
     "  perfgate compare --aa             how noisy is this machine?\n";
 
-enum {
-    OPT_JSON = 256,
-    OPT_MARKDOWN,
-    OPT_COLOR,
-    OPT_AA,
-    OPT_NO_CI,
-    OPT_SHARD,
-    OPT_WARNING_EXIT,
-    OPT_TIMINGS,
-    OPT_BISECT,
-    OPT_PROFILE,
-    OPT_HTML
-};
-
-static const struct option long_opts[] = {
-    PG_MEASURE_LONG_OPTS,
-    {"json", required_argument, NULL, OPT_JSON},
-    {"markdown", required_argument, NULL, OPT_MARKDOWN},
-    {"quiet", no_argument, NULL, 'q'},
-    {"aa", no_argument, NULL, OPT_AA},
-    {"no-ci", no_argument, NULL, OPT_NO_CI},
-    {"shard", required_argument, NULL, OPT_SHARD},
-    {"color", required_argument, NULL, OPT_COLOR},
-    {"warning-exit-code", required_argument, NULL, OPT_WARNING_EXIT},
-    {"timings", required_argument, NULL, OPT_TIMINGS},
-    {"bisect", no_argument, NULL, OPT_BISECT},
-    {"profile", no_argument, NULL, OPT_PROFILE},
-    {"html", required_argument, NULL, OPT_HTML},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0}};
-
+static const pg_opt_usage usage = {"compare", usage_text, epilogue};
 static const char *env(const char *name)
 {
     return getenv(name);
-}
-
-static int bad_value(const char *opt, const char *value, const char *want)
-{
-    fprintf(stderr, "perfgate: %s '%s': %s\n", opt, value, want);
-    return PG_EXIT_USAGE;
 }
 
 /* What the command line asked for. */
@@ -136,71 +75,18 @@ typedef struct compare_args {
     int quiet, no_ci, warning_exit, bisect;
 } compare_args;
 
-/* One option's value into `a`: -1 when taken, else the exit code. */
-static int take_option(void *payload, int c, const char *arg)
+/* --shard K/N into the pg_compare_opts `value`. */
+static int take_shard(void *value, const char *arg)
 {
-    compare_args *a = payload;
-    long long n;
-    int code = pg_cmd_measure_option(&a->opts, &a->only, c, arg);
+    pg_compare_opts *o = value;
+    int k = 0, of = 0, len = 0;
 
-    if (code != 0)
-        return code;
-    switch (c) {
-    case OPT_JSON:
-        a->outputs.json_path = arg;
-        break;
-    case OPT_MARKDOWN:
-        a->outputs.md_path = arg;
-        break;
-    case OPT_COLOR:
-        if (strcmp(arg, "auto") && strcmp(arg, "always") &&
-            strcmp(arg, "never"))
-            return bad_value("--color", arg, "want auto, always or never");
-        a->outputs.color_when = arg;
-        break;
-    case OPT_WARNING_EXIT:
-        /* Not one that already means something, nor a signal's. */
-        if (pg_parse_ll(&n, arg) < 0 || n < 4 || n > 125)
-            return bad_value("--warning-exit-code", arg,
-                             "want a number from 4 to 125 (0 to 3 are "
-                             "perfgate's own); 78 is a common choice");
-        a->warning_exit = (int)n;
-        break;
-    case 'q':
-        a->quiet = 1;
-        break;
-    case OPT_TIMINGS:
-        a->opts.timings_path = arg;
-        break;
-    case OPT_BISECT:
-        a->bisect = 1;
-        break;
-    case OPT_PROFILE:
-        a->opts.profile = 1;
-        break;
-    case OPT_HTML:
-        a->outputs.html_path = arg;
-        break;
-    case OPT_AA:
-        a->opts.aa = 1;
-        break;
-    case OPT_NO_CI:
-        a->no_ci = 1;
-        break;
-    case OPT_SHARD: {
-        int k = 0, of = 0, len = 0;
-        if (sscanf(arg, "%d/%d%n", &k, &of, &len) != 2 || arg[len] || of < 1 ||
-            of > 4096 || k < 1 || k > of)
-            return bad_value("--shard", arg,
-                             "want K/N with 1 <= K <= N, such as 2/4");
-        a->opts.shard = k;
-        a->opts.shards = of;
-        break;
-    }
-    default:
-        return PG_EXIT_USAGE;
-    }
-    return -1;
+    if (sscanf(arg, "%d/%d%n", &k, &of, &len) != 2 || arg[len] || of < 1 ||
+        of > 4096 || k < 1 || k > of)
+        return -1;
+    o->shard = k;
+    o->shards = of;
+    return 0;
 }
 
 /*
@@ -235,8 +121,42 @@ static int split_range(compare_args *a, int operands)
 /* The command line into `a`: -1 to go on, else the exit code. */
 static int parse_args(compare_args *a, int argc, char **argv)
 {
-    int code = pg_cmd_getopt(argc, argv, "compare", usage_text, long_opts,
-                             take_option, a);
+    const pg_opt opts[] = {
+        PG_MEASURE_OPTS(&a->opts, &a->only),
+        PG_OPT_SET("aa", 0, &a->opts.aa,
+                   "self-check: REV against itself (see above)"),
+        PG_OPT_SET("no-ci", 0, &a->no_ci, "ignore the CI system's revisions"),
+        PG_OPT_FN("shard", 0, &a->opts, "K/N", take_shard,
+                  "want K/N with 1 <= K <= N, such as 2/4",
+                  "run the K-th of N shares of the benchmarks\n"
+                  "(balanced by their cases; the same on\n"
+                  "every machine), for 'perfgate merge'"),
+        PG_OPT_STR("timings", 0, &a->opts.timings_path, "FILE",
+                   "with --shard: balance the shares by the\n"
+                   "measuring times in FILE, an earlier\n"
+                   "result (--json); the same FILE on every\n"
+                   "machine"),
+        PG_OPT_SET("bisect", 0, &a->bisect,
+                   "for each regression, find the commit after\n"
+                   "BASE that made it slower (perfgate bisect)\n"
+                   "and name it in the reports"),
+        PG_OPT_SET("profile", 0, &a->opts.profile,
+                   "for each C regression, profile its worst\n"
+                   "case on both sides (valgrind's callgrind:\n"
+                   "instructions per function and line)"),
+        PG_OPT_OUT("json", 0, &a->outputs.json_path, "FILE",
+                   "write the full result as JSON"),
+        PG_OPT_OUT("markdown", 0, &a->outputs.md_path, "FILE",
+                   "write the pull-request comment"),
+        PG_OPT_OUT("html", 0, &a->outputs.html_path, "FILE",
+                   "write the report as one page with charts\n"
+                   "(samples, rounds, the change against the\n"
+                   "floor; self-contained)"),
+        PG_OPT_SET("quiet", 'q', &a->quiet, "no progress on stderr"),
+        PG_OPT_COLOR(&a->outputs.color_when),
+        PG_OPT_WARNING_EXIT(&a->warning_exit),
+        PG_OPT_END};
+    int code = pg_opt_parse(opts, argc, argv, &usage);
 
     if (code >= 0)
         return code;
@@ -246,17 +166,16 @@ static int parse_args(compare_args *a, int argc, char **argv)
         return PG_EXIT_USAGE;
     }
     if (a->opts.aa && argc - optind > 1) {
-        fprintf(stderr,
-                "perfgate compare: --aa takes one revision, measured "
-                "against itself\n\n%s",
-                usage_text);
+        fputs("perfgate compare: --aa takes one revision, measured against "
+              "itself\n\n",
+              stderr);
+        pg_opt_print_usage(stderr, opts, &usage);
         return PG_EXIT_USAGE;
     }
     if (argc - optind > 2) {
-        fprintf(stderr,
-                "perfgate compare: at most two revisions, BASE and "
-                "HEAD\n\n%s",
-                usage_text);
+        fputs("perfgate compare: at most two revisions, BASE and HEAD\n\n",
+              stderr);
+        pg_opt_print_usage(stderr, opts, &usage);
         return PG_EXIT_USAGE;
     }
     if (optind < argc)
@@ -264,8 +183,6 @@ static int parse_args(compare_args *a, int argc, char **argv)
     if (optind + 1 < argc)
         a->opts.head = argv[optind + 1];
     if ((code = split_range(a, argc - optind)) >= 0)
-        return code;
-    if ((code = pg_cmd_check_show("compare", &a->outputs)) >= 0)
         return code;
     a->opts.only = a->only.n ? pg_strvec_list(&a->only) : NULL;
     /* A terminal gets one line rewritten in place; a CI log, a line per

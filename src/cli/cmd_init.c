@@ -18,7 +18,7 @@
 #include "strvec.h"
 #include "util.h"
 
-#include <getopt.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,28 +42,15 @@ static const char usage_text[] =
     "\n"
     "With a built-in PROBLEM (see `perfgate problems`), writes a starter\n"
     "solution: its signature and an empty body, at perf/NAME.c (.cu), and\n"
-    "adds a benchmark NAME for it.  Nothing is overwritten.\n"
-    "\n"
-    "options:\n"
-    "  -f, --function PROTO   the function's C prototype, quoted\n"
-    "  -S, --sources FILE...  the files that define it and what it calls\n"
-    "                         (relative to the repository root; globs as\n"
-    "                         in perfgate.yml); every word up to the next\n"
-    "                         option\n"
-    "  -p, --problem          with --function: a problem file, not args\n"
-    "  -n, --name NAME        the benchmark's name (default: the function's\n"
-    "                         or the PROBLEM's)\n"
-    "  -s, --source PATH      where the starter or problem file goes,\n"
-    "                         relative to the repository root (default:\n"
-    "                         perf/NAME.c, or perf/NAME.cu)\n"
-    "  -l, --language LANG    c (default) or cuda: an empty kernel and the\n"
-    "                         solution that launches it\n"
-    "  -h, --help             show this help\n"
-    "\n"
+    "adds a benchmark NAME for it.  Nothing is overwritten.\n";
+
+static const char epilogue[] =
     "examples:\n"
     "  perfgate init --function \"unsigned long crc32_z(unsigned long crc,\n"
     "      const unsigned char *buf, size_t len)\" --sources crc32.c\n"
     "  perfgate init reduce_sum && $EDITOR perf/reduce_sum.c\n";
+
+static const pg_opt_usage usage = {"init", usage_text, epilogue};
 
 /* The signature of the built-in `problem`, built and loaded here (it is
  * perfgate's own code); a new string, or NULL with an error set. */
@@ -339,54 +326,39 @@ static int function_options(const char *function, const pg_strvec *sources,
 
 int pg_cmd_init(int argc, char **argv)
 {
-    static const struct option long_opts[] = {
-        {"name", required_argument, NULL, 'n'},
-        {"source", required_argument, NULL, 's'},
-        {"language", required_argument, NULL, 'l'},
-        {"function", required_argument, NULL, 'f'},
-        {"sources", required_argument, NULL, 'S'},
-        {"problem", no_argument, NULL, 'p'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
     const char *name = NULL, *source = NULL, *language = "c";
     const char *function = NULL;
     char *default_source = NULL, *fname = NULL;
     pg_strvec sources = PG_STRVEC_INIT;
-    int c, err, problem = 0;
+    int err, problem = 0;
+    const pg_opt opts[] = {
+        PG_OPT_STR("function", 'f', &function, "PROTO",
+                   "the function's C prototype, quoted"),
+        {PG_OPT_WORDS, "sources", 'S', &sources, "FILE...",
+         "the files that define it and what it calls\n"
+         "(relative to the repository root; globs as\n"
+         "in perfgate.yml); every word up to the next\n"
+         "option",
+         NULL, 0, 0, NULL, NULL},
+        PG_OPT_SET("problem", 'p', &problem,
+                   "with --function: a problem file, not args"),
+        PG_OPT_STR("name", 'n', &name, "NAME",
+                   "the benchmark's name (default: the function's\n"
+                   "or the PROBLEM's)"),
+        PG_OPT_STR("source", 's', &source, "PATH",
+                   "where the starter or problem file goes,\n"
+                   "relative to the repository root (default:\n"
+                   "perf/NAME.c, or perf/NAME.cu)"),
+        {PG_OPT_CHOICE, "language", 'l', &language, "LANG",
+         "c (default) or cuda: an empty kernel and the\n"
+         "solution that launches it",
+         "c|cuda", 0, 0, NULL, NULL},
+        PG_OPT_END};
+    int code = pg_opt_parse(opts, argc, argv, &usage);
 
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":n:s:l:f:S:ph", long_opts, NULL)) !=
-           -1) {
-        switch (c) {
-        case 'n':
-            name = optarg;
-            break;
-        case 's':
-            source = optarg;
-            break;
-        case 'l':
-            language = optarg;
-            break;
-        case 'f':
-            function = optarg;
-            break;
-        case 'S':
-            /* --sources a.c b.c: the words up to the next option. */
-            pg_strvec_push(&sources, optarg);
-            while (optind < argc && argv[optind][0] != '-')
-                pg_strvec_push(&sources, argv[optind++]);
-            break;
-        case 'p':
-            problem = 1;
-            break;
-        case 'h':
-            fputs(usage_text, stdout);
-            return PG_EXIT_PASS;
-        default:
-            pg_strvec_clear(&sources);
-            return pg_cmd_bad_option("init", c, argv, long_opts);
-        }
+    if (code >= 0) {
+        pg_strvec_clear(&sources);
+        return code;
     }
     if (function || sources.n || problem) {
         err = function_options(function, &sources, problem, optind < argc,
@@ -400,11 +372,6 @@ int pg_cmd_init(int argc, char **argv)
         if (err == PG_EXIT_USAGE)
             return PG_EXIT_USAGE;
         return err < 0 ? pg_cmd_fail(err) : PG_EXIT_PASS;
-    }
-    if (strcmp(language, "c") && strcmp(language, "cuda")) {
-        fprintf(stderr, "perfgate init: language '%s': want c or cuda\n",
-                language);
-        return PG_EXIT_USAGE;
     }
     if (!name)
         name = argv[optind];

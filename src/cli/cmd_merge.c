@@ -13,7 +13,7 @@
 #include "str.h"
 #include "util.h"
 
-#include <getopt.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,30 +27,9 @@ static const char usage_text[] =
     "one from each of N machines, into one result: every benchmark once,\n"
     "one verdict, one comment.  The shards must be of one run (the same\n"
     "base and head, config and floor) and all there.  The exit status is\n"
-    "compare's: 0 pass, 1 fail, 2 for results that do not fit together.\n"
-    "\n"
-    "options:\n"
-    "      --config FILE     the config the shards ran (default:\n"
-    "                        perfgate.yml here, when the shards ran it):\n"
-    "                        each of its benchmarks must be in one shard\n"
-    "      --json FILE       write the merged result as JSON\n"
-    "      --markdown FILE   write the pull-request comment\n"
-    "      --html FILE       write the report as one page with charts\n"
-    "      --color WHEN      auto, always or never\n"
-    "      --warning-exit-code N\n"
-    "                        exit N (4-125) when the gate passes but a case\n"
-    "                        got slower under a total that hides it\n"
-    "  -h, --help            show this help\n";
+    "compare's: 0 pass, 1 fail, 2 for results that do not fit together.\n";
 
-static const struct option long_opts[] = {
-    {"config", required_argument, NULL, 'c'},
-    {"json", required_argument, NULL, 'j'},
-    {"markdown", required_argument, NULL, 'm'},
-    {"html", required_argument, NULL, 'H'},
-    {"color", required_argument, NULL, 'C'},
-    {"warning-exit-code", required_argument, NULL, 'w'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0}};
+static const pg_opt_usage usage = {"merge", usage_text, NULL};
 
 /*
  * The merged shards against their config: `path` when given (it must be
@@ -94,47 +73,31 @@ int pg_cmd_merge(int argc, char **argv)
     pg_cmd_outputs outputs = {NULL, NULL, NULL, NULL};
     pg_result merged, *parts;
     size_t n, i;
-    int c, err = 0, code, warning_exit = PG_EXIT_PASS;
+    int err = 0, code, warning_exit = PG_EXIT_PASS;
     const char *config = NULL;
-    long long w;
+    const pg_opt opts[] = {
+        PG_OPT_STR("config", 0, &config, "FILE",
+                   "the config the shards ran (default:\n"
+                   "perfgate.yml here, when the shards ran it):\n"
+                   "each of its benchmarks must be in one shard"),
+        PG_OPT_OUT("json", 0, &outputs.json_path, "FILE",
+                   "write the merged result as JSON"),
+        PG_OPT_OUT("markdown", 0, &outputs.md_path, "FILE",
+                   "write the pull-request comment"),
+        PG_OPT_OUT("html", 0, &outputs.html_path, "FILE",
+                   "write the report as one page with charts"),
+        PG_OPT_COLOR(&outputs.color_when),
+        PG_OPT_WARNING_EXIT(&warning_exit),
+        PG_OPT_END};
 
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
-        int taken = c == '?' || c == ':'
-                        ? 0
-                        : pg_cmd_output_option(&outputs, c, optarg, "merge");
-        if (taken < 0)
-            return PG_EXIT_USAGE;
-        if (taken)
-            continue;
-        switch (c) {
-        case 'w':
-            if (pg_parse_ll(&w, optarg) < 0 || w < 4 || w > 125) {
-                fprintf(stderr,
-                        "perfgate merge: --warning-exit-code '%s': "
-                        "want a number from 4 to 125\n",
-                        optarg);
-                return PG_EXIT_USAGE;
-            }
-            warning_exit = (int)w;
-            break;
-        case 'c':
-            config = optarg;
-            break;
-        case 'h':
-            fputs(usage_text, stdout);
-            return PG_EXIT_PASS;
-        default:
-            return pg_cmd_bad_option("merge", c, argv, long_opts);
-        }
-    }
+    if ((code = pg_opt_parse(opts, argc, argv, &usage)) >= 0)
+        return code;
     if (optind >= argc) {
-        fputs(usage_text, stderr);
+        fputs("perfgate merge: give the shards' results (RESULT.json...)\n\n",
+              stderr);
+        pg_opt_print_usage(stderr, opts, &usage);
         return PG_EXIT_USAGE;
     }
-    if ((code = pg_cmd_check_show("merge", &outputs)) >= 0)
-        return code;
     n = (size_t)(argc - optind);
     parts = pg_calloc(n, sizeof(*parts));
     for (i = 0; i < n && err >= 0; i++)

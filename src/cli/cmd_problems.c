@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "banned.h"
 
@@ -24,16 +25,24 @@ static const char usage_text[] =
     "its default cases: for a C solution, and for a CUDA one (sized for a\n"
     "GPU).  Use one in perfgate.yml as 'problem: NAME'.\n";
 
+static const pg_opt_usage usage = {"problems", usage_text, NULL};
+
 int pg_cmd_problems(int argc, char **argv)
 {
     const char *const *names = pg_problems_builtin();
     char *tmp = NULL;
     int err = 0;
 
-    if (argc > 1) {
-        int help = !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help");
-        fputs(usage_text, help ? stdout : stderr);
-        return help ? PG_EXIT_PASS : PG_EXIT_USAGE;
+    const pg_opt opts[] = {PG_OPT_END};
+    int code = pg_opt_parse(opts, argc, argv, &usage);
+
+    if (code >= 0)
+        return code;
+    if (optind < argc) {
+        fprintf(stderr, "perfgate problems: '%s': it takes no operands\n\n",
+                argv[optind]);
+        pg_opt_print_usage(stderr, opts, &usage);
+        return PG_EXIT_USAGE;
     }
     if (!*names)
         return pg_cmd_fail(

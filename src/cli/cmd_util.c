@@ -64,142 +64,6 @@ int pg_cmd_write(const char *path, const char *data, size_t len)
     return 0;
 }
 
-int pg_cmd_bad_option(const char *command, int c, char *const *argv,
-                      const struct option *opts)
-{
-    /* A long option is its word (without "=value"); a short one its
-     * letter, wherever it stood in a group such as -qZ (getopt has not
-     * always moved past that group: optopt names it).  An unknown long
-     * option has no optopt; a missing value ends its argument. */
-    const char *arg = argv[optind - 1];
-    char letter[3] = {'-', (char)optopt, '\0'};
-    int is_long = c == ':' ? !strncmp(arg, "--", 2) : !optopt;
-    const char *option = is_long ? arg : letter;
-    const char *words[128];
-    char name[64];
-    const char *hint;
-    size_t n = 0, len = strcspn(option, "=");
-    const struct option *o;
-
-    /* One line that says what to type, as git does, not the whole help. */
-    if (len >= sizeof(name))
-        len = sizeof(name) - 1;
-    memcpy(name, option, len);
-    name[len] = '\0';
-    if (c == ':') {
-        fprintf(stderr,
-                "perfgate %s: option '%s' needs a value; see "
-                "'perfgate %s --help'\n",
-                command, name, command);
-        return PG_EXIT_USAGE;
-    }
-    for (o = opts; o && o->name && n < 127; o++) {
-        if (!strncmp(name, "--", 2) && !strcmp(name + 2, o->name) &&
-            o->has_arg == required_argument) {
-            fprintf(stderr,
-                    "perfgate %s: option '%s' needs a value; see "
-                    "'perfgate %s --help'\n",
-                    command, name, command);
-            return PG_EXIT_USAGE;
-        }
-        words[n++] = o->name;
-    }
-    words[n] = NULL;
-    /* A short option's letter is too short to suggest from. */
-    hint = !strncmp(name, "--", 2) ? pg_suggest(name + 2, words) : NULL;
-    if (hint)
-        fprintf(stderr,
-                "perfgate %s: unknown option '%s' (did you mean '--%s'?); "
-                "see 'perfgate %s --help'\n",
-                command, name, hint, command);
-    else
-        fprintf(stderr,
-                "perfgate %s: unknown option '%s'; see 'perfgate %s --help'\n",
-                command, name, command);
-    return PG_EXIT_USAGE;
-}
-
-/* Why `path` cannot be written, or NULL when it can: the file (made or
- * replaced) or, when it does not exist yet, its directory. */
-static const char *unwritable(const char *path, pg_str *why)
-{
-    struct stat st;
-    char *dir, *slash;
-    const char *bad = NULL;
-
-    if (!*path)
-        return "an empty name";
-    if (stat(path, &st) == 0) {
-        if (S_ISDIR(st.st_mode))
-            return "it is a directory";
-        if (access(path, W_OK) < 0) {
-            pg_str_printf(why, "%s", strerror(errno));
-            return pg_str_cstr(why);
-        }
-        return NULL;
-    }
-    dir = pg_strdup(path);
-    slash = strrchr(dir, '/');
-    if (!slash)
-        memcpy(dir, ".", 2);
-    else if (slash == dir)
-        slash[1] = '\0';
-    else
-        *slash = '\0';
-    if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-        pg_str_printf(why, "the directory '%s' does not exist", dir);
-        bad = pg_str_cstr(why);
-    } else if (access(dir, W_OK | X_OK) < 0) {
-        pg_str_printf(why, "the directory '%s': %s", dir, strerror(errno));
-        bad = pg_str_cstr(why);
-    }
-    free(dir);
-    return bad;
-}
-
-int pg_cmd_check_outputs(const char *command, const char *const *names,
-                         const char *const *paths, size_t n)
-{
-    const char *stdout_by = NULL;
-    size_t i;
-
-    for (i = 0; i < n; i++) {
-        pg_str why = PG_STR_INIT;
-        const char *bad;
-        if (!paths[i])
-            continue;
-        if (!strcmp(paths[i], "-")) {
-            if (stdout_by) {
-                fprintf(stderr,
-                        "perfgate %s: %s - and %s -: only one output can "
-                        "go to standard output\n",
-                        command, stdout_by, names[i]);
-                return PG_EXIT_USAGE;
-            }
-            stdout_by = names[i];
-            continue;
-        }
-        if ((bad = unwritable(paths[i], &why))) {
-            fprintf(stderr,
-                    "perfgate %s: %s '%s' cannot be written: %s (checked "
-                    "before any work)\n",
-                    command, names[i], paths[i], bad);
-            pg_str_clear(&why);
-            return PG_EXIT_USAGE;
-        }
-        pg_str_clear(&why);
-    }
-    return -1;
-}
-
-int pg_cmd_check_show(const char *command, const pg_cmd_outputs *o)
-{
-    const char *names[] = {"--json", "--markdown", "--html"};
-    const char *paths[] = {o->json_path, o->md_path, o->html_path};
-
-    return pg_cmd_check_outputs(command, names, paths, 3);
-}
-
 int pg_cmd_columns(void)
 {
     struct winsize ws;
@@ -303,123 +167,23 @@ int pg_cmd_read_result(pg_result *out, const char *path)
     return err;
 }
 
-int pg_cmd_output_option(pg_cmd_outputs *o, int c, const char *arg,
-                         const char *command)
+int pg_cmd_opt_verbose(void *unused, const char *arg)
 {
-    switch (c) {
-    case 'j':
-        o->json_path = arg;
-        return 1;
-    case 'm':
-        o->md_path = arg;
-        return 1;
-    case 'H':
-        o->html_path = arg;
-        return 1;
-    case 'C':
-        if (strcmp(arg, "auto") && strcmp(arg, "always") &&
-            strcmp(arg, "never")) {
-            fprintf(stderr,
-                    "perfgate %s: --color '%s': want auto, always or never\n",
-                    command, arg);
-            return -1;
-        }
-        o->color_when = arg;
-        return 1;
-    default:
-        return 0;
-    }
+    (void)unused;
+    (void)arg;
+    pg_trace_enable(1);
+    return 0;
 }
 
-int pg_cmd_getopt(int argc, char **argv, const char *command, const char *usage,
-                  const struct option *opts,
-                  int (*take)(void *payload, int c, const char *arg),
-                  void *payload)
+int pg_cmd_opt_sandbox(void *unused, const char *arg)
 {
-    int c, code;
+    pg_box_mode mode;
 
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":c:b:j:qhv", opts, NULL)) != -1) {
-        if (c == 'h') {
-            fputs(usage, stdout);
-            return PG_EXIT_PASS;
-        }
-        if (c == '?' || c == ':')
-            return pg_cmd_bad_option(command, c, argv, opts);
-        if ((code = take(payload, c, optarg)) >= 0)
-            return code;
-    }
-    return -1;
-}
-
-int pg_cmd_measure_option(pg_compare_opts *o, pg_strvec *only, int c,
-                          const char *arg)
-{
-    const char *opt = NULL, *want = NULL;
-    long long n;
-
-    switch (c) {
-    case 'c':
-        o->config_path = arg;
-        break;
-    case 'b':
-        pg_strvec_push(only, arg);
-        break;
-    case PG_OPT_FLOOR:
-        if (pg_parse_fraction(&o->noise_floor, arg) < 0 ||
-            o->noise_floor >= 1 || o->noise_floor <= 0)
-            opt = "--noise-floor",
-            want = "want a percentage above 0% and below 100%, such as 5%, "
-                   "or a fraction such as 0.05";
-        break;
-    case PG_OPT_MAX_TIME:
-        if (pg_parse_duration(&o->max_time, arg) < 0 || o->max_time <= 0)
-            opt = "--max-time", want = "want a duration such as 10s or 500ms";
-        break;
-    case PG_OPT_TIMEOUT:
-        if (pg_parse_duration(&o->timeout, arg) < 0 || o->timeout <= 0)
-            opt = "--timeout", want = "want a duration such as 60s or 2m";
-        break;
-    case PG_OPT_MIN_ROUNDS:
-        if (pg_parse_ll(&n, arg) < 0 || n < 1 || n > 1000000000)
-            opt = "--min-rounds", want = "want a whole number of at least 1";
-        else
-            o->min_rounds = (int)n;
-        break;
-    case 'j':
-        if (pg_parse_ll(&n, arg) < 0 || n < 1 || n > 256)
-            opt = "--jobs", want = "want a number from 1 to 256";
-        else
-            o->jobs = (int)n;
-        break;
-    case PG_OPT_CACHE_DIR:
-        if (!*arg)
-            opt = "--cache-dir", want = "want a directory";
-        o->cache_dir = arg;
-        break;
-    case PG_OPT_NO_CACHE:
-        o->no_cache = 1;
-        break;
-    case PG_OPT_SANDBOX: {
-        pg_box_mode mode;
-        if (pg_box_parse_mode(&mode, arg) < 0)
-            opt = "--sandbox", want = "want auto, require or off";
-        else
-            pg_box_set_mode(mode);
-        break;
-    }
-    case 'v':
-        pg_trace_enable(1);
-        break;
-    default:
-        return 0;
-    }
-    if (opt) {
-        fprintf(stderr, "perfgate: %s '%s': %s\n", opt, arg, want);
-        return PG_EXIT_USAGE;
-    }
-    return -1;
+    (void)unused;
+    if (pg_box_parse_mode(&mode, arg) < 0)
+        return -1;
+    pg_box_set_mode(mode);
+    return 0;
 }
 
 /* The progress line on a terminal, rewritten in place. */
