@@ -1069,7 +1069,7 @@ class Interrupt(RepoTest):
         fifo = os.path.join(self.out, "config.fifo")
         os.mkfifo(fifo)
         proc = self._start("--config", fifo, "HEAD", "HEAD")
-        time.sleep(0.5)
+        self.assertTrue(self._opening_fifo(proc.pid), "never opened the FIFO")
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=30)
         self.assertEqual(proc.returncode, 130, err)
@@ -1085,7 +1085,7 @@ class Interrupt(RepoTest):
         proc = self._start("--config", fifo, "HEAD", "HEAD")
         writer = os.open(fifo, os.O_WRONLY)
         try:
-            time.sleep(0.5)
+            self.assertTrue(self._holds(proc.pid, fifo), "never read it")
             start = time.monotonic()
             proc.send_signal(signal.SIGTERM)
             out, err = proc.communicate(timeout=60)
@@ -1095,6 +1095,43 @@ class Interrupt(RepoTest):
         self.assertEqual(proc.returncode, 130, err)
         self.assertIn("interrupted", err)
         self.assertLess(took, 30)
+
+    @staticmethod
+    def _opening_fifo(pid):
+        """Whether `pid` comes to wait in open() for a FIFO's writer (its
+        wchan; where the kernel hides it, in the openat system call)."""
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                with open(f"/proc/{pid}/wchan") as f:
+                    wchan = f.read()
+                with open(f"/proc/{pid}/syscall") as f:
+                    call = f.read().split()[:1]
+            except OSError:
+                return False
+            if wchan == "wait_for_partner" or (
+                    wchan in ("", "0") and call in (["257"], ["56"])):
+                return True
+            time.sleep(0.02)
+        return False
+
+    @staticmethod
+    def _holds(pid, path):
+        """Whether `pid` comes to have `path` open."""
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                fds = os.listdir(f"/proc/{pid}/fd")
+            except OSError:
+                return False
+            for fd in fds:
+                try:
+                    if os.readlink(f"/proc/{pid}/fd/{fd}") == path:
+                        return True
+                except OSError:
+                    pass
+            time.sleep(0.02)
+        return False
 
     def _runs_under(self, name):
         """Processes whose command line names the directory `name`."""
