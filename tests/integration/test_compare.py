@@ -3656,16 +3656,43 @@ class Cli(unittest.TestCase):
         self.assertRegex(p.stdout, r"^perfgate \d+\.\d+\.\d+\n$")
 
     def test_usage_errors_exit_2(self):
-        for args in (["frobnicate"], ["compare", "--nope"],
-                     ["compare", "--noise-floor", "5"], ["compare", "a", "b",
-                                                         "c"], [],
-                     ["compare", "--warning-exit-code", "1"],
-                     ["compare", "--warning-exit-code", "200"],
-                     ["report", "--color", "purple", "r.json"],
-                     ["merge", "--color", "purple", "r.json"],
-                     ["merge", "--warning-exit-code", "3", "r.json"],
-                     ["merge"]):
-            self.assertEqual(self.run_pg(*args).returncode, 2, args)
+        # Each says what was wrong: a check deleted would let its command
+        # go on to another error, or none, and the message would differ.
+        want_number = "want a number from 4 to 125"
+        for args, said in (
+                (["frobnicate"], "'frobnicate' is not a perfgate command"),
+                (["compare", "--nope"], "unknown option '--nope'"),
+                (["compare", "--noise-floor", "5"],
+                 "--noise-floor '5': want a percentage above 0%"),
+                (["compare", "a", "b", "c"],
+                 "at most two revisions, BASE and HEAD"),
+                ([], "usage: perfgate"),
+                (["compare", "--warning-exit-code", "1"],
+                 "--warning-exit-code '1': " + want_number),
+                (["compare", "--warning-exit-code", "200"],
+                 "--warning-exit-code '200': " + want_number),
+                (["report", "--color", "purple", "r.json"],
+                 "perfgate report: --color 'purple': want auto, always or "
+                 "never"),
+                (["merge", "--color", "purple", "r.json"],
+                 "perfgate merge: --color 'purple'"),
+                (["merge", "--warning-exit-code", "3", "r.json"],
+                 "perfgate merge: --warning-exit-code '3': " + want_number),
+                (["merge"], "give the shards' results"),
+                (["report"], "give the saved result"),
+                (["report", "a.json", "b.json"], "one result at a time"),
+                (["problems", "x"], "'x': it takes no operands"),
+                (["init", "-l", "rust", "x"],
+                 "--language 'rust': want c or cuda"),
+                (["bisect", "--attempts", "21", "v1"],
+                 "--attempts '21': want a number from 1 to 20"),
+                (["bisect"], "give the good revision"),
+                (["compare", "--shard", "3/2"], "--shard '3/2': want K/N"),
+                (["compare", "--timings", "t.json"],
+                 "--timings balances shards")):
+            p = self.run_pg(*args)
+            self.assertEqual(p.returncode, 2, args)
+            self.assertIn(said, p.stderr, args)
 
     def test_one_exit_status_per_failure(self):
         # A file named on the command line that cannot be read, or
