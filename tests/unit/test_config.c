@@ -39,37 +39,37 @@ static void full_config(void)
     const pg_bench_config *b;
 
     unsetenv("GITHUB_ACTIONS");
-    CHECK(parse(&cfg, "version: 1\n"
-                      "settings:\n"
-                      "  noise_floor: 7.5%\n"
-                      "  max_time: 500ms\n"
-                      "  min_rounds: 9\n"
-                      "  timeout: 2m\n"
-                      "benchmarks:\n"
-                      "  - name: reduce_sum\n"
-                      "    problem: reduce_sum\n"
-                      "    sources: [src/reduce.c, src/helper.c]\n"
-                      "    symbol: my_sum\n"
-                      "    language: c\n"
-                      "    cflags: [-O3, -march=native]\n"
-                      "    include: [include]\n"
-                      "    cases: [{n: 1000}, {n: 100000}]\n") == 0);
+    REQUIRE(parse(&cfg, "version: 1\n"
+                        "settings:\n"
+                        "  noise_floor: 7.5%\n"
+                        "  max_time: 500ms\n"
+                        "  min_rounds: 9\n"
+                        "  timeout: 2m\n"
+                        "benchmarks:\n"
+                        "  - name: reduce_sum\n"
+                        "    problem: reduce_sum\n"
+                        "    sources: [src/reduce.c, src/helper.c]\n"
+                        "    symbol: my_sum\n"
+                        "    language: c\n"
+                        "    cflags: [-O3, -march=native]\n"
+                        "    include: [include]\n"
+                        "    cases: [{n: 1000}, {n: 100000}]\n") == 0);
     CHECK_NEAR(cfg.settings.noise_floor, 0.075, 1e-12);
     CHECK(cfg.settings.floor_source == PG_FLOOR_CONFIG);
     CHECK_NEAR(cfg.settings.max_time, 0.5, 1e-12);
     CHECK(cfg.settings.min_rounds == 9);
     CHECK_NEAR(cfg.settings.timeout, 120, 1e-12);
-    CHECK(cfg.nbenchmarks == 1);
+    REQUIRE(cfg.nbenchmarks == 1);
     b = &cfg.benchmarks[0];
     CHECK_STR(b->name, "reduce_sum");
     CHECK(b->problem_path == NULL);
-    CHECK(b->nsources == 2);
+    REQUIRE(b->nsources == 2);
     CHECK_STR(b->sources[1], "src/helper.c");
     CHECK_STR(b->symbol, "my_sum");
-    CHECK(b->ncflags == 2);
+    REQUIRE(b->ncflags == 2);
     CHECK_STR(b->cflags[1], "-march=native");
-    CHECK(b->ninclude == 1);
-    CHECK(b->ncases == 2);
+    REQUIRE(b->ninclude == 1);
+    REQUIRE(b->ncases == 2);
     CHECK_STR(b->cases[1].name, "n=100000");
     CHECK(b->cases[1].mark.line == 15);
     pg_config_clear(&cfg);
@@ -81,8 +81,8 @@ static void defaults(void)
     const pg_bench_config *b;
 
     unsetenv("GITHUB_ACTIONS");
-    CHECK(parse(&cfg, "version: 1\nbenchmarks:\n  - name: m\n"
-                      "    problem: matmul\n    sources: src/mm.c\n") == 0);
+    REQUIRE(parse(&cfg, "version: 1\nbenchmarks:\n  - name: m\n"
+                        "    problem: matmul\n    sources: src/mm.c\n") == 0);
     CHECK_NEAR(cfg.settings.noise_floor, 0.05, 1e-12);
     CHECK(cfg.settings.floor_source == PG_FLOOR_DEFAULT);
     CHECK(cfg.settings.min_rounds == 5);
@@ -91,21 +91,21 @@ static void defaults(void)
     b = &cfg.benchmarks[0];
     CHECK_STR(b->symbol, "solution");
     CHECK_STR(b->language, "c");
-    CHECK(b->ncflags == 1);
+    REQUIRE(b->ncflags == 1);
     CHECK_STR(b->cflags[0], "-O2");
-    CHECK(b->ncases == 0);
+    REQUIRE(b->ncases == 0);
     pg_config_clear(&cfg);
 
     setenv("GITHUB_ACTIONS", "true", 1);
-    CHECK(parse(&cfg, "version: 1\nbenchmarks:\n  - name: m\n"
-                      "    problem: matmul\n    sources: src/mm.c\n") == 0);
+    REQUIRE(parse(&cfg, "version: 1\nbenchmarks:\n  - name: m\n"
+                        "    problem: matmul\n    sources: src/mm.c\n") == 0);
     CHECK_NEAR(cfg.settings.noise_floor, 0.10, 1e-12);
     CHECK(cfg.settings.floor_source == PG_FLOOR_GITHUB_ACTIONS);
     pg_config_clear(&cfg);
     /* The config's own floor wins over the environment's default. */
-    CHECK(parse(&cfg, "version: 1\nsettings: {noise_floor: 0.02}\n"
-                      "benchmarks:\n  - name: m\n"
-                      "    problem: matmul\n    sources: src/mm.c\n") == 0);
+    REQUIRE(parse(&cfg, "version: 1\nsettings: {noise_floor: 0.02}\n"
+                        "benchmarks:\n  - name: m\n"
+                        "    problem: matmul\n    sources: src/mm.c\n") == 0);
     CHECK_NEAR(cfg.settings.noise_floor, 0.02, 1e-12);
     pg_config_clear(&cfg);
     unsetenv("GITHUB_ACTIONS");
@@ -204,8 +204,8 @@ static void case_specs(void)
     pg_case_spec *specs;
     size_t n;
 
-    CHECK(pg_case_specs_parse(&specs, &n, "m=64, n=32,k=16; n = 5 ;") == 0);
-    CHECK(n == 2);
+    REQUIRE(pg_case_specs_parse(&specs, &n, "m=64, n=32,k=16; n = 5 ;") == 0);
+    REQUIRE(n == 2);
     CHECK_STR(specs[0].name, "m=64,n=32,k=16");
     CHECK_STR(specs[1].name, "n=5");
     pg_case_spec_clear(&specs[0]);
@@ -230,10 +230,10 @@ static void gate_and_symbols(void)
 {
     pg_config cfg;
 
-    CHECK(parse(&cfg, "version: 1\nsettings: {gate: cases}\nbenchmarks:\n"
-                      "  - {name: a, problem: reduce_sum, sources: [a.c]}\n"
-                      "  - {name: b, problem: reduce_sum, sources: [b.c], "
-                      "gate: total, symbols: interposable}\n") == 0);
+    REQUIRE(parse(&cfg, "version: 1\nsettings: {gate: cases}\nbenchmarks:\n"
+                        "  - {name: a, problem: reduce_sum, sources: [a.c]}\n"
+                        "  - {name: b, problem: reduce_sum, sources: [b.c], "
+                        "gate: total, symbols: interposable}\n") == 0);
     CHECK(cfg.settings.gate_cases == 1);
     CHECK(cfg.benchmarks[0].gate == -1); /* as in settings */
     CHECK(cfg.benchmarks[0].interposable == 0);
@@ -271,13 +271,13 @@ static void project_builds(void)
     b = &cfg.benchmarks[0];
     CHECK_STR(b->build, "make lib");
     CHECK_STR(b->library, "out/libx.a");
-    CHECK(b->nsources == 0);
+    REQUIRE(b->nsources == 0);
     CHECK_STR(b->language, "c");
     b = &cfg.benchmarks[1];
     CHECK_STR(b->build, "./build.sh");
     CHECK_STR(b->library, "b.a");
     CHECK_STR(b->sources[0], "src/*.c");
-    CHECK(b->nldflags == 2);
+    REQUIRE(b->nldflags == 2);
     REQUIRE(b->nfile_cflags == 1);
     CHECK_STR(b->file_cflags[0].pattern, "src/huf.c");
     CHECK_STR(b->file_cflags[0].flags[0], "-fno-tree-vectorize");

@@ -284,7 +284,7 @@ static void json_round_trip(void)
     CHECK_CONTAINS(json, "\"change_interval\":\t[0.205, 0.231]");
     CHECK_CONTAINS(json, "\"side\":\t\"head\"");
     CHECK_CONTAINS(json, "\"change\":\tnull");
-    CHECK(pg_result_from_json(&back, json, "r.json") == 0);
+    REQUIRE(pg_result_from_json(&back, json, "r.json") == 0);
     pg_stats_judge(&back);
     again = pg_result_to_json(&back);
     CHECK_STR(again, json);
