@@ -12,6 +12,7 @@ python3-scipy, which ./test.sh installs and builds.
 import argparse
 import json
 import os
+import importlib.util
 import platform
 import shutil
 import statistics
@@ -23,9 +24,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GBENCH_TOOLS = "/usr/share/benchmark"
 
-try:
-    import scipy  # noqa: F401  (compare.py's U test needs it)
-except ImportError:
+# compare.py's U test needs scipy.
+if importlib.util.find_spec("scipy") is None:
     # Debian's scipy belongs to Debian's python3; another python3 first on
     # PATH (pyenv, a venv) does not see it.
     if os.path.exists("/usr/bin/python3") and sys.executable != "/usr/bin/python3":

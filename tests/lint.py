@@ -72,6 +72,15 @@ def run_blocks(path):
 
 
 class Lint(unittest.TestCase):
+    def test_python_passes_pyflakes(self):
+        # Unused imports and variables, undefined names: in the Action's
+        # scripts, the CI templates' helpers, the tests and the benchmarks.
+        dirs = [os.path.join(ROOT, d) for d in ("action", "ci", "tests",
+                                                "bench")]
+        p = subprocess.run(["pyflakes3"] + dirs, capture_output=True,
+                           text=True)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+
     def test_shell_scripts_pass_shellcheck(self):
         scripts = shell_scripts()
         self.assertIn(os.path.join(ROOT, "bootstrap.sh"), scripts)

@@ -8,7 +8,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import (BROKEN, CONFIG, PERFGATE, SERIAL, TWICE,  # noqa: E402
+from harness import (BROKEN, PERFGATE, SERIAL, TWICE,  # noqa: E402
                      RepoTest, snapshot)
 
 

@@ -3438,8 +3438,8 @@ class Html(RepoTest):
         browser = shutil.which("chromium") or shutil.which("chromium-browser")
         if not browser:
             self.skipTest("no chromium (./test.sh installs it)")
-        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "20%",
-                          "--html", self.html)
+        self.perfgate("HEAD~1", "HEAD", "--noise-floor", "20%",
+                      "--html", self.html)
         with open(self.html, encoding="utf-8") as f:
             drawn = self.charts(f.read())
         args = [browser, "--headless", "--no-sandbox", "--disable-gpu",
