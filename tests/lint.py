@@ -381,12 +381,44 @@ def module_cycles(mods):
     return out
 
 
+def abi_functions(header):
+    """Each function problem.h declares, with the ABI its comment (or that
+    of the declaration just above it, which it shares) says it came in."""
+    found, since, last = [], None, None
+    for line in header.splitlines():
+        if line.startswith("/*"):
+            last = None  # a comment of its own: its own ABI
+        m = re.search(r"Since ABI (\d+)", line)
+        if m:
+            since = m.group(1)
+        m = re.match(r"^[a-z_][a-z0-9_ ]*[ *](pg_[a-z_]+)\(", line)
+        if m:
+            found.append((m.group(1), since or last))
+            last, since = since or last, None
+    return found
+
+
 def git(*args):
     return subprocess.run(["git", *args], cwd=ROOT, capture_output=True,
                           text=True)
 
 
 class Code(unittest.TestCase):
+    def test_each_abi_function_says_its_abi_and_is_exported(self):
+        with open(os.path.join(ROOT, "include/perfgate/problem.h")) as f:
+            header = f.read()
+        with open(os.path.join(ROOT, "src/engine/perfgate.sym")) as f:
+            exported = set(re.findall(r"^\s*(pg_[a-z_]+);", f.read(), re.M))
+        found = abi_functions(header)
+        self.assertGreater(len(found), 10)
+        newest = int(re.search(r"#define PG_PROBLEM_ABI (\d+)", header)[1])
+        for name, since in found:
+            with self.subTest(function=name):
+                self.assertIsNotNone(since, "no 'Since ABI N' above it")
+                self.assertLessEqual(int(since), newest)
+        self.assertEqual({n for n, _ in found}, exported,
+                         "problem.h and perfgate.sym differ")
+
     def test_changed_lines_follow_clang_format(self):
         # As libgit2 and git keep theirs: a hint for new code, checked on
         # the lines a change touches (and the uncommitted ones), not a

@@ -75,6 +75,14 @@ extern "C" {
  * Bumped whenever pg_problem or the functions below change.  perfgate
  * loads problems built for any ABI from PG_PROBLEM_ABI_OLDEST on: 3 is 4
  * without compare(), and 2 is 3 without side_setup and pg_lookup().
+ *
+ * Each function below says the ABI that added it.  Five came late in ABI
+ * 2, without a bump (pg_random_grid, pg_alloc_copy, pg_alloc_output,
+ * pg_check_floats, pg_check_ints): a perfgate of early ABI 2 lacks them,
+ * and refuses a problem that calls them as a library it cannot load (an
+ * undefined symbol), not as a wrong ABI.  Every perfgate of ABI 3 on has
+ * them.  From now on, a function added is a bump (tests/abi compiles the
+ * header; lint.py checks that each function says its ABI).
  */
 #define PG_PROBLEM_ABI 4
 #define PG_PROBLEM_ABI_OLDEST 2
@@ -166,7 +174,8 @@ typedef struct pg_problem {
     int (*compare)(void *head, void *base, pg_case *c);
 } pg_problem;
 
-/* The value of parameter `key` of case `c`, or `fallback` when it has none. */
+/* The value of parameter `key` of case `c`, or `fallback` when it has none.
+ * Since ABI 1. */
 long long pg_param(const pg_case *c, const char *key, long long fallback);
 
 /*
@@ -175,26 +184,29 @@ long long pg_param(const pg_case *c, const char *key, long long fallback);
  * must not touch but through pg_upload() and pg_download().  Owned by
  * perfgate, freed with the case.  Returns NULL (after recording why) when
  * it cannot be had; setup() then returns NULL.
+ * Since ABI 1.
  */
 void *pg_alloc(pg_case *c, size_t bytes);
 
-/* Zeroed host memory for the problem's own use, freed with the case. */
+/* Zeroed host memory for the problem's own use, freed with the case.
+ * Since ABI 1. */
 void *pg_host_alloc(pg_case *c, size_t bytes);
 
-/* Copies host memory into memory from pg_alloc(), and back. */
+/* Copies host memory into memory from pg_alloc(), and back.  Since ABI 1. */
 void pg_upload(pg_case *c, void *dst, const void *host_src, size_t bytes);
 void pg_download(pg_case *c, void *host_dst, const void *src, size_t bytes);
 
 /*
  * A deterministic random stream, seeded from the problem and the case's
  * parameters: both sides of a comparison see identical inputs, on every run.
+ * Since ABI 1.
  */
 uint64_t pg_random(pg_case *c);
 
-/* A uniform float in [lo, hi), drawn from pg_random(). */
+/* A uniform float in [lo, hi), drawn from pg_random().  Since ABI 1. */
 float pg_random_float(pg_case *c, float lo, float hi);
 
-/* A uniform integer in [lo, hi], drawn from pg_random(). */
+/* A uniform integer in [lo, hi], drawn from pg_random().  Since ABI 1. */
 long long pg_random_int(pg_case *c, long long lo, long long hi);
 
 /*
@@ -203,12 +215,14 @@ long long pg_random_int(pg_case *c, long long lo, long long hi);
  * in a float for a long way, so that any order of summation gives the
  * same answer and verify() can be strict.  pg_random_grid(c, -4, 4, 0.25f)
  * is a multiple of 1/4 in [-1, 1].
+ * Since ABI 2 (late).
  */
 float pg_random_grid(pg_case *c, long long lo, long long hi, float step);
 
 /*
  * Records why a setup or verification failed (printf format) and returns
  * -1, so that verify() can end with `return pg_fail(c, "...", ...)`.
+ * Since ABI 1.
  */
 int pg_fail(pg_case *c, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -221,6 +235,7 @@ int pg_fail(pg_case *c, const char *fmt, ...)
  * the library its build made.  For setup() to call untimed, in a problem
  * with .side_setup = 1.  NULL after pg_fail() when the side has no such
  * function (setup() then returns NULL, and the side is charged with it).
+ * Since ABI 3.
  */
 pg_fn pg_lookup(pg_case *c, const char *name);
 
@@ -232,6 +247,7 @@ pg_fn pg_lookup(pg_case *c, const char *name);
 /*
  * Memory from pg_alloc() holding a copy of `bytes` of host memory `src`:
  * an input.  NULL when out of memory (the case then fails by itself).
+ * Since ABI 2 (late).
  */
 void *pg_alloc_copy(pg_case *c, const void *src, size_t bytes);
 
@@ -239,6 +255,7 @@ void *pg_alloc_copy(pg_case *c, const void *src, size_t bytes);
  * Memory from pg_alloc() for `n` floats, each set to NaN: an output, so
  * that a solution that leaves part of it unwritten is caught by
  * pg_check_floats().  NULL when out of memory.
+ * Since ABI 2 (late).
  */
 float *pg_alloc_output(pg_case *c, size_t n);
 
@@ -248,12 +265,13 @@ float *pg_alloc_output(pg_case *c, size_t n);
  * (a NaN never is).  0, or the pg_fail() of the first wrong one, which
  * names it as NAME[i], or NAME[i / cols][i % cols] when `cols` is above 0:
  *     output[3][7] = 0.51, expected 0.5 (within 0.001)
+ * Since ABI 2 (late).
  */
 int pg_check_floats(pg_case *c, const char *name, const float *out,
                     const double *want, size_t n, double abs_tol,
                     double rel_tol, size_t cols);
 
-/* The same for `n` ints, which must be equal. */
+/* The same for `n` ints, which must be equal.  Since ABI 2 (late). */
 int pg_check_ints(pg_case *c, const char *name, const int *out, const int *want,
                   size_t n);
 
