@@ -68,9 +68,7 @@ static pg_probe_outcome bench_outcome(const pg_bench_result *b, double floor)
     }
 }
 
-/* The probe's outcome: slower when any benchmark is; else what cannot be
- * told (skipped, then unclear); else not slower. */
-static pg_probe_outcome probe_outcome(const pg_result *r, double floor)
+pg_probe_outcome pg_bisect_outcome(const pg_result *r, double floor)
 {
     int seen[4] = {0, 0, 0, 0};
     size_t i;
@@ -164,7 +162,7 @@ static int probe(bisect_ctx *ctx, size_t index, pg_probe_outcome *outcome)
         if (err >= 0) {
             out->noise_floor = r.noise_floor;
             keep(&p, &r, r.noise_floor);
-            p.outcome = probe_outcome(&r, r.noise_floor);
+            p.outcome = pg_bisect_outcome(&r, r.noise_floor);
         }
         p.attempts = attempt;
         pg_result_clear(&r);
@@ -218,9 +216,7 @@ static int follow(bisect_ctx *ctx, const pg_probe *bad)
         failed->message ? failed->message : pg_status_name(failed->status));
 }
 
-/* The commit to probe between lo and hi (exclusive): the middle one, or
- * the nearest to it that was not skipped; -1 when none is left. */
-static long next_probe(const unsigned char *skipped, long lo, long hi)
+long pg_bisect_next(const unsigned char *skipped, long lo, long hi)
 {
     long mid = lo + (hi - lo) / 2, d;
 
@@ -285,7 +281,7 @@ int pg_bisect(pg_bisect_result *out, const pg_bisect_opts *opts)
 
     skipped = pg_calloc(out->ncommits + 1, 1);
     lo = -1; /* GOOD: not slower, by definition */
-    while ((mid = next_probe(skipped, lo, hi)) >= 0) {
+    while ((mid = pg_bisect_next(skipped, lo, hi)) >= 0) {
         if (pg_interrupted()) {
             err = pg_error_set(PG_ERR_INTERRUPTED, "interrupted");
             goto done;

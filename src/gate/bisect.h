@@ -97,6 +97,22 @@ struct pg_bisect_result {
 void pg_bisect_opts_init(pg_bisect_opts *opts);
 
 /*
+ * A probe's outcome from its comparison with GOOD, `r`: slower when any
+ * benchmark is (gate: cases, by its status; gate: total, by the whole
+ * interval of its total above `floor`); else what cannot be told
+ * (skipped: a benchmark did not build, was wrong or failed; then
+ * unclear: an interval straddles the floor); else not slower.
+ */
+pg_probe_outcome pg_bisect_outcome(const pg_result *r, double floor);
+
+/*
+ * The commit to probe between lo and hi (exclusive), `skipped[i]` set for
+ * those that could not be told: the middle one, or the nearest to it that
+ * was not skipped (below first at equal distance); -1 when none is left.
+ */
+long pg_bisect_next(const unsigned char *skipped, long lo, long hi);
+
+/*
  * Bisects.  0 with `out` filled (a culprit, a range of candidates, or
  * no_regression); PG_ERR_USAGE for bad revisions or config, or a GOOD or
  * BAD that cannot be measured; PG_ERR_INTERRUPTED.  `out` is to be

@@ -1,0 +1,138 @@
+/* bisect's rules without measuring: a probe's outcome and the next probe
+ * (bisect.h). */
+#include <math.h>
+#include <string.h>
+
+#include "bisect.h"
+#include "result.h"
+#include "test.h"
+
+/* A result of one benchmark with `status` and the interval [lo, hi] of
+ * its change; `gate_cases` as configured. */
+static void one(pg_result *r, pg_status status, double lo, double hi,
+                int gate_cases)
+{
+    pg_bench_result *b;
+
+    memset(r, 0, sizeof(*r));
+    b = pg_result_add(r, "a", "reduce_sum");
+    b->status = status;
+    b->change = (lo + hi) / 2;
+    b->change_lo = lo;
+    b->change_hi = hi;
+    b->gate_cases = gate_cases;
+}
+
+static pg_probe_outcome outcome_of(pg_status status, double lo, double hi,
+                                   int gate_cases)
+{
+    pg_result r;
+    pg_probe_outcome o;
+
+    one(&r, status, lo, hi, gate_cases);
+    o = pg_bisect_outcome(&r, 0.05);
+    pg_result_clear(&r);
+    return o;
+}
+
+/* Under gate: total a probe is slower only when the whole interval is
+ * above the floor, not slower only when it is wholly within; straddling,
+ * it is unclear and measured again. */
+static void the_interval_decides_under_a_total(void)
+{
+    CHECK(outcome_of(PG_STATUS_REGRESSION, 0.08, 0.12, 0) == PG_PROBE_SLOWER);
+    CHECK(outcome_of(PG_STATUS_REGRESSION, 0.03, 0.12, 0) == PG_PROBE_UNCLEAR);
+    CHECK(outcome_of(PG_STATUS_UNCHANGED, -0.01, 0.02, 0) ==
+          PG_PROBE_NOT_SLOWER);
+    CHECK(outcome_of(PG_STATUS_UNCHANGED, 0.01, 0.07, 0) == PG_PROBE_UNCLEAR);
+    CHECK(outcome_of(PG_STATUS_IMPROVEMENT, -0.3, -0.2, 0) ==
+          PG_PROBE_NOT_SLOWER);
+    /* No interval (too few rounds to have one): the status stands. */
+    CHECK(outcome_of(PG_STATUS_REGRESSION, NAN, NAN, 0) == PG_PROBE_SLOWER);
+    CHECK(outcome_of(PG_STATUS_UNCHANGED, NAN, NAN, 0) == PG_PROBE_NOT_SLOWER);
+}
+
+/* Under gate: cases the measuring went on until each case was clear of
+ * the floor: the status is the outcome, whatever the total's interval. */
+static void the_status_decides_under_cases(void)
+{
+    CHECK(outcome_of(PG_STATUS_REGRESSION, 0.01, 0.12, 1) == PG_PROBE_SLOWER);
+    CHECK(outcome_of(PG_STATUS_UNCHANGED, 0.01, 0.07, 1) ==
+          PG_PROBE_NOT_SLOWER);
+}
+
+/* What cannot be measured is skipped, as git bisect skip; identical or
+ * unreached code is not slower whatever its interval. */
+static void failures_are_skipped(void)
+{
+    pg_status s[] = {PG_STATUS_BUILD_FAILED, PG_STATUS_INCORRECT,
+                     PG_STATUS_CRASHED, PG_STATUS_TIMEOUT};
+    pg_result r;
+    size_t i;
+
+    for (i = 0; i < sizeof(s) / sizeof(*s); i++)
+        CHECK(outcome_of(s[i], NAN, NAN, 0) == PG_PROBE_SKIPPED);
+    one(&r, PG_STATUS_UNCHANGED, 0.01, 0.09, 0);
+    r.benchmarks[0].identical = 1;
+    CHECK(pg_bisect_outcome(&r, 0.05) == PG_PROBE_NOT_SLOWER);
+    r.benchmarks[0].identical = 0;
+    r.benchmarks[0].not_affected = 1;
+    CHECK(pg_bisect_outcome(&r, 0.05) == PG_PROBE_NOT_SLOWER);
+    pg_result_clear(&r);
+}
+
+/* Over benchmarks: slower when any is; else skipped before unclear; else
+ * not slower. */
+static void one_slower_benchmark_makes_the_probe_slower(void)
+{
+    pg_result r;
+    pg_bench_result *b;
+
+    one(&r, PG_STATUS_UNCHANGED, -0.01, 0.07, 0); /* unclear */
+    b = pg_result_add(&r, "b", "reduce_sum");
+    b->status = PG_STATUS_CRASHED; /* skipped */
+    CHECK(pg_bisect_outcome(&r, 0.05) == PG_PROBE_SKIPPED);
+    b = pg_result_add(&r, "c", "reduce_sum");
+    b->status = PG_STATUS_REGRESSION;
+    b->change_lo = 0.2;
+    b->change_hi = 0.3;
+    CHECK(pg_bisect_outcome(&r, 0.05) == PG_PROBE_SLOWER);
+    pg_result_clear(&r);
+
+    one(&r, PG_STATUS_UNCHANGED, -0.01, 0.07, 0);
+    b = pg_result_add(&r, "b", "reduce_sum");
+    b->status = PG_STATUS_UNCHANGED;
+    b->change_lo = -0.01;
+    b->change_hi = 0.01;
+    CHECK(pg_bisect_outcome(&r, 0.05) == PG_PROBE_UNCLEAR);
+    pg_result_clear(&r);
+}
+
+/* The middle first; around a skipped one, the nearest below, then above;
+ * nothing between neighbours or when all between are skipped. */
+static void the_next_probe_halves_around_skips(void)
+{
+    unsigned char skipped[16];
+
+    memset(skipped, 0, sizeof(skipped));
+    CHECK(pg_bisect_next(skipped, 0, 10) == 5);
+    CHECK(pg_bisect_next(skipped, 0, 2) == 1);
+    CHECK(pg_bisect_next(skipped, 3, 4) == -1);
+    skipped[5] = 1;
+    CHECK(pg_bisect_next(skipped, 0, 10) == 4);
+    skipped[4] = 1;
+    CHECK(pg_bisect_next(skipped, 0, 10) == 6);
+    memset(skipped, 1, sizeof(skipped));
+    CHECK(pg_bisect_next(skipped, 0, 10) == -1);
+    skipped[9] = 0;
+    CHECK(pg_bisect_next(skipped, 0, 10) == 9);
+}
+
+const pg_test pg_tests_bisect[] = {
+    {"the_interval_decides_under_a_total", the_interval_decides_under_a_total},
+    {"the_status_decides_under_cases", the_status_decides_under_cases},
+    {"failures_are_skipped", failures_are_skipped},
+    {"one_slower_benchmark_makes_the_probe_slower",
+     one_slower_benchmark_makes_the_probe_slower},
+    {"the_next_probe_halves_around_skips", the_next_probe_halves_around_skips},
+    PG_TESTS_END};
