@@ -301,23 +301,31 @@ static int checked_cases(pg_bench_ctx *c, const pg_bench_config *b,
 
 /*
  * --profile: the case that got slowest, on both sides, under a profiler
- * (profile.h).  Run after the benchmark is measured, never beside it.
+ * (profile.h).  Run after the benchmark is measured, never beside it.  A
+ * CUDA kernel's regression says it is not profiled, not silently.
  */
 static int profile_worst(pg_bench_ctx *c, const pg_bench_config *b,
-                         pg_bench_result *out, const char *problem_lib,
-                         const pg_case_spec *cases, size_t ncases)
+                         pg_bench_result *out, const pg_run_spec *spec)
 {
     const char *dirs[2] = {c->rev[0].dir, c->rev[1].dir};
     size_t i, worst = 0;
 
-    for (i = 1; i < out->ncases && i < ncases; i++)
+    if (spec->gpu) {
+        out->profile = pg_calloc(1, sizeof(*out->profile));
+        out->profile->skipped =
+            pg_strdup("CUDA kernels are not profiled yet (Nsight Compute's "
+                      "metrics need a GPU to be developed against)");
+        return 0;
+    }
+    for (i = 1; i < out->ncases && i < spec->ncases; i++)
         if (out->cases[i].change > out->cases[worst].change)
             worst = i;
-    if (!ncases)
+    if (!spec->ncases)
         return 0;
-    pg_progress_sayf(c->progress, "profiling %s", cases[worst].name);
-    return pg_profile_bench(out, b, dirs, problem_lib, &cases[worst],
-                            c->build_dir, pg_build_limit(&c->cfg->settings));
+    pg_progress_sayf(c->progress, "profiling %s", spec->cases[worst].name);
+    return pg_profile_bench(out, b, dirs, spec->problem_lib,
+                            &spec->cases[worst], c->build_dir,
+                            pg_build_limit(&c->cfg->settings));
 }
 
 int pg_benchmark_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)
@@ -384,18 +392,8 @@ int pg_benchmark_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)
     settle(c, out, &build[0], base_failed);
     if (b->function)
         say_unchecked(out, b, &spec, base_failed);
-    if (c->profile && out->status == PG_STATUS_REGRESSION) {
-        if (!spec.gpu) {
-            err = profile_worst(c, b, out, problem_lib, cases, ncases);
-        } else {
-            /* Said, not silently left out. */
-            out->profile = pg_calloc(1, sizeof(*out->profile));
-            out->profile->skipped =
-                pg_strdup("CUDA kernels are not profiled yet (Nsight "
-                          "Compute's metrics need a GPU to be developed "
-                          "against)");
-        }
-    }
+    if (c->profile && out->status == PG_STATUS_REGRESSION)
+        err = profile_worst(c, b, out, &spec);
 
 done:
     if (building)
