@@ -61,6 +61,7 @@ static const char epilogue[] =
     "  perfgate compare --aa             how noisy is this machine?\n";
 
 static const pg_opt_usage usage = {"compare", usage_text, epilogue};
+
 static const char *env(const char *name)
 {
     return getenv(name);

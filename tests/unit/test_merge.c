@@ -85,7 +85,7 @@ static void lost_one(pg_result *r)
 }
 static void no_shard(pg_result *r)
 {
-    r->nshards = 0;
+    r->shards[0].index = 0; /* as a result without --shard reads back */
 }
 
 /* Each refusal names what differs and the files; a good pair merges. */
