@@ -144,7 +144,7 @@ int pg_cmd_show(pg_result *r, const pg_cmd_outputs *outputs)
     }
     if (!err && outputs->html_path) {
         pg_str_reset(&out);
-        pg_report_html(&out, r);
+        pg_html_page(&out, r);
         err = pg_cmd_write(outputs->html_path, out.ptr, out.size);
     }
     pg_str_clear(&out);

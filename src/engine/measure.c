@@ -18,43 +18,6 @@
 
 #define MAX_INNER (1ULL << 30)
 
-void pg_watch_enter(pg_watch *w, int side)
-{
-    if (!w)
-        return;
-    w->since_ns = pg_now_ns();
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    w->side = side;
-}
-
-void pg_watch_leave(pg_watch *w)
-{
-    if (!w)
-        return;
-    w->side = -1;
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-}
-
-void pg_watch_call(pg_watch *w, pg_call call, int case_index)
-{
-    if (!w)
-        return;
-    w->case_index = case_index;
-    w->call = (int)call;
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-}
-
-const char *pg_call_name(int call)
-{
-    static const char *const names[] = {NULL,      NULL,      "setup()",
-                                        "run()",   "run()",   "verify()",
-                                        "flops()", "bytes()", "teardown()"};
-
-    if (call < 0 || call >= (int)(sizeof(names) / sizeof(names[0])))
-        return NULL;
-    return names[call];
-}
-
 /*
  * The empty solution, called through the problem's run() exactly as a real
  * one is, to measure the harness's own cost.  run() calls it with the

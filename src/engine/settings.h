@@ -23,4 +23,10 @@ typedef struct pg_settings {
                        gate: total, the sum of minimums (the default) */
 } pg_settings;
 
+/*
+ * Fills `out` with the defaults: a 5% floor, or 10% when the environment
+ * variable GITHUB_ACTIONS is "true"; 10 s; 5 rounds; 60 s.
+ */
+void pg_settings_defaults(pg_settings *out);
+
 #endif

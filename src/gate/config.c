@@ -57,23 +57,6 @@ static const char *const buffer_keys[] = {"count", "fill", "range", "file",
 static const char *const check_keys_[] = {"rel", "abs", "reference", NULL};
 static const char *const work_keys[] = {"flops", "bytes", NULL};
 
-void pg_settings_defaults(pg_settings *out)
-{
-    const char *gha = getenv("GITHUB_ACTIONS");
-
-    memset(out, 0, sizeof(*out));
-    if (gha && !strcmp(gha, "true")) {
-        out->noise_floor = 0.10;
-        out->floor_source = PG_FLOOR_GITHUB_ACTIONS;
-    } else {
-        out->noise_floor = 0.05;
-        out->floor_source = PG_FLOOR_DEFAULT;
-    }
-    out->max_time = 10.0;
-    out->min_rounds = 5;
-    out->timeout = 60.0;
-}
-
 const char *pg_language_for(const char *source)
 {
     const char *dot = strrchr(source, '.');

@@ -78,12 +78,6 @@ typedef struct pg_config {
 } pg_config;
 
 /*
- * Fills `out` with the defaults: a 5% floor, or 10% when the environment
- * variable GITHUB_ACTIONS is "true"; 10 s; 5 rounds; 60 s.
- */
-void pg_settings_defaults(pg_settings *out);
-
-/*
  * Parses the config in `text`.  `display` names the file in messages;
  * `dir` is the directory that file problems are relative to; `builtins`
  * (NULL-terminated) lists the built-in problems.  On error returns

@@ -622,7 +622,7 @@ static const char script[] =
  * run).  Change the script, change this: the Html tests compare them. */
 #define SCRIPT_SHA256 "9jJ5oE9dhCxyPO7LJbHGdOvhlVeosGNp/ojLJIPYy6s="
 
-void pg_report_html(pg_str *out, const pg_result *r)
+void pg_html_page(pg_str *out, const pg_result *r)
 {
     size_t i;
 

@@ -13,6 +13,6 @@
 #include "str.h"
 
 /* Appends the page for `r` (judged, its text made safe) to `out`. */
-void pg_report_html(pg_str *out, const pg_result *r);
+void pg_html_page(pg_str *out, const pg_result *r);
 
 #endif

@@ -11,6 +11,7 @@
 #include "error.h"
 #include "fs.h"
 #include "measure.h"
+#include "watch.h"
 #include "proc.h"
 #include "protocol.h"
 #include "str.h"

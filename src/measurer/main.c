@@ -26,6 +26,7 @@
 #include "error.h"
 #include "gpu.h"
 #include "measure.h"
+#include "watch.h"
 #include "problem.h"
 #include "proc.h"
 #include "protocol.h"

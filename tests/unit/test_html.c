@@ -34,7 +34,7 @@ static void an_empty_result_is_a_page(void)
 
     memset(&r, 0, sizeof(r));
     r.noise_floor = 0.05;
-    pg_report_html(&page, &r);
+    pg_html_page(&page, &r);
     CHECK_CONTAINS(pg_str_cstr(&page), "<!DOCTYPE html>");
     CHECK_CONTAINS(pg_str_cstr(&page), "</html>");
     no_nan_drawn(pg_str_cstr(&page));
@@ -84,7 +84,7 @@ static void nan_and_missing_samples_draw_nothing_false(void)
         b->cases[0].nsamples[s] = 1;
     }
 
-    pg_report_html(&page, &r);
+    pg_html_page(&page, &r);
     CHECK_CONTAINS(pg_str_cstr(&page), "crashed");
     CHECK_CONTAINS(pg_str_cstr(&page), "no_samples");
     CHECK_CONTAINS(pg_str_cstr(&page), "one_sample");

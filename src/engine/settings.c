@@ -1,0 +1,25 @@
+/*
+ * settings.c - the settings a comparison has before the config and the
+ * flags say otherwise.
+ */
+#include "settings.h"
+#include <stdlib.h>
+#include <string.h>
+#include "banned.h"
+
+void pg_settings_defaults(pg_settings *out)
+{
+    const char *gha = getenv("GITHUB_ACTIONS");
+
+    memset(out, 0, sizeof(*out));
+    if (gha && !strcmp(gha, "true")) {
+        out->noise_floor = 0.10;
+        out->floor_source = PG_FLOOR_GITHUB_ACTIONS;
+    } else {
+        out->noise_floor = 0.05;
+        out->floor_source = PG_FLOOR_DEFAULT;
+    }
+    out->max_time = 10.0;
+    out->min_rounds = 5;
+    out->timeout = 60.0;
+}
