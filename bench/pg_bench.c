@@ -19,7 +19,7 @@
 #include "stats.h"
 #include "system.h"
 #include "timer.h"
-#include "util.h"
+#include "clock.h"
 
 #include <getopt.h>
 #include <math.h>

@@ -8,7 +8,7 @@
 #include "error.h"
 #include "str.h"
 #include "strvec.h"
-#include "util.h"
+#include "units.h"
 
 #include <stdio.h>
 #include <stdlib.h>

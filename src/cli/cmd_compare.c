@@ -9,7 +9,6 @@
 #include "report.h"
 #include "str.h"
 #include "strvec.h"
-#include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,7 +16,7 @@
 #include "revision.h"
 #include "str.h"
 #include "strvec.h"
-#include "util.h"
+#include "words.h"
 
 #include <unistd.h>
 #include <stdio.h>

@@ -11,7 +11,6 @@
 #include "problems.h"
 #include "strvec.h"
 #include "str.h"
-#include "util.h"
 
 #include <unistd.h>
 #include <stdio.h>

@@ -10,7 +10,8 @@
 #include "report.h"
 #include "stats.h"
 #include "str.h"
-#include "util.h"
+#include "token.h"
+#include "trace.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -104,7 +105,7 @@ void pg_cmd_print_report(FILE *f, const char *text)
      * log line "::error::..." or "::add-mask::..." would be obeyed.  Stop
      * commands around it, with a token nobody can guess to resume.
      */
-    pg_random_token(token);
+    pg_token(token);
     fprintf(f, "::stop-commands::perfgate-%s\n", token);
     fputs(text, f);
     fprintf(f, "::perfgate-%s::\n", token);

@@ -6,7 +6,7 @@
 #include "cmd.h"
 #include "error.h"
 #include "fs.h"
-#include "util.h"
+#include "words.h"
 
 #include <errno.h>
 #include <stdio.h>

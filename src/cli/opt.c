@@ -6,7 +6,8 @@
 #include "error.h"
 #include "str.h"
 #include "strvec.h"
-#include "util.h"
+#include "units.h"
+#include "words.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -3,8 +3,9 @@
  */
 #define _GNU_SOURCE
 #include "gpu.h"
+#include "str.h"
 #include "cuda_abi.h"
-#include "util.h"
+#include "clock.h"
 
 #include <dlfcn.h>
 #include <math.h>

@@ -6,7 +6,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "casespec.h"
 #include "str.h"
-#include "util.h"
+#include "units.h"
+#include "words.h"
 
 #include <ctype.h>
 #include <stdlib.h>

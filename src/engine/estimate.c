@@ -5,13 +5,12 @@
  * rounds.
  */
 #include "estimate.h"
+#include "str.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "util.h"
 
 #include "banned.h"
 

@@ -7,7 +7,7 @@
 #include "measure.h"
 #include "str.h"
 #include "timer.h"
-#include "util.h"
+#include "clock.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -6,9 +6,10 @@
  */
 #define _GNU_SOURCE
 #include "problem.h"
+#include "str.h"
 #include "error.h"
 #include "strvec.h"
-#include "util.h"
+#include "words.h"
 
 #include <ctype.h>
 #include <dlfcn.h>

@@ -6,7 +6,7 @@
 #include "error.h"
 #include "fs.h"
 #include "str.h"
-#include "util.h"
+#include "units.h"
 
 #include <stdio.h>
 #include <stdlib.h>

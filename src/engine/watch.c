@@ -4,7 +4,7 @@
  * memory at any moment.
  */
 #include "watch.h"
-#include "util.h"
+#include "clock.h"
 
 #include <stddef.h>
 

@@ -14,7 +14,7 @@
 #include "stats.h"
 #include "str.h"
 #include "timer.h"
-#include "util.h"
+#include "clock.h"
 
 #include <stdlib.h>
 #include <string.h>

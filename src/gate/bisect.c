@@ -2,9 +2,11 @@
  * bisect.c - which commit made a benchmark slower (bisect.h).
  */
 #include "bisect.h"
+#include "str.h"
 #include "cleanup.h"
 #include "error.h"
-#include "util.h"
+#include "clock.h"
+#include "units.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

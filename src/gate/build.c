@@ -13,7 +13,7 @@
 #include "sources.h"
 #include "str.h"
 #include "strvec.h"
-#include "util.h"
+#include "clock.h"
 
 #include <stdlib.h>
 #include <string.h>

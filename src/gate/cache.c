@@ -7,7 +7,7 @@
 #include "fs.h"
 #include "str.h"
 #include "strvec.h"
-#include "util.h"
+#include "token.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -254,7 +254,7 @@ int pg_cache_put(pg_cache *c, const char *key, const char *kind,
     pg_str_printf(&head, "%s%s %zu\n", MAGIC, id, len);
     path = entry_path(c, key, kind);
     dir = pg_path_dirname(path);
-    pg_random_token(token);
+    pg_token(token);
     tmp = pg_strdupf("%s/.tmp.%s", dir, token);
     if (pg_mkdir_p(dir) == 0 &&
         (fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) >= 0) {

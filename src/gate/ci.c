@@ -3,9 +3,9 @@
  */
 #define _GNU_SOURCE
 #include "ci.h"
+#include "str.h"
 #include "error.h"
 #include "fs.h"
-#include "util.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "compare.h"
+#include "str.h"
 #include "benchmark.h"
 #include "box.h"
 #include "cleanup.h"
@@ -16,7 +17,8 @@
 #include "shard.h"
 #include "sides.h"
 #include "stats.h"
-#include "util.h"
+#include "clock.h"
+#include "words.h"
 
 #include <sched.h>
 #include <stdlib.h>

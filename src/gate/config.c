@@ -12,7 +12,8 @@
 #include "fs.h"
 #include "function.h"
 #include "str.h"
-#include "util.h"
+#include "units.h"
+#include "words.h"
 
 #include <ctype.h>
 #include <errno.h>

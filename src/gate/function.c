@@ -14,7 +14,7 @@
 #include "prototype.h"
 #include "str.h"
 #include "strvec.h"
-#include "util.h"
+#include "words.h"
 
 #include <ctype.h>
 #include <errno.h>

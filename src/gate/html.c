@@ -3,8 +3,9 @@
  * inline, charts as SVG drawn here, nothing fetched when it is opened.
  */
 #include "html.h"
+#include "str.h"
 #include "report.h"
-#include "util.h"
+#include "units.h"
 
 #include <math.h>
 #include <stdio.h>

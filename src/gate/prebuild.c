@@ -2,11 +2,11 @@
  * prebuild.c - building ahead of the measuring (prebuild.h).
  */
 #include "prebuild.h"
+#include "str.h"
 #include "build.h"
 #include "fs.h"
 #include "problems.h"
 #include "proc.h"
-#include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
 #include "run.h"
 #include "str.h"
 #include "strvec.h"
-#include "util.h"
+#include "units.h"
 
 #include <dirent.h>
 #include <math.h>

@@ -3,7 +3,8 @@
  */
 #include "progress.h"
 #include "str.h"
-#include "util.h"
+#include "clock.h"
+#include "units.h"
 
 #include "banned.h"
 

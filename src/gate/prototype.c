@@ -7,7 +7,6 @@
 #include "prototype.h"
 #include "error.h"
 #include "str.h"
-#include "util.h"
 
 #include <stdarg.h>
 #include <stdbool.h>

@@ -2,10 +2,12 @@
  * report.c - the terminal table and the markdown comment.
  */
 #include "report.h"
+#include "str.h"
 #include "cuda.h"
 #include "stats.h"
 #include "system.h"
-#include "util.h"
+#include "units.h"
+#include "words.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -15,7 +15,9 @@
 #include "proc.h"
 #include "protocol.h"
 #include "str.h"
-#include "util.h"
+#include "clock.h"
+#include "token.h"
+#include "trace.h"
 
 #include <errno.h>
 #include <math.h>
@@ -408,7 +410,7 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
     watch->side = -1;
     run.verbose = given->verbose || pg_tracing();
     /* The run's token, which starts every line perfgate-measure sends. */
-    pg_random_token(token);
+    pg_token(token);
     run.token = token;
     if ((err = pg_run_spec_write(spec, spec_path)) < 0)
         goto done;

@@ -2,10 +2,10 @@
  * shard.c - dealing benchmarks to shards (shard.h).
  */
 #include "shard.h"
+#include "str.h"
 #include "cache.h"
 #include "error.h"
 #include "fs.h"
-#include "util.h"
 
 #include <errno.h>
 #include <math.h>

@@ -2,9 +2,9 @@
  * sides.c - the two sides of a comparison (sides.h).
  */
 #include "sides.h"
+#include "str.h"
 #include "error.h"
 #include "fs.h"
-#include "util.h"
 
 #include <stdlib.h>
 

@@ -3,8 +3,8 @@
  */
 #define _GNU_SOURCE
 #include "sources.h"
+#include "str.h"
 #include "fs.h"
-#include "util.h"
 
 #include <fnmatch.h>
 #include <glob.h>

@@ -34,7 +34,8 @@
 #include "str.h"
 #include "system.h"
 #include "timer.h"
-#include "util.h"
+#include "clock.h"
+#include "units.h"
 #include "sanitize.h"
 
 #include <dlfcn.h>

@@ -6,7 +6,7 @@
 #include "box.h"
 #include "fs.h"
 #include "str.h"
-#include "util.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,12 +3,14 @@
  */
 #define _GNU_SOURCE
 #include "proc.h"
+#include "str.h"
 #include "cleanup.h"
 #include "error.h"
 #include "fs.h"
 #include "procfs.h"
 #include "strvec.h"
-#include "util.h"
+#include "clock.h"
+#include "trace.h"
 
 #include <dirent.h>
 #include <errno.h>

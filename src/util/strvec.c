@@ -3,7 +3,6 @@
  */
 #include "strvec.h"
 #include "str.h"
-#include "util.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

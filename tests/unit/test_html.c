@@ -8,7 +8,6 @@
 #include "result.h"
 #include "str.h"
 #include "test.h"
-#include "util.h"
 
 /* Nothing that a browser would take for a number in the page's drawing
  * is "nan" or "inf": a NaN coordinate draws nothing, silently. */

@@ -3,10 +3,10 @@
 #include <string.h>
 
 #include "error.h"
+#include "str.h"
 #include "merge.h"
 #include "result.h"
 #include "test.h"
-#include "util.h"
 
 /* Shard k of `count` of one run, holding the benchmark `name`. */
 static void shard(pg_result *r, int k, int count, const char *name)

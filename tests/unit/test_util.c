@@ -3,7 +3,8 @@
 
 #include "str.h"
 #include "test.h"
-#include "util.h"
+#include "units.h"
+#include "words.h"
 
 static void durations(void)
 {

@@ -1,19 +1,14 @@
 /*
- * util.c - parsing, formatting and suggestion helpers.
+ * units.c - see units.h.
  */
-#define _POSIX_C_SOURCE 200809L
-#include "util.h"
+#include "units.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <time.h>
-#include <unistd.h>
+#include <stdio.h>
 
 #include "banned.h"
 
@@ -34,9 +29,9 @@ int pg_parse_duration(double *out, const char *text)
     static const struct {
         const char *suffix;
         double scale;
-    } units[] = {{"", 1},      {"s", 1},     {"ms", 1e-3}, {"us", 1e-6},
-                 {"µs", 1e-6}, {"ns", 1e-9}, {"m", 60},    {"min", 60},
-                 {"h", 3600}};
+    } units[] = {{"", 1},      {"s", 1},     {"ms", 1e-3},
+                 {"us", 1e-6}, {"µs", 1e-6}, {"ns", 1e-9},
+                 {"m", 60},    {"min", 60},  {"h", 3600}};
     const char *end;
     double v;
     size_t i;
@@ -94,66 +89,6 @@ int pg_parse_ll(long long *out, const char *text)
     return 0;
 }
 
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b), i, j;
-    size_t *row, result;
-
-    row = pg_malloc((lb + 1) * sizeof(*row));
-    for (j = 0; j <= lb; j++)
-        row[j] = j;
-    for (i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t cost = tolower((unsigned char)a[i - 1]) !=
-                          tolower((unsigned char)b[j - 1]);
-            size_t best = diag + cost;
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    result = row[lb];
-    free(row);
-    return result;
-}
-
-const char *pg_suggest(const char *word, const char *const *words)
-{
-    const char *best = NULL;
-    size_t best_d = (size_t)-1, limit;
-
-    /* Up to a third of the word may be wrong, and at least two letters. */
-    limit = strlen(word) / 3;
-    if (limit < 2)
-        limit = 2;
-    for (; *words; words++) {
-        size_t d = edit_distance(word, *words);
-        if (d < best_d) {
-            best_d = d;
-            best = *words;
-        }
-    }
-    return best_d <= limit ? best : NULL;
-}
-
-const char *pg_suggest_text(char *buf, size_t size, const char *word,
-                            const char *const *words)
-{
-    const char *hint = pg_suggest(word, words);
-
-    if (hint)
-        snprintf(buf, size, " (did you mean '%s'?)", hint);
-    else if (size)
-        buf[0] = '\0';
-    return buf;
-}
-
 void pg_format_ns(pg_str *out, double ns)
 {
     static const struct {
@@ -207,10 +142,18 @@ void pg_format_interval(pg_str *out, double lo, double hi)
     pg_str_printf(out, "%+.1f … %+.1f%%", lo * 100.0 + 0.0, hi * 100.0 + 0.0);
 }
 
+void pg_format_seconds(pg_str *out, double seconds)
+{
+    if (seconds < 1.0)
+        pg_str_printf(out, "%.0f ms", seconds * 1e3);
+    else
+        pg_str_printf(out, "%.1f s", seconds);
+}
+
 void pg_format_bytes(pg_str *out, double bytes)
 {
-    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB",
-                                        "EiB"};
+    static const char *const units[] = {"KiB", "MiB", "GiB",
+                                        "TiB", "PiB", "EiB"};
     size_t u = 0;
 
     if (!(bytes >= 1024)) {
@@ -241,71 +184,4 @@ void pg_format_count(pg_str *out, double count)
         if (digits[i] != '-' && (n - i - 1) % 3 == 0 && i + 1 < n)
             pg_str_putc(out, ',');
     }
-}
-
-void pg_format_seconds(pg_str *out, double seconds)
-{
-    if (seconds < 1.0)
-        pg_str_printf(out, "%.0f ms", seconds * 1e3);
-    else
-        pg_str_printf(out, "%.1f s", seconds);
-}
-
-int64_t pg_now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-int pg_valid_name(const char *name)
-{
-    if (!*name)
-        return 0;
-    for (; *name; name++) {
-        if (!isalnum((unsigned char)*name) && !strchr("_.-", *name))
-            return 0;
-    }
-    return 1;
-}
-
-void pg_random_token(char out[33])
-{
-    unsigned char raw[16];
-    size_t i;
-
-    if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
-        memset(raw, 0, sizeof(raw));
-    for (i = 0; i < sizeof(raw); i++)
-        snprintf(out + 2 * i, 3, "%02x", raw[i]);
-}
-
-static int tracing;
-
-void pg_trace_enable(int on)
-{
-    tracing = on;
-}
-
-int pg_tracing(void)
-{
-    return tracing;
-}
-
-void pg_trace(const char *fmt, ...)
-{
-    pg_str line = PG_STR_INIT;
-    va_list ap;
-
-    if (!tracing)
-        return;
-    va_start(ap, fmt);
-    pg_str_vprintf(&line, fmt, ap);
-    va_end(ap);
-    /* One write, so that lines from several processes do not mix. */
-    fprintf(stderr, "%sperfgate: %s\n", isatty(2) ? "\r\033[K" : "",
-            pg_str_cstr(&line));
-    fflush(stderr);
-    pg_str_clear(&line);
 }
