@@ -63,7 +63,7 @@ int main(int argc, char **argv)
         {NULL, 0, NULL, 0}};
     const char *problem = NULL, *lib[2] = {NULL, NULL}, *symbol = "chain";
     const char *cases_text = "seed=1; seed=2; seed=3";
-    pg_case_spec *cases = NULL;
+    pg_casespec *cases = NULL;
     size_t ncases = 0, i;
     pg_settings settings;
     pg_system sys;
@@ -93,7 +93,7 @@ int main(int argc, char **argv)
         }
     }
     if (!problem || !lib[0] || !lib[1] ||
-        pg_case_specs_parse(&cases, &ncases, cases_text) < 0) {
+        pg_casespecs_parse(&cases, &ncases, cases_text) < 0) {
         fprintf(stderr, "pg_bench: --problem, --base and --head are needed, "
                         "and --cases must be \"k=v; ...\"\n");
         return 2;
@@ -158,7 +158,7 @@ int main(int argc, char **argv)
         /* Each case: its change, interval and label, and its times. */
         printf(", \"cases\": [");
         for (i = 0; i < b->ncases; i++) {
-            const pg_case_result *cr = &b->cases[i];
+            const pg_result_case *cr = &b->cases[i];
             printf("%s{\"status\": \"%s\"", i ? ", " : "",
                    pg_status_name(cr->status));
             print_figures(cr->change, cr->change_lo, cr->change_hi, cr->base_ns,
@@ -175,7 +175,7 @@ int main(int argc, char **argv)
         pg_result_clear(&r);
     }
     for (i = 0; i < ncases; i++)
-        pg_case_spec_clear(&cases[i]);
+        pg_casespec_clear(&cases[i]);
     free(cases);
     free(spec_path);
     pg_tempdir_remove_all();

@@ -419,6 +419,38 @@ class Code(unittest.TestCase):
         self.assertEqual({n for n, _ in found}, exported,
                          "problem.h and perfgate.sym differ")
 
+    def test_no_internal_name_reads_like_the_abi(self):
+        # A problem's author reads pg_param and pg_alloc in problem.h; an
+        # internal pg_case_init or pg_random_token beside them reads as
+        # one more function to call.  Internal names keep off the ABI's:
+        # its types (pg_case, pg_problem, pg_fn) and the first word of its
+        # functions (pg_alloc*, pg_random*, pg_check*, ...).
+        with open(os.path.join(ROOT, "include/perfgate/problem.h")) as f:
+            header = f.read()
+        abi = {n for n, _ in abi_functions(header)}
+        types = set(re.findall(r"typedef struct (pg_[a-z_]+)", header))
+        types |= set(re.findall(r"\(\*(pg_[a-z_]+)\)", header))
+        words = types | {"pg_" + n.split("_")[1] for n in abi}
+        self.assertIn("pg_random", words)
+        self.assertIn("pg_case", words)
+        bad = []
+        for path in glob.glob(os.path.join(ROOT, "src/*/*.h")):
+            with open(path) as f:
+                text = f.read()
+            names = re.findall(r"^[a-z_][a-z0-9_ ]*[ *](pg_[a-z0-9_]+)\(",
+                               text, re.M)
+            names += re.findall(r"^typedef [^;{]*?\b(pg_[a-z0-9_]+)\b",
+                                text, re.M)
+            names += re.findall(r"^} (pg_[a-z0-9_]+);", text, re.M)
+            for name in names:
+                if name in abi or name in types:
+                    continue
+                for w in words:
+                    if name == w or name.startswith(w + "_"):
+                        bad.append("%s: %s (like the ABI's %s)" % (
+                            os.path.relpath(path, ROOT), name, w))
+        self.assertEqual(sorted(set(bad)), [])
+
     def test_changed_lines_follow_clang_format(self):
         # As libgit2 and git keep theirs: a hint for new code, checked on
         # the lines a change touches (and the uncommitted ones), not a

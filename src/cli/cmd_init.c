@@ -8,10 +8,10 @@
 #include "cmd.h"
 #include "config.h"
 #include "error.h"
-#include "problems.h"
+#include "catalog.h"
 #include "fs.h"
 #include "init.h"
-#include "problem.h"
+#include "plugin.h"
 #include "prototype.h"
 #include "revision.h"
 #include "str.h"
@@ -56,7 +56,7 @@ static const pg_opt_usage usage = {"init", usage_text, epilogue};
  * perfgate's own code); a new string, or NULL with an error set. */
 static char *builtin_signature(const char *problem)
 {
-    const char *const *names = pg_problems_builtin();
+    const char *const *names = pg_catalog_builtin();
     const char *const *p;
     pg_bench_config b;
     pg_plugin plugin;
@@ -153,7 +153,7 @@ static int init(const char *problem, const char *name, const char *source,
     }
     if ((err = pg_init_add_benchmark(
              &config, old, old_len, "perfgate.yml", pg_repo_workdir(repo),
-             pg_problems_builtin(), name, problem, source)) < 0)
+             pg_catalog_builtin(), name, problem, source)) < 0)
         goto done;
 
     src_dir = pg_path_dirname(src_path);
@@ -236,7 +236,7 @@ static int init_function(const char *prototype, const char *function,
         }
     }
     if ((err = pg_init_add_entry(&config, old, old_len, "perfgate.yml",
-                                 pg_repo_workdir(repo), pg_problems_builtin(),
+                                 pg_repo_workdir(repo), pg_catalog_builtin(),
                                  name, pg_str_cstr(&body))) < 0 ||
         (err = replace_file(cfg_path, &config)) < 0) {
         if (problem)

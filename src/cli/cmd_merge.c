@@ -8,7 +8,7 @@
 #include "error.h"
 #include "fs.h"
 #include "merge.h"
-#include "problems.h"
+#include "catalog.h"
 #include "strvec.h"
 #include "str.h"
 
@@ -44,7 +44,7 @@ static int against_config(const pg_result *merged, const char *path)
     if (!path && !pg_path_is_file("perfgate.yml"))
         return 0;
     err = pg_config_load(&cfg, path ? path : "perfgate.yml",
-                         path ? path : "perfgate.yml", pg_problems_builtin());
+                         path ? path : "perfgate.yml", pg_catalog_builtin());
     if (err == 0 && merged->config_digest &&
         strcmp(cfg.digest, merged->config_digest)) {
         if (path)

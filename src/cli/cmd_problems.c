@@ -7,8 +7,8 @@
 #include "cmd.h"
 #include "config.h"
 #include "error.h"
-#include "problems.h"
-#include "problem.h"
+#include "catalog.h"
+#include "plugin.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +29,7 @@ static const pg_opt_usage usage = {"problems", usage_text, NULL};
 
 int pg_cmd_problems(int argc, char **argv)
 {
-    const char *const *names = pg_problems_builtin();
+    const char *const *names = pg_catalog_builtin();
     char *tmp = NULL;
     int err = 0;
 
@@ -49,7 +49,7 @@ int pg_cmd_problems(int argc, char **argv)
             pg_error_set(PG_ERR_GENERIC,
                          "no built-in problems in %s/problems; set "
                          "PERFGATE_DATA_DIR to perfgate's data directory",
-                         pg_problems_data_dir()));
+                         pg_catalog_data_dir()));
     if ((err = pg_tempdir_create(&tmp)) < 0)
         return pg_cmd_fail(err);
     for (; *names && !err; names++) {

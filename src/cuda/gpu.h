@@ -33,7 +33,7 @@
 
 #include "cuda.h"
 #include "measure.h"
-#include "problem.h"
+#include "plugin.h"
 #include "str.h"
 
 typedef struct pg_gpu pg_gpu;

@@ -15,7 +15,7 @@
 
 #include "banned.h"
 
-void pg_case_spec_name(pg_case_spec *spec)
+void pg_casespec_name(pg_casespec *spec)
 {
     pg_str s = PG_STR_INIT;
     size_t i;
@@ -27,7 +27,7 @@ void pg_case_spec_name(pg_case_spec *spec)
     spec->name = pg_str_detach(&s);
 }
 
-void pg_case_spec_add(pg_case_spec *spec, const char *key, long long value)
+void pg_casespec_add(pg_casespec *spec, const char *key, long long value)
 {
     spec->keys = pg_realloc(spec->keys, (spec->nparams + 1) * sizeof(char *));
     spec->values =
@@ -37,7 +37,7 @@ void pg_case_spec_add(pg_case_spec *spec, const char *key, long long value)
     spec->nparams++;
 }
 
-int pg_case_spec_has(const pg_case_spec *spec, const char *key)
+int pg_casespec_has(const pg_casespec *spec, const char *key)
 {
     size_t i;
 
@@ -47,7 +47,7 @@ int pg_case_spec_has(const pg_case_spec *spec, const char *key)
     return 0;
 }
 
-int pg_case_spec_parse(pg_case_spec *out, const char *text)
+int pg_casespec_parse(pg_casespec *out, const char *text)
 {
     char *copy = pg_strdup(text), *save = NULL, *tok;
     int err = 0;
@@ -72,25 +72,25 @@ int pg_case_spec_parse(pg_case_spec *out, const char *text)
         for (e = v + strlen(v); e > v && isspace((unsigned char)e[-1]); e--)
             *(e - 1) = '\0';
         if (!pg_valid_name(k) || pg_parse_ll(&value, v) < 0 ||
-            pg_case_spec_has(out, k)) {
+            pg_casespec_has(out, k)) {
             err = -1;
             break;
         }
-        pg_case_spec_add(out, k, value);
+        pg_casespec_add(out, k, value);
     }
     free(copy);
     if (err || out->nparams == 0) {
-        pg_case_spec_clear(out);
+        pg_casespec_clear(out);
         return -1;
     }
-    pg_case_spec_name(out);
+    pg_casespec_name(out);
     return 0;
 }
 
-int pg_case_specs_parse(pg_case_spec **out, size_t *count, const char *text)
+int pg_casespecs_parse(pg_casespec **out, size_t *count, const char *text)
 {
     char *copy = pg_strdup(text), *save = NULL, *tok;
-    pg_case_spec *specs = NULL;
+    pg_casespec *specs = NULL;
     size_t n = 0;
     int err = 0;
 
@@ -101,7 +101,7 @@ int pg_case_specs_parse(pg_case_spec **out, size_t *count, const char *text)
         if (!*tok)
             continue;
         specs = pg_realloc(specs, (n + 1) * sizeof(*specs));
-        if (pg_case_spec_parse(&specs[n], tok) < 0) {
+        if (pg_casespec_parse(&specs[n], tok) < 0) {
             err = -1;
             break;
         }
@@ -111,7 +111,7 @@ int pg_case_specs_parse(pg_case_spec **out, size_t *count, const char *text)
     if (err || n == 0) {
         size_t i;
         for (i = 0; i < n; i++)
-            pg_case_spec_clear(&specs[i]);
+            pg_casespec_clear(&specs[i]);
         free(specs);
         return -1;
     }
@@ -120,7 +120,7 @@ int pg_case_specs_parse(pg_case_spec **out, size_t *count, const char *text)
     return 0;
 }
 
-void pg_case_spec_clear(pg_case_spec *spec)
+void pg_casespec_clear(pg_casespec *spec)
 {
     size_t i;
 

@@ -217,8 +217,8 @@ typedef struct rounds {
 } rounds;
 
 /* Times the harness alone through the same path: its cost per call. */
-static void time_overhead(const engine *e, pg_case_timing *r,
-                          const pg_target *base, size_t c, double *overhead)
+static void time_overhead(const engine *e, pg_timing *r, const pg_target *base,
+                          size_t c, double *overhead)
 {
     const pg_measure_opts *opts = e->opts;
     pg_target empty = *base;
@@ -244,7 +244,7 @@ static void time_overhead(const engine *e, pg_case_timing *r,
 }
 
 /* One round: every case, each side once, in ABBA order. */
-static void run_round(const engine *e, rounds *rs, pg_case_timing *out,
+static void run_round(const engine *e, rounds *rs, pg_timing *out,
                       pg_target (*targets)[2], size_t ncases, int nsides,
                       int round)
 {
@@ -261,7 +261,7 @@ static void run_round(const engine *e, rounds *rs, pg_case_timing *out,
     /* The first samples are all news. */
     rs->gain[round] = round ? 0 : INFINITY;
     for (c = 0; c < ncases; c++) {
-        pg_case_timing *r = &out[c];
+        pg_timing *r = &out[c];
         double n = (double)r->inner, ns;
         int k;
 
@@ -294,7 +294,7 @@ static void run_round(const engine *e, rounds *rs, pg_case_timing *out,
  * however many rounds repeat it (where they all tie, the bootstrap alone
  * would say zero). */
 static void widen_all(const engine *e, pg_interval *total, pg_interval *cases,
-                      const pg_case_timing *out, size_t ncases)
+                      const pg_timing *out, size_t ncases)
 {
     const pg_device_clock *dev = e->opts->device;
     double err = dev ? dev->error_ns : pg_timer_error_ns(e->clock);
@@ -312,13 +312,13 @@ static void widen_all(const engine *e, pg_interval *total, pg_interval *cases,
 }
 
 /* Per-call figures from the minimums, the overhead discounted. */
-static void finish(pg_case_timing *out, pg_measure_summary *summary,
+static void finish(pg_timing *out, pg_measure_summary *summary,
                    const rounds *rs, size_t ncases, int nsides)
 {
     size_t c;
 
     for (c = 0; c < ncases; c++) {
-        pg_case_timing *r = &out[c];
+        pg_timing *r = &out[c];
         double n = (double)r->inner;
         int s;
 
@@ -359,7 +359,7 @@ static pg_stop after_round(const pg_measure_opts *opts, rounds *rs,
                              rs->overhead, rs->gain, ncases, r, elapsed);
 }
 
-int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
+int pg_measure(pg_timing *out, pg_measure_summary *summary,
                pg_target (*targets)[2], size_t ncases, int nsides,
                const pg_measure_opts *opts)
 {

@@ -72,14 +72,14 @@ typedef struct pg_measure_opts {
 } pg_measure_opts;
 
 /* The result for one case. */
-typedef struct pg_case_timing {
+typedef struct pg_timing {
     double ns[2];       /* minimum per call, overhead discounted */
     double raw_ns[2];   /* minimum per call, as measured */
     double overhead_ns; /* the harness's cost per call */
     uint64_t inner;     /* calls per sample */
     uint64_t samples;   /* samples per side */
     pg_interval change; /* this case's own change; two sides only */
-} pg_case_timing;
+} pg_timing;
 
 typedef struct pg_measure_summary {
     int rounds;
@@ -99,7 +99,7 @@ void pg_measure_opts_init(pg_measure_opts *opts, int min_rounds,
  * for a comparison, 1 to time the base side alone (then it is PG_BASE).
  * Fills out[i] and `summary`.  Returns 0.
  */
-int pg_measure(pg_case_timing *out, pg_measure_summary *summary,
+int pg_measure(pg_timing *out, pg_measure_summary *summary,
                pg_target (*targets)[2], size_t ncases, int nsides,
                const pg_measure_opts *opts);
 

@@ -1,7 +1,7 @@
 /*
  * protocol.h - what perfgate-measure (src/measurer) says to perfgate: every
  * event, its word and its fields, declared once for the sender and the
- * readers (src/gate/run.c, src/gate/problems.c).  docs/internals.md ("The
+ * readers (src/gate/run.c, src/gate/catalog.c).  docs/internals.md ("The
  * measuring child's protocol") describes the same events for people.
  *
  * Each event is one line on the message channel (proc.h: pg_proc_send,

@@ -91,7 +91,7 @@ static int read_line(pg_run_file *f, const char *key, const char *value)
     }
     if (!strcmp(key, "case")) {
         f->cases = pg_realloc(f->cases, (spec->ncases + 1) * sizeof(*f->cases));
-        if (pg_case_spec_parse(&f->cases[spec->ncases], value) < 0)
+        if (pg_casespec_parse(&f->cases[spec->ncases], value) < 0)
             return -1;
         spec->ncases++;
         return 0;
@@ -172,7 +172,7 @@ void pg_run_file_clear(pg_run_file *f)
     for (i = 0; i < sizeof(f->strings) / sizeof(*f->strings); i++)
         free(f->strings[i]);
     for (i = 0; i < f->spec.ncases; i++)
-        pg_case_spec_clear(&f->cases[i]);
+        pg_casespec_clear(&f->cases[i]);
     free(f->cases);
     memset(f, 0, sizeof(*f));
 }

@@ -42,7 +42,7 @@ typedef struct pg_run_spec {
     const char *problem_name;
     const char *lib[2]; /* per side; NULL: the side is absent (new) */
     const char *symbol;
-    const pg_case_spec *cases;
+    const pg_casespec *cases;
     size_t ncases;
     const pg_settings *settings;
     int cpu;                    /* pin the measuring child to it; -1: do not */
@@ -73,7 +73,7 @@ typedef struct pg_run_file {
     pg_clock_info clock;
     char *strings[6]; /* problem_lib, problem_name, lib0, lib1, symbol,
                          token */
-    pg_case_spec *cases;
+    pg_casespec *cases;
 } pg_run_file;
 
 /*

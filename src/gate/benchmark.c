@@ -8,7 +8,7 @@
 #include "elfcode.h"
 #include "error.h"
 #include "function.h"
-#include "problems.h"
+#include "catalog.h"
 #include "profile.h"
 #include "run.h"
 #include "stats.h"
@@ -250,7 +250,7 @@ static void say_unchecked(pg_bench_result *out, const pg_bench_config *b,
 /* The problem of `b`, built once a run (*lib: a new string). */
 static int problem_build(pg_bench_ctx *c, const pg_bench_config *b, char **lib)
 {
-    char *src = pg_problems_source(b);
+    char *src = pg_catalog_source(b);
     size_t i;
     int err = 0;
 
@@ -271,12 +271,12 @@ static int problem_build(pg_bench_ctx *c, const pg_bench_config *b, char **lib)
 }
 
 /*
- * The cases of `b` (pg_problems_cases); configured cases that an earlier
+ * The cases of `b` (pg_catalog_cases); configured cases that an earlier
  * benchmark of the same problem and language had checked are taken as they
  * are, without asking the problem again.
  */
 static int checked_cases(pg_bench_ctx *c, const pg_bench_config *b,
-                         const char *problem_lib, pg_case_spec **cases,
+                         const char *problem_lib, pg_casespec **cases,
                          size_t *ncases, int *owned)
 {
     pg_str key = PG_STR_INIT;
@@ -290,8 +290,8 @@ static int checked_cases(pg_bench_ctx *c, const pg_bench_config *b,
         *cases = b->cases;
         *ncases = b->ncases;
         *owned = 0;
-    } else if ((err = pg_problems_cases(cases, ncases, owned, b, c->cfg->path,
-                                        problem_lib)) == 0 &&
+    } else if ((err = pg_catalog_cases(cases, ncases, owned, b, c->cfg->path,
+                                       problem_lib)) == 0 &&
                b->ncases) {
         pg_strvec_push(&c->checked, pg_str_cstr(&key));
     }
@@ -332,7 +332,7 @@ int pg_benchmark_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)
 {
     const pg_bench_config *b = &c->cfg->benchmarks[index];
     pg_build build[2];
-    pg_case_spec *cases = NULL;
+    pg_casespec *cases = NULL;
     size_t ncases = 0, i;
     int owned = 0, base_failed, err, s;
     char *problem_lib = NULL, *spec_path = NULL;
@@ -402,7 +402,7 @@ done:
         pg_build_clear(&build[s]);
     if (owned) {
         for (i = 0; i < ncases; i++)
-            pg_case_spec_clear(&cases[i]);
+            pg_casespec_clear(&cases[i]);
         free(cases);
     }
     free(problem_lib);

@@ -7,7 +7,7 @@
 #include "cuda.h"
 #include "error.h"
 #include "function.h"
-#include "problems.h"
+#include "catalog.h"
 #include "fs.h"
 #include "proc.h"
 #include "sources.h"
@@ -470,7 +470,7 @@ int pg_build_problem(char **out_lib, const pg_bench_config *b,
 {
     pg_strvec a = PG_STRVEC_INIT;
     pg_build build;
-    char *src = pg_problems_source(b), key[PG_CACHE_ID];
+    char *src = pg_catalog_source(b), key[PG_CACHE_ID];
     int err, keyed = 0;
 
     memset(&build, 0, sizeof(build));
@@ -486,7 +486,7 @@ int pg_build_problem(char **out_lib, const pg_bench_config *b,
     pg_strvec_push(&a, pg_sources_compiler());
     pg_strvec_push(&a, "-O2");
     pg_strvec_push(&a, "-std=c11");
-    pg_strvec_pushf(&a, "-I%s/include", pg_problems_data_dir());
+    pg_strvec_pushf(&a, "-I%s/include", pg_catalog_data_dir());
     if (cache) {
         if ((err = pg_affected_problem_key(key, cache, &a, src,
                                            PROBLEM_TIMEOUT)) < 0)

@@ -13,7 +13,7 @@
 #include "fs.h"
 #include "function.h"
 #include "prebuild.h"
-#include "problems.h"
+#include "catalog.h"
 #include "shard.h"
 #include "sides.h"
 #include "stats.h"
@@ -106,7 +106,7 @@ static int load_config(compare_ctx *ctx)
         path = pg_path_join(pg_repo_workdir(ctx->repo), "perfgate.yml");
         display = pg_strdup("perfgate.yml");
     }
-    err = pg_config_load(&ctx->cfg, path, display, pg_problems_builtin());
+    err = pg_config_load(&ctx->cfg, path, display, pg_catalog_builtin());
     if (err >= 0)
         err = check_problems_inside(ctx, path);
     free(path);

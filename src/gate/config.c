@@ -380,7 +380,7 @@ static int parse_settings(parse_ctx *ctx, yaml_node_t *node, pg_settings *s)
     return 0;
 }
 
-static int parse_case(parse_ctx *ctx, yaml_node_t *node, pg_case_spec *out)
+static int parse_case(parse_ctx *ctx, yaml_node_t *node, pg_casespec *out)
 {
     yaml_node_pair_t *p;
 
@@ -397,17 +397,17 @@ static int parse_case(parse_ctx *ctx, yaml_node_t *node, pg_case_spec *out)
 
         if (!scalar(k) || !pg_valid_name(scalar(k)))
             return fail_at(ctx, k, "case parameters must be plain names");
-        if (pg_case_spec_has(out, scalar(k)))
+        if (pg_casespec_has(out, scalar(k)))
             return fail_at(ctx, k, "duplicate parameter '%s' in case",
                            scalar(k));
         if (!is_plain(v) || pg_parse_ll(&value, scalar(v)) < 0)
             return fail_at(ctx, v, "case parameter '%s' must be a whole number",
                            scalar(k));
-        pg_case_spec_add(out, scalar(k), value);
+        pg_casespec_add(out, scalar(k), value);
     }
     if (out->nparams == 0)
         return fail_at(ctx, node, "a case needs at least one parameter");
-    pg_case_spec_name(out);
+    pg_casespec_name(out);
     return 0;
 }
 
@@ -700,7 +700,7 @@ static int parse_cases(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
                           "more than %d cases in one benchmark; a few sizes "
                           "that matter say more than many")) < 0)
         return err;
-    b->cases = pg_calloc(seq_len(v), sizeof(pg_case_spec));
+    b->cases = pg_calloc(seq_len(v), sizeof(pg_casespec));
     for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
          it++) {
         size_t j;
@@ -1309,7 +1309,7 @@ void pg_config_clear(pg_config *cfg)
         }
         free(b->file_cflags);
         for (j = 0; j < b->ncases; j++)
-            pg_case_spec_clear(&b->cases[j]);
+            pg_casespec_clear(&b->cases[j]);
         free(b->cases);
     }
     free(cfg->benchmarks);

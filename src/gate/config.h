@@ -36,7 +36,7 @@ typedef struct pg_bench_config {
     size_t ncflags;
     char **include;
     size_t ninclude;
-    pg_case_spec *cases; /* ncases == 0: the problem's default cases */
+    pg_casespec *cases; /* ncases == 0: the problem's default cases */
     size_t ncases;
     int cold;         /* cache: cold, caches evicted before each sample (the
                          default for CUDA) */

@@ -95,7 +95,7 @@ typedef struct call {
 typedef struct check_ctx {
     pg_function *f;
     const char *display;
-    const pg_case_spec *cases;
+    const pg_casespec *cases;
     size_t ncases;
     pg_prototype proto;
     pg_prototype *helpers;
@@ -131,7 +131,7 @@ static int case_param(const check_ctx *ctx, const char *name)
     size_t i;
 
     for (i = 0; i < ctx->ncases; i++)
-        if (!pg_case_spec_has(&ctx->cases[i], name))
+        if (!pg_casespec_has(&ctx->cases[i], name))
             return 0;
     return ctx->ncases > 0;
 }
@@ -269,7 +269,7 @@ static int x_primary(xparse *x)
             x->p = start;
             known_names(x, &known);
             if (x->ctx->ncases && !case_param(x->ctx, name) &&
-                pg_case_spec_has(&x->ctx->cases[0], name))
+                pg_casespec_has(&x->ctx->cases[0], name))
                 err = xfail(x, "'%s' is not a parameter of every case", name);
             else
                 err = xfail(x, "unknown name '%s' (it may name: %s)", name,
@@ -355,7 +355,7 @@ static int compile_expr(check_ctx *ctx, expr *out, const char *text, size_t len,
 }
 
 /* Evaluates `e` on case `c` (no lengths): 0, or -1 when it cannot be. */
-static int eval_expr(const expr *e, const pg_case_spec *c, long long *out)
+static int eval_expr(const expr *e, const pg_casespec *c, long long *out)
 {
     long long st[32];
     size_t i;
@@ -1249,7 +1249,7 @@ static void ctx_clear(check_ctx *ctx)
 }
 
 int pg_function_check(pg_function *f, const char *display,
-                      const pg_case_spec *cases, size_t ncases)
+                      const pg_casespec *cases, size_t ncases)
 {
     check_ctx ctx;
     expr flops = {NULL, 0}, bytes = {NULL, 0};

@@ -91,7 +91,7 @@ typedef struct pg_function {
  * "FILE:LINE:COL: message" error.
  */
 int pg_function_check(pg_function *f, const char *display,
-                      const pg_case_spec *cases, size_t ncases);
+                      const pg_casespec *cases, size_t ncases);
 
 void pg_function_free(pg_function *f);
 

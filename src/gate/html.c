@@ -111,7 +111,7 @@ static void view_clear(view *w)
 }
 
 /* The view of case `c`; 0 when it has no finite sample. */
-static int view_of(view *w, const pg_case_result *c)
+static int view_of(view *w, const pg_result_case *c)
 {
     double off = isfinite(c->overhead_ns) ? c->overhead_ns : 0;
     size_t i;
@@ -483,7 +483,7 @@ static void times_and_change(pg_str *out, double base, double head,
     change_text(out, change, lo, hi);
 }
 
-static void case_charts(pg_str *out, const pg_case_result *c)
+static void case_charts(pg_str *out, const pg_result_case *c)
 {
     view w;
 

@@ -5,7 +5,7 @@
 #include "str.h"
 #include "build.h"
 #include "fs.h"
-#include "problems.h"
+#include "catalog.h"
 #include "proc.h"
 
 #include <stdio.h>

@@ -452,7 +452,7 @@ static void key_by_text(costs *c)
 typedef struct job {
     const pg_bench_config *b;
     const char *problem_lib, *work_dir;
-    const pg_case_spec *c;
+    const pg_casespec *c;
     double timeout;
 } job;
 
@@ -675,8 +675,7 @@ static void pair_sides(pg_profile *p, const costs sides[2])
 
 int pg_profile_bench(pg_bench_result *out, const pg_bench_config *b,
                      const char *const side_dir[2], const char *problem_lib,
-                     const pg_case_spec *c, const char *work_dir,
-                     double timeout)
+                     const pg_casespec *c, const char *work_dir, double timeout)
 {
     job j = {b, problem_lib, work_dir, c, timeout};
     costs sides[2];

@@ -31,7 +31,7 @@
  */
 int pg_profile_bench(pg_bench_result *out, const pg_bench_config *b,
                      const char *const side_dir[2], const char *problem_lib,
-                     const pg_case_spec *c, const char *work_dir,
+                     const pg_casespec *c, const char *work_dir,
                      double timeout);
 
 /*

@@ -89,7 +89,7 @@ static void warnings(pg_system *out, const pg_result *r, int machine)
 
 /* "62% of peak bandwidth": the nearer of the two roofs, for the head. */
 static void peak_cell(pg_str *out, const pg_result *r, const pg_bench_result *b,
-                      const pg_case_result *c)
+                      const pg_result_case *c)
 {
     double bw = pg_cuda_peak_bandwidth(&r->gpu),
            fl = pg_cuda_peak_flops(&r->gpu);
@@ -307,7 +307,7 @@ static void aa_line(pg_str *out, const pg_result *r)
     pg_str_printf(out, "this machine's noise is up to %.1f%%, ", noise * 100);
     if (r->verdict.aa_trusted && r->verdict.aa_bench >= 0) {
         const pg_bench_result *b = &r->benchmarks[r->verdict.aa_bench];
-        const pg_case_result *c = &b->cases[r->verdict.aa_case];
+        const pg_result_case *c = &b->cases[r->verdict.aa_case];
         pg_str_printf(out,
                       "within half the %.3g%% floor, but case %s of %s reads "
                       "%+.1f%% on identical code: the floor cannot be "
@@ -367,7 +367,7 @@ static void pad(pg_str *out, const char *text, size_t w)
 
 static void cell_status(pg_str *out, const pg_bench_result *b)
 {
-    const pg_case_result *hidden = pg_result_slower_case(b);
+    const pg_result_case *hidden = pg_result_slower_case(b);
 
     pg_str_puts(out, pg_status_name(b->status));
     if (b->side != PG_SIDE_NONE && is_failure(b->status))
@@ -385,7 +385,7 @@ static void cell_status(pg_str *out, const pg_bench_result *b)
 /* "the total is unchanged, but case n=64 is 2.9x slower (+190.0 … +196.2%);
  * 'gate: cases' fails the gate on any case" */
 static void hidden_line(pg_str *out, const pg_bench_result *b,
-                        const pg_case_result *c)
+                        const pg_result_case *c)
 {
     pg_str_printf(out, "the total is %s, but case %s is ",
                   b->status == PG_STATUS_IMPROVEMENT ? "an improvement"
@@ -621,7 +621,7 @@ static void table_fill(table *t, const pg_result *r)
             pg_str_puts(&row[5], "–");
         cell_status(&row[6], b);
         for (c = 0; shows_cases(b) && c < b->ncases; c++, j++) {
-            const pg_case_result *cr = &b->cases[c];
+            const pg_result_case *cr = &b->cases[c];
             row = t->cells[j];
             pg_str_printf(&row[0], "  %s", cr->name);
             pg_format_ns(&row[1], cr->base_ns);
@@ -681,7 +681,7 @@ static void terminal_details(pg_str *out, const pg_result *r, int color)
 
     for (i = 0; i < r->nbenchmarks; i++) {
         const pg_bench_result *b = &r->benchmarks[i];
-        const pg_case_result *hidden = pg_result_slower_case(b);
+        const pg_result_case *hidden = pg_result_slower_case(b);
         const char *p;
         if (hidden) {
             pg_str_printf(out, "\n%s%s%s: ", color ? BOLD : "", b->name,
@@ -742,7 +742,7 @@ static void unresolved_lines(pg_str *out, const pg_result *r)
     for (i = 0; i < r->nbenchmarks; i++) {
         const pg_bench_result *b = &r->benchmarks[i];
         for (c = 0; c < b->ncases; c++) {
-            const pg_case_result *cr = &b->cases[c];
+            const pg_result_case *cr = &b->cases[c];
             if (!cr->unresolved)
                 continue;
             pg_str_printf(out, "unresolved: %s %s takes ", b->name, cr->name);
@@ -890,7 +890,7 @@ static const char *status_icon(const pg_bench_result *b)
 
 static void md_bench_row(pg_str *out, const pg_bench_result *b)
 {
-    const pg_case_result *hidden;
+    const pg_result_case *hidden;
 
     pg_str_puts(out, "| **");
     md_text(out, b->name, MD_NAME_MAX);
@@ -944,7 +944,7 @@ static void md_case_rows(pg_str *out, const pg_result *r,
     size_t i;
 
     for (i = 0; i < b->ncases; i++) {
-        const pg_case_result *c = &b->cases[i];
+        const pg_result_case *c = &b->cases[i];
         pg_str_puts(out, "| ");
         md_text(out, b->name, MD_NAME_MAX);
         pg_str_puts(out, " | ");
@@ -1172,7 +1172,7 @@ static void md_hidden(pg_str *out, const pg_result *r, size_t shown,
             break;
         }
         const pg_bench_result *b = &r->benchmarks[i];
-        const pg_case_result *hidden = pg_result_slower_case(b);
+        const pg_result_case *hidden = pg_result_slower_case(b);
         pg_str tmp = PG_STR_INIT;
         if (b->culprit) {
             culprit_line(&tmp, b);

@@ -66,7 +66,7 @@ pg_bench_result *pg_result_add(pg_result *r, const char *name,
     return b;
 }
 
-const pg_case_result *pg_result_slower_case(const pg_bench_result *b)
+const pg_result_case *pg_result_slower_case(const pg_bench_result *b)
 {
     if (b->slower_case < 0 || (size_t)b->slower_case >= b->ncases)
         return NULL;
@@ -196,7 +196,7 @@ static void add_profile(cJSON *o, const pg_profile *p)
 }
 
 /* "samples": {"base": [ns, ...], "head": [...]}, in round order. */
-static void add_samples(cJSON *co, const pg_case_result *c)
+static void add_samples(cJSON *co, const pg_result_case *c)
 {
     cJSON *so;
     int s;
@@ -214,7 +214,7 @@ static void add_samples(cJSON *co, const pg_case_result *c)
     }
 }
 
-static void read_samples(pg_case_result *cr, const cJSON *so)
+static void read_samples(pg_result_case *cr, const cJSON *so)
 {
     int s;
 
@@ -241,7 +241,7 @@ static void read_samples(pg_case_result *cr, const cJSON *so)
 static cJSON *bench_json(const pg_bench_result *b)
 {
     cJSON *o = cJSON_CreateObject(), *cases, *calls;
-    const pg_case_result *hidden;
+    const pg_result_case *hidden;
     size_t i;
 
     add_string(o, "name", b->name);
@@ -291,7 +291,7 @@ static cJSON *bench_json(const pg_bench_result *b)
     add_string(o, "log", b->log);
     cases = cJSON_AddArrayToObject(o, "cases");
     for (i = 0; i < b->ncases; i++) {
-        const pg_case_result *c = &b->cases[i];
+        const pg_result_case *c = &b->cases[i];
         cJSON *co = cJSON_CreateObject();
         add_string(co, "name", c->name);
         add_number(co, "base_ns", c->base_ns);
@@ -728,7 +728,7 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
     }
     cJSON_ArrayForEach(c, cases)
     {
-        pg_case_result *cr;
+        pg_result_case *cr;
         b->cases = pg_realloc(b->cases, (b->ncases + 1) * sizeof(*b->cases));
         cr = &b->cases[b->ncases++];
         memset(cr, 0, sizeof(*cr));

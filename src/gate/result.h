@@ -30,7 +30,7 @@ typedef enum {
 /* Which side a failure belongs to. */
 typedef enum { PG_SIDE_NONE = -1, PG_SIDE_BASE = 0, PG_SIDE_HEAD = 1 } pg_side;
 
-typedef struct pg_case_result {
+typedef struct pg_result_case {
     char *name;
     double base_ns, head_ns; /* minimum per call; NAN when not measured */
     double change;           /* NAN when not measured */
@@ -50,7 +50,7 @@ typedef struct pg_case_result {
      * time per call, for pictures; NULL when not kept. */
     double *samples[2];
     size_t nsamples[2];
-} pg_case_result;
+} pg_result_case;
 
 /* The most samples a case keeps per side (the first rounds'): enough for
  * a picture, and a JSON report of hundreds of benchmarks stays small. */
@@ -139,7 +139,7 @@ typedef struct pg_bench_result {
     double seconds;    /* measuring time */
     char *message;     /* why, for anything but a plain verdict */
     char *log;         /* compiler or program output, the last lines */
-    pg_case_result *cases;
+    pg_result_case *cases;
     size_t ncases;
     long slower_case; /* index of pg_stats_hidden_regression()'s case;
                          -1: none (set by pg_stats_judge) */
@@ -214,7 +214,7 @@ const char *pg_side_name(pg_side side); /* "base", "head", or NULL */
 const char *pg_floor_source_name(pg_floor_source src);
 
 /* The case b->slower_case names, or NULL. */
-const pg_case_result *pg_result_slower_case(const pg_bench_result *b);
+const pg_result_case *pg_result_slower_case(const pg_bench_result *b);
 
 /* How many benchmarks have `status`. */
 size_t pg_result_count(const pg_result *r, pg_status status);

@@ -56,7 +56,7 @@ static void add_samples(pg_bench_result *out, const char *rest)
 {
     size_t c, first;
     int side, n = 0;
-    pg_case_result *cr;
+    pg_result_case *cr;
     const char *p;
     char *end;
 

@@ -24,7 +24,7 @@ pg_status pg_stats_classify(double change, double noise_floor)
  * (or faster) only when its whole interval is beyond the floor: what is
  * said of a case must not be noise.
  */
-static pg_status case_status(const pg_case_result *c, int gate_cases,
+static pg_status case_status(const pg_result_case *c, int gate_cases,
                              double noise_floor)
 {
     if (isnan(c->change) || c->unresolved)
@@ -38,7 +38,7 @@ static pg_status case_status(const pg_case_result *c, int gate_cases,
     return PG_STATUS_UNCHANGED;
 }
 
-int pg_stats_unresolved(const pg_case_result *c, double noise_floor)
+int pg_stats_unresolved(const pg_result_case *c, double noise_floor)
 {
     return isfinite(c->base_ns) && isfinite(c->head_ns) &&
            isfinite(c->overhead_ns) && c->overhead_ns > 0 && noise_floor > 0 &&
@@ -68,7 +68,7 @@ static void widen_unresolved(pg_bench_result *b)
     size_t i;
 
     for (i = 0; i < b->ncases; i++) {
-        pg_case_result *c = &b->cases[i];
+        pg_result_case *c = &b->cases[i];
         double q = PG_STATS_PLACEMENT_JITTER * c->overhead_ns;
         if (!c->unresolved)
             continue;
@@ -87,7 +87,7 @@ void pg_stats_decide(pg_bench_result *b, double noise_floor)
     size_t i, unresolved = 0;
 
     for (i = 0; i < b->ncases; i++) {
-        pg_case_result *c = &b->cases[i];
+        pg_result_case *c = &b->cases[i];
         c->unresolved =
             b->status != PG_STATUS_NEW && pg_stats_unresolved(c, noise_floor);
         unresolved += (size_t)c->unresolved;
@@ -125,15 +125,15 @@ void pg_stats_decide(pg_bench_result *b, double noise_floor)
             b->status = PG_STATUS_REGRESSION;
 }
 
-const pg_case_result *pg_stats_hidden_regression(const pg_bench_result *b)
+const pg_result_case *pg_stats_hidden_regression(const pg_bench_result *b)
 {
-    const pg_case_result *worst = NULL;
+    const pg_result_case *worst = NULL;
     size_t i;
 
     if (b->status == PG_STATUS_REGRESSION || pg_stats_fails_gate(b))
         return NULL;
     for (i = 0; i < b->ncases; i++) {
-        const pg_case_result *c = &b->cases[i];
+        const pg_result_case *c = &b->cases[i];
         if (c->status == PG_STATUS_REGRESSION &&
             (!worst || c->change > worst->change))
             worst = c;
@@ -206,7 +206,7 @@ static void aa_worst_case(pg_verdict *v, const pg_result *r)
     for (i = 0; i < r->nbenchmarks && r->aa; i++) {
         const pg_bench_result *b = &r->benchmarks[i];
         for (c = 0; c < b->ncases; c++) {
-            const pg_case_result *cr = &b->cases[c];
+            const pg_result_case *cr = &b->cases[c];
             if (cr->unresolved || isnan(cr->change) ||
                 fabs(cr->change) <= worst)
                 continue;
@@ -247,7 +247,7 @@ void pg_stats_judge(pg_result *r)
         pg_bench_result *b = &r->benchmarks[i];
         size_t c;
         for (c = 0; c < b->ncases && b->status != PG_STATUS_NEW; c++) {
-            pg_case_result *cr = &b->cases[c];
+            pg_result_case *cr = &b->cases[c];
             if ((cr->unresolved = pg_stats_unresolved(cr, r->noise_floor)))
                 cr->status = PG_STATUS_UNCHANGED;
         }
@@ -259,7 +259,7 @@ void pg_stats_judge(pg_result *r)
     v->warned = 0;
     for (i = 0; i < r->nbenchmarks; i++) {
         pg_bench_result *b = &r->benchmarks[i];
-        const pg_case_result *c = pg_stats_hidden_regression(b);
+        const pg_result_case *c = pg_stats_hidden_regression(b);
         b->slower_case = c ? (long)(c - b->cases) : -1;
         /* In a self-check only a failure fails (passed()). */
         b->fails_gate =

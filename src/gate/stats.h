@@ -40,7 +40,7 @@ void pg_stats_judge(pg_result *r);
  * slowest such, or NULL.  Said on the verdict line, in the comment and as
  * a CI annotation, so that a case 3x slower cannot hide under the total.
  */
-const pg_case_result *pg_stats_hidden_regression(const pg_bench_result *b);
+const pg_result_case *pg_stats_hidden_regression(const pg_bench_result *b);
 
 /*
  * How much a call's time moves with where its code lies and with the
@@ -58,7 +58,7 @@ const pg_case_result *pg_stats_hidden_regression(const pg_bench_result *b);
  * can carry it across the floor (a 4 ns call at 4 ns of harness, a few
  * tenths of a nanosecond: tens of percent).  No label can be trusted.
  */
-int pg_stats_unresolved(const pg_case_result *c, double noise_floor);
+int pg_stats_unresolved(const pg_result_case *c, double noise_floor);
 
 /* The status for `change` against `noise_floor`. */
 pg_status pg_stats_classify(double change, double noise_floor);

@@ -27,7 +27,7 @@
 #include "gpu.h"
 #include "measure.h"
 #include "watch.h"
-#include "problem.h"
+#include "plugin.h"
 #include "proc.h"
 #include "protocol.h"
 #include "runspec.h"
@@ -205,11 +205,12 @@ static int compare_sides(child_ctx *ctx, const pg_problem *p, pg_case *cases,
         bad = p->compare(own[c][PG_HEAD].state, own[c][PG_BASE].state, pc);
         called_out(ctx);
         trace(ctx, "compare() on case %s, head with base: %s",
-              spec->cases[c].name, bad ? pg_case_message(pc) : "the same");
+              spec->cases[c].name,
+              bad ? pg_plugin_case_message(pc) : "the same");
         if (bad) {
-            child_fail(ctx, "incorrect", PG_HEAD, "case %s: %s",
-                       spec->cases[c].name,
-                       *pg_case_message(pc) ? pg_case_message(pc)
+            child_fail(
+                ctx, "incorrect", PG_HEAD, "case %s: %s", spec->cases[c].name,
+                *pg_plugin_case_message(pc) ? pg_plugin_case_message(pc)
                                             : "differs from the base's output");
             return -1;
         }
@@ -252,7 +253,7 @@ static int verify_sides(child_ctx *ctx, const pg_problem *p, pg_case *cases,
             bad = p->verify(own[c][side].state, pc) != 0;
             called_out(ctx);
             if (bad) {
-                msg = pg_case_message(pc);
+                msg = pg_plugin_case_message(pc);
                 pg_str_printf(&why[side], "case %s%s: %s", spec->cases[c].name,
                               when, *msg ? msg : "wrong output");
             }
@@ -317,10 +318,11 @@ static void *set_up(child_ctx *ctx, const pg_problem *p, pg_case *pc,
     state = p->setup(pc);
     called_out(ctx);
     if (!state)
-        child_fail(
-            ctx, "crashed", side, "problem %s: setup() failed on case %s: %s",
-            ctx->spec->problem_name, ctx->spec->cases[index].name,
-            *pg_case_message(pc) ? pg_case_message(pc) : "it returned NULL");
+        child_fail(ctx, "crashed", side,
+                   "problem %s: setup() failed on case %s: %s",
+                   ctx->spec->problem_name, ctx->spec->cases[index].name,
+                   *pg_plugin_case_message(pc) ? pg_plugin_case_message(pc)
+                                               : "it returned NULL");
     return state;
 }
 
@@ -399,7 +401,8 @@ static int set_up_copies(child_ctx *ctx, const pg_problem *p, pg_target *t,
     t->copies[0] = t->state;
     for (i = 1; i < n; i++) {
         pg_case *pc = pg_calloc(1, sizeof(*pc));
-        pg_case_init(pc, p->name, &spec->cases[index], pg_gpu_memory(ctx->gpu));
+        pg_plugin_case_init(pc, p->name, &spec->cases[index],
+                            pg_gpu_memory(ctx->gpu));
         pc->lib = first->lib;
         pc->side = first->side;
         if (!(t->copies[i] = set_up(ctx, p, pc, index, side,
@@ -493,7 +496,7 @@ static int set_up_own(child_ctx *ctx, sides *st)
             continue;
         for (c = 0; c < spec->ncases; c++) {
             pg_case *pc = &st->cases[c * 3 + (size_t)side];
-            pg_case_init(pc, st->p->name, &spec->cases[c], st->memory);
+            pg_plugin_case_init(pc, st->p->name, &spec->cases[c], st->memory);
             pc->lib = st->handle[side];
             pc->side = side_names[side];
             st->own[c][side].problem = st->p;
@@ -570,7 +573,7 @@ static int set_up_shared(child_ctx *ctx, sides *st)
     for (c = 0; c < spec->ncases; c++) {
         pg_case *pc = &st->cases[c * 3 + 2];
         pg_target shared;
-        pg_case_init(pc, st->p->name, &spec->cases[c], st->memory);
+        pg_plugin_case_init(pc, st->p->name, &spec->cases[c], st->memory);
         memset(&shared, 0, sizeof(shared));
         shared.problem = st->p;
         if (!(shared.state = set_up(ctx, st->p, pc, c, -1,
@@ -586,7 +589,7 @@ static int set_up_shared(child_ctx *ctx, sides *st)
 }
 
 /* Times the shared set-ups, interleaved. */
-static void time_sides(child_ctx *ctx, sides *st, pg_case_timing *timing,
+static void time_sides(child_ctx *ctx, sides *st, pg_timing *timing,
                        pg_measure_summary *summary)
 {
     const pg_run_spec *spec = ctx->spec;
@@ -638,7 +641,7 @@ static void send_samples(child_ctx *ctx, const sides *st, int rounds)
 /* The figures, to perfgate: "case" per case, "samples", "gpu", then
  * "done". */
 static void send_figures(child_ctx *ctx, const sides *st,
-                         const pg_case_timing *timing,
+                         const pg_timing *timing,
                          const pg_measure_summary *summary)
 {
     unsigned long long calls[2] = {0, 0};
@@ -748,7 +751,7 @@ static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
 {
     child_ctx ctx;
     pg_plugin plugin;
-    pg_case_timing *timing;
+    pg_timing *timing;
     pg_measure_summary summary;
     sides st;
     int err;
@@ -820,7 +823,7 @@ static int describe_main(const char *lib, const char *name, const char *cases,
                          int fd)
 {
     pg_plugin plugin;
-    pg_case_spec *specs = NULL;
+    pg_casespec *specs = NULL;
     size_t nspecs = 0, i;
     int err;
 
@@ -832,16 +835,16 @@ static int describe_main(const char *lib, const char *name, const char *cases,
         if (p->device_cases)
             err |= pg_proc_send(fd, NULL, PG_EV_DEVICE_FMT, p->device_cases);
         if (cases && p->bytes &&
-            pg_case_specs_parse(&specs, &nspecs, cases) == 0)
+            pg_casespecs_parse(&specs, &nspecs, cases) == 0)
             for (i = 0; i < nspecs; i++) {
                 pg_case c;
-                pg_case_init(&c, name, &specs[i], NULL);
+                pg_plugin_case_init(&c, name, &specs[i], NULL);
                 err |= pg_proc_send(fd, NULL, PG_EV_BYTES_FMT, i, p->bytes(&c));
-                pg_case_clear(&c);
+                pg_plugin_case_clear(&c);
             }
     }
     for (i = 0; i < nspecs; i++)
-        pg_case_spec_clear(&specs[i]);
+        pg_casespec_clear(&specs[i]);
     free(specs);
     return err < 0;
 }

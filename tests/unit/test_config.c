@@ -4,7 +4,7 @@
 
 #include "config.h"
 #include "error.h"
-#include "problem.h"
+#include "plugin.h"
 #include "test.h"
 
 static const char *const builtins[] = {"matmul", "reduce_sum", "vector_add",
@@ -201,19 +201,19 @@ static void errors_for_wrong_types(void)
 
 static void case_specs(void)
 {
-    pg_case_spec *specs;
+    pg_casespec *specs;
     size_t n;
 
-    REQUIRE(pg_case_specs_parse(&specs, &n, "m=64, n=32,k=16; n = 5 ;") == 0);
+    REQUIRE(pg_casespecs_parse(&specs, &n, "m=64, n=32,k=16; n = 5 ;") == 0);
     REQUIRE(n == 2);
     CHECK_STR(specs[0].name, "m=64,n=32,k=16");
     CHECK_STR(specs[1].name, "n=5");
-    pg_case_spec_clear(&specs[0]);
-    pg_case_spec_clear(&specs[1]);
+    pg_casespec_clear(&specs[0]);
+    pg_casespec_clear(&specs[1]);
     free(specs);
-    CHECK(pg_case_specs_parse(&specs, &n, "n=") < 0);
-    CHECK(pg_case_specs_parse(&specs, &n, "n=1,n=2") < 0);
-    CHECK(pg_case_specs_parse(&specs, &n, "") < 0);
+    CHECK(pg_casespecs_parse(&specs, &n, "n=") < 0);
+    CHECK(pg_casespecs_parse(&specs, &n, "n=1,n=2") < 0);
+    CHECK(pg_casespecs_parse(&specs, &n, "") < 0);
 }
 
 static void languages(void)

@@ -94,8 +94,8 @@ static double sim_time(void *ctx, const pg_target *t, uint64_t n, int cold)
 static const pg_problem sim_problem = {
     .abi = PG_PROBLEM_ABI, .name = "sim", .run = sim_run};
 
-static void run_sim(struct sim *s, int cold, size_t ncopies,
-                    pg_case_timing *t, pg_measure_summary *sum)
+static void run_sim(struct sim *s, int cold, size_t ncopies, pg_timing *t,
+                    pg_measure_summary *sum)
 {
     static void *copy_states[7];
     static pg_watch watch;
@@ -126,7 +126,7 @@ static void run_sim(struct sim *s, int cold, size_t ncopies,
 static void device_clock(void)
 {
     struct sim s;
-    pg_case_timing t;
+    pg_timing t;
     pg_measure_summary sum;
 
     /* Warm: samples of 1000 x 500 ns, but no batch over the device's 256

@@ -46,7 +46,7 @@ static const pg_problem chain_problem = {.abi = PG_PROBLEM_ABI,
 static const pg_fn *placed; /* the base's placements, when set */
 static size_t nplaced;
 
-static void measure_pair_opts(pg_case_timing *t, chain_fn a, chain_fn b,
+static void measure_pair_opts(pg_timing *t, chain_fn a, chain_fn b,
                               const pg_measure_opts *opts,
                               pg_measure_summary *sum)
 {
@@ -69,7 +69,7 @@ static void measure_pair_opts(pg_case_timing *t, chain_fn a, chain_fn b,
     CHECK(sum->calls[0] == sum->calls[1]);
 }
 
-static void measure_pair(pg_case_timing *t, chain_fn a, chain_fn b)
+static void measure_pair(pg_timing *t, chain_fn a, chain_fn b)
 {
     pg_measure_summary sum;
     pg_measure_opts opts;
@@ -89,7 +89,7 @@ static void measure_pair(pg_case_timing *t, chain_fn a, chain_fn b)
 
 static void empty_solution_measures_zero(void)
 {
-    pg_case_timing t;
+    pg_timing t;
 
     measure_pair(&t, empty, empty);
     /* The call costs nothing beyond the harness, which is discounted. */
@@ -101,7 +101,7 @@ static void empty_solution_measures_zero(void)
 
 static void known_ratio(void)
 {
-    pg_case_timing t;
+    pg_timing t;
     double ratio;
 
     measure_pair(&t, chain_400, chain_800);
@@ -116,7 +116,7 @@ static void calibration(void)
 {
     pg_measure_summary sum;
     pg_measure_opts opts;
-    pg_case_timing t;
+    pg_timing t;
 
     /* The inner count makes a sample last at least sample_ns; both sides
      * share it, so each side's calls are counted alike. */
@@ -141,7 +141,7 @@ static void placements_take_turns(void)
 {
     static const pg_fn where[3] = {(pg_fn)chain_800, (pg_fn)chain_800,
                                    (pg_fn)chain_400};
-    pg_case_timing t;
+    pg_timing t;
 
     pg_measure_summary sum;
     pg_measure_opts opts;

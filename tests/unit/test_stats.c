@@ -7,7 +7,7 @@
 static pg_bench_result bench(double base1, double head1, double base2,
                              double head2)
 {
-    static pg_case_result cases[2];
+    static pg_result_case cases[2];
     pg_bench_result b;
 
     memset(&b, 0, sizeof(b));

@@ -1,13 +1,13 @@
 /*
- * problems.c - where problems come from and what they say about themselves:
- * the data directory with the built-in problems, a benchmark's problem
- * source, and its cases, learned from the problem in a child process.
+ * catalog.c - the problems perfgate knows: the data directory with the
+ * built-in problems, a benchmark's problem source, and its cases, learned
+ * from the problem in a child process.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "problems.h"
+#include "catalog.h"
 #include "error.h"
 #include "fs.h"
-#include "problem.h"
+#include "plugin.h"
 #include "proc.h"
 #include "protocol.h"
 #include "run.h"
@@ -35,7 +35,7 @@ static int is_data_dir(const char *dir)
     return ok;
 }
 
-const char *pg_problems_data_dir(void)
+const char *pg_catalog_data_dir(void)
 {
     static char *dir;
     char *bin;
@@ -60,7 +60,7 @@ static int name_cmp(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-const char *const *pg_problems_builtin(void)
+const char *const *pg_catalog_builtin(void)
 {
     static pg_strvec names;
     static int listed;
@@ -71,7 +71,7 @@ const char *const *pg_problems_builtin(void)
     if (listed)
         return pg_strvec_list(&names);
     listed = 1;
-    pdir = pg_path_join(pg_problems_data_dir(), "problems");
+    pdir = pg_path_join(pg_catalog_data_dir(), "problems");
     if ((d = opendir(pdir))) {
         while ((e = readdir(d))) {
             size_t len = strlen(e->d_name);
@@ -87,14 +87,14 @@ const char *const *pg_problems_builtin(void)
     return pg_strvec_list(&names);
 }
 
-char *pg_problems_source(const pg_bench_config *b)
+char *pg_catalog_source(const pg_bench_config *b)
 {
     if (b->problem_path)
         return pg_strdup(b->problem_path);
     /* Generated: one of its own per benchmark. */
     if (b->function)
         return pg_strdupf("function %s", b->name);
-    return pg_strdupf("%s/problems/%s.c", pg_problems_data_dir(), b->problem);
+    return pg_strdupf("%s/problems/%s.c", pg_catalog_data_dir(), b->problem);
 }
 
 typedef struct describe_ctx {
@@ -224,13 +224,13 @@ static int describe(describe_ctx *d, const pg_bench_config *b,
     return 0;
 }
 
-int pg_problems_cases(pg_case_spec **cases, size_t *ncases, int *owned,
-                      const pg_bench_config *b, const char *config_path,
-                      const char *problem_lib)
+int pg_catalog_cases(pg_casespec **cases, size_t *ncases, int *owned,
+                     const pg_bench_config *b, const char *config_path,
+                     const char *problem_lib)
 {
     describe_ctx d = {problem_lib, b->problem, NULL, NULL, NULL, 0};
     const char *defaults_text;
-    pg_case_spec *defaults = NULL;
+    pg_casespec *defaults = NULL;
     size_t ndefaults = 0, i;
     int err;
 
@@ -241,7 +241,7 @@ int pg_problems_cases(pg_case_spec **cases, size_t *ncases, int *owned,
     defaults_text = d.device_cases && !strcmp(b->language, "cuda")
                         ? d.device_cases
                         : d.default_cases;
-    if (pg_case_specs_parse(&defaults, &ndefaults, defaults_text) < 0) {
+    if (pg_casespecs_parse(&defaults, &ndefaults, defaults_text) < 0) {
         err = pg_error_set(PG_ERR_USAGE,
                            "problem '%s': malformed %s \"%s\" "
                            "(want \"key=value,key=value; ...\")",
@@ -253,8 +253,8 @@ int pg_problems_cases(pg_case_spec **cases, size_t *ncases, int *owned,
     }
     for (i = 0; defaults_text != d.default_cases && i < ndefaults; i++) {
         pg_str why = PG_STR_INIT;
-        if (pg_problem_check_case(b->problem, d.default_cases, &defaults[i],
-                                  &why) < 0) {
+        if (pg_plugin_check_case(b->problem, d.default_cases, &defaults[i],
+                                 &why) < 0) {
             err = pg_error_set(PG_ERR_USAGE, "problem '%s': device_cases: %s",
                                b->problem, pg_str_cstr(&why));
             pg_str_clear(&why);
@@ -264,8 +264,8 @@ int pg_problems_cases(pg_case_spec **cases, size_t *ncases, int *owned,
     if (b->ncases) {
         for (i = 0; i < b->ncases; i++) {
             pg_str why = PG_STR_INIT;
-            if (pg_problem_check_case(b->problem, d.default_cases, &b->cases[i],
-                                      &why) < 0) {
+            if (pg_plugin_check_case(b->problem, d.default_cases, &b->cases[i],
+                                     &why) < 0) {
                 err = pg_error_set(PG_ERR_USAGE, "%s:%d:%d: %s", config_path,
                                    b->cases[i].mark.line, b->cases[i].mark.col,
                                    pg_str_cstr(&why));
@@ -287,7 +287,7 @@ int pg_problems_cases(pg_case_spec **cases, size_t *ncases, int *owned,
     }
 done:
     for (i = 0; i < ndefaults; i++)
-        pg_case_spec_clear(&defaults[i]);
+        pg_casespec_clear(&defaults[i]);
     free(defaults);
     free(d.default_cases);
     free(d.device_cases);

@@ -1,11 +1,11 @@
 /*
- * problem.c - cases, their memory and random streams, and plugin loading.
+ * plugin.c - cases, their memory and random streams, and plugin loading.
  *
  * The pg_* functions here are the ones problem plugins call; the perfgate
  * executable exports exactly these (see perfgate.sym).
  */
 #define _GNU_SOURCE
-#include "problem.h"
+#include "plugin.h"
 #include "str.h"
 #include "error.h"
 #include "strvec.h"
@@ -40,8 +40,8 @@ static uint64_t fnv1a(uint64_t h, const char *s)
     return h;
 }
 
-void pg_case_init(pg_case *c, const char *problem, const pg_case_spec *spec,
-                  const pg_memory_ops *memory)
+void pg_plugin_case_init(pg_case *c, const char *problem,
+                         const pg_casespec *spec, const pg_memory_ops *memory)
 {
     uint64_t seed;
     int i;
@@ -55,7 +55,7 @@ void pg_case_init(pg_case *c, const char *problem, const pg_case_spec *spec,
         c->rng[i] = splitmix64(&seed);
 }
 
-void pg_case_clear(pg_case *c)
+void pg_plugin_case_clear(pg_case *c)
 {
     size_t i;
 
@@ -66,7 +66,7 @@ void pg_case_clear(pg_case *c)
     memset(c, 0, sizeof(*c));
 }
 
-const char *pg_case_message(const pg_case *c)
+const char *pg_plugin_case_message(const pg_case *c)
 {
     return pg_str_cstr(&c->message);
 }
@@ -386,15 +386,15 @@ void pg_plugin_close(pg_plugin *plugin)
     memset(plugin, 0, sizeof(*plugin));
 }
 
-int pg_problem_check_case(const char *problem, const char *default_cases,
-                          const pg_case_spec *spec, pg_str *why)
+int pg_plugin_check_case(const char *problem, const char *default_cases,
+                         const pg_casespec *spec, pg_str *why)
 {
-    pg_case_spec *defaults = NULL;
+    pg_casespec *defaults = NULL;
     pg_strvec known = PG_STRVEC_INIT;
     size_t ndefaults = 0, i, j;
     int err = 0;
 
-    if (pg_case_specs_parse(&defaults, &ndefaults, default_cases) < 0)
+    if (pg_casespecs_parse(&defaults, &ndefaults, default_cases) < 0)
         return 0; /* reported when the defaults are used */
     for (i = 0; i < ndefaults; i++)
         for (j = 0; j < defaults[i].nparams; j++)
@@ -413,7 +413,7 @@ int pg_problem_check_case(const char *problem, const char *default_cases,
     }
     pg_strvec_clear(&known);
     for (i = 0; i < ndefaults; i++)
-        pg_case_spec_clear(&defaults[i]);
+        pg_casespec_clear(&defaults[i]);
     free(defaults);
     return err;
 }

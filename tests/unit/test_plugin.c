@@ -6,19 +6,19 @@
 #include <string.h>
 
 #include "casespec.h"
-#include "problem.h"
+#include "plugin.h"
 #include "test.h"
 
 /* A case of problem "p" with host memory, from "k=v,...". */
-static void host_case(pg_case *c, pg_case_spec *spec, const char *text)
+static void host_case(pg_case *c, pg_casespec *spec, const char *text)
 {
-    REQUIRE(pg_case_spec_parse(spec, text) == 0);
-    pg_case_init(c, "p", spec, NULL);
+    REQUIRE(pg_casespec_parse(spec, text) == 0);
+    pg_plugin_case_init(c, "p", spec, NULL);
 }
 
 static void outputs_start_as_nan(void)
 {
-    pg_case_spec spec;
+    pg_casespec spec;
     pg_case c;
     float *out;
     double want[3] = {1, 2, 3};
@@ -31,14 +31,15 @@ static void outputs_start_as_nan(void)
     out[0] = 1;
     out[2] = 3;
     CHECK(pg_check_floats(&c, "out", out, want, 3, 1e9, 1, 0) == -1);
-    CHECK_STR(pg_case_message(&c), "out[1] = nan, expected 2 (within 1e+09)");
-    pg_case_clear(&c);
-    pg_case_spec_clear(&spec);
+    CHECK_STR(pg_plugin_case_message(&c),
+              "out[1] = nan, expected 2 (within 1e+09)");
+    pg_plugin_case_clear(&c);
+    pg_casespec_clear(&spec);
 }
 
 static void floats_within_tolerance(void)
 {
-    pg_case_spec spec;
+    pg_casespec spec;
     pg_case c;
     float *out;
     double want[6] = {1, 2, 3, 4, 5, 6};
@@ -51,17 +52,18 @@ static void floats_within_tolerance(void)
     CHECK(pg_check_floats(&c, "out", out, want, 6, 0.01, 0, 0) == 0);
     CHECK(pg_check_floats(&c, "out", out, want, 6, 0, 1e-3, 0) == 0);
     CHECK(pg_check_floats(&c, "out", out, want, 6, 0, 0, 0) == -1);
-    CHECK_CONTAINS(pg_case_message(&c), "out[4] = 5.00099993, expected 5");
+    CHECK_CONTAINS(pg_plugin_case_message(&c),
+                   "out[4] = 5.00099993, expected 5");
     /* A matrix names row and column. */
     CHECK(pg_check_floats(&c, "C", out, want, 6, 0, 0, 3) == -1);
-    CHECK_CONTAINS(pg_case_message(&c), "C[1][1] = ");
-    pg_case_clear(&c);
-    pg_case_spec_clear(&spec);
+    CHECK_CONTAINS(pg_plugin_case_message(&c), "C[1][1] = ");
+    pg_plugin_case_clear(&c);
+    pg_casespec_clear(&spec);
 }
 
 static void ints_exactly(void)
 {
-    pg_case_spec spec;
+    pg_casespec spec;
     pg_case c;
     const int got[3] = {7, 8, 9};
     const int want[3] = {7, 8, 10};
@@ -71,21 +73,21 @@ static void ints_exactly(void)
     REQUIRE((out = pg_alloc_copy(&c, got, sizeof(got))) != NULL);
     CHECK(pg_check_ints(&c, "hist", out, want, 2) == 0);
     CHECK(pg_check_ints(&c, "hist", out, want, 3) == -1);
-    CHECK_STR(pg_case_message(&c), "hist[2] = 9, expected 10");
-    pg_case_clear(&c);
-    pg_case_spec_clear(&spec);
+    CHECK_STR(pg_plugin_case_message(&c), "hist[2] = 9, expected 10");
+    pg_plugin_case_clear(&c);
+    pg_casespec_clear(&spec);
 }
 
 static void random_stream_is_the_case_s(void)
 {
-    pg_case_spec spec, other;
+    pg_casespec spec, other;
     pg_case a, b, d;
     int i, differ = 0;
 
     host_case(&a, &spec, "n=5");
-    pg_case_init(&b, "p", &spec, NULL);
-    REQUIRE(pg_case_spec_parse(&other, "n=6") == 0);
-    pg_case_init(&d, "p", &other, NULL);
+    pg_plugin_case_init(&b, "p", &spec, NULL);
+    REQUIRE(pg_casespec_parse(&other, "n=6") == 0);
+    pg_plugin_case_init(&d, "p", &other, NULL);
     for (i = 0; i < 100; i++) {
         float g = pg_random_grid(&a, -4, 4, 0.25f);
         /* Same case, same stream: both sides see the same inputs. */
@@ -95,32 +97,32 @@ static void random_stream_is_the_case_s(void)
     for (i = 0; i < 100; i++)
         differ += pg_random(&d) != pg_random(&a);
     CHECK(differ > 90); /* another case, another stream */
-    pg_case_clear(&a);
-    pg_case_clear(&b);
-    pg_case_clear(&d);
-    pg_case_spec_clear(&spec);
-    pg_case_spec_clear(&other);
+    pg_plugin_case_clear(&a);
+    pg_plugin_case_clear(&b);
+    pg_plugin_case_clear(&d);
+    pg_casespec_clear(&spec);
+    pg_casespec_clear(&other);
 }
 
 static void case_parameters_are_checked(void)
 {
-    pg_case_spec spec;
+    pg_casespec spec;
     pg_str why = PG_STR_INIT;
 
-    REQUIRE(pg_case_spec_parse(&spec, "rows=4,colz=8") == 0);
-    CHECK(pg_problem_check_case("softmax", "rows=1,cols=2; rows=3,cols=4",
-                                &spec, &why) == -1);
+    REQUIRE(pg_casespec_parse(&spec, "rows=4,colz=8") == 0);
+    CHECK(pg_plugin_check_case("softmax", "rows=1,cols=2; rows=3,cols=4", &spec,
+                               &why) == -1);
     CHECK_STR(pg_str_cstr(&why), "unknown parameter 'colz' for problem "
                                  "'softmax' (did you mean 'cols'?)");
-    pg_case_spec_clear(&spec);
+    pg_casespec_clear(&spec);
     pg_str_reset(&why);
-    REQUIRE(pg_case_spec_parse(&spec, "cols=8") == 0);
-    CHECK(pg_problem_check_case("softmax", "rows=1,cols=2", &spec, &why) == 0);
-    pg_case_spec_clear(&spec);
+    REQUIRE(pg_casespec_parse(&spec, "cols=8") == 0);
+    CHECK(pg_plugin_check_case("softmax", "rows=1,cols=2", &spec, &why) == 0);
+    pg_casespec_clear(&spec);
     pg_str_clear(&why);
 }
 
-const pg_test pg_tests_problem[] = {
+const pg_test pg_tests_plugin[] = {
     {"outputs_start_as_nan", outputs_start_as_nan},
     {"floats_within_tolerance", floats_within_tolerance},
     {"ints_exactly", ints_exactly},

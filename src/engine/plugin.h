@@ -1,10 +1,10 @@
 /*
- * problem.h - the host side of the problem ABI (include/perfgate/problem.h):
+ * plugin.h - the host side of the problem ABI (include/perfgate/problem.h):
  * input cases, the memory and random streams they hand out, and loading a
  * problem plugin.  Used inside the measuring child process.
  */
-#ifndef PG_PROBLEM_HOST_H
-#define PG_PROBLEM_HOST_H
+#ifndef PG_PLUGIN_H
+#define PG_PLUGIN_H
 
 #include <stdint.h>
 
@@ -25,14 +25,14 @@ typedef struct pg_memory_ops {
 } pg_memory_ops;
 
 struct pg_case {
-    const pg_case_spec *spec;
+    const pg_casespec *spec;
     const pg_memory_ops *memory; /* NULL: host memory */
     size_t solution_bytes;       /* what pg_alloc() gave out */
     uint64_t rng[4];             /* xoshiro256** state */
     void **allocs; /* everything pg_alloc/pg_host_alloc gave out */
     size_t nallocs;
-    pg_str message; /* the last pg_fail() message */
-    void *lib;      /* the side's library, for pg_lookup(); NULL: none */
+    pg_str message;   /* the last pg_fail() message */
+    void *lib;        /* the side's library, for pg_lookup(); NULL: none */
     const char *side; /* "base" or "head", for messages; NULL: both */
 };
 
@@ -40,14 +40,14 @@ struct pg_case {
  * Prepares `c` for `spec`; the random stream is seeded from both names.
  * `memory` is where pg_alloc() memory lives (NULL: the host).
  */
-void pg_case_init(pg_case *c, const char *problem, const pg_case_spec *spec,
-                  const pg_memory_ops *memory);
+void pg_plugin_case_init(pg_case *c, const char *problem,
+                         const pg_casespec *spec, const pg_memory_ops *memory);
 
 /* Frees the case's memory. */
-void pg_case_clear(pg_case *c);
+void pg_plugin_case_clear(pg_case *c);
 
 /* The last pg_fail() message, or "" */
-const char *pg_case_message(const pg_case *c);
+const char *pg_plugin_case_message(const pg_case *c);
 
 /* A loaded problem plugin. */
 typedef struct pg_plugin {
@@ -68,7 +68,7 @@ void pg_plugin_close(pg_plugin *plugin);
  * 0 when every parameter of `spec` is one that `problem` knows (a key of
  * its `default_cases`); else -1, with the reason appended to `why`.
  */
-int pg_problem_check_case(const char *problem, const char *default_cases,
-                          const pg_case_spec *spec, pg_str *why);
+int pg_plugin_check_case(const char *problem, const char *default_cases,
+                         const pg_casespec *spec, pg_str *why);
 
 #endif
