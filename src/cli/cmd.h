@@ -23,9 +23,6 @@ int pg_cmd_bisect(int argc, char **argv);
 /* Prints "perfgate: MESSAGE" for the last error; returns its exit code. */
 int pg_cmd_fail(int err);
 
-/* 1 when color should be used on `fd` (a terminal, NO_COLOR unset). */
-int pg_cmd_use_color(int fd, const char *when);
-
 /* Prints a report on `f` (stdout, or stderr when stdout carries a file
  * asked for with "-"); on GitHub's runners, with workflow commands stopped
  * around it (the report quotes user code). */
@@ -34,10 +31,6 @@ void pg_cmd_print_report(FILE *f, const char *text);
 /* Writes `data` to `path`, or to standard output when `path` is "-"; 0,
  * or a set error. */
 int pg_cmd_write(const char *path, const char *data, size_t len);
-
-/* The terminal's width in columns, for one-line progress (80 when it
- * cannot say). */
-int pg_cmd_columns(void);
 
 /* For a non-terminal: one line on stderr as each benchmark finishes. */
 void pg_cmd_bench_done(void *payload, const pg_bench_result *b, size_t index,

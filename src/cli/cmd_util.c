@@ -38,7 +38,8 @@ int pg_cmd_fail(int err)
     return pg_error_exit_code(err);
 }
 
-int pg_cmd_use_color(int fd, const char *when)
+/* 1 when color should be used on `fd` (a terminal, NO_COLOR unset). */
+static int use_color(int fd, const char *when)
 {
     if (when && !strcmp(when, "always"))
         return 1;
@@ -64,7 +65,9 @@ int pg_cmd_write(const char *path, const char *data, size_t len)
     return 0;
 }
 
-int pg_cmd_columns(void)
+/* The terminal's width in columns, for one-line progress (80 when it
+ * cannot say). */
+static int columns(void)
 {
     struct winsize ws;
     const char *cols = getenv("COLUMNS");
@@ -128,8 +131,8 @@ int pg_cmd_show(pg_result *r, const pg_cmd_outputs *outputs)
                     (outputs->md_path && !strcmp(outputs->md_path, "-")) ||
                     (outputs->html_path && !strcmp(outputs->html_path, "-"));
 
-    pg_report_terminal(
-        &out, r, pg_cmd_use_color(to_stdout ? 2 : 1, outputs->color_when));
+    pg_report_terminal(&out, r,
+                       use_color(to_stdout ? 2 : 1, outputs->color_when));
     pg_cmd_print_report(to_stdout ? stderr : stdout, pg_str_cstr(&out));
     if (outputs->json_path) {
         char *json = pg_result_to_json(r);
@@ -189,7 +192,7 @@ int pg_cmd_opt_sandbox(void *unused, const char *arg)
 /* The progress line on a terminal, rewritten in place. */
 void pg_cmd_progress(void *payload, const char *line)
 {
-    size_t width = (size_t)pg_cmd_columns() - 1, cut = 0, cols = 0;
+    size_t width = (size_t)columns() - 1, cut = 0, cols = 0;
 
     (void)payload;
     /* One line that overwrites itself: never as wide as the terminal, or
