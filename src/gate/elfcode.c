@@ -39,8 +39,9 @@ static void blank_build_ids(char *data, size_t len, const Elf64_Ehdr *e,
         end = off + ph[i].p_filesz;
         while (end - off >= sizeof(Elf64_Nhdr)) {
             const Elf64_Nhdr *n = (const Elf64_Nhdr *)(data + off);
-            size_t name = (n->n_namesz + 3) & ~(size_t)3;
-            size_t desc = (n->n_descsz + 3) & ~(size_t)3;
+            /* In size_t: a size near 2^32 must not wrap to a small one. */
+            size_t name = ((size_t)n->n_namesz + 3) & ~(size_t)3;
+            size_t desc = ((size_t)n->n_descsz + 3) & ~(size_t)3;
             off += sizeof(*n);
             if (name > end - off || desc > end - off - name)
                 break;
