@@ -545,6 +545,30 @@ class Code(unittest.TestCase):
             self.assertEqual(module_cycles(module_graph(graph)),
                              [["gate/g", "gate/h", "gate/i"]])
 
+    def test_every_integration_test_class_is_run(self):
+        # ctest runs a file's classes one by one where CMakeLists.txt names
+        # them, or the whole file: a class added and not named would pass
+        # unseen.  And every fixture file is used by some test.
+        with open(os.path.join(ROOT, "tests/CMakeLists.txt")) as f:
+            cmake = f.read()
+        integration = os.path.join(ROOT, "tests/integration")
+        texts = ""
+        for path in sorted(glob.glob(os.path.join(integration, "*.py"))):
+            with open(path) as f:
+                text = f.read()
+            texts += text
+            name = os.path.basename(path)
+            if not name.startswith("test_") or name + ")" in cmake:
+                continue
+            for cls in re.findall(r"^class (\w+)\((?:RepoTest|[\w.]*TestCase)\)",
+                                  text, re.M):
+                with self.subTest(test=name, cls=cls):
+                    self.assertRegex(cmake, r"\b%s\b" % cls,
+                                     "not run by ctest")
+        for path in glob.glob(os.path.join(integration, "fixtures", "*")):
+            with self.subTest(fixture=os.path.basename(path)):
+                self.assertIn('"%s"' % os.path.basename(path), texts)
+
     def test_the_protocol_s_events_are_documented(self):
         # protocol.h declares every event of perfgate-measure; the table
         # in docs/internals.md describes the same ones, no more.

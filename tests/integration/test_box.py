@@ -1,0 +1,293 @@
+"""The box around the pull request's code, and what it contains: process
+chains, the network, files outside, a killed perfgate."""
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from harness import (PERFGATE, RepoTest, SERIAL, TWICE, fixture,  # noqa: E402
+                     processes)
+
+
+def box_works():
+    """Whether bubblewrap can make a box on this machine."""
+    if not shutil.which("bwrap"):
+        return False
+    return subprocess.run(["bwrap", "--ro-bind", "/", "/", "--unshare-all",
+                           "--", "true"], capture_output=True).returncode == 0
+
+# The head's build command, which tries everything a hostile pull request
+# would: write the base's tree (making the base not build), the runner's
+# GITHUB_ENV, a file in $HOME and the user's repository, and reach the
+# network.  Each try may fail; the build goes on either way.
+ATTACK = fixture("attack")
+
+# A chain of processes, each in a session of its own (setsid), each
+# starting the next: deeper than any sweep one level at a time.  The last
+# one says so in the tree; every one sleeps for MARK seconds.
+CHAIN = fixture("chain")
+
+# A project's library: the function timed calls into another file.
+LIB_ADD = fixture("lib_add.c")
+
+LIB_SUM = fixture("lib_sum.c")
+
+MAKEFILE = fixture("Makefile")
+
+PROJECT_CONFIG = fixture("project.yml")
+
+
+class Contain(RepoTest):
+    """Every process perfgate starts stays perfgate's: none outlives it,
+    none writes into the user's tree by a relative path, and the compiler
+    is limited as the measuring child is."""
+
+    def test_a_daemon_started_by_user_code_is_ended(self):
+        daemon = SERIAL.replace("#include <stddef.h>", """#include <stddef.h>
+#include <unistd.h>
+#include <stdio.h>""").replace("{\n", """{
+    static int started;
+    if (!started) {
+        started = 1;
+        if (fork() == 0) {
+            setsid();
+            if (fork() == 0)
+                execlp("sleep", "sleep", "MARK", (char *)NULL);
+            _exit(0);
+        }
+        FILE *f = fopen("wrote-here.txt", "w");
+        if (f)
+            fclose(f);
+    }
+""", 1)
+        # A mark of this run's own: a daemon another run left is not ours.
+        self.mark = "987.%d" % (os.getpid() * 1000 + int(time.time()) % 1000)
+        daemon = daemon.replace("MARK", self.mark)
+        self.base_repo()
+        self.commit({"src/sum.c": daemon})
+        # The harness checks that the repository is untouched: the file
+        # written by a relative path lands in perfgate's scratch directory.
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "50%")
+        self.assertIn(r.code, (0, 1), r.stderr)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and self.sleepers():
+            time.sleep(0.1)
+        self.assertEqual(self.sleepers(), [])
+
+    def test_user_code_cannot_write_results_by_accident(self):
+        # A head twice as slow that writes lines shaped like perfgate's own
+        # report (a 100x improvement) to fd 3, where perfgate-measure's
+        # channel was, and to every other descriptor it did not open.
+        forger = TWICE.replace("#include <stddef.h>", """#include <stddef.h>
+#include <string.h>
+#include <unistd.h>""").replace("{\n", """{
+    static int forged;
+    if (!forged) {
+        static const char lie[] =
+            "case 0 100.0 1.0 0 1 0 0 -0.99 -0.98\\n"
+            "case 1 100.0 1.0 0 1 0 0 -0.99 -0.98\\n";
+        forged = 1;
+        for (int fd = 3; fd < 1024; fd++)
+            if (write(fd, lie, strlen(lie)) < 0) {
+            }
+    }
+""", 1)
+        self.base_repo()
+        self.commit({"src/sum.c": forger})
+        r = self.perfgate("HEAD~1", "HEAD")
+        self.assertEqual(r.code, 1, r.stdout + r.stderr)
+        b = r.bench("sum")
+        self.assertEqual(b["status"], "regression", b)
+        self.assertGreater(b["change"], 0.3)
+
+    def sleepers(self):
+        return processes(lambda cmdline: cmdline == b"sleep\x00%s\x00"
+                         % self.mark.encode())
+
+    def fake_compiler(self, body):
+        """A compiler that runs `body` for the solution (src/sum.c) and is
+        the real one for the problem."""
+        cc = os.path.join(self.out, "cc.sh")
+        with open(cc, "w") as f:
+            f.write('#!/bin/sh\ncase "$*" in *src/sum.c*) ;; '
+                    '*) exec cc "$@" ;; esac\n' + body)
+        os.chmod(cc, 0o755)
+        return cc
+
+    def test_the_compiler_is_limited(self):
+        self.base_repo()
+        cc = self.fake_compiler("grep 'Max address space' /proc/self/limits"
+                                "\nexit 1\n")
+        r = self.perfgate("HEAD", "HEAD", env={"CC": cc})
+        self.assertEqual(r.bench("sum")["status"], "build_failed")
+        log = r.bench("sum")["log"]
+        self.assertIn("Max address space", log)
+        self.assertNotIn("unlimited", log)
+
+    def test_the_compiler_gets_ten_times_the_timeout(self):
+        self.base_repo()
+        cc = self.fake_compiler("exec sleep 120\n")
+        start = time.monotonic()
+        r = self.perfgate("HEAD", "HEAD", "--timeout", "1s", env={"CC": cc})
+        self.assertLess(time.monotonic() - start, 100)
+        self.assertIn("did not finish src/sum.c within 10 s",
+                      r.bench("sum")["message"])
+
+
+class Box(RepoTest):
+    """The revisions' code runs in bubblewrap: it writes its own tree and
+    nothing else, reaches no network, and every process it starts ends
+    with its run.  Without a box the run says so once, and --sandbox
+    require makes that an error."""
+
+    def setUp(self):
+        super().setUp()
+        self.home = os.path.join(self.tmp, "home")
+        os.makedirs(self.home)
+        self.github_env = os.path.join(self.out, "github_env")
+        open(self.github_env, "w").close()
+        self.mark = "986.%d" % (os.getpid() * 1000 + int(time.time()) % 1000)
+
+    def need_box(self):
+        if not box_works():
+            self.skipTest("bubblewrap cannot make a box here")
+
+    def attack(self, *args, env=None):
+        """The attack, with a listener for its connection: the result and
+        how many connections reached it."""
+        self.commit({"perfgate.yml": PROJECT_CONFIG % ("'sh attack.sh'",
+                                                       "build/libsum.a"),
+                     "Makefile": MAKEFILE, "lib/add.c": LIB_ADD,
+                     "lib/sum.c": LIB_SUM, "attack.sh": ATTACK}, "base")
+        self.commit({"lib/sum.c": LIB_SUM + "/* the head */\n"})
+        server = socket.socket()
+        server.bind(("127.0.0.1", 0))
+        server.listen(8)
+        server.settimeout(0.2)
+        full = dict(HOME=self.home, GITHUB_ENV=self.github_env,
+                    PG_TEST_PORT=str(server.getsockname()[1]), **(env or {}))
+        try:
+            r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%",
+                              *args, env=full)
+            reached = 0
+            while True:
+                try:
+                    server.accept()[0].close()
+                    reached += 1
+                except OSError:
+                    break
+        finally:
+            server.close()
+        return r, reached
+
+    def test_a_build_command_reaches_nothing_outside_its_tree(self):
+        self.need_box()
+        r, reached = self.attack(env={"PG_TEST_REPO": self.repo})
+        b = r.bench()
+        self.assertIn(b["status"], ("unchanged", "improvement", "regression"),
+                      b.get("message"))
+        self.assertEqual(r.json["sandbox"], {"boxed": True})
+        with open(self.github_env) as f:
+            self.assertEqual(f.read(), "")
+        self.assertEqual(os.listdir(self.home), [])
+        self.assertEqual(reached, 0)
+        # (the harness checked that the repository is untouched)
+
+    def test_without_the_box_the_same_build_reaches_all_of_it(self):
+        # The control: the attack works where nothing holds it, so the
+        # test above tests the box.
+        r, reached = self.attack("--sandbox", "off")
+        b = r.bench()
+        self.assertEqual(b["status"], "build_failed", b)
+        self.assertIn("base side", b["message"])
+        with open(self.github_env) as f:
+            self.assertIn("LD_PRELOAD", f.read())
+        self.assertEqual(os.listdir(self.home), ["pwned"])
+        self.assertEqual(reached, 1)
+        self.assertFalse(r.json["sandbox"]["boxed"])
+        self.assertIn("--sandbox off", r.json["sandbox"]["why_not"])
+        self.assertEqual(r.markdown.count("ran outside the box"), 1)
+
+    def chain(self, *args):
+        """A build command that leaves a setsid chain of 2,000 processes
+        behind: none may outlive the run."""
+        self.commit({"perfgate.yml": PROJECT_CONFIG % (
+            "'setsid sh chain.sh 2000 %s & i=0; while [ ! -e deep ] && "
+            "[ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done; make'"
+            % self.mark, "build/libsum.a"),
+            "Makefile": MAKEFILE, "lib/add.c": LIB_ADD, "lib/sum.c": LIB_SUM,
+            "chain.sh": CHAIN}, "base")
+        r = self.perfgate("HEAD", "HEAD", "--noise-floor", "60%", *args,
+                          timeout=600)
+        self.assertIn(r.code, (0, 1), r.stderr)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and self.sleepers():
+            time.sleep(0.1)
+        self.assertEqual(len(self.sleepers()), 0)
+        return r
+
+    def sleepers(self):
+        return processes(lambda cmdline: cmdline == b"sleep\x00%s\x00"
+                         % self.mark.encode())
+
+    def test_a_setsid_chain_of_2000_ends_with_the_run(self):
+        self.need_box()
+        self.chain()
+
+    def test_a_setsid_chain_of_2000_ends_without_the_box_too(self):
+        self.chain("--sandbox", "off")
+
+    def test_a_killed_perfgate_takes_the_box_along(self):
+        self.need_box()
+        self.commit({"perfgate.yml": PROJECT_CONFIG % (
+            "'setsid sleep %s & exec sleep %s'" % (self.mark, self.mark),
+            "build/libsum.a")}, "base")
+        proc = subprocess.Popen(
+            [PERFGATE, "compare", "HEAD", "HEAD"], cwd=self.repo,
+            env=dict(os.environ, TMPDIR=self.pgtmp), stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and len(self.sleepers()) < 2:
+            time.sleep(0.05)
+        self.assertEqual(len(self.sleepers()), 2)
+        proc.kill()
+        proc.communicate(timeout=30)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and self.sleepers():
+            time.sleep(0.1)
+        self.assertEqual(self.sleepers(), [])
+
+    def test_no_box_is_said_once_and_require_refuses(self):
+        self.base_repo()
+        fake = os.path.join(self.out, "bwrap")
+        with open(fake, "w") as f:
+            f.write("#!/bin/sh\necho 'bwrap: setting up uid map: "
+                    "Permission denied' >&2\nexit 1\n")
+        os.chmod(fake, 0o755)
+        for bwrap, why in ((fake, "setting up uid map: Permission denied"),
+                           (os.path.join(self.out, "none"),
+                            "bubblewrap is not installed")):
+            with self.subTest(bwrap=bwrap):
+                r = self.perfgate("HEAD", "HEAD", "--noise-floor", "60%",
+                                  env={"PERFGATE_BWRAP": bwrap})
+                self.assertEqual(r.code, 0, r.stderr)
+                self.assertFalse(r.json["sandbox"]["boxed"])
+                self.assertIn(why, r.json["sandbox"]["why_not"])
+                self.assertEqual(r.markdown.count("ran outside the box"), 1)
+                self.assertEqual(r.stdout.count("ran outside the box"), 1)
+                r = self.perfgate("HEAD", "HEAD", "--sandbox", "require",
+                                  env={"PERFGATE_BWRAP": bwrap})
+                self.assertEqual(r.code, 2, r.stdout)
+                self.assertIn("--sandbox require", r.stderr)
+                self.assertIn(why, r.stderr)
+        r = self.perfgate("HEAD", "HEAD", "--sandbox", "maybe")
+        self.assertEqual(r.code, 2)
+        self.assertIn("want auto, require or off", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
