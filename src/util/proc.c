@@ -413,6 +413,64 @@ static void close_pipes(int a[2], int b[2], int c[2])
 }
 
 /*
+ * The child's side of child_start(), after fork(): its own process group,
+ * gone with perfgate, signals as at exec, the memory limit, /dev/null in,
+ * output to the pipe; then argv or fn.  Never returns.
+ */
+__attribute__((noreturn)) static void
+child_side(const int outp[2], const int msgp[2], const int execp[2],
+           pid_t parent, char *const argv[], int (*fn)(void *, int), void *arg,
+           const pg_proc_opts *opts)
+{
+    int devnull = open("/dev/null", O_RDONLY);
+
+    setpgid(0, 0);
+    /* A perfgate killed outright (SIGKILL) takes its children along:
+     * nothing it started may run on, unwatched. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(127);
+    child_reset_signals();
+    if (opts->memory_limit) {
+        struct rlimit rl;
+        rl.rlim_cur = rl.rlim_max = (rlim_t)opts->memory_limit;
+        setrlimit(RLIMIT_AS, &rl);
+    }
+    if (devnull >= 0)
+        dup2(devnull, 0);
+    dup2(outp[1], 1);
+    dup2(outp[1], 2);
+    if (opts->cwd && chdir(opts->cwd) < 0) {
+        fprintf(stderr, "cannot enter %s: %s\n", opts->cwd, strerror(errno));
+        _exit(127);
+    }
+    if (argv) {
+        /* The message pipe as fd 3 and the shared descriptor as fd 4,
+         * by way of copies above both so that neither clobbers the
+         * other; dup2() leaves the copies' close-on-exec behind. */
+        int msg = msgp[1] >= 0 ? fcntl(msgp[1], F_DUPFD_CLOEXEC, 10) : -1;
+        int share = opts->share_fd > 0
+                        ? fcntl(opts->share_fd, F_DUPFD_CLOEXEC, 10)
+                        : -1;
+        int err;
+
+        if (msg >= 0)
+            dup2(msg, 3);
+        if (share >= 0)
+            dup2(share, 4);
+        execvp(argv[0], argv);
+        err = errno;
+        if (write(execp[1], &err, sizeof(err)) < 0) {
+            /* The exit status says it too. */
+        }
+        fprintf(stderr, "cannot run '%s': %s\n", argv[0], strerror(err));
+        _exit(127);
+    }
+    close(msgp[0]);
+    _exit(fn(arg, msgp[1]));
+}
+
+/*
  * Starts argv (or fn(arg, msg fd)) in a child of its own process group,
  * registered with cleanup.h, into `c`, whose result is `out`.
  */
@@ -450,53 +508,8 @@ static int child_start(child *c, pg_proc_result *out, char *const argv[],
         close_pipes(outp, msgp, execp);
         return pg_error_set(PG_ERR_GENERIC, "cannot fork: %s", strerror(err));
     }
-    if (pid == 0) {
-        int devnull = open("/dev/null", O_RDONLY);
-
-        setpgid(0, 0);
-        /* A perfgate killed outright (SIGKILL) takes its children along:
-         * nothing it started may run on, unwatched. */
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent)
-            _exit(127);
-        child_reset_signals();
-        if (opts->memory_limit) {
-            struct rlimit rl;
-            rl.rlim_cur = rl.rlim_max = (rlim_t)opts->memory_limit;
-            setrlimit(RLIMIT_AS, &rl);
-        }
-        if (devnull >= 0)
-            dup2(devnull, 0);
-        dup2(outp[1], 1);
-        dup2(outp[1], 2);
-        if (opts->cwd && chdir(opts->cwd) < 0) {
-            fprintf(stderr, "cannot enter %s: %s\n", opts->cwd,
-                    strerror(errno));
-            _exit(127);
-        }
-        if (argv) {
-            /* The message pipe as fd 3 and the shared descriptor as fd 4,
-             * by way of copies above both so that neither clobbers the
-             * other; dup2() leaves the copies' close-on-exec behind. */
-            int msg = msgp[1] >= 0 ? fcntl(msgp[1], F_DUPFD_CLOEXEC, 10) : -1;
-            int share = opts->share_fd > 0
-                            ? fcntl(opts->share_fd, F_DUPFD_CLOEXEC, 10)
-                            : -1;
-            if (msg >= 0)
-                dup2(msg, 3);
-            if (share >= 0)
-                dup2(share, 4);
-            execvp(argv[0], argv);
-            err = errno;
-            if (write(execp[1], &err, sizeof(err)) < 0) {
-                /* The exit status says it too. */
-            }
-            fprintf(stderr, "cannot run '%s': %s\n", argv[0], strerror(err));
-            _exit(127);
-        }
-        close(msgp[0]);
-        _exit(fn(arg, msgp[1]));
-    }
+    if (pid == 0)
+        child_side(outp, msgp, execp, parent, argv, fn, arg, opts);
     setpgid(pid, pid);
     pg_cleanup_add_child(pid);
     close(outp[1]);
