@@ -3,8 +3,10 @@
  * flags say otherwise.
  */
 #include "settings.h"
+
 #include <stdlib.h>
 #include <string.h>
+
 #include "banned.h"
 
 void pg_settings_defaults(pg_settings *out)
