@@ -26,6 +26,13 @@ static const char bench[] =
     "  - {name: a, problem: reduce_sum, sources: [src/a.c],\n"
     "     include: [inc, lib], cases: [{n: 1000}]%s}\n";
 
+/* The same without include:, for a test of its own. */
+static const char bare[] =
+    "version: 1\n"
+    "benchmarks:\n"
+    "  - {name: a, problem: reduce_sum, sources: [src/a.c],\n"
+    "     cases: [{n: 1000}]%s}\n";
+
 static const char source[] = "#include <stddef.h>\n"
                              "#include \"a.h\"\n"
                              "float reduce_sum(const float *x, size_t n)\n"
@@ -61,17 +68,27 @@ static char *tree(const char *root, const char *name)
     return dir;
 }
 
-/* Parses the one benchmark with `extra` keys (", cflags: [...]"). */
-static void config(pg_config *cfg, const char *extra)
+/* Parses the one benchmark of `form` (bench or bare) with `extra` keys
+ * (", cflags: [...]"). */
+static void config_of(pg_config *cfg, const char *form, const char *extra)
 {
     pg_str text = PG_STR_INIT;
+    int err;
 
-    pg_str_printf(&text, bench, extra);
+    pg_str_printf(&text, form, extra);
     pg_error_clear();
-    REQUIRE(pg_config_parse(cfg, pg_str_cstr(&text), text.size, "perfgate.yml",
-                            ".", builtins) == 0);
+    err = pg_config_parse(cfg, pg_str_cstr(&text), text.size, "perfgate.yml",
+                          ".", builtins);
+    if (err)
+        fprintf(stderr, "%s: %s\n", extra, pg_error_last());
+    REQUIRE(err == 0);
     REQUIRE(cfg->nbenchmarks == 1);
     pg_str_clear(&text);
+}
+
+static void config(pg_config *cfg, const char *extra)
+{
+    config_of(cfg, bench, extra);
 }
 
 /* The key of `dir`'s build, which must have one. */
@@ -83,64 +100,73 @@ static void key_of(char key[PG_CACHE_ID], pg_cache *cache, const pg_config *cfg,
     CHECK(strlen(key) == PG_CACHE_ID - 1);
 }
 
+/* Two sides' trees under a scratch root, the benchmark, and a cache. */
+typedef struct world {
+    char *root, *base, *head, *store;
+    pg_config cfg;
+    pg_cache *cache;
+} world;
+
+/* `store`: keep manifests in a cache directory (else no directory). */
+static void world_init(world *w, int store)
+{
+    memset(w, 0, sizeof(*w));
+    w->root = pg_test_scratch();
+    REQUIRE(w->root);
+    w->base = tree(w->root, "base");
+    w->head = tree(w->root, "head");
+    w->store = store ? pg_path_join(w->root, "cache") : NULL;
+    config(&w->cfg, "");
+    REQUIRE(pg_cache_open(&w->cache, w->store, 1 << 20) == 0);
+}
+
+static void world_clear(world *w)
+{
+    pg_cache_free(w->cache);
+    pg_config_clear(&w->cfg);
+    pg_rm_rf(w->root);
+    free(w->store);
+    free(w->base);
+    free(w->head);
+    free(w->root);
+}
+
 static void the_same_tree_has_the_same_key(void)
 {
-    char *root = pg_test_scratch(), *base, *head;
     char kb[PG_CACHE_ID], kh[PG_CACHE_ID];
-    pg_cache *cache = NULL;
-    pg_config cfg;
+    world w;
 
-    REQUIRE(root);
-    base = tree(root, "base");
-    head = tree(root, "head");
-    config(&cfg, "");
-    REQUIRE(pg_cache_open(&cache, NULL, 1 << 20) == 0);
-    key_of(kb, cache, &cfg, base);
-    key_of(kh, cache, &cfg, head);
+    world_init(&w, 0);
+    key_of(kb, w.cache, &w.cfg, w.base);
+    key_of(kh, w.cache, &w.cfg, w.head);
     CHECK_STR(kb, kh);
     /* A file the build does not read changes nothing. */
-    put(head, "lib/unread.h", "/* changed */\n");
-    put(head, "README", "changed\n");
-    key_of(kh, cache, &cfg, head);
+    put(w.head, "lib/unread.h", "/* changed */\n");
+    put(w.head, "README", "changed\n");
+    key_of(kh, w.cache, &w.cfg, w.head);
     CHECK_STR(kb, kh);
-    pg_cache_free(cache);
-    pg_config_clear(&cfg);
-    pg_rm_rf(root);
-    free(base);
-    free(head);
-    free(root);
+    world_clear(&w);
 }
 
 static void what_the_build_reads_changes_the_key(void)
 {
-    char *root = pg_test_scratch(), *base, *head;
     char kb[PG_CACHE_ID], kh[PG_CACHE_ID];
-    pg_cache *cache = NULL;
-    pg_config cfg;
+    world w;
 
-    REQUIRE(root);
-    base = tree(root, "base");
-    head = tree(root, "head");
-    config(&cfg, "");
-    REQUIRE(pg_cache_open(&cache, NULL, 1 << 20) == 0);
-    key_of(kb, cache, &cfg, base);
+    world_init(&w, 0);
+    key_of(kb, w.cache, &w.cfg, w.base);
     /* The header it includes. */
-    put(head, "lib/a.h", "#define SCALE 2.0f\n");
-    key_of(kh, cache, &cfg, head);
+    put(w.head, "lib/a.h", "#define SCALE 2.0f\n");
+    key_of(kh, w.cache, &w.cfg, w.head);
     CHECK(strcmp(kb, kh) != 0);
     /* A comment in the source: the key is of contents, not of code. */
-    put(head, "lib/a.h", "#define SCALE 1.0f\n");
-    key_of(kh, cache, &cfg, head);
+    put(w.head, "lib/a.h", "#define SCALE 1.0f\n");
+    key_of(kh, w.cache, &w.cfg, w.head);
     CHECK_STR(kb, kh);
-    put(head, "src/a.c", "/* a comment */\n");
-    key_of(kh, cache, &cfg, head);
+    put(w.head, "src/a.c", "/* a comment */\n");
+    key_of(kh, w.cache, &w.cfg, w.head);
     CHECK(strcmp(kb, kh) != 0);
-    pg_cache_free(cache);
-    pg_config_clear(&cfg);
-    pg_rm_rf(root);
-    free(base);
-    free(head);
-    free(root);
+    world_clear(&w);
 }
 
 /* A header a change adds earlier in the include path is read instead of
@@ -148,32 +174,21 @@ static void what_the_build_reads_changes_the_key(void)
  * afresh, and through a kept manifest alike. */
 static void a_new_header_that_shadows_changes_the_key(void)
 {
-    char *root = pg_test_scratch(), *base, *store;
     char before[PG_CACHE_ID], again[PG_CACHE_ID], after[PG_CACHE_ID];
-    pg_cache *cache = NULL;
-    pg_config cfg;
+    world w;
 
-    REQUIRE(root);
-    base = tree(root, "base");
-    store = pg_path_join(root, "cache");
-    config(&cfg, "");
-    REQUIRE(pg_cache_open(&cache, store, 1 << 20) == 0);
-    key_of(before, cache, &cfg, base);
-    key_of(again, cache, &cfg, base); /* from the manifest */
+    world_init(&w, 1);
+    key_of(before, w.cache, &w.cfg, w.base);
+    key_of(again, w.cache, &w.cfg, w.base); /* from the manifest */
     CHECK_STR(before, again);
-    put(base, "inc/a.h", "#define SCALE 100.0f\n");
-    key_of(after, cache, &cfg, base);
+    put(w.base, "inc/a.h", "#define SCALE 100.0f\n");
+    key_of(after, w.cache, &w.cfg, w.base);
     CHECK(strcmp(before, after) != 0);
     /* And beside the source, searched before any include directory. */
-    put(base, "src/a.h", "#define SCALE 100.0f\n");
-    key_of(again, cache, &cfg, base);
+    put(w.base, "src/a.h", "#define SCALE 100.0f\n");
+    key_of(again, w.cache, &w.cfg, w.base);
     CHECK(strcmp(after, again) != 0);
-    pg_cache_free(cache);
-    pg_config_clear(&cfg);
-    pg_rm_rf(root);
-    free(store);
-    free(base);
-    free(root);
+    world_clear(&w);
 }
 
 static void what_perfgate_cannot_see_into_has_no_key(void)
@@ -186,79 +201,57 @@ static void what_perfgate_cannot_see_into_has_no_key(void)
         ", cflags: [\"@flags\"]", /* flags read from a file */
         ", include: [\"inc*\"]",  /* a glob, which a change can widen */
         NULL};
-    char *root = pg_test_scratch(), *base;
+    const pg_bench_config *b;
     char key[PG_CACHE_ID];
-    pg_cache *cache = NULL;
-    pg_config cfg;
     size_t i;
+    world w;
 
-    REQUIRE(root);
-    base = tree(root, "base");
-    REQUIRE(pg_cache_open(&cache, NULL, 1 << 20) == 0);
+    world_init(&w, 0);
     for (i = 0; opaque[i]; i++) {
-        pg_str text = PG_STR_INIT;
-        pg_str_printf(&text,
-                      "version: 1\nbenchmarks:\n  - {name: a, problem: "
-                      "reduce_sum, sources: [src/a.c], cases: [{n: 1}]%s}\n",
-                      opaque[i]);
-        pg_error_clear();
-        if (pg_config_parse(&cfg, pg_str_cstr(&text), text.size, "perfgate.yml",
-                            ".", builtins) != 0) {
-            fprintf(stderr, "%s: %s\n", opaque[i], pg_error_last());
-            pg_test_failed = 1;
-        } else if (pg_affected_key(key, cache, &cfg.benchmarks[0], base,
-                                   TIMEOUT) != 1) {
+        pg_config cfg;
+        config_of(&cfg, bare, opaque[i]);
+        if (pg_affected_key(key, w.cache, &cfg.benchmarks[0], w.base,
+                            TIMEOUT) != 1) {
             fprintf(stderr, "has a key: %s\n", opaque[i]);
             pg_test_failed = 1;
         }
         pg_config_clear(&cfg);
-        pg_str_clear(&text);
     }
     /* Code the compiler reads without saying so: #embed, .incbin. */
-    config(&cfg, "");
-    put(base, "lib/a.h",
+    b = &w.cfg.benchmarks[0];
+    put(w.base, "lib/a.h",
         "#define SCALE 1.0f\n#if __has_embed(\"x\")\n#endif\n");
-    CHECK(pg_affected_key(key, cache, &cfg.benchmarks[0], base, TIMEOUT) == 1);
-    put(base, "lib/a.h",
+    CHECK(pg_affected_key(key, w.cache, b, w.base, TIMEOUT) == 1);
+    put(w.base, "lib/a.h",
         "#define SCALE 1.0f\n__asm__(\".incbin \\\"blob\\\"\");\n");
-    CHECK(pg_affected_key(key, cache, &cfg.benchmarks[0], base, TIMEOUT) == 1);
+    CHECK(pg_affected_key(key, w.cache, b, w.base, TIMEOUT) == 1);
     /* A field called include is not the assembler's .include. */
-    put(base, "lib/a.h",
+    put(w.base, "lib/a.h",
         "#define SCALE 1.0f\nstruct opts { int include; };\n"
         "static inline int f(struct opts o) { return o.include; }\n");
-    CHECK(pg_affected_key(key, cache, &cfg.benchmarks[0], base, TIMEOUT) == 0);
-    pg_config_clear(&cfg);
-    pg_cache_free(cache);
-    pg_rm_rf(root);
-    free(base);
-    free(root);
+    CHECK(pg_affected_key(key, w.cache, b, w.base, TIMEOUT) == 0);
+    world_clear(&w);
 }
 
 /* A source that is not on a side, or an include directory that leads out
  * of its tree, is a doubt: no key. */
 static void a_side_without_the_source_has_no_key(void)
 {
-    char *root = pg_test_scratch(), *base, *path;
-    char key[PG_CACHE_ID];
-    pg_cache *cache = NULL;
-    pg_config cfg;
+    char key[PG_CACHE_ID], *path;
+    pg_config outside;
+    world w;
 
-    REQUIRE(root);
-    base = tree(root, "base");
-    REQUIRE(pg_cache_open(&cache, NULL, 1 << 20) == 0);
-    config(&cfg, ", cflags: [-I../outside]");
-    CHECK(pg_affected_key(key, cache, &cfg.benchmarks[0], base, TIMEOUT) == 1);
-    pg_config_clear(&cfg);
-    config(&cfg, "");
-    path = pg_path_join(base, "src/a.c");
+    world_init(&w, 0);
+    config(&outside, ", cflags: [-I../outside]");
+    CHECK(pg_affected_key(key, w.cache, &outside.benchmarks[0], w.base,
+                          TIMEOUT) == 1);
+    pg_config_clear(&outside);
+    path = pg_path_join(w.base, "src/a.c");
     REQUIRE(remove(path) == 0);
-    CHECK(pg_affected_key(key, cache, &cfg.benchmarks[0], base, TIMEOUT) == 1);
-    pg_config_clear(&cfg);
-    pg_cache_free(cache);
-    pg_rm_rf(root);
+    CHECK(pg_affected_key(key, w.cache, &w.cfg.benchmarks[0], w.base,
+                          TIMEOUT) == 1);
     free(path);
-    free(base);
-    free(root);
+    world_clear(&w);
 }
 
 const pg_test pg_tests_affected[] = {
