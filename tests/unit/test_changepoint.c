@@ -1,0 +1,181 @@
+/*
+ * The change-point detector on series made here with a seeded noise:
+ * steps found where they are, a step and its fix both, pure noise and
+ * single spikes left whole, uncertain points weighing less.  Nothing is
+ * timed.  (Its precision and recall over many series belong to a
+ * benchmark, not here: these are the cases it must never get wrong.)
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "changepoint.h"
+#include "test.h"
+
+#define N 40
+
+static uint64_t rng = 1;
+
+static double uniform(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return ((double)(rng >> 11) + 0.5) / 9007199254740992.0;
+}
+
+/* A normal deviate (Box-Muller). */
+static double normal(void)
+{
+    return sqrt(-2 * log(uniform())) * cos(6.283185307179586 * uniform());
+}
+
+/* 100 plus noise of sd 1, with a spike of +8 on about one point in 15:
+ * the heavy right tail of timings. */
+static void noise(double *x, size_t n, uint64_t seed)
+{
+    size_t i;
+
+    rng = seed * 0x9e3779b97f4a7c15ULL + 1;
+    for (i = 0; i < n; i++)
+        x[i] = 100 + normal() + (uniform() < 1.0 / 15 ? 8 : 0);
+}
+
+static void a_step_is_found_where_it_is(void)
+{
+    pg_changepoint cp[N / 2];
+    double x[N];
+    uint64_t seed;
+    size_t i, n;
+
+    for (seed = 1; seed <= 20; seed++) {
+        noise(x, N, seed);
+        for (i = 25; i < N; i++)
+            x[i] += 5; /* five times the noise */
+        n = pg_changepoints(cp, x, NULL, N, NULL);
+        /* Within two points: a spike beside the step looks like the new
+         * level (confirming and bisecting name the commit). */
+        if (n != 1 || cp[0].at < 23 || cp[0].at > 27) {
+            fprintf(stderr, "seed %llu: %zu change points, first at %zu\n",
+                    (unsigned long long)seed, n, n ? cp[0].at : 0);
+            pg_test_failed = 1;
+            continue;
+        }
+        CHECK(cp[0].after - cp[0].before > 3 && cp[0].after - cp[0].before < 7);
+    }
+}
+
+static void a_step_and_its_fix_are_two(void)
+{
+    pg_changepoint cp[N / 2];
+    double x[N];
+    size_t i, n;
+
+    noise(x, N, 7);
+    for (i = 12; i < 27; i++)
+        x[i] += 6;
+    n = pg_changepoints(cp, x, NULL, N, NULL);
+    REQUIRE(n == 2);
+    CHECK(cp[0].at >= 11 && cp[0].at <= 13 && cp[0].after > cp[0].before);
+    CHECK(cp[1].at >= 26 && cp[1].at <= 28 && cp[1].after < cp[1].before);
+}
+
+static void noise_and_spikes_are_left_whole(void)
+{
+    pg_changepoint cp[N / 2];
+    double x[N];
+    uint64_t seed;
+    size_t n, bad = 0;
+
+    for (seed = 100; seed < 200; seed++) {
+        noise(x, N, seed);
+        if ((n = pg_changepoints(cp, x, NULL, N, NULL)) > 0) {
+            fprintf(stderr, "seed %llu: %zu change points in noise (at %zu)\n",
+                    (unsigned long long)seed, n, cp[0].at);
+            bad++;
+        }
+    }
+    CHECK(bad == 0);
+    /* One spike of fifty times the noise, in the middle and at the end. */
+    noise(x, N, 3);
+    x[20] += 50;
+    CHECK(pg_changepoints(cp, x, NULL, N, NULL) == 0);
+    x[20] -= 50;
+    x[N - 1] += 50;
+    CHECK(pg_changepoints(cp, x, NULL, N, NULL) == 0);
+}
+
+static void uncertain_points_weigh_less(void)
+{
+    pg_changepoint cp[N / 2];
+    double x[N], sigma[N];
+    size_t i;
+
+    noise(x, N, 11);
+    for (i = 0; i < N; i++)
+        sigma[i] = 1;
+    /* Five points off by 6 sd: a segment of their own... */
+    for (i = 30; i < 35; i++)
+        x[i] += 6;
+    CHECK(pg_changepoints(cp, x, sigma, N, NULL) == 2);
+    /* ...unless each says it is that uncertain. */
+    for (i = 30; i < 35; i++)
+        sigma[i] = 20;
+    CHECK(pg_changepoints(cp, x, sigma, N, NULL) == 0);
+    /* Points that are not numbers weigh nothing. */
+    for (i = 30; i < 35; i++) {
+        x[i] = NAN;
+        sigma[i] = 1;
+    }
+    CHECK(pg_changepoints(cp, x, sigma, N, NULL) == 0);
+}
+
+static void small_and_edge_series(void)
+{
+    pg_changepoint cp[4];
+    pg_cp_opts opts = {0, 0.10};
+    double flat[8] = {5, 5, 5, 5, 5, 5, 5, 5};
+    double step[8] = {5, 5, 5, 5, 6, 6, 6, 6};
+
+    CHECK(pg_changepoints(cp, flat, NULL, 3, NULL) == 0);
+    CHECK(pg_changepoints(cp, flat, NULL, 8, NULL) == 0);
+    /* Noise-free: any step is beyond the noise. */
+    REQUIRE(pg_changepoints(cp, step, NULL, 8, NULL) == 1);
+    CHECK(cp[0].at == 4);
+    CHECK_NEAR(cp[0].before, 5, 1e-12);
+    CHECK_NEAR(cp[0].after, 6, 1e-12);
+    /* A 20% step is reported above a 10% min_change, not above 30%. */
+    CHECK(pg_changepoints(cp, step, NULL, 8, &opts) == 1);
+    opts.min_change = 0.30;
+    CHECK(pg_changepoints(cp, step, NULL, 8, &opts) == 0);
+}
+
+/* A series longer than PG_CP_MAX: its newest points, counted from the
+ * first. */
+static void a_long_series_is_its_newest_points(void)
+{
+    size_t n = PG_CP_MAX + 500, i, found;
+    double *x = malloc(n * sizeof(*x));
+    pg_changepoint *cp = malloc(n / 2 * sizeof(*cp));
+
+    REQUIRE(x && cp);
+    noise(x, n, 5);
+    for (i = 0; i < 100; i++)
+        x[i] += 20; /* outside the window */
+    for (i = n - 300; i < n; i++)
+        x[i] += 5;
+    found = pg_changepoints(cp, x, NULL, n, NULL);
+    CHECK(found == 1);
+    CHECK(found && cp[0].at >= n - 301 && cp[0].at <= n - 299);
+    free(x);
+    free(cp);
+}
+
+const pg_test pg_tests_changepoint[] = {
+    {"a_step_is_found_where_it_is", a_step_is_found_where_it_is},
+    {"a_step_and_its_fix_are_two", a_step_and_its_fix_are_two},
+    {"noise_and_spikes_are_left_whole", noise_and_spikes_are_left_whole},
+    {"uncertain_points_weigh_less", uncertain_points_weigh_less},
+    {"small_and_edge_series", small_and_edge_series},
+    {"a_long_series_is_its_newest_points", a_long_series_is_its_newest_points},
+    PG_TESTS_END};
