@@ -17,13 +17,6 @@ typedef struct point {
     double x, w;
 } point;
 
-static int by_x(const void *a, const void *b)
-{
-    double x = ((const point *)a)->x, y = ((const point *)b)->x;
-
-    return (x > y) - (x < y);
-}
-
 static int by_value(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -95,7 +88,7 @@ static void segment_costs(double *cost, double *level, const double *x,
             /* Insert point j into the sorted run of i..j-1. */
             point p = {x[j], w[j]};
             size_t at = k;
-            while (at > 0 && by_x(&sorted[at - 1], &p) > 0) {
+            while (at > 0 && sorted[at - 1].x > p.x) {
                 sorted[at] = sorted[at - 1];
                 at--;
             }

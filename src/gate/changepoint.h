@@ -1,6 +1,6 @@
 /*
  * changepoint.h - where a series of measurements along main steps to
- * another level (issue 30's history; the first piece of it).
+ * another level: what the history of main looks for.
  *
  * The series is cut into segments, each at one level, by the cut that
  * costs least: each point costs its distance from its segment's median in
