@@ -31,6 +31,7 @@ static const struct command {
     {"report", pg_cmd_report, "render a saved JSON result again"},
     {"merge", pg_cmd_merge, "one result from the shards of a run"},
     {"bisect", pg_cmd_bisect, "find the commit that made a benchmark slower"},
+    {"history", pg_cmd_history, "where series along main change level"},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -10,8 +10,26 @@
 
 #include "banned.h"
 
-#define DEFAULT_PENALTY 3.0
+#define DEFAULT_PENALTY 1.0
+#define DEFAULT_THRESHOLD 4.0
 #define MIN_SEGMENT 2
+/* The most points inside a series that are a blip, not a level, when the
+ * points on both sides of them are on the same side of them: a run of
+ * spikes, or a change undone at once.  Points count by weight: one point
+ * among uncertain ones is one. */
+#define MAX_BLIP 4
+/* How many standard deviations apart a pair and the levels around it
+ * disagree. */
+#define CONTRADICTION 3.0
+/* How many of their standard deviations the levels must move the way a
+ * pair says, for the pair to count. */
+#define LEVELS_AGREE 1.0
+/* The quantile of |deviations| that measures a noise's tail, and a
+ * normal noise's: 80%, 1.28 sd (above 80%, two steps in ten
+ * points would count as noise). */
+#define TAIL_QUANTILE 0.8
+#define TAIL_NORMAL 1.2816
+#define HALF_PI 1.5707963267948966
 
 typedef struct point {
     double x, w;
@@ -76,6 +94,41 @@ static double estimate_sigma(const double *x, size_t n)
     return s;
 }
 
+/* How much wider than a normal noise's the tail of `k` standardized
+ * deviations is (sorted here): their TAIL_QUANTILE against the normal's;
+ * 1 at least, and 1 for fewer than four. */
+static double widening(double *z, size_t k)
+{
+    double f;
+
+    if (k < 4)
+        return 1;
+    qsort(z, k, sizeof(*z), by_value);
+    f = z[(size_t)(TAIL_QUANTILE * (double)(k - 1) + 0.5)] / TAIL_NORMAL;
+    return f > 1 ? f : 1;
+}
+
+/*
+ * How much wider the noise is than the points' sigmas say, in its tail: the
+ * 80th percentile of neighbours' differences in units of their sigma,
+ * against a normal noise's (1.28 sd).  1 at least.  Spikes that the median
+ * of neighbours' distances does not see widen it, so that a run of two
+ * spikes is not a level of its own.
+ */
+static double tail_factor(const double *x, const double *w, size_t m)
+{
+    double *d = pg_malloc((m ? m : 1) * sizeof(*d)), f = 1;
+    size_t i, k = 0;
+
+    for (i = 0; i + 1 < m; i++)
+        if (w[i] > 0 && w[i + 1] > 0)
+            d[k++] = fabs(x[i + 1] - x[i]) /
+                     sqrt(1 / (w[i] * w[i]) + 1 / (w[i + 1] * w[i + 1]));
+    f = widening(d, k);
+    free(d);
+    return f;
+}
+
 /* cost[i * m + j]: the cost of the segment of points i..j, and its level. */
 static void segment_costs(double *cost, double *level, const double *x,
                           const double *w, size_t m)
@@ -123,20 +176,253 @@ static int best_cut(size_t *start, const double *cost, size_t m, double pen)
     return ok;
 }
 
-size_t pg_changepoints(pg_changepoint *out, const double *values,
-                       const double *sigma, size_t n, const pg_cp_opts *opts)
+/* A segment: points [begin, end), its level and the variance of that
+ * level. */
+typedef struct segment {
+    size_t begin, end;
+    double level, var;
+    double points; /* how many points it has, by weight (Kish's count) */
+} segment;
+
+/* What the second look weighs: the points and their weights (1 / sigma,
+ * widened by the tail factor), and the paired changes with their
+ * variances (NULL when there are none). */
+typedef struct fit {
+    const double *x, *w;
+    const double *d, *dv;
+    point *scratch;
+} fit;
+
+/* The level of points begin..end-1 (their weighted median) and its
+ * variance: 1 / sum(w^2) for the mean of normal points, times pi/2 for
+ * a median of three or more. */
+static void measure_segment(segment *s, const fit *f)
 {
-    size_t off = n > PG_CP_MAX ? n - PG_CP_MAX : 0, m = n - off, i, j, found;
+    double sumw = 0, sumw2 = 0;
+    size_t k = 0, i, at;
+
+    for (i = s->begin; i < s->end; i++) {
+        point p = {f->x[i], f->w[i]};
+        for (at = k; at > 0 && f->scratch[at - 1].x > p.x; at--)
+            f->scratch[at] = f->scratch[at - 1];
+        f->scratch[at] = p;
+        k++;
+        sumw += f->w[i];
+        sumw2 += f->w[i] * f->w[i];
+    }
+    s->points = sumw2 > 0 ? sumw * sumw / sumw2 : 0;
+    (void)median_cost(f->scratch, k, &s->level);
+    s->var = sumw2 > 0 ? (k >= 3 ? HALF_PI : 1) / sumw2 : INFINITY;
+}
+
+/* Point k's paired change in units of its uncertainty; 0 when there is
+ * none, or it is exactly no change (a change that could not reach it). */
+static double pair_z(const fit *f, size_t k)
+{
+    if (!f->d || !isfinite(f->d[k]) || !(f->dv[k] >= 0) || f->d[k] == 0)
+        return 0;
+    return f->dv[k] > 0 ? f->d[k] / sqrt(f->dv[k])
+                        : copysign(INFINITY, f->d[k]);
+}
+
+/*
+ * A short segment at either end of the series has nothing after (or
+ * before) it to tell a new level from a run of spikes, so, unless a pair
+ * says it stepped, it stands at its point nearest `toward` (the level
+ * beside it): each of its points must have moved.  A copy of `s` so
+ * levelled.
+ */
+static segment at_the_edge(const segment *s, const fit *f, double toward)
+{
+    segment e = *s;
+    size_t i;
+
+    if (s->points >= MAX_BLIP + 0.5)
+        return e;
+    for (i = s->begin; i < s->end; i++)
+        if (f->w[i] > 0 && (e.level == s->level ||
+                            fabs(f->x[i] - toward) < fabs(e.level - toward))) {
+            e.level = f->x[i];
+            e.var = 1 / (f->w[i] * f->w[i]);
+        }
+    return e;
+}
+
+/*
+ * The step from segment a to b in units of its uncertainty.  With a
+ * paired change at b's first point, the two estimates of the step (the
+ * levels' ratio, and the pair) are weighed by their variances; a pair
+ * that says "no change at all" (0, with no uncertainty) leaves no step.
+ */
+static double step_z(const fit *f, const segment *a, const segment *b)
+{
+    double var = a->var + b->var, lv, l, d, dv, wsum;
+    size_t k = b->begin;
+
+    if (!(isfinite(var) && var > 0))
+        return 0;
+    if (!f->d || !isfinite(f->d[k]) || !(f->dv[k] >= 0) || !(a->level > 0) ||
+        !(b->level > 0))
+        return (b->level - a->level) / sqrt(var);
+    d = f->d[k];
+    dv = f->dv[k];
+    if (dv == 0)
+        return pair_z(f, k);
+    l = log(b->level / a->level);
+    lv = var / (a->level * a->level);
+    /* A pair the levels contradict is a fluke of one measurement (the
+     * levels before and after did not move as it says): the levels
+     * alone decide. */
+    if (fabs(d - l) > CONTRADICTION * sqrt(dv + lv))
+        return l / sqrt(lv);
+    /* Nor is a pair whose step the levels do not show at all. */
+    if (l * d <= 0 || fabs(l) < LEVELS_AGREE * sqrt(lv))
+        return l / sqrt(lv);
+    wsum = 1 / lv + 1 / dv;
+    return (l / lv + d / dv) / wsum * sqrt(wsum);
+}
+
+/* Joins segments i and i + 1 (measured again). */
+static size_t join(segment *seg, size_t nseg, size_t i, const fit *f)
+{
+    seg[i].end = seg[i + 1].end;
+    memmove(&seg[i + 1], &seg[i + 2], (nseg - i - 2) * sizeof(*seg));
+    measure_segment(&seg[i], f);
+    return nseg - 1;
+}
+
+/* A blip: a short segment inside the series whose neighbours are both on
+ * one side of it (a run of spikes, or a change undone at once), unless
+ * paired changes say both that it went and that it came back.  Its index,
+ * or 0 when there is none. */
+static size_t find_blip(const segment *seg, size_t nseg, const fit *f,
+                        double threshold)
+{
+    size_t i;
+
+    for (i = 1; i + 1 < nseg; i++) {
+        double in = pair_z(f, seg[i].begin), out = pair_z(f, seg[i + 1].begin);
+        if (seg[i].points < MAX_BLIP + 0.5 &&
+            (seg[i].level > seg[i - 1].level) ==
+                (seg[i].level > seg[i + 1].level) &&
+            !(fabs(in) >= threshold && fabs(out) >= threshold &&
+              (in > 0) != (out > 0)))
+            return i;
+    }
+    return 0;
+}
+
+/*
+ * The second look at the cuts of the fit.  A blip is no level: it joins
+ * its neighbours.  Then each cut must be a step of at least `threshold`
+ * times its uncertainty between the segments on either side; the weakest
+ * that is not is dropped (its segments joined) and the others looked at
+ * again, until every cut left is.  Returns how many segments are left.
+ */
+static size_t keep_strong_cuts(segment *seg, size_t nseg, const fit *f,
+                               double threshold)
+{
+    size_t i, weakest, blip;
+
+    for (i = 0; i < nseg; i++)
+        measure_segment(&seg[i], f);
+    while (nseg > 1) {
+        double least = INFINITY;
+        if ((blip = find_blip(seg, nseg, f, threshold)) > 0) {
+            nseg = join(seg, nseg, blip, f);
+            nseg = join(seg, nseg, blip - 1, f);
+            continue;
+        }
+        for (i = 0, weakest = 0; i + 1 < nseg; i++) {
+            double z = fabs(step_z(f, &seg[i], &seg[i + 1]));
+            if (z < least) {
+                least = z;
+                weakest = i;
+            }
+        }
+        if (least >= threshold)
+            break;
+        nseg = join(seg, nseg, weakest, f);
+    }
+    return nseg;
+}
+
+/*
+ * Where paired changes say more than the fit of the levels: a cut moves
+ * to the strongest pair within two points of it (inside its segments),
+ * and a pair beyond `threshold` where there is no cut makes one.
+ */
+static size_t cut_at_pairs(segment *seg, size_t nseg, const fit *f,
+                           double threshold, size_t m)
+{
+    size_t i, k, best;
+
+    for (i = 1; i < nseg; i++) {
+        size_t lo = seg[i].begin >= 2 ? seg[i].begin - 2 : 0;
+        size_t hi = seg[i].begin + 2;
+        lo = lo > seg[i - 1].begin ? lo : seg[i - 1].begin + 1;
+        hi = hi < seg[i].end - 1 ? hi : seg[i].end - 1;
+        for (k = lo, best = seg[i].begin; k <= hi; k++)
+            if (fabs(pair_z(f, k)) > fabs(pair_z(f, best)))
+                best = k;
+        seg[i - 1].end = seg[i].begin = best;
+    }
+    for (k = 1; k < m; k++) {
+        if (fabs(pair_z(f, k)) < threshold)
+            continue;
+        for (i = 0; i < nseg && !(seg[i].begin < k && k < seg[i].end); i++)
+            ;
+        if (i == nseg)
+            continue; /* a cut already */
+        memmove(&seg[i + 1], &seg[i], (nseg - i) * sizeof(*seg));
+        seg[i].end = seg[i + 1].begin = k;
+        nseg++;
+    }
+    return nseg;
+}
+
+/* The paired changes' variances, widened as the points' are; NULL
+ * without pairs. */
+static double *pair_variances(const pg_cp_series *s, size_t off, size_t m)
+{
+    double *dv, *z, f = 1;
+    size_t i, k = 0;
+
+    if (!s->change || !s->change_sd)
+        return NULL;
+    dv = pg_malloc(m * sizeof(*dv));
+    z = pg_malloc(m * sizeof(*z));
+    for (i = 0; i < m; i++) {
+        double sd = s->change_sd[off + i], d = s->change[off + i];
+        dv[i] = isfinite(sd) && sd >= 0 ? sd * sd : NAN;
+        if (isfinite(d) && sd > 0)
+            z[k++] = fabs(d) / sd;
+    }
+    f = widening(z, k);
+    for (i = 0; f > 1 && i < m; i++)
+        dv[i] *= f * f;
+    free(z);
+    return dv;
+}
+
+size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
+                       const pg_cp_opts *opts)
+{
+    size_t n = series->n, off = n > PG_CP_MAX ? n - PG_CP_MAX : 0, m = n - off,
+           i, j, found;
     double pen = opts && opts->penalty > 0 ? opts->penalty : DEFAULT_PENALTY;
-    double min_change = opts ? opts->min_change : 0, scale, *x, *w, *cost,
-           *level;
-    size_t *start, *cuts, ncuts = 0;
+    double threshold =
+        opts && opts->threshold > 0 ? opts->threshold : DEFAULT_THRESHOLD;
+    double min_change = opts ? opts->min_change : 0, scale, tail, *x, *w, *cost,
+           *level, *d = NULL, *dv;
+    const double *values = series->values + off,
+                 *sigma = series->sd ? series->sd + off : NULL;
+    size_t *start, nseg = 0;
+    segment *seg;
+    fit f;
 
     if (m < 2 * MIN_SEGMENT)
         return 0;
-    values += off;
-    if (sigma)
-        sigma += off;
     scale = sigma ? 1 : estimate_sigma(values, m);
     x = pg_malloc(m * sizeof(*x));
     w = pg_malloc(m * sizeof(*w));
@@ -146,33 +432,65 @@ size_t pg_changepoints(pg_changepoint *out, const double *values,
         x[i] = isfinite(values[i]) ? values[i] : 0;
         w[i] = usable ? 1 / s : 0;
     }
+    if ((dv = pair_variances(series, off, m)) != NULL) {
+        d = pg_malloc(m * sizeof(*d));
+        for (i = 0; i < m; i++) /* as the log of a ratio */
+            d[i] = series->change[off + i] > -1 ? log1p(series->change[off + i])
+                                                : NAN;
+    }
     cost = pg_malloc(m * m * sizeof(*cost));
     level = pg_malloc(m * m * sizeof(*level));
     start = pg_calloc(m + 1, sizeof(*start));
-    cuts = pg_malloc((m + 1) * sizeof(*cuts));
+    seg = pg_malloc(m * sizeof(*seg));
     segment_costs(cost, level, x, w, m);
-    if (best_cut(start, cost, m, pen * log((double)m)))
-        for (j = m; j > 0; j = start[j])
-            cuts[ncuts++] = j; /* segment ends, newest first */
-    /* Oldest first: segment k is start..end-1. */
+    if (best_cut(start, cost, m, pen * log((double)m))) {
+        for (j = m; j > 0; j = start[j], nseg++) {
+            seg[nseg].begin = start[j];
+            seg[nseg].end = j;
+        }
+        for (i = 0; i < nseg / 2; i++) { /* oldest first */
+            segment t = seg[i];
+            seg[i] = seg[nseg - 1 - i];
+            seg[nseg - 1 - i] = t;
+        }
+    }
+    tail = tail_factor(x, w, m);
+    for (i = 0; i < m; i++)
+        w[i] /= tail;
+    f.x = x;
+    f.w = w;
+    f.d = d;
+    f.dv = dv;
+    f.scratch = pg_malloc(m * sizeof(*f.scratch));
+    if (d)
+        nseg = cut_at_pairs(seg, nseg, &f, threshold, m);
+    nseg = keep_strong_cuts(seg, nseg, &f, threshold);
     found = 0;
-    for (i = ncuts; i-- > 1;) {
-        size_t end_prev = cuts[i], end = cuts[i - 1];
-        size_t begin_prev = start[end_prev];
-        double before = level[begin_prev * m + (end_prev - 1)];
-        double after = level[end_prev * m + (end - 1)];
-        if (fabs(after - before) <= min_change * fabs(before))
+    for (i = 1; i < nseg; i++) {
+        segment a = seg[i - 1], b = seg[i];
+        int paired = fabs(pair_z(&f, seg[i].begin)) >= threshold;
+        if (i == 1 && !paired)
+            a = at_the_edge(&seg[0], &f, seg[1].level);
+        if (i + 1 == nseg && !paired)
+            b = at_the_edge(&seg[i], &f, seg[i - 1].level);
+        if (fabs(step_z(&f, &a, &b)) < threshold ||
+            fabs(seg[i].level - seg[i - 1].level) <=
+                min_change * fabs(seg[i - 1].level))
             continue;
-        out[found].at = off + end_prev;
-        out[found].before = before;
-        out[found].after = after;
+        out[found].at = off + seg[i].begin;
+        out[found].before = seg[i - 1].level;
+        out[found].after = seg[i].level;
+        out[found].z = step_z(&f, &a, &b);
         found++;
     }
     free(x);
     free(w);
+    free(d);
+    free(dv);
     free(cost);
     free(level);
     free(start);
-    free(cuts);
+    free(seg);
+    free(f.scratch);
     return found;
 }

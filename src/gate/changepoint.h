@@ -23,27 +23,48 @@ typedef struct pg_changepoint {
     size_t at;     /* the first point at the new level */
     double before; /* the level (median) of the segment before */
     double after;  /* and of the one from `at` */
+    double z;      /* after - before in units of its uncertainty */
 } pg_changepoint;
 
 typedef struct pg_cp_opts {
     /* The cost of a cut, in units of the points' uncertainty, per natural
-     * log of the series' length; 0: the default, 3. */
+     * log of the series' length; 0: the default, 1.  Low: the cut only
+     * proposes; `threshold` decides. */
     double penalty;
+    /* A cut is kept when the step it makes between the segments on
+     * either side is this many times its uncertainty; 0: the default,
+     * 4. */
+    double threshold;
     /* Steps smaller than this fraction of the level before are not
      * reported (0: all steps the fit keeps). */
     double min_change;
 } pg_cp_opts;
 
+/* A series, oldest point first. */
+typedef struct pg_cp_series {
+    const double *values; /* n points */
+    /* Each point's uncertainty, a standard deviation; NULL: one for all,
+     * estimated from the series by the median absolute difference of
+     * neighbours, which a step barely moves. */
+    const double *sd;
+    /* Each point's paired change against the point before it, measured
+     * together (perfgate's per-push result), as a fraction (0.03: 3%
+     * more), and its standard deviation; NULL: none.  A change of 0
+     * with a deviation of 0 is "no change here" (the change could not
+     * reach it).  Points 0, and any NaN, have none. */
+    const double *change;
+    const double *change_sd;
+    size_t n;
+} pg_cp_series;
+
 /*
- * The change points of `values` (`n` points, oldest first) into `out`
- * (room for n / 2), oldest first; returns how many.  `sigma[i]` is point
- * i's uncertainty (a standard deviation; NULL: one for all, estimated from
- * the series by the median absolute difference of neighbours, which a
- * step barely moves).  Points that are not finite, or whose sigma is not
- * above 0, weigh nothing.  Of a series longer than PG_CP_MAX, the newest
- * PG_CP_MAX points; `at` still counts from values[0].  `opts` may be NULL.
+ * The change points of `series` into `out` (room for n / 2 + 1), oldest
+ * first; returns how many.  Points that are not finite, or whose sd is
+ * not above 0, weigh nothing.  Of a series longer than PG_CP_MAX, the
+ * newest PG_CP_MAX points; `at` still counts from the first.  `opts` may
+ * be NULL.
  */
-size_t pg_changepoints(pg_changepoint *out, const double *values,
-                       const double *sigma, size_t n, const pg_cp_opts *opts);
+size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
+                       const pg_cp_opts *opts);
 
 #endif

@@ -30,6 +30,15 @@ static double normal(void)
     return sqrt(-2 * log(uniform())) * cos(6.283185307179586 * uniform());
 }
 
+/* The change points of values alone (sigma: NULL, or each point's). */
+static size_t find(pg_changepoint *out, const double *x, const double *sigma,
+                   size_t n, const pg_cp_opts *opts)
+{
+    pg_cp_series s = {x, sigma, NULL, NULL, n};
+
+    return pg_changepoints(out, &s, opts);
+}
+
 /* 100 plus noise of sd 1, with a spike of +8 on about one point in 15:
  * the heavy right tail of timings. */
 static void noise(double *x, size_t n, uint64_t seed)
@@ -52,7 +61,7 @@ static void a_step_is_found_where_it_is(void)
         noise(x, N, seed);
         for (i = 25; i < N; i++)
             x[i] += 5; /* five times the noise */
-        n = pg_changepoints(cp, x, NULL, N, NULL);
+        n = find(cp, x, NULL, N, NULL);
         /* Within two points: a spike beside the step looks like the new
          * level (confirming and bisecting name the commit). */
         if (n != 1 || cp[0].at < 23 || cp[0].at > 27) {
@@ -74,7 +83,7 @@ static void a_step_and_its_fix_are_two(void)
     noise(x, N, 7);
     for (i = 12; i < 27; i++)
         x[i] += 6;
-    n = pg_changepoints(cp, x, NULL, N, NULL);
+    n = find(cp, x, NULL, N, NULL);
     REQUIRE(n == 2);
     CHECK(cp[0].at >= 11 && cp[0].at <= 13 && cp[0].after > cp[0].before);
     CHECK(cp[1].at >= 26 && cp[1].at <= 28 && cp[1].after < cp[1].before);
@@ -89,7 +98,7 @@ static void noise_and_spikes_are_left_whole(void)
 
     for (seed = 100; seed < 200; seed++) {
         noise(x, N, seed);
-        if ((n = pg_changepoints(cp, x, NULL, N, NULL)) > 0) {
+        if ((n = find(cp, x, NULL, N, NULL)) > 0) {
             fprintf(stderr, "seed %llu: %zu change points in noise (at %zu)\n",
                     (unsigned long long)seed, n, cp[0].at);
             bad++;
@@ -99,10 +108,10 @@ static void noise_and_spikes_are_left_whole(void)
     /* One spike of fifty times the noise, in the middle and at the end. */
     noise(x, N, 3);
     x[20] += 50;
-    CHECK(pg_changepoints(cp, x, NULL, N, NULL) == 0);
+    CHECK(find(cp, x, NULL, N, NULL) == 0);
     x[20] -= 50;
     x[N - 1] += 50;
-    CHECK(pg_changepoints(cp, x, NULL, N, NULL) == 0);
+    CHECK(find(cp, x, NULL, N, NULL) == 0);
 }
 
 static void uncertain_points_weigh_less(void)
@@ -117,37 +126,37 @@ static void uncertain_points_weigh_less(void)
     /* Five points off by 6 sd: a segment of their own... */
     for (i = 30; i < 35; i++)
         x[i] += 6;
-    CHECK(pg_changepoints(cp, x, sigma, N, NULL) == 2);
+    CHECK(find(cp, x, sigma, N, NULL) == 2);
     /* ...unless each says it is that uncertain. */
     for (i = 30; i < 35; i++)
         sigma[i] = 20;
-    CHECK(pg_changepoints(cp, x, sigma, N, NULL) == 0);
+    CHECK(find(cp, x, sigma, N, NULL) == 0);
     /* Points that are not numbers weigh nothing. */
     for (i = 30; i < 35; i++) {
         x[i] = NAN;
         sigma[i] = 1;
     }
-    CHECK(pg_changepoints(cp, x, sigma, N, NULL) == 0);
+    CHECK(find(cp, x, sigma, N, NULL) == 0);
 }
 
 static void small_and_edge_series(void)
 {
     pg_changepoint cp[4];
-    pg_cp_opts opts = {0, 0.10};
+    pg_cp_opts opts = {.min_change = 0.10};
     double flat[8] = {5, 5, 5, 5, 5, 5, 5, 5};
     double step[8] = {5, 5, 5, 5, 6, 6, 6, 6};
 
-    CHECK(pg_changepoints(cp, flat, NULL, 3, NULL) == 0);
-    CHECK(pg_changepoints(cp, flat, NULL, 8, NULL) == 0);
+    CHECK(find(cp, flat, NULL, 3, NULL) == 0);
+    CHECK(find(cp, flat, NULL, 8, NULL) == 0);
     /* Noise-free: any step is beyond the noise. */
-    REQUIRE(pg_changepoints(cp, step, NULL, 8, NULL) == 1);
+    REQUIRE(find(cp, step, NULL, 8, NULL) == 1);
     CHECK(cp[0].at == 4);
     CHECK_NEAR(cp[0].before, 5, 1e-12);
     CHECK_NEAR(cp[0].after, 6, 1e-12);
     /* A 20% step is reported above a 10% min_change, not above 30%. */
-    CHECK(pg_changepoints(cp, step, NULL, 8, &opts) == 1);
+    CHECK(find(cp, step, NULL, 8, &opts) == 1);
     opts.min_change = 0.30;
-    CHECK(pg_changepoints(cp, step, NULL, 8, &opts) == 0);
+    CHECK(find(cp, step, NULL, 8, &opts) == 0);
 }
 
 /* A series longer than PG_CP_MAX: its newest points, counted from the
@@ -164,7 +173,7 @@ static void a_long_series_is_its_newest_points(void)
         x[i] += 20; /* outside the window */
     for (i = n - 300; i < n; i++)
         x[i] += 5;
-    found = pg_changepoints(cp, x, NULL, n, NULL);
+    found = find(cp, x, NULL, n, NULL);
     CHECK(found == 1);
     CHECK(found && cp[0].at >= n - 301 && cp[0].at <= n - 299);
     free(x);

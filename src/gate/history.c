@@ -1,0 +1,430 @@
+/*
+ * history.c - a history's series from a table, their change points, and
+ * how they are shown.
+ */
+#define _GNU_SOURCE
+#include "history.h"
+#include "error.h"
+#include "words.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "banned.h"
+
+#define CHART_WIDTH 40
+
+static const char *const label_names[] = {"commit", "sha", "hash", "revision",
+                                          NULL};
+
+static int is_label_column(const char *name)
+{
+    size_t i;
+
+    for (i = 0; label_names[i]; i++)
+        if (!strcasecmp(name, label_names[i]))
+            return 1;
+    return 0;
+}
+
+/* A cell as a number: 1 and *v, or 0 when it is not one; an empty cell
+ * (spaces only) is a missing point, NaN. */
+static int cell_number(const char *cell, double *v)
+{
+    char *end;
+
+    while (*cell == ' ' || *cell == '\t')
+        cell++;
+    if (!*cell) {
+        *v = NAN;
+        return 1;
+    }
+    *v = strtod(cell, &end);
+    while (*end == ' ' || *end == '\t')
+        end++;
+    return !*end && isfinite(*v);
+}
+
+/* The first row whose cell in `col` is not a number, or 0 when all are. */
+static size_t not_numbers(const pg_csv *t, size_t col)
+{
+    size_t r;
+    double v;
+
+    for (r = 1; r < t->rows; r++)
+        if (!cell_number(pg_csv_cell(t, r, col), &v))
+            return r;
+    return 0;
+}
+
+static int has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+
+    return n >= k && !strcmp(s + n - k, suffix);
+}
+
+static double *column_values(const pg_csv *t, size_t col)
+{
+    double *v = pg_malloc((t->rows - 1) * sizeof(*v));
+    size_t r;
+
+    for (r = 1; r < t->rows; r++)
+        cell_number(pg_csv_cell(t, r, col), &v[r - 1]);
+    return v;
+}
+
+static long find_column(const pg_csv *t, const char *name)
+{
+    size_t c;
+
+    for (c = 0; c < t->cols; c++)
+        if (!strcmp(pg_csv_cell(t, 0, c), name))
+            return (long)c;
+    return -1;
+}
+
+/* The columns that describe a series' points, "NAME" SUFFIX, and where
+ * they go. */
+static const struct companion {
+    const char *suffix;
+    size_t field; /* offsetof the array in pg_series */
+    int nonnegative;
+    const char *what;
+} companions[] = {
+    {":sd", offsetof(pg_series, sd), 1, "standard deviations"},
+    {":change", offsetof(pg_series, change), 0, "paired changes"},
+    {":change_sd", offsetof(pg_series, change_sd), 1,
+     "paired changes' standard deviations"},
+};
+
+#define NCOMPANIONS (sizeof(companions) / sizeof(companions[0]))
+
+/* Which companion column `name` is (the longest suffix), or NULL. */
+static const struct companion *companion_of(const char *name)
+{
+    const struct companion *best = NULL;
+    size_t i;
+
+    for (i = 0; i < NCOMPANIONS; i++)
+        if (has_suffix(name, companions[i].suffix) &&
+            strlen(name) > strlen(companions[i].suffix) &&
+            (!best || strlen(companions[i].suffix) > strlen(best->suffix)))
+            best = &companions[i];
+    return best;
+}
+
+/* Column `col`, a companion, into its series. */
+static int add_companion(pg_history *h, const pg_csv *t, size_t col,
+                         const struct companion *c)
+{
+    const char *header = pg_csv_cell(t, 0, col);
+    size_t n = strlen(header) - strlen(c->suffix), i, bad;
+    pg_series *s = NULL;
+    double **field;
+
+    for (i = 0; i < h->nseries && !s; i++)
+        if (strlen(h->series[i].name) == n &&
+            !strncmp(h->series[i].name, header, n))
+            s = &h->series[i];
+    if (!s)
+        return 0; /* of a series not wanted, or not of numbers */
+    if ((bad = not_numbers(t, col)))
+        return pg_error_set(PG_ERR_USAGE,
+                            "%s: column '%s' is %s, but row %zu holds "
+                            "'%.40s', not a number",
+                            h->source, header, c->what, bad,
+                            pg_csv_cell(t, bad, col));
+    field = (double **)((char *)s + c->field);
+    free(*field);
+    *field = column_values(t, col);
+    for (i = 0; c->nonnegative && i < h->npoints; i++)
+        if ((*field)[i] < 0)
+            return pg_error_set(PG_ERR_USAGE,
+                                "%s: column '%s', row %zu: below 0 (it is %s)",
+                                h->source, header, i + 1, c->what);
+    return 0;
+}
+
+static int wanted(const char *name, const char *const *only)
+{
+    size_t i;
+
+    if (!only)
+        return 1;
+    for (i = 0; only[i]; i++)
+        if (!strcmp(only[i], name))
+            return 1;
+    return 0;
+}
+
+/* Every name of `only` must be a series of numbers in `t`. */
+static int check_only(const pg_history *h, const pg_csv *t,
+                      const char *const *only)
+{
+    size_t i, k, bad;
+    long col;
+
+    for (i = 0; only && only[i]; i++) {
+        for (k = 0; k < h->nseries; k++)
+            if (!strcmp(h->series[k].name, only[i]))
+                break;
+        if (k < h->nseries)
+            continue;
+        if ((col = find_column(t, only[i])) < 0) {
+            char hint[128];
+            const char **names = pg_malloc((t->cols + 1) * sizeof(*names));
+            for (k = 0; k < t->cols; k++)
+                names[k] = pg_csv_cell(t, 0, k);
+            names[t->cols] = NULL;
+            pg_suggest_text(hint, sizeof(hint), only[i], names);
+            free(names);
+            return pg_error_set(PG_ERR_USAGE, "%s has no column '%s'%s",
+                                h->source, only[i], hint);
+        }
+        bad = not_numbers(t, (size_t)col);
+        return pg_error_set(PG_ERR_USAGE,
+                            "%s: column '%s' is not a series: row %zu holds "
+                            "'%.40s', not a number",
+                            h->source, only[i], bad ? bad : 1,
+                            pg_csv_cell(t, bad ? bad : 1, (size_t)col));
+    }
+    return 0;
+}
+
+static void add_series(pg_history *h, const pg_csv *t, size_t col)
+{
+    pg_series *s;
+
+    h->series = pg_realloc(h->series, (h->nseries + 1) * sizeof(*h->series));
+    s = &h->series[h->nseries++];
+    memset(s, 0, sizeof(*s));
+    s->name = pg_text_clean(pg_csv_cell(t, 0, col));
+    s->values = column_values(t, col);
+}
+
+int pg_history_from_csv(pg_history *h, const pg_csv *t, const char *source,
+                        const char *const *only)
+{
+    long label = -1;
+    size_t c, r;
+    int err = 0;
+
+    memset(h, 0, sizeof(*h));
+    if (t->rows < 2)
+        return pg_error_set(PG_ERR_USAGE, "%s has a header but no rows",
+                            source);
+    h->source = pg_strdup(source);
+    h->npoints = t->rows - 1;
+    for (c = 0; c < t->cols; c++) {
+        const char *name = pg_csv_cell(t, 0, c);
+        if (label < 0 && is_label_column(name))
+            label = (long)c;
+        else if (companion_of(name))
+            continue; /* after the series */
+        else if (not_numbers(t, c))
+            pg_strvec_push(&h->ignored, name);
+        else if (wanted(name, only))
+            add_series(h, t, c);
+    }
+    for (c = 0; c < t->cols && !err; c++)
+        if ((long)c != label && companion_of(pg_csv_cell(t, 0, c)))
+            err = add_companion(h, t, c, companion_of(pg_csv_cell(t, 0, c)));
+    for (c = 0; c < h->nseries && !err; c++)
+        if (!h->series[c].change != !h->series[c].change_sd)
+            err = pg_error_set(PG_ERR_USAGE,
+                               "%s: series '%s' has a column %s:%s but no "
+                               "%s:%s: paired changes need both",
+                               source, h->series[c].name, h->series[c].name,
+                               h->series[c].change ? "change" : "change_sd",
+                               h->series[c].name,
+                               h->series[c].change ? "change_sd" : "change");
+    if (!err)
+        err = check_only(h, t, only);
+    if (!err && !h->nseries)
+        err = pg_error_set(PG_ERR_USAGE,
+                           "%s has no column of numbers: a series is a "
+                           "column whose every cell is a number (or empty)",
+                           source);
+    if (!err && label >= 0) {
+        h->labels = pg_malloc(h->npoints * sizeof(*h->labels));
+        for (r = 1; r < t->rows; r++)
+            h->labels[r - 1] = pg_text_clean(pg_csv_cell(t, r, (size_t)label));
+    }
+    if (err)
+        pg_history_clear(h);
+    return err;
+}
+
+void pg_history_detect(pg_history *h, const pg_cp_opts *opts)
+{
+    size_t i;
+
+    for (i = 0; i < h->nseries; i++) {
+        pg_series *s = &h->series[i];
+        free(s->cps);
+        s->cps = pg_malloc((h->npoints / 2 + 1) * sizeof(*s->cps));
+        pg_cp_series cs = {s->values, s->sd, s->change, s->change_sd,
+                           h->npoints};
+        s->ncps = pg_changepoints(s->cps, &cs, opts);
+    }
+}
+
+/* A chart of `n` values in at most CHART_WIDTH block characters: each the
+ * median of the points it stands for (of their first 64); a blank where
+ * none is a number. */
+static void chart(pg_str *out, const double *v, size_t n)
+{
+    static const char *const blocks[] = {"▁", "▂", "▃", "▄",
+                                         "▅", "▆", "▇", "█"};
+    size_t width = n < CHART_WIDTH ? n : CHART_WIDTH, i, j, k;
+    double cell[CHART_WIDTH], lo = INFINITY, hi = -INFINITY, buf[64];
+
+    for (i = 0; i < width; i++) {
+        size_t from = i * n / width, to = (i + 1) * n / width;
+        for (j = from, k = 0; j < to && k < 64; j++) {
+            size_t at = k;
+            if (isnan(v[j]))
+                continue;
+            for (; at > 0 && buf[at - 1] > v[j]; at--)
+                buf[at] = buf[at - 1];
+            buf[at] = v[j];
+            k++;
+        }
+        cell[i] = k ? buf[k / 2] : NAN;
+        if (k) {
+            lo = cell[i] < lo ? cell[i] : lo;
+            hi = cell[i] > hi ? cell[i] : hi;
+        }
+    }
+    for (i = 0; i < width; i++) {
+        int level = 0;
+        if (isnan(cell[i])) {
+            pg_str_putc(out, ' ');
+            continue;
+        }
+        if (hi > lo)
+            level = (int)((cell[i] - lo) / (hi - lo) * 7.999);
+        pg_str_puts(out, blocks[level]);
+    }
+}
+
+static const char *label_of(const pg_history *h, size_t at, char *buf,
+                            size_t size)
+{
+    if (h->labels && h->labels[at][0])
+        snprintf(buf, size, "%.12s", h->labels[at]);
+    else
+        snprintf(buf, size, "row %zu", at + 1);
+    return buf;
+}
+
+void pg_history_render_text(pg_str *out, const pg_history *h)
+{
+    size_t i, k, wname = 0;
+
+    pg_str_printf(out, "%zu series of %zu point%s, oldest first (%s)\n\n",
+                  h->nseries, h->npoints, h->npoints == 1 ? "" : "s",
+                  h->source);
+    for (i = 0; i < h->nseries; i++)
+        if (strlen(h->series[i].name) > wname)
+            wname = strlen(h->series[i].name);
+    wname = wname > 24 ? 24 : wname;
+    for (i = 0; i < h->nseries; i++) {
+        const pg_series *s = &h->series[i];
+        pg_str_printf(out, "%-*.*s  ", (int)wname, (int)wname, s->name);
+        chart(out, s->values, h->npoints);
+        if (!s->ncps)
+            pg_str_puts(out, "  no change point\n");
+        else
+            pg_str_printf(out, "  %zu change point%s\n", s->ncps,
+                          s->ncps == 1 ? "" : "s");
+        for (k = 0; k < s->ncps; k++) {
+            const pg_changepoint *cp = &s->cps[k];
+            char label[32];
+            pg_str_printf(out, "%*s  at %s: %.4g → %.4g", (int)wname, "",
+                          label_of(h, cp->at, label, sizeof(label)), cp->before,
+                          cp->after);
+            if (cp->before != 0)
+                pg_str_printf(out, " (%+.1f%%)",
+                              (cp->after / cp->before - 1) * 100);
+            pg_str_printf(out, ", %.1f times its uncertainty\n", fabs(cp->z));
+        }
+    }
+    if (h->ignored.n) {
+        pg_str_puts(out, "\nnot series (not all numbers):");
+        for (i = 0; i < h->ignored.n; i++)
+            pg_str_printf(out, "%s %.40s", i ? "," : "", h->ignored.v[i]);
+        pg_str_putc(out, '\n');
+    }
+}
+
+static void add_number(cJSON *o, const char *key, double v)
+{
+    if (isfinite(v))
+        cJSON_AddNumberToObject(o, key, v);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+char *pg_history_to_json(const pg_history *h)
+{
+    cJSON *root = cJSON_CreateObject(), *arr, *cps;
+    char *text;
+    size_t i, k;
+
+    cJSON_AddStringToObject(root, "source", h->source);
+    cJSON_AddNumberToObject(root, "points", (double)h->npoints);
+    arr = cJSON_AddArrayToObject(root, "series");
+    for (i = 0; i < h->nseries; i++) {
+        const pg_series *s = &h->series[i];
+        cJSON *so = cJSON_CreateObject();
+        cJSON_AddStringToObject(so, "name", s->name);
+        cps = cJSON_AddArrayToObject(so, "changepoints");
+        for (k = 0; k < s->ncps; k++) {
+            const pg_changepoint *cp = &s->cps[k];
+            cJSON *co = cJSON_CreateObject();
+            cJSON_AddNumberToObject(co, "index", (double)cp->at);
+            if (h->labels)
+                cJSON_AddStringToObject(co, "label", h->labels[cp->at]);
+            else
+                cJSON_AddNullToObject(co, "label");
+            add_number(co, "before", cp->before);
+            add_number(co, "after", cp->after);
+            add_number(co, "change",
+                       cp->before != 0 ? cp->after / cp->before - 1 : NAN);
+            add_number(co, "z", cp->z);
+            cJSON_AddItemToArray(cps, co);
+        }
+        cJSON_AddItemToArray(arr, so);
+    }
+    text = cJSON_Print(root);
+    cJSON_Delete(root);
+    return text;
+}
+
+void pg_history_clear(pg_history *h)
+{
+    size_t i;
+
+    for (i = 0; i < h->nseries; i++) {
+        free(h->series[i].name);
+        free(h->series[i].values);
+        free(h->series[i].sd);
+        free(h->series[i].change);
+        free(h->series[i].change_sd);
+        free(h->series[i].cps);
+    }
+    free(h->series);
+    for (i = 0; h->labels && i < h->npoints; i++)
+        free(h->labels[i]);
+    free(h->labels);
+    free(h->source);
+    pg_strvec_clear(&h->ignored);
+    memset(h, 0, sizeof(*h));
+}

@@ -1,0 +1,65 @@
+/*
+ * history.h - series of measurements along main and where they change
+ * level: what `perfgate history` shows.
+ *
+ * A history is a table: one row per commit, oldest first, one column per
+ * series.  This file reads one from a CSV file (another tool's export, or
+ * perfgate's own), finds each series' change points (changepoint.h) and
+ * shows them in the terminal and as JSON.
+ */
+#ifndef PG_HISTORY_H
+#define PG_HISTORY_H
+
+#include "changepoint.h"
+#include "csv.h"
+#include "str.h"
+#include "strvec.h"
+
+typedef struct pg_series {
+    char *name;
+    double *values; /* npoints; NaN where the row has none */
+    double *sd;     /* each value's standard deviation, or NULL */
+    double *change; /* each point's paired change against the one before
+                     * (a fraction), or NULL; and its standard deviation */
+    double *change_sd;
+    pg_changepoint *cps;
+    size_t ncps;
+} pg_series;
+
+typedef struct pg_history {
+    char *source;  /* where it was read from, for messages */
+    char **labels; /* npoints row labels (commits), or NULL */
+    size_t npoints;
+    pg_series *series;
+    size_t nseries;
+    pg_strvec ignored; /* columns that are neither series nor labels */
+} pg_history;
+
+/*
+ * The series of CSV table `t` (read from `source`):
+ *  - a column named commit, sha, hash or revision labels the rows;
+ *  - a column of numbers (empty cells are missing points) is a series;
+ *  - a column named "NAME:sd" holds the standard deviation of NAME's
+ *    points (numbers of 0 or more);
+ *  - columns "NAME:change" and "NAME:change_sd" hold each point's change
+ *    against the row before, measured in pairs (0.03: 3% more), and its
+ *    standard deviation (pg_cp_series);
+ *  - other columns (dates, branches) are ignored.
+ * `only`, NULL-terminated or NULL, names the series wanted.  0, or
+ * PG_ERR_USAGE saying which column or row is wrong and `h` empty.
+ */
+int pg_history_from_csv(pg_history *h, const pg_csv *t, const char *source,
+                        const char *const *only);
+
+/* Finds the change points of every series. */
+void pg_history_detect(pg_history *h, const pg_cp_opts *opts);
+
+/* A line per series with a small chart, then its change points. */
+void pg_history_render_text(pg_str *out, const pg_history *h);
+
+/* The history and its change points as JSON (NULL: out of memory). */
+char *pg_history_to_json(const pg_history *h);
+
+void pg_history_clear(pg_history *h);
+
+#endif
