@@ -251,8 +251,9 @@ static segment at_the_edge(const segment *s, const fit *f, double toward)
 /*
  * The step from segment a to b in units of its uncertainty.  With a
  * paired change at b's first point, the two estimates of the step (the
- * levels' ratio, and the pair) are weighed by their variances; a pair
- * that says "no change at all" (0, with no uncertainty) leaves no step.
+ * levels' ratio, and the pair) are weighed by their variances when they
+ * agree, and there is no step when they do not; a pair that says "no
+ * change at all" (0, with no uncertainty) leaves no step.
  */
 static double step_z(const fit *f, const segment *a, const segment *b)
 {
@@ -270,14 +271,12 @@ static double step_z(const fit *f, const segment *a, const segment *b)
         return pair_z(f, k);
     l = log(b->level / a->level);
     lv = var / (a->level * a->level);
-    /* A pair the levels contradict is a fluke of one measurement (the
-     * levels before and after did not move as it says): the levels
-     * alone decide. */
-    if (fabs(d - l) > CONTRADICTION * sqrt(dv + lv))
-        return l / sqrt(lv);
-    /* Nor is a pair whose step the levels do not show at all. */
-    if (l * d <= 0 || fabs(l) < LEVELS_AGREE * sqrt(lv))
-        return l / sqrt(lv);
+    /* Both must say it: a pair the levels contradict, or do not bear out
+     * at all, is a fluke of one measurement; levels that moved where the
+     * pair says the code did not are the machine, not the code. */
+    if (fabs(d - l) > CONTRADICTION * sqrt(dv + lv) || l * d <= 0 ||
+        fabs(l) < LEVELS_AGREE * sqrt(lv))
+        return 0;
     wsum = 1 / lv + 1 / dv;
     return (l / lv + d / dv) / wsum * sqrt(wsum);
 }
@@ -322,22 +321,30 @@ static size_t find_blip(const segment *seg, size_t nseg, const fit *f,
 static size_t keep_strong_cuts(segment *seg, size_t nseg, const fit *f,
                                double threshold)
 {
-    size_t i, weakest, blip;
+    size_t i, weakest = 0, blip;
+    int pass;
 
     for (i = 0; i < nseg; i++)
         measure_segment(&seg[i], f);
     while (nseg > 1) {
-        double least = INFINITY;
+        double least = threshold;
         if ((blip = find_blip(seg, nseg, f, threshold)) > 0) {
             nseg = join(seg, nseg, blip, f);
             nseg = join(seg, nseg, blip - 1, f);
             continue;
         }
-        for (i = 0, weakest = 0; i + 1 < nseg; i++) {
-            double z = fabs(step_z(f, &seg[i], &seg[i + 1]));
-            if (z < least) {
-                least = z;
-                weakest = i;
+        /* Cuts that no pair says happened go first: one of them beside a
+         * step can leave the step's segment too short to show it. */
+        for (pass = 0; pass < 2 && least >= threshold; pass++) {
+            least = INFINITY;
+            for (i = 0, weakest = 0; i + 1 < nseg; i++) {
+                double z = fabs(step_z(f, &seg[i], &seg[i + 1]));
+                if (pass == 0 && fabs(pair_z(f, seg[i + 1].begin)) >= threshold)
+                    continue;
+                if (z < least) {
+                    least = z;
+                    weakest = i;
+                }
             }
         }
         if (least >= threshold)
