@@ -313,7 +313,7 @@ static size_t find_blip(const segment *seg, size_t nseg, const fit *f,
 
 /*
  * The second look at the cuts of the fit.  A blip is no level: it joins
- * its neighbours.  Then each cut must be a step of at least `threshold`
+ * a neighbour.  Then each cut must be a step of at least `threshold`
  * times its uncertainty between the segments on either side; the weakest
  * that is not is dropped (its segments joined) and the others looked at
  * again, until every cut left is.  Returns how many segments are left.
@@ -329,8 +329,11 @@ static size_t keep_strong_cuts(segment *seg, size_t nseg, const fit *f,
     while (nseg > 1) {
         double least = threshold;
         if ((blip = find_blip(seg, nseg, f, threshold)) > 0) {
-            nseg = join(seg, nseg, blip, f);
-            nseg = join(seg, nseg, blip - 1, f);
+            /* Into the neighbour nearer its level: the cut left between
+             * the neighbours is then looked at as any other. */
+            double left = fabs(seg[blip].level - seg[blip - 1].level);
+            double right = fabs(seg[blip].level - seg[blip + 1].level);
+            nseg = join(seg, nseg, right < left ? blip : blip - 1, f);
             continue;
         }
         /* Cuts that no pair says happened go first: one of them beside a

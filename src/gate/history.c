@@ -228,7 +228,7 @@ int pg_history_from_csv(pg_history *h, const pg_csv *t, const char *source,
         else if (companion_of(name))
             continue; /* after the series */
         else if (not_numbers(t, c))
-            pg_strvec_push(&h->ignored, name);
+            pg_strvec_push_owned(&h->ignored, pg_text_clean(name));
         else if (wanted(name, only))
             add_series(h, t, c);
     }
@@ -317,8 +317,9 @@ static void chart(pg_str *out, const double *v, size_t n)
 static const char *label_of(const pg_history *h, size_t at, char *buf,
                             size_t size)
 {
-    if (h->labels && h->labels[at][0])
-        snprintf(buf, size, "%.12s", h->labels[at]);
+    if (h->labels && h->labels[at][0]) /* a commit's short form */
+        snprintf(buf, size, "%.*s", (int)pg_utf8_cut(h->labels[at], 12),
+                 h->labels[at]);
     else
         snprintf(buf, size, "row %zu", at + 1);
     return buf;
@@ -337,7 +338,9 @@ void pg_history_render_text(pg_str *out, const pg_history *h)
     wname = wname > 24 ? 24 : wname;
     for (i = 0; i < h->nseries; i++) {
         const pg_series *s = &h->series[i];
-        pg_str_printf(out, "%-*.*s  ", (int)wname, (int)wname, s->name);
+        size_t cut = pg_utf8_cut(s->name, wname);
+        pg_str_printf(out, "%.*s%*s  ", (int)cut, s->name, (int)(wname - cut),
+                      "");
         chart(out, s->values, h->npoints);
         if (!s->ncps)
             pg_str_puts(out, "  no change point\n");
@@ -359,7 +362,9 @@ void pg_history_render_text(pg_str *out, const pg_history *h)
     if (h->ignored.n) {
         pg_str_puts(out, "\nnot series (not all numbers):");
         for (i = 0; i < h->ignored.n; i++)
-            pg_str_printf(out, "%s %.40s", i ? "," : "", h->ignored.v[i]);
+            pg_str_printf(out, "%s %.*s", i ? "," : "",
+                          (int)pg_utf8_cut(h->ignored.v[i], 40),
+                          h->ignored.v[i]);
         pg_str_putc(out, '\n');
     }
 }
