@@ -2,13 +2,13 @@
  * bisect.c - which commit made a benchmark slower (bisect.h).
  */
 #include "bisect.h"
+#include "json.h"
 #include "str.h"
 #include "cleanup.h"
 #include "error.h"
 #include "clock.h"
 #include "units.h"
 
-#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -410,14 +410,6 @@ void pg_bisect_render_text(pg_str *out, const pg_bisect_result *r)
     pg_str_putc(out, '\n');
 }
 
-static void add_number(cJSON *o, const char *key, double v)
-{
-    if (isfinite(v))
-        cJSON_AddNumberToObject(o, key, v);
-    else
-        cJSON_AddNullToObject(o, key);
-}
-
 static cJSON *commit_json(const pg_commit_info *c, size_t index)
 {
     cJSON *o = cJSON_CreateObject();
@@ -436,14 +428,14 @@ static cJSON *probe_json(const pg_bisect_result *r, const pg_probe *p)
 
     cJSON_AddStringToObject(o, "outcome", pg_probe_outcome_name(p->outcome));
     cJSON_AddNumberToObject(o, "attempts", p->attempts);
-    add_number(o, "seconds", p->seconds);
+    pg_json_add_number(o, "seconds", p->seconds);
     arr = cJSON_AddArrayToObject(o, "benchmarks");
     for (i = 0; i < p->nbenchmarks; i++) {
         const pg_probe_bench *b = &p->benchmarks[i];
         cJSON *bo = cJSON_CreateObject(), *iv;
         cJSON_AddStringToObject(bo, "name", b->name);
         cJSON_AddStringToObject(bo, "status", pg_status_name(b->status));
-        add_number(bo, "change", b->change);
+        pg_json_add_number(bo, "change", b->change);
         cJSON_AddBoolToObject(bo, "same_code", b->same);
         if (isfinite(b->change_lo) && isfinite(b->change_hi)) {
             iv = cJSON_AddArrayToObject(bo, "change_interval");
@@ -486,7 +478,7 @@ char *pg_bisect_to_json(const pg_bisect_result *r)
     cJSON_AddItemToObject(root, "bad", side_json(&r->bad));
     cJSON_AddBoolToObject(root, "first_parent", !r->all_parents);
     cJSON_AddBoolToObject(root, "budget_spent", r->budget_spent);
-    add_number(root, "noise_floor", r->noise_floor);
+    pg_json_add_number(root, "noise_floor", r->noise_floor);
     cJSON_AddNumberToObject(root, "commits", (double)r->ncommits);
     arr = cJSON_AddArrayToObject(root, "benchmarks");
     for (i = 0; i < r->followed.n; i++)
@@ -507,7 +499,7 @@ char *pg_bisect_to_json(const pg_bisect_result *r)
     arr = cJSON_AddArrayToObject(root, "probes");
     for (i = 0; i < r->nprobes; i++)
         cJSON_AddItemToArray(arr, probe_json(r, &r->probes[i]));
-    add_number(root, "seconds", r->seconds);
+    pg_json_add_number(root, "seconds", r->seconds);
     text = cJSON_Print(root);
     cJSON_Delete(root);
     return text;

@@ -5,9 +5,9 @@
 #define _GNU_SOURCE
 #include "history.h"
 #include "error.h"
+#include "json.h"
 #include "words.h"
 
-#include <cjson/cJSON.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -369,14 +369,6 @@ void pg_history_render_text(pg_str *out, const pg_history *h)
     }
 }
 
-static void add_number(cJSON *o, const char *key, double v)
-{
-    if (isfinite(v))
-        cJSON_AddNumberToObject(o, key, v);
-    else
-        cJSON_AddNullToObject(o, key);
-}
-
 char *pg_history_to_json(const pg_history *h)
 {
     cJSON *root = cJSON_CreateObject(), *arr, *cps;
@@ -399,11 +391,12 @@ char *pg_history_to_json(const pg_history *h)
                 cJSON_AddStringToObject(co, "label", h->labels[cp->at]);
             else
                 cJSON_AddNullToObject(co, "label");
-            add_number(co, "before", cp->before);
-            add_number(co, "after", cp->after);
-            add_number(co, "change",
-                       cp->before != 0 ? cp->after / cp->before - 1 : NAN);
-            add_number(co, "z", cp->z);
+            pg_json_add_number(co, "before", cp->before);
+            pg_json_add_number(co, "after", cp->after);
+            pg_json_add_number(co, "change",
+                               cp->before != 0 ? cp->after / cp->before - 1
+                                               : NAN);
+            pg_json_add_number(co, "z", cp->z);
             cJSON_AddItemToArray(cps, co);
         }
         cJSON_AddItemToArray(arr, so);

@@ -4,11 +4,11 @@
 #include "result.h"
 #include "cuda.h"
 #include "error.h"
+#include "json.h"
 #include "str.h"
 #include "system.h"
 #include "timer.h"
 
-#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,14 +84,6 @@ size_t pg_result_count(const pg_result *r, pg_status status)
 
 /* ---- writing ---- */
 
-static void add_number(cJSON *obj, const char *key, double v)
-{
-    if (isfinite(v))
-        cJSON_AddNumberToObject(obj, key, v);
-    else
-        cJSON_AddNullToObject(obj, key);
-}
-
 static void add_string(cJSON *obj, const char *key, const char *v)
 {
     if (v)
@@ -161,11 +153,11 @@ static cJSON *profile_rows_json(const pg_profile_row *rows, size_t n)
                 cJSON_AddNumberToObject(o, "base_line", r->base_line);
             add_string(o, "text", r->text);
         }
-        add_number(o, "base", r->cost[0]);
-        add_number(o, "head", r->cost[1]);
+        pg_json_add_number(o, "base", r->cost[0]);
+        pg_json_add_number(o, "head", r->cost[1]);
         if (!r->object) {
-            add_number(o, "base_self", r->self[0]);
-            add_number(o, "head_self", r->self[1]);
+            pg_json_add_number(o, "base_self", r->self[0]);
+            pg_json_add_number(o, "head_self", r->self[1]);
         }
         cJSON_AddItemToArray(arr, o);
     }
@@ -189,8 +181,8 @@ static void add_profile(cJSON *o, const pg_profile *p)
                           profile_rows_json(p->functions, p->nfunctions));
     cJSON_AddItemToObject(po, "lines", profile_rows_json(p->lines, p->nlines));
     out = cJSON_AddObjectToObject(po, "outside");
-    add_number(out, "base", p->outside_total[0]);
-    add_number(out, "head", p->outside_total[1]);
+    pg_json_add_number(out, "base", p->outside_total[0]);
+    pg_json_add_number(out, "head", p->outside_total[1]);
     cJSON_AddItemToObject(out, "functions",
                           profile_rows_json(p->outside, p->noutside));
 }
@@ -249,7 +241,7 @@ static cJSON *bench_json(const pg_bench_result *b)
     add_string(o, "status", pg_status_name(b->status));
     add_string(o, "side", pg_side_name(b->side));
     cJSON_AddBoolToObject(o, "fails_gate", b->fails_gate);
-    add_number(o, "change", b->change);
+    pg_json_add_number(o, "change", b->change);
     add_interval(o, b->change_lo, b->change_hi);
     cJSON_AddStringToObject(o, "gate", b->gate_cases ? "cases" : "total");
     cJSON_AddBoolToObject(o, "identical_code", b->identical);
@@ -263,17 +255,17 @@ static cJSON *bench_json(const pg_bench_result *b)
     if ((hidden = pg_result_slower_case(b))) {
         cJSON *h = cJSON_AddObjectToObject(o, "slower_case");
         add_string(h, "name", hidden->name);
-        add_number(h, "change", hidden->change);
+        pg_json_add_number(h, "change", hidden->change);
     } else {
         cJSON_AddNullToObject(o, "slower_case");
     }
-    add_number(o, "base_ns", b->base_ns);
-    add_number(o, "head_ns", b->head_ns);
+    pg_json_add_number(o, "base_ns", b->base_ns);
+    pg_json_add_number(o, "head_ns", b->head_ns);
     cJSON_AddNumberToObject(o, "rounds", b->rounds);
     calls = cJSON_AddObjectToObject(o, "calls");
     cJSON_AddNumberToObject(calls, "base", (double)b->calls[0]);
     cJSON_AddNumberToObject(calls, "head", (double)b->calls[1]);
-    add_number(o, "seconds", b->seconds);
+    pg_json_add_number(o, "seconds", b->seconds);
     add_string(o, "stop", b->stop);
     cJSON_AddStringToObject(o, "cache", b->cold ? "cold" : "warm");
     add_built(o, b->built);
@@ -294,16 +286,16 @@ static cJSON *bench_json(const pg_bench_result *b)
         const pg_result_case *c = &b->cases[i];
         cJSON *co = cJSON_CreateObject();
         add_string(co, "name", c->name);
-        add_number(co, "base_ns", c->base_ns);
-        add_number(co, "head_ns", c->head_ns);
-        add_number(co, "change", c->change);
+        pg_json_add_number(co, "base_ns", c->base_ns);
+        pg_json_add_number(co, "head_ns", c->head_ns);
+        pg_json_add_number(co, "change", c->change);
         add_interval(co, c->change_lo, c->change_hi);
         if (!isnan(c->change))
             add_string(co, "status", pg_status_name(c->status));
-        add_number(co, "flops", c->flops);
-        add_number(co, "bytes", c->bytes);
+        pg_json_add_number(co, "flops", c->flops);
+        pg_json_add_number(co, "bytes", c->bytes);
         cJSON_AddNumberToObject(co, "inner", (double)c->inner);
-        add_number(co, "overhead_ns", c->overhead_ns);
+        pg_json_add_number(co, "overhead_ns", c->overhead_ns);
         cJSON_AddBoolToObject(co, "resolved", !c->unresolved);
         add_samples(co, c);
         cJSON_AddItemToArray(cases, co);
@@ -314,8 +306,8 @@ static cJSON *bench_json(const pg_bench_result *b)
         cJSON_AddNumberToObject(g, "throttled", (double)b->gpu.throttled);
         cJSON_AddNumberToObject(g, "kept_throttled",
                                 (double)b->gpu.kept_throttled);
-        add_number(g, "clock_mhz",
-                   b->gpu.clock_mhz > 0 ? b->gpu.clock_mhz : NAN);
+        pg_json_add_number(g, "clock_mhz",
+                           b->gpu.clock_mhz > 0 ? b->gpu.clock_mhz : NAN);
         cJSON_AddBoolToObject(g, "gated", b->gpu.gated);
         cJSON_AddNumberToObject(g, "runtime_version", b->gpu.runtime_version);
     }
@@ -338,8 +330,8 @@ static cJSON *gpu_json(const pg_gpu_info *g)
     cJSON_AddNumberToObject(o, "memory_bytes", g->memory_bytes);
     cJSON_AddNumberToObject(o, "driver_version", g->driver_version);
     cJSON_AddNumberToObject(o, "runtime_version", g->runtime_version);
-    add_number(o, "peak_bandwidth", bw > 0 ? bw : NAN);
-    add_number(o, "peak_flops", fl > 0 ? fl : NAN);
+    pg_json_add_number(o, "peak_bandwidth", bw > 0 ? bw : NAN);
+    pg_json_add_number(o, "peak_flops", fl > 0 ? fl : NAN);
     return o;
 }
 
@@ -353,17 +345,17 @@ static cJSON *system_json(const pg_system *s)
     else
         cJSON_AddNullToObject(o, "cpu");
     cJSON_AddNumberToObject(o, "ncpus", s->ncpus);
-    add_number(o, "load1", s->load1);
-    add_number(o, "cpu_busy", s->cpu_busy);
-    add_number(o, "steal", s->steal);
+    pg_json_add_number(o, "load1", s->load1);
+    pg_json_add_number(o, "cpu_busy", s->cpu_busy);
+    pg_json_add_number(o, "steal", s->steal);
     add_string(o, "hypervisor", s->hypervisor);
     add_string(o, "governor", s->governor);
     cJSON_AddNumberToObject(o, "llc_bytes", (double)s->llc_bytes);
     t = cJSON_AddObjectToObject(o, "timer");
     cJSON_AddStringToObject(t, "clock", pg_clock_name(s->timer.id));
-    add_number(t, "overhead_ns", s->timer.overhead_ns);
-    add_number(t, "resolution_ns", s->timer.resolution_ns);
-    add_number(t, "ticks_per_ns", s->timer.ticks_per_ns);
+    pg_json_add_number(t, "overhead_ns", s->timer.overhead_ns);
+    pg_json_add_number(t, "resolution_ns", s->timer.resolution_ns);
+    pg_json_add_number(t, "ticks_per_ns", s->timer.ticks_per_ns);
     w = cJSON_AddArrayToObject(o, "warnings");
     for (i = 0; i < s->nwarnings; i++)
         cJSON_AddItemToArray(w, cJSON_CreateString(s->warnings[i]));
@@ -385,12 +377,12 @@ char *pg_result_to_json(const pg_result *r)
                             pg_floor_source_name(r->floor_source));
     cJSON_AddItemToObject(root, "base", side_json(&r->base));
     cJSON_AddItemToObject(root, "head", side_json(&r->head));
-    add_number(root, "seconds", r->seconds);
-    add_number(root, "build_seconds", r->build_seconds);
+    pg_json_add_number(root, "seconds", r->seconds);
+    pg_json_add_number(root, "build_seconds", r->build_seconds);
     cJSON_AddStringToObject(root, "mode", r->aa ? "aa" : "compare");
     if (r->aa) {
         cJSON *aa = cJSON_AddObjectToObject(root, "aa");
-        add_number(aa, "noise", r->verdict.aa_noise);
+        pg_json_add_number(aa, "noise", r->verdict.aa_noise);
         cJSON_AddNumberToObject(aa, "limit", r->noise_floor / 2);
         cJSON_AddBoolToObject(aa, "trusted", r->verdict.aa_trusted);
         if (r->verdict.aa_bench >= 0) {
@@ -399,7 +391,8 @@ char *pg_result_to_json(const pg_result *r)
             cJSON_AddStringToObject(worst, "benchmark", b->name);
             cJSON_AddStringToObject(worst, "case",
                                     b->cases[r->verdict.aa_case].name);
-            add_number(worst, "change", b->cases[r->verdict.aa_case].change);
+            pg_json_add_number(worst, "change",
+                               b->cases[r->verdict.aa_case].change);
         }
     }
     add_string(root, "config_digest", r->config_digest);
@@ -417,7 +410,7 @@ char *pg_result_to_json(const pg_result *r)
             cJSON_AddNumberToObject(so, "index", s->index);
             cJSON_AddNumberToObject(so, "count", s->count);
             add_string(so, "host", s->host);
-            add_number(so, "seconds", s->seconds);
+            pg_json_add_number(so, "seconds", s->seconds);
             cJSON_AddNumberToObject(so, "benchmarks", (double)s->benchmarks);
             add_string(so, "balance", s->balance);
             cJSON_AddItemToArray(shards, so);
