@@ -58,7 +58,8 @@ typedef struct pg_cp_series {
 } pg_cp_series;
 
 /*
- * The change points of `series` into `out` (room for n / 2 + 1), oldest
+ * The change points of `series` into `out` (room for n: with paired
+ * changes, every point but the first may be one), oldest
  * first; returns how many.  Points that are not finite, or whose sd is
  * not above 0, weigh nothing.  Of a series longer than PG_CP_MAX, the
  * newest PG_CP_MAX points; `at` still counts from the first.  `opts` may

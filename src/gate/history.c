@@ -268,7 +268,7 @@ void pg_history_detect(pg_history *h, const pg_cp_opts *opts)
     for (i = 0; i < h->nseries; i++) {
         pg_series *s = &h->series[i];
         free(s->cps);
-        s->cps = pg_malloc((h->npoints / 2 + 1) * sizeof(*s->cps));
+        s->cps = pg_malloc(h->npoints * sizeof(*s->cps));
         pg_cp_series cs = {s->values, s->sd, s->change, s->change_sd,
                            h->npoints};
         s->ncps = pg_changepoints(s->cps, &cs, opts);

@@ -52,7 +52,7 @@ static void noise(double *x, size_t n, uint64_t seed)
 
 static void a_step_is_found_where_it_is(void)
 {
-    pg_changepoint cp[N / 2];
+    pg_changepoint cp[N];
     double x[N];
     uint64_t seed;
     size_t i, n;
@@ -76,7 +76,7 @@ static void a_step_is_found_where_it_is(void)
 
 static void a_step_and_its_fix_are_two(void)
 {
-    pg_changepoint cp[N / 2];
+    pg_changepoint cp[N];
     double x[N];
     size_t i, n;
 
@@ -91,7 +91,7 @@ static void a_step_and_its_fix_are_two(void)
 
 static void noise_and_spikes_are_left_whole(void)
 {
-    pg_changepoint cp[N / 2];
+    pg_changepoint cp[N];
     double x[N];
     uint64_t seed;
     size_t n, bad = 0;
@@ -118,7 +118,7 @@ static void noise_and_spikes_are_left_whole(void)
 
 static void uncertain_points_weigh_less(void)
 {
-    pg_changepoint cp[N / 2];
+    pg_changepoint cp[N];
     double x[N], sigma[N];
     size_t i;
 
@@ -143,7 +143,7 @@ static void uncertain_points_weigh_less(void)
 
 static void small_and_edge_series(void)
 {
-    pg_changepoint cp[4];
+    pg_changepoint cp[8];
     pg_cp_opts opts = {.min_change = 0.10};
     double flat[8] = {5, 5, 5, 5, 5, 5, 5, 5};
     double step[8] = {5, 5, 5, 5, 6, 6, 6, 6};
@@ -167,7 +167,7 @@ static void a_long_series_is_its_newest_points(void)
 {
     size_t n = PG_CP_MAX + 500, i, found;
     double *x = malloc(n * sizeof(*x));
-    pg_changepoint *cp = malloc(n / 2 * sizeof(*cp));
+    pg_changepoint *cp = malloc(n * sizeof(*cp));
 
     REQUIRE(x && cp);
     noise(x, n, 5);
@@ -186,7 +186,7 @@ static void a_long_series_is_its_newest_points(void)
  * values alone; paired changes a quarter as noisy find it where it is. */
 static void pairs_find_what_values_cannot(void)
 {
-    pg_changepoint cp[6];
+    pg_changepoint cp[10];
     double x[10], d[10], dsd[10];
     pg_cp_series s = {x, NULL, d, dsd, 10};
     uint64_t seed;
@@ -217,7 +217,7 @@ static void pairs_find_what_values_cannot(void)
  * step where the levels moved (the machine did). */
 static void pairs_the_levels_deny_are_not_steps(void)
 {
-    pg_changepoint cp[16];
+    pg_changepoint cp[30];
     double x[30], d[30], dsd[30];
     pg_cp_series s = {x, NULL, d, dsd, 30};
     size_t i;
