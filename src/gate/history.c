@@ -18,6 +18,7 @@
 #include "banned.h"
 
 #define CHART_WIDTH 40
+#define HISTORY_MAX_COLUMNS 10000
 
 static const char *const label_names[] = {"commit", "sha", "hash", "revision",
                                           NULL};
@@ -216,6 +217,12 @@ int pg_history_from_csv(pg_history *h, const pg_csv *t, const char *source,
     int err = 0;
 
     memset(h, 0, sizeof(*h));
+    /* Each companion column looks for its series among all of them: a
+     * bound, so that a hostile header cannot make that last for hours. */
+    if (t->cols > HISTORY_MAX_COLUMNS)
+        return pg_error_set(PG_ERR_USAGE,
+                            "%s has %zu columns; perfgate reads at most %d",
+                            source, t->cols, HISTORY_MAX_COLUMNS);
     if (t->rows < 2)
         return pg_error_set(PG_ERR_USAGE, "%s has a header but no rows",
                             source);

@@ -103,9 +103,12 @@ class Series(unittest.TestCase):
             ("x,x:sd\n1,-1\n2,1\n", "column 'x:sd', row 1: below 0"),
             ("x,x:change\n1,\n2,0.1\n", "paired changes need both"),
             ("x,x:sd\n1,fast\n2,1\n", "column 'x:sd' is standard deviations"),
+            (",".join("s%d" % i for i in range(10001)) + "\n" +
+             ",".join("1" for i in range(10001)) + "\n",
+             "has 10001 columns; perfgate reads at most 10000"),
         ]
         for text, message in cases:
-            with self.subTest(text=text):
+            with self.subTest(text=text[:40]):
                 p = self.history("--series", self.file(text))
                 self.assertEqual(p.returncode, 2, p.stdout)
                 self.assertIn(message, p.stderr)
