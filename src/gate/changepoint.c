@@ -129,9 +129,9 @@ static double tail_factor(const double *x, const double *w, size_t m)
     return f;
 }
 
-/* cost[i * m + j]: the cost of the segment of points i..j, and its level. */
-static void segment_costs(double *cost, double *level, const double *x,
-                          const double *w, size_t m)
+/* cost[i * m + j]: the cost of the segment of points i..j. */
+static void segment_costs(double *cost, const double *x, const double *w,
+                          size_t m)
 {
     point *sorted = pg_malloc(m * sizeof(*sorted));
     size_t i, j, k;
@@ -146,7 +146,8 @@ static void segment_costs(double *cost, double *level, const double *x,
                 at--;
             }
             sorted[at] = p;
-            cost[i * m + j] = median_cost(sorted, k + 1, &level[i * m + j]);
+            double level;
+            cost[i * m + j] = median_cost(sorted, k + 1, &level);
         }
     }
     free(sorted);
@@ -424,7 +425,7 @@ size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
     double threshold =
         opts && opts->threshold > 0 ? opts->threshold : DEFAULT_THRESHOLD;
     double min_change = opts ? opts->min_change : 0, scale, tail, *x, *w, *cost,
-           *level, *d = NULL, *dv;
+           *d = NULL, *dv;
     const double *values = series->values + off,
                  *sigma = series->sd ? series->sd + off : NULL;
     size_t *start, nseg = 0;
@@ -449,10 +450,9 @@ size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
                                                 : NAN;
     }
     cost = pg_malloc(m * m * sizeof(*cost));
-    level = pg_malloc(m * m * sizeof(*level));
     start = pg_calloc(m + 1, sizeof(*start));
     seg = pg_malloc(m * sizeof(*seg));
-    segment_costs(cost, level, x, w, m);
+    segment_costs(cost, x, w, m);
     if (best_cut(start, cost, m, pen * log((double)m))) {
         for (j = m; j > 0; j = start[j], nseg++) {
             seg[nseg].begin = start[j];
@@ -498,7 +498,6 @@ size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
     free(d);
     free(dv);
     free(cost);
-    free(level);
     free(start);
     free(seg);
     free(f.scratch);

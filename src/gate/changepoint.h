@@ -2,14 +2,15 @@
  * changepoint.h - where a series of measurements along main steps to
  * another level: what the history of main looks for.
  *
- * The series is cut into segments, each at one level, by the cut that
- * costs least: each point costs its distance from its segment's median in
- * units of its own uncertainty (robust: an outlier costs its distance,
- * not its square), and each cut costs a penalty that grows with the
- * series' length, so that pure noise is left whole.  A segment has at
- * least two points, so that a single spike is never a step of its own;
- * a step is found two points after it happens.  Exact (dynamic
- * programming over every cut), for the last PG_CP_MAX points.
+ * First the cut that costs least proposes segments, each at one level:
+ * each point costs its distance from its segment's median in units of its
+ * own uncertainty (robust: an outlier costs its distance, not its square),
+ * and each cut a small penalty.  Exact (dynamic programming over every
+ * cut), for the last PG_CP_MAX points.  Then each cut must be a step of
+ * several times its uncertainty between the segments on either side; a
+ * short run of spikes is no level; and paired changes, where given, place
+ * the cuts and must agree with the levels.  docs/history.md has the method
+ * and its scores.
  */
 #ifndef PG_CHANGEPOINT_H
 #define PG_CHANGEPOINT_H
