@@ -239,9 +239,11 @@ int pg_history_from_csv(pg_history *h, const pg_csv *t, const char *source,
         else if (wanted(name, only))
             add_series(h, t, c);
     }
-    for (c = 0; c < t->cols && !err; c++)
-        if ((long)c != label && companion_of(pg_csv_cell(t, 0, c)))
-            err = add_companion(h, t, c, companion_of(pg_csv_cell(t, 0, c)));
+    for (c = 0; c < t->cols && !err; c++) {
+        const struct companion *of = companion_of(pg_csv_cell(t, 0, c));
+        if ((long)c != label && of)
+            err = add_companion(h, t, c, of);
+    }
     for (c = 0; c < h->nseries && !err; c++)
         if (!h->series[c].change != !h->series[c].change_sd)
             err = pg_error_set(PG_ERR_USAGE,
