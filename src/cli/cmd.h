@@ -20,6 +20,7 @@ int pg_cmd_problems(int argc, char **argv);
 int pg_cmd_merge(int argc, char **argv);
 int pg_cmd_bisect(int argc, char **argv);
 int pg_cmd_history(int argc, char **argv);
+int pg_cmd_record(int argc, char **argv);
 
 /* Prints "perfgate: MESSAGE" for the last error; returns its exit code. */
 int pg_cmd_fail(int err);

@@ -8,6 +8,9 @@
 #include "error.h"
 #include "fs.h"
 #include "history.h"
+#include "mainline.h"
+#include "revision.h"
+#include "store.h"
 #include "str.h"
 #include "strvec.h"
 
@@ -23,27 +26,34 @@
 #define SERIES_FILE_MAX (256u * 1024 * 1024)
 
 static const char usage_text[] =
-    "usage: perfgate history --series FILE.csv [options]\n"
+    "usage: perfgate history [options]\n"
+    "   or: perfgate history --series FILE.csv [options]\n"
     "\n"
-    "Finds where series of measurements change level: the change points,\n"
-    "each the first commit at a new level, with the level before and after\n"
-    "and how many times its uncertainty the step is.  A single spike is\n"
-    "not a step; a step needs two points at the new level to be seen.\n"
+    "Shows how main has moved: per benchmark (and machine), the series of\n"
+    "pushes that 'perfgate record' kept on refs/perfgate/history, along\n"
+    "main's first-parent line, with a small chart; the change points, each\n"
+    "the first commit at a new level, with its subject, the level before\n"
+    "and after and how many times its uncertainty the step is; and the\n"
+    "creeps, runs of pushes each within the noise floor whose changes add\n"
+    "up beyond it.  A single spike is not a step.\n"
     "\n"
-    "FILE.csv has a header and a row per commit, oldest first: a column of\n"
-    "numbers is a series (an empty cell: no point there), a column named\n"
-    "commit (or sha, hash, revision) names the rows, a column NAME:sd gives\n"
-    "the standard deviation of each of NAME's points (without one, the\n"
-    "noise is estimated from the series itself), other columns are\n"
+    "With --series, the same search on a CSV file of any tool's numbers:\n"
+    "a header and a row per commit, oldest first; a column of numbers is a\n"
+    "series (an empty cell: no point there), a column named commit (or\n"
+    "sha, hash, revision) names the rows, NAME:sd gives the standard\n"
+    "deviation of each of NAME's points, NAME:change and NAME:change_sd\n"
+    "each point's paired change against the row before; other columns are\n"
     "ignored.  '-' reads standard input.\n";
 
 static const char epilogue[] =
-    "exit status: 0 read and searched (change points or none); 2 usage or\n"
-    "a file that is not such a table.\n"
+    "exit status: 0 read and searched (change points or none); 2 usage, no\n"
+    "records, or a file that is not such a table.\n"
     "\n"
     "examples:\n"
+    "  perfgate history                     main's last 200 pushes, here\n"
+    "  git fetch origin refs/perfgate/history:refs/perfgate/history\n"
+    "  perfgate history --rev origin/main -b crc32 --json history.json\n"
     "  perfgate history --series bench.csv\n"
-    "  perfgate history --series bench.csv -b crc32 --json cps.json\n"
     "\n"
     "docs/history.md says how the change points are found and how well.\n";
 
@@ -54,7 +64,33 @@ typedef struct history_args {
     const char *json_path;
     pg_strvec only;
     double min_change;
+    const char *rev, *ref, *machine;
+    int last;
 } history_args;
+
+/* The records along main, from the repository's history ref. */
+static int read_ref(pg_history *h, const history_args *a)
+{
+    pg_mainline_opts mo;
+    pg_repo *repo = NULL;
+    int err;
+
+    memset(&mo, 0, sizeof(mo));
+    mo.ref = a->ref;
+    mo.rev = a->rev;
+    mo.last = (size_t)a->last;
+    mo.machine = a->machine;
+    mo.only = a->only.n ? pg_strvec_list(&a->only) : NULL;
+    if (a->ref && !pg_store_ref_ok(a->ref))
+        return pg_error_set(PG_ERR_USAGE,
+                            "'%s': the history's ref is under refs/perfgate/",
+                            a->ref);
+    if ((err = pg_repo_open(&repo, ".")) < 0)
+        return err;
+    err = pg_mainline_load(h, repo, &mo);
+    pg_repo_free(repo);
+    return err;
+}
 
 static int read_series(pg_history *h, const history_args *a)
 {
@@ -83,18 +119,30 @@ static int read_series(pg_history *h, const history_args *a)
 
 int pg_cmd_history(int argc, char **argv)
 {
-    history_args a = {NULL, NULL, PG_STRVEC_INIT, 0};
-    const pg_opt opts[] = {PG_OPT_STR("series", 0, &a.series_path, "FILE",
-                                      "the series: a CSV file, '-' for stdin"),
-                           PG_OPT_EACH("bench", 'b', &a.only, "NAME",
-                                       "only this series (repeatable)"),
-                           PG_OPT_PCT("min-change", &a.min_change, "PCT",
-                                      "report no step smaller than PCT of the\n"
-                                      "level before (default: every step the\n"
-                                      "noise allows)"),
-                           PG_OPT_OUT("json", 0, &a.json_path, "FILE",
-                                      "write the change points as JSON"),
-                           PG_OPT_END};
+    history_args a = {NULL, NULL, PG_STRVEC_INIT, 0, NULL, NULL, NULL, 0};
+    const pg_opt opts[] = {
+        PG_OPT_STR("rev", 0, &a.rev, "REV",
+                   "main's tip (default HEAD): the history\n"
+                   "follows its first parents"),
+        PG_OPT_INT("last", 'n', &a.last, "N", 2, 100000, "want 2 to 100000",
+                   "look at the last N pushes (default 200)"),
+        PG_OPT_STR("machine", 0, &a.machine, "NAME",
+                   "only this machine's records"),
+        PG_OPT_STR("ref", 0, &a.ref, "REF",
+                   "the history's ref (default\n"
+                   "refs/perfgate/history)"),
+        PG_OPT_STR("series", 0, &a.series_path, "FILE",
+                   "the series from a CSV file instead, '-'\n"
+                   "for stdin"),
+        PG_OPT_EACH("bench", 'b', &a.only, "NAME",
+                    "only this benchmark or series (repeatable)"),
+        PG_OPT_PCT("min-change", &a.min_change, "PCT",
+                   "report no step smaller than PCT of the\n"
+                   "level before (default: the noise floor\n"
+                   "for records; every step for --series)"),
+        PG_OPT_OUT("json", 0, &a.json_path, "FILE",
+                   "write the series' change points as JSON"),
+        PG_OPT_END};
     pg_cp_opts cp = {0};
     pg_history h;
     pg_str text = PG_STR_INIT;
@@ -104,18 +152,17 @@ int pg_cmd_history(int argc, char **argv)
         pg_strvec_clear(&a.only);
         return code;
     }
-    if (argc > optind || !a.series_path) {
-        fprintf(stderr, "perfgate history: %s\n\n",
-                argc > optind ? "no operands: give the file with --series"
-                              : "give the series: --series FILE.csv (the "
-                                "history of main itself is to come)");
+    if (argc > optind) {
+        fprintf(stderr, "perfgate history: no operands: name main's tip "
+                        "with --rev, a file with --series\n\n");
         pg_opt_print_usage(stderr, opts, &usage);
         pg_strvec_clear(&a.only);
         return PG_EXIT_USAGE;
     }
-    err = read_series(&h, &a);
+    err = a.series_path ? read_series(&h, &a) : read_ref(&h, &a);
     if (err == 0) {
-        cp.min_change = a.min_change;
+        /* A step under the floor is what a creep is made of. */
+        cp.min_change = a.min_change > 0 ? a.min_change : h.floor;
         pg_history_detect(&h, &cp);
         pg_history_render_text(&text, &h);
         pg_cmd_print_report(a.json_path && !strcmp(a.json_path, "-") ? stderr

@@ -31,7 +31,8 @@ static const struct command {
     {"report", pg_cmd_report, "render a saved JSON result again"},
     {"merge", pg_cmd_merge, "one result from the shards of a run"},
     {"bisect", pg_cmd_bisect, "find the commit that made a benchmark slower"},
-    {"history", pg_cmd_history, "where series along main change level"},
+    {"record", pg_cmd_record, "measure a push to main and keep it in history"},
+    {"history", pg_cmd_history, "how main has moved: steps and creep"},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

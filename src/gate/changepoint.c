@@ -503,3 +503,128 @@ size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
     free(f.scratch);
     return found;
 }
+
+/* A creep's ends must each have moved by this many deviations. */
+#define CREEP_END_Z 2.0
+
+/* A candidate creep: [from, to] of one sign. */
+typedef struct run {
+    size_t from, to;
+    double sum, var;
+} run;
+
+/*
+ * The best run of `sign` inside [a, b] (Kadane's maximum sum of sign * x),
+ * its ends trimmed to evident moves; 0 when there is none.
+ */
+static int best_run(run *out, const double *x, const double *v, size_t a,
+                    size_t b, double sign)
+{
+    double sum = 0, best = 0;
+    size_t i, begin = a, from = 0, to = 0;
+    int found = 0;
+
+    for (i = a; i <= b; i++) {
+        if (sum <= 0) {
+            sum = 0;
+            begin = i;
+        }
+        sum += sign * x[i];
+        if (sum > best) {
+            best = sum;
+            from = begin;
+            to = i;
+            found = 1;
+        }
+    }
+    if (!found)
+        return 0;
+    /* Ends: each moved by itself, the run's way. */
+    while (from < to &&
+           !(v[from] > 0 && sign * x[from] >= CREEP_END_Z * sqrt(v[from])))
+        from++;
+    while (to > from &&
+           !(v[to] > 0 && sign * x[to] >= CREEP_END_Z * sqrt(v[to])))
+        to--;
+    if (to <= from)
+        return 0;
+    out->from = from;
+    out->to = to;
+    out->sum = out->var = 0;
+    for (i = from; i <= to; i++) {
+        out->sum += sign * x[i];
+        out->var += v[i];
+    }
+    return 1;
+}
+
+size_t pg_creeps(pg_creep *out, size_t max, const pg_cp_series *s,
+                 const pg_changepoint *cps, size_t ncps, double floor,
+                 double threshold)
+{
+    size_t n = s->n, i, found = 0;
+    double *x, *v, limit = log1p(floor > 0 ? floor : 0);
+    char *used;
+
+    if (!s->change || !s->change_sd || n < 3 || !max)
+        return 0;
+    if (threshold <= 0)
+        threshold = DEFAULT_THRESHOLD;
+    x = pg_malloc(n * sizeof(*x));
+    v = pg_malloc(n * sizeof(*v));
+    used = pg_calloc(n, 1);
+    for (i = 0; i < n; i++) {
+        double c = s->change[i], sd = s->change_sd[i];
+        int ok = i > 0 && isfinite(c) && c > -1 && isfinite(sd) && sd >= 0 &&
+                 fabs(c) <= floor;
+        x[i] = ok ? log1p(c) : 0;
+        v[i] = ok ? sd * sd / ((1 + c) * (1 + c)) : 0;
+        used[i] = !ok;
+    }
+    for (i = 0; i < ncps; i++)
+        if (cps[i].at < n)
+            used[cps[i].at] = 1;
+    while (found < max) {
+        run best = {0, 0, 0, 0}, r;
+        double best_sign = 0;
+        size_t a = 0, b;
+        while (a < n) {
+            int sign;
+            if (used[a]) {
+                a++;
+                continue;
+            }
+            for (b = a; b + 1 < n && !used[b + 1]; b++)
+                ;
+            for (sign = -1; sign <= 1; sign += 2)
+                if (best_run(&r, x, v, a, b, sign) && r.sum >= limit &&
+                    r.var > 0 && r.sum >= threshold * sqrt(r.var) &&
+                    r.sum > best.sum) {
+                    best = r;
+                    best_sign = sign;
+                }
+            a = b + 1;
+        }
+        if (best_sign == 0)
+            break;
+        out[found].from = best.from;
+        out[found].to = best.to;
+        out[found].change = expm1(best_sign * best.sum);
+        out[found].z = best_sign * best.sum / sqrt(best.var);
+        found++;
+        for (i = best.from; i <= best.to; i++)
+            used[i] = 1;
+    }
+    free(used);
+    free(v);
+    free(x);
+    /* Oldest first. */
+    for (i = 1; i < found; i++) {
+        pg_creep t = out[i];
+        size_t j = i;
+        for (; j > 0 && out[j - 1].from > t.from; j--)
+            out[j] = out[j - 1];
+        out[j] = t;
+    }
+    return found;
+}

@@ -69,4 +69,27 @@ typedef struct pg_cp_series {
 size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
                        const pg_cp_opts *opts);
 
+/*
+ * A creep: a run of pushes none of which is a step by itself (each within
+ * the floor), whose paired changes add up beyond it: the slow drift a gate
+ * on each pull request cannot see.
+ */
+typedef struct pg_creep {
+    size_t from, to; /* its first and last push (points), inclusive */
+    double change;   /* their changes chained: the product of (1 + c), - 1 */
+    double z;        /* the sum of their logs in units of its uncertainty */
+} pg_creep;
+
+/*
+ * The creeps of `series` (paired changes needed: none without them) into
+ * `out` (room for `max`), oldest first; returns how many.  A push beyond
+ * `floor` by itself, or at one of the change points `cps`, is a step and
+ * ends a run; a run's first and last push each moved evidently (twice its
+ * deviation, the same way as the run); the run's changes together are
+ * beyond `floor` and `threshold` (0: 4) times their deviation.
+ */
+size_t pg_creeps(pg_creep *out, size_t max, const pg_cp_series *series,
+                 const pg_changepoint *cps, size_t ncps, double floor,
+                 double threshold);
+
 #endif

@@ -6,6 +6,7 @@
 #include "history.h"
 #include "error.h"
 #include "json.h"
+#include "units.h"
 #include "words.h"
 
 #include <math.h>
@@ -281,6 +282,14 @@ void pg_history_detect(pg_history *h, const pg_cp_opts *opts)
         pg_cp_series cs = {s->values, s->sd, s->change, s->change_sd,
                            h->npoints};
         s->ncps = pg_changepoints(s->cps, &cs, opts);
+        free(s->creeps);
+        s->creeps = NULL;
+        s->ncreeps = 0;
+        if (h->floor > 0 && s->change && h->npoints) {
+            s->creeps = pg_malloc(h->npoints * sizeof(*s->creeps));
+            s->ncreeps = pg_creeps(s->creeps, h->npoints, &cs, s->cps, s->ncps,
+                                   h->floor, opts ? opts->threshold : 0);
+        }
     }
 }
 
@@ -334,6 +343,24 @@ static const char *label_of(const pg_history *h, size_t at, char *buf,
     return buf;
 }
 
+/* A level: a time, or a number. */
+static void level(pg_str *out, const pg_history *h, double v)
+{
+    if (h->ns)
+        pg_format_ns(out, v);
+    else
+        pg_str_printf(out, "%.4g", v);
+}
+
+/* The subject on a line of its own, and the line's end. */
+static void subject(pg_str *out, const pg_history *h, size_t at)
+{
+    if (h->subjects && h->subjects[at])
+        pg_str_printf(out, "\n%*s%.*s", 6, "",
+                      (int)pg_utf8_cut(h->subjects[at], 72), h->subjects[at]);
+    pg_str_putc(out, '\n');
+}
+
 void pg_history_render_text(pg_str *out, const pg_history *h)
 {
     size_t i, k, wname = 0;
@@ -359,15 +386,38 @@ void pg_history_render_text(pg_str *out, const pg_history *h)
         for (k = 0; k < s->ncps; k++) {
             const pg_changepoint *cp = &s->cps[k];
             char label[32];
-            pg_str_printf(out, "%*s  at %s: %.4g → %.4g", (int)wname, "",
-                          label_of(h, cp->at, label, sizeof(label)), cp->before,
-                          cp->after);
+            pg_str_printf(out, "%*s  at %s: ", (int)wname, "",
+                          label_of(h, cp->at, label, sizeof(label)));
+            level(out, h, cp->before);
+            pg_str_puts(out, " → ");
+            level(out, h, cp->after);
             if (cp->before != 0)
                 pg_str_printf(out, " (%+.1f%%)",
                               (cp->after / cp->before - 1) * 100);
-            pg_str_printf(out, ", %.1f times its uncertainty\n", fabs(cp->z));
+            pg_str_printf(out, ", %.1f times its uncertainty", fabs(cp->z));
+            subject(out, h, cp->at);
+        }
+        for (k = 0; k < s->ncreeps; k++) {
+            const pg_creep *c = &s->creeps[k];
+            char from[32], to[32];
+            pg_str_printf(out,
+                          "%*s  creep %+.1f%% over %zu pushes, %s..%s, each "
+                          "within the %.3g%% floor; %.1f times its "
+                          "uncertainty\n",
+                          (int)wname, "", c->change * 100, c->to - c->from + 1,
+                          label_of(h, c->from, from, sizeof(from)),
+                          label_of(h, c->to, to, sizeof(to)), h->floor * 100,
+                          fabs(c->z));
+            if (h->subjects && h->subjects[c->from] && h->subjects[c->to])
+                pg_str_printf(out, "%*s%.*s .. %.*s\n", 6, "",
+                              (int)pg_utf8_cut(h->subjects[c->from], 34),
+                              h->subjects[c->from],
+                              (int)pg_utf8_cut(h->subjects[c->to], 34),
+                              h->subjects[c->to]);
         }
     }
+    for (i = 0; i < h->notes.n; i++)
+        pg_str_printf(out, "%snote: %s\n", i ? "" : "\n", h->notes.v[i]);
     if (h->ignored.n) {
         pg_str_puts(out, "\nnot series (not all numbers):");
         for (i = 0; i < h->ignored.n; i++)
@@ -406,10 +456,31 @@ char *pg_history_to_json(const pg_history *h)
                                cp->before != 0 ? cp->after / cp->before - 1
                                                : NAN);
             pg_json_add_number(co, "z", cp->z);
+            if (h->subjects)
+                cJSON_AddStringToObject(co, "subject", h->subjects[cp->at]);
+            cJSON_AddItemToArray(cps, co);
+        }
+        cps = cJSON_AddArrayToObject(so, "creeps");
+        for (k = 0; k < s->ncreeps; k++) {
+            const pg_creep *c = &s->creeps[k];
+            cJSON *co = cJSON_CreateObject();
+            cJSON_AddNumberToObject(co, "from", (double)c->from);
+            cJSON_AddNumberToObject(co, "to", (double)c->to);
+            if (h->labels) {
+                cJSON_AddStringToObject(co, "from_label", h->labels[c->from]);
+                cJSON_AddStringToObject(co, "to_label", h->labels[c->to]);
+            }
+            pg_json_add_number(co, "change", c->change);
+            pg_json_add_number(co, "z", c->z);
             cJSON_AddItemToArray(cps, co);
         }
         cJSON_AddItemToArray(arr, so);
     }
+    if (h->floor > 0)
+        pg_json_add_number(root, "noise_floor", h->floor);
+    arr = cJSON_AddArrayToObject(root, "notes");
+    for (i = 0; i < h->notes.n; i++)
+        cJSON_AddItemToArray(arr, cJSON_CreateString(h->notes.v[i]));
     text = cJSON_Print(root);
     cJSON_Delete(root);
     return text;
@@ -426,12 +497,17 @@ void pg_history_clear(pg_history *h)
         free(h->series[i].change);
         free(h->series[i].change_sd);
         free(h->series[i].cps);
+        free(h->series[i].creeps);
     }
     free(h->series);
     for (i = 0; h->labels && i < h->npoints; i++)
         free(h->labels[i]);
     free(h->labels);
+    for (i = 0; h->subjects && i < h->npoints; i++)
+        free(h->subjects[i]);
+    free(h->subjects);
     free(h->source);
+    pg_strvec_clear(&h->notes);
     pg_strvec_clear(&h->ignored);
     memset(h, 0, sizeof(*h));
 }

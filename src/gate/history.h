@@ -24,15 +24,23 @@ typedef struct pg_series {
     double *change_sd;
     pg_changepoint *cps;
     size_t ncps;
+    pg_creep *creeps; /* with paired changes and a floor */
+    size_t ncreeps;
 } pg_series;
 
 typedef struct pg_history {
     char *source;  /* where it was read from, for messages */
     char **labels; /* npoints row labels (commits), or NULL */
+    char **subjects; /* npoints commit subjects, or NULL */
     size_t npoints;
+    /* The noise floor (a fraction) a creep must add up beyond; 0: no
+     * creeps are looked for. */
+    double floor;
+    int ns; /* the values are times in nanoseconds (shown as such) */
     pg_series *series;
     size_t nseries;
     pg_strvec ignored; /* columns that are neither series nor labels */
+    pg_strvec notes;   /* what the reader should know: files left out */
 } pg_history;
 
 /*
@@ -51,7 +59,8 @@ typedef struct pg_history {
 int pg_history_from_csv(pg_history *h, const pg_csv *t, const char *source,
                         const char *const *only);
 
-/* Finds the change points of every series. */
+/* Finds the change points of every series, and with h->floor set, the
+ * creeps of those with paired changes. */
 void pg_history_detect(pg_history *h, const pg_cp_opts *opts);
 
 /* A line per series with a small chart, then its change points. */

@@ -445,6 +445,19 @@ int pg_repo_copy_worktree(pg_repo *repo, pg_rev *rev, const char *dir)
     return err;
 }
 
+/* `c` as a pg_commit_info, into `info`. */
+static void commit_info(pg_commit_info *info, git_commit *c)
+{
+    const git_signature *who = git_commit_author(c);
+
+    git_oid_tostr(info->commit, sizeof(info->commit), git_commit_id(c));
+    git_oid_tostr(info->tree, sizeof(info->tree), git_commit_tree_id(c));
+    info->subject =
+        pg_strdup(git_commit_summary(c) ? git_commit_summary(c) : "");
+    info->author =
+        who ? pg_strdupf("%s <%s>", who->name, who->email) : pg_strdup("");
+}
+
 int pg_repo_range(pg_commit_info **out, size_t *n, pg_repo *repo,
                   const char *good, const char *bad, int first_parent)
 {
@@ -474,7 +487,6 @@ int pg_repo_range(pg_commit_info **out, size_t *n, pg_repo *repo,
     }
     while (!err && git_revwalk_next(&oid, walk) == 0) {
         git_commit *c = NULL;
-        const git_signature *who;
         pg_commit_info *info;
         if (git_commit_lookup(&c, repo->repo, &oid) < 0) {
             err = pg_error_set(PG_ERR_USAGE,
@@ -488,12 +500,7 @@ int pg_repo_range(pg_commit_info **out, size_t *n, pg_repo *repo,
             *out = pg_realloc(*out, cap * sizeof(**out));
         }
         info = &(*out)[(*n)++];
-        git_oid_tostr(info->commit, sizeof(info->commit), &oid);
-        info->subject =
-            pg_strdup(git_commit_summary(c) ? git_commit_summary(c) : "");
-        who = git_commit_author(c);
-        info->author =
-            who ? pg_strdupf("%s <%s>", who->name, who->email) : pg_strdup("");
+        commit_info(info, c);
         git_commit_free(c);
     }
     git_revwalk_free(walk);
@@ -503,6 +510,67 @@ int pg_repo_range(pg_commit_info **out, size_t *n, pg_repo *repo,
         *n = 0;
     }
     return err;
+}
+
+int pg_repo_first_parents(pg_commit_info **out, size_t *n, pg_repo *repo,
+                          const char *spec, size_t max)
+{
+    git_object *obj = NULL;
+    git_commit *c = NULL, *next = NULL;
+    size_t i, cap = 0;
+
+    *out = NULL;
+    *n = 0;
+    if (git_revparse_single(&obj, repo->repo, spec) < 0 ||
+        git_object_peel((git_object **)&c, obj, GIT_OBJECT_COMMIT) < 0) {
+        git_object_free(obj);
+        return pg_error_set(PG_ERR_USAGE,
+                            "'%s' is not a commit here: %s (fetch it, or "
+                            "name another with --rev)",
+                            spec, git_message());
+    }
+    git_object_free(obj);
+    /* Newest first, then turned around.  A missing parent (a shallow
+     * clone's edge) ends the line. */
+    while (c && *n < max) {
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 64;
+            *out = pg_realloc(*out, cap * sizeof(**out));
+        }
+        commit_info(&(*out)[(*n)++], c);
+        if (git_commit_parentcount(c) == 0 ||
+            git_commit_parent(&next, c, 0) < 0)
+            next = NULL;
+        git_commit_free(c);
+        c = next;
+    }
+    git_commit_free(c);
+    git_error_clear();
+    for (i = 0; i < *n / 2; i++) {
+        pg_commit_info t = (*out)[i];
+        (*out)[i] = (*out)[*n - 1 - i];
+        (*out)[*n - 1 - i] = t;
+    }
+    return 0;
+}
+
+int pg_repo_tree_of(char out[PG_OID_HEX], pg_repo *repo, const char *commit)
+{
+    git_oid oid;
+    git_commit *c = NULL;
+
+    if (git_oid_fromstr(&oid, commit) < 0 ||
+        git_commit_lookup(&c, repo->repo, &oid) < 0)
+        return pg_error_set(PG_ERR_USAGE, "commit %.10s is missing: %s", commit,
+                            git_message());
+    git_oid_tostr(out, PG_OID_HEX, git_commit_tree_id(c));
+    git_commit_free(c);
+    return 0;
+}
+
+struct git_repository *pg_repo_git(pg_repo *repo)
+{
+    return repo->repo;
 }
 
 void pg_commit_infos_free(pg_commit_info *infos, size_t n)

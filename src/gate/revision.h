@@ -95,6 +95,7 @@ int pg_repo_resolve_ci(pg_rev *base, pg_rev *head, pg_repo *repo,
 /* A commit of a range, for people. */
 typedef struct pg_commit_info {
     char commit[PG_OID_HEX];
+    char tree[PG_OID_HEX]; /* its tree */
     char *subject; /* its summary line */
     char *author;  /* "Name <email>" */
 } pg_commit_info;
@@ -109,7 +110,21 @@ typedef struct pg_commit_info {
 int pg_repo_range(pg_commit_info **out, size_t *n, pg_repo *repo,
                   const char *good, const char *bad, int first_parent);
 
+/*
+ * The newest `max` commits of the first-parent history of `spec` (the
+ * commit it names, its first parent, that one's, ...), oldest first: the
+ * line of pushes along main.  PG_ERR_USAGE when `spec` does not resolve.
+ */
+int pg_repo_first_parents(pg_commit_info **out, size_t *n, pg_repo *repo,
+                          const char *spec, size_t max);
+
+/* The tree of commit `commit` (a full SHA) into `out`; 0 or a set error. */
+int pg_repo_tree_of(char out[PG_OID_HEX], pg_repo *repo, const char *commit);
+
 void pg_commit_infos_free(pg_commit_info *infos, size_t n);
+
+/* libgit2's handle on the repository: for the history's store (store.h). */
+struct git_repository *pg_repo_git(pg_repo *repo);
 
 void pg_rev_clear(pg_rev *rev);
 void pg_repo_free(pg_repo *repo);

@@ -1,0 +1,426 @@
+/*
+ * record.c - a push's measurement as a small JSON file, and back.
+ */
+#define _GNU_SOURCE
+#include "record.h"
+#include "error.h"
+#include "fs.h"
+#include "json.h"
+#include "proc.h"
+#include "sources.h"
+#include "str.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "banned.h"
+
+/* The longest text a record keeps (a subject, a machine's name). */
+#define TEXT_MAX 200
+
+/* A text as a record keeps it: clean, at most TEXT_MAX bytes. */
+static char *short_text(const char *text)
+{
+    char *clean = pg_text_clean(text ? text : "");
+
+    clean[pg_utf8_cut(clean, TEXT_MAX)] = '\0';
+    return clean;
+}
+
+/* The value of /proc/cpuinfo's first line for `key`, or NULL. */
+static char *cpuinfo_value(const char *cpuinfo, const char *key)
+{
+    const char *p = cpuinfo;
+    size_t klen = strlen(key);
+
+    while (p && *p) {
+        const char *eol = strchrnul(p, '\n');
+        if (!strncmp(p, key, klen) &&
+            (p[klen] == ' ' || p[klen] == '\t' || p[klen] == ':')) {
+            const char *colon = memchr(p, ':', (size_t)(eol - p));
+            if (colon) {
+                colon++;
+                while (*colon == ' ' || *colon == '\t')
+                    colon++;
+                return pg_strdupf("%.*s", (int)(eol - colon), colon);
+            }
+        }
+        p = *eol ? eol + 1 : NULL;
+    }
+    return NULL;
+}
+
+/* The first line `cmd --version` prints, or "unknown". */
+static char *compiler_version(const char *cmd)
+{
+    const char *argv[3] = {cmd, "--version", NULL};
+    pg_proc_opts opts;
+    pg_proc_result res;
+    char *line = NULL;
+
+    memset(&opts, 0, sizeof(opts));
+    opts.timeout = 20;
+    if (pg_proc_run_argv(&res, (char *const *)argv, &opts) == 0) {
+        if (res.exited && !res.exit_code) {
+            const char *out = pg_str_cstr(&res.output);
+            line = pg_strdupf("%.*s", (int)strcspn(out, "\n"), out);
+        }
+        pg_proc_result_clear(&res);
+    }
+    return line ? line : pg_strdup("unknown");
+}
+
+void pg_record_machine_probe(pg_record_machine *out, const char *name)
+{
+    char *cpuinfo = NULL, *cpu = NULL;
+    struct utsname u;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+    memset(out, 0, sizeof(*out));
+    if (pg_read_file(&cpuinfo, NULL, "/proc/cpuinfo", 4 << 20) == 0) {
+        cpu = cpuinfo_value(cpuinfo, "model name");
+        if (!cpu)
+            cpu = cpuinfo_value(cpuinfo, "Model"); /* ARM boards */
+    }
+    free(cpuinfo);
+    if (uname(&u) < 0)
+        memset(&u, 0, sizeof(u));
+    if (!cpu)
+        cpu = pg_strdup(*u.machine ? u.machine : "unknown CPU");
+    out->cpu = short_text(cpu);
+    free(cpu);
+    out->cores = cores > 0 && cores < 1000000 ? (int)cores : 0;
+    out->kernel = short_text(*u.release ? u.release : "unknown");
+    cpu = compiler_version(pg_sources_compiler());
+    out->compiler = short_text(cpu);
+    free(cpu);
+    if (!name || !*name)
+        name = getenv("PERFGATE_MACHINE");
+    if (name && *name) {
+        out->name = short_text(name);
+    } else {
+        char *def = pg_strdupf("%s, %d cores", out->cpu, out->cores);
+        out->name = short_text(def);
+        free(def);
+    }
+}
+
+/* `v` to six significant digits: what a record needs, in fewer bytes. */
+static double trim(double v)
+{
+    char buf[32];
+
+    if (!isfinite(v))
+        return v;
+    snprintf(buf, sizeof(buf), "%.6g", v);
+    return strtod(buf, NULL);
+}
+
+void pg_record_from_result(pg_record *out, const pg_result *r, const char *tree,
+                           const char *parent_tree, pg_record_machine *machine,
+                           long long when)
+{
+    size_t i;
+
+    memset(out, 0, sizeof(*out));
+    out->format = PG_RECORD_FORMAT;
+    snprintf(out->commit, sizeof(out->commit), "%s",
+             r->head.commit ? r->head.commit : "");
+    snprintf(out->parent, sizeof(out->parent), "%s",
+             r->base.commit ? r->base.commit : "");
+    snprintf(out->tree, sizeof(out->tree), "%s", tree);
+    snprintf(out->parent_tree, sizeof(out->parent_tree), "%s", parent_tree);
+    out->subject = short_text(r->head.subject);
+    out->when = when;
+    out->machine = *machine;
+    memset(machine, 0, sizeof(*machine));
+    out->perfgate = pg_strdup(r->version ? r->version : "unknown");
+    out->method = PG_RECORD_METHOD;
+    out->config_digest = pg_strdup(r->config_digest ? r->config_digest : "");
+    out->noise_floor = r->noise_floor;
+    out->benchmarks = pg_calloc(r->nbenchmarks + 1, sizeof(*out->benchmarks));
+    for (i = 0; i < r->nbenchmarks; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        pg_record_bench *rb = &out->benchmarks[out->nbenchmarks++];
+        rb->name = pg_strdup(b->name);
+        rb->status = b->status;
+        rb->untouched = b->not_affected || b->identical;
+        rb->base_ns = b->base_ns;
+        rb->head_ns = b->head_ns;
+        rb->change = b->change;
+        rb->change_lo = b->change_lo;
+        rb->change_hi = b->change_hi;
+        if (rb->untouched)
+            rb->change = rb->change_lo = rb->change_hi = 0;
+    }
+}
+
+char *pg_record_to_json(const pg_record *rec)
+{
+    cJSON *root = cJSON_CreateObject(), *m, *arr;
+    char *text;
+    size_t i;
+
+    if (!root)
+        return NULL;
+    cJSON_AddNumberToObject(root, "perfgate_record", rec->format);
+    cJSON_AddStringToObject(root, "commit", rec->commit);
+    cJSON_AddStringToObject(root, "parent", rec->parent);
+    cJSON_AddStringToObject(root, "tree", rec->tree);
+    cJSON_AddStringToObject(root, "parent_tree", rec->parent_tree);
+    cJSON_AddStringToObject(root, "subject", rec->subject ? rec->subject : "");
+    cJSON_AddNumberToObject(root, "when", (double)rec->when);
+    m = cJSON_AddObjectToObject(root, "machine");
+    if (m) {
+        cJSON_AddStringToObject(m, "name", rec->machine.name);
+        cJSON_AddStringToObject(m, "cpu", rec->machine.cpu);
+        cJSON_AddNumberToObject(m, "cores", rec->machine.cores);
+        cJSON_AddStringToObject(m, "kernel", rec->machine.kernel);
+        cJSON_AddStringToObject(m, "compiler", rec->machine.compiler);
+    }
+    cJSON_AddStringToObject(root, "perfgate", rec->perfgate);
+    cJSON_AddNumberToObject(root, "method", rec->method);
+    cJSON_AddStringToObject(root, "config_digest", rec->config_digest);
+    pg_json_add_number(root, "noise_floor", trim(rec->noise_floor));
+    arr = cJSON_AddArrayToObject(root, "benchmarks");
+    for (i = 0; arr && i < rec->nbenchmarks; i++) {
+        const pg_record_bench *b = &rec->benchmarks[i];
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            break;
+        cJSON_AddItemToArray(arr, o);
+        cJSON_AddStringToObject(o, "name", b->name);
+        cJSON_AddStringToObject(o, "status", pg_status_name(b->status));
+        if (b->untouched)
+            cJSON_AddTrueToObject(o, "untouched");
+        pg_json_add_number(o, "base_ns", trim(b->base_ns));
+        pg_json_add_number(o, "head_ns", trim(b->head_ns));
+        pg_json_add_number(o, "change", trim(b->change));
+        pg_json_add_number(o, "change_lo", trim(b->change_lo));
+        pg_json_add_number(o, "change_hi", trim(b->change_hi));
+    }
+    text = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    return text;
+}
+
+/* Parsing: the first thing wrong, said once. */
+typedef struct parse_ctx {
+    const char *display;
+    int err;
+} parse_ctx;
+
+static int bad(parse_ctx *ctx, const char *what)
+{
+    if (!ctx->err)
+        ctx->err = pg_error_set(PG_ERR_USAGE, "%s: %s", ctx->display, what);
+    return ctx->err;
+}
+
+/* A string field, clean and cut to `max` bytes; NULL (and the error set)
+ * when missing or not a string. */
+static char *text_field(parse_ctx *ctx, const cJSON *o, const char *key,
+                        size_t max)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    char *clean;
+
+    if (!cJSON_IsString(v) || !v->valuestring) {
+        char msg[96];
+        snprintf(msg, sizeof(msg), "\"%s\" is missing or not a string", key);
+        bad(ctx, msg);
+        return NULL;
+    }
+    clean = pg_text_clean(v->valuestring);
+    clean[pg_utf8_cut(clean, max)] = '\0';
+    return clean;
+}
+
+/* A full commit or tree id into `out` (41 bytes). */
+static void oid_field(parse_ctx *ctx, const cJSON *o, const char *key,
+                      char out[PG_OID_HEX])
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    const char *s = cJSON_IsString(v) ? v->valuestring : NULL;
+
+    if (!s || strlen(s) != PG_OID_HEX - 1 ||
+        strspn(s, "0123456789abcdef") != PG_OID_HEX - 1) {
+        char msg[96];
+        snprintf(msg, sizeof(msg), "\"%s\" is not a full commit id", key);
+        bad(ctx, msg);
+        return;
+    }
+    memcpy(out, s, PG_OID_HEX);
+}
+
+/* A number field that may be null (NAN), within [lo, hi]. */
+static double number_field(parse_ctx *ctx, const cJSON *o, const char *key,
+                           double lo, double hi)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    char msg[96];
+
+    if (cJSON_IsNull(v))
+        return NAN;
+    if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= lo &&
+        v->valuedouble <= hi)
+        return v->valuedouble;
+    snprintf(msg, sizeof(msg), "\"%s\" is missing or out of range", key);
+    bad(ctx, msg);
+    return NAN;
+}
+
+static void parse_machine(parse_ctx *ctx, pg_record_machine *m, const cJSON *o)
+{
+    double cores;
+
+    if (!cJSON_IsObject(o)) {
+        bad(ctx, "\"machine\" is missing");
+        return;
+    }
+    m->name = text_field(ctx, o, "name", TEXT_MAX);
+    m->cpu = text_field(ctx, o, "cpu", TEXT_MAX);
+    m->kernel = text_field(ctx, o, "kernel", TEXT_MAX);
+    m->compiler = text_field(ctx, o, "compiler", TEXT_MAX);
+    cores = number_field(ctx, o, "cores", 0, 1e6);
+    m->cores = isfinite(cores) ? (int)cores : 0;
+    if (m->name && !*m->name)
+        bad(ctx, "the machine has no name");
+}
+
+static void parse_bench(parse_ctx *ctx, pg_record_bench *b, const cJSON *o)
+{
+    const cJSON *status = cJSON_GetObjectItemCaseSensitive(o, "status");
+    int s = cJSON_IsString(status) ? pg_status_parse(status->valuestring) : -1;
+
+    if (!cJSON_IsObject(o)) {
+        bad(ctx, "a benchmark is not an object");
+        return;
+    }
+    b->name = text_field(ctx, o, "name", TEXT_MAX);
+    if (s < 0)
+        bad(ctx, "a benchmark's \"status\" is missing or unknown");
+    b->status = s < 0 ? PG_STATUS_UNCHANGED : (pg_status)s;
+    b->untouched =
+        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "untouched"));
+    /* A time is positive and below a day; a change more than -100%. */
+    b->base_ns = number_field(ctx, o, "base_ns", 0, 8.64e13);
+    b->head_ns = number_field(ctx, o, "head_ns", 0, 8.64e13);
+    b->change = number_field(ctx, o, "change", -1, 1e9);
+    b->change_lo = number_field(ctx, o, "change_lo", -1, 1e9);
+    b->change_hi = number_field(ctx, o, "change_hi", -1, 1e9);
+    if (!ctx->err && isfinite(b->change_lo) && isfinite(b->change_hi) &&
+        b->change_lo > b->change_hi)
+        bad(ctx, "a benchmark's interval is upside down");
+}
+
+int pg_record_from_json(pg_record *out, const char *text, size_t len,
+                        const char *display)
+{
+    parse_ctx ctx = {display, 0};
+    cJSON *root, *arr, *item;
+    double format, method, when;
+    int n, i;
+
+    memset(out, 0, sizeof(*out));
+    root = cJSON_ParseWithLength(text, len);
+    if (!cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        return bad(&ctx, "not a perfgate record (not a JSON object)");
+    }
+    format = number_field(&ctx, root, "perfgate_record", 0, 1e9);
+    if (ctx.err || format != PG_RECORD_FORMAT) {
+        const cJSON *by = cJSON_GetObjectItemCaseSensitive(root, "perfgate");
+        char *who = cJSON_IsString(by) ? pg_text_clean(by->valuestring) : NULL;
+        pg_error_clear();
+        ctx.err = 0;
+        if (who)
+            who[pg_utf8_cut(who, 40)] = '\0';
+        ctx.err = pg_error_set(
+            PG_ERR_USAGE,
+            "%s: a record of format %g%s%s%s, and this perfgate reads "
+            "format %d: upgrade perfgate to read it",
+            display, isfinite(format) ? format : 0.0,
+            who ? " (written by " : "", who ? who : "", who ? ")" : "",
+            PG_RECORD_FORMAT);
+        free(who);
+        cJSON_Delete(root);
+        return ctx.err;
+    }
+    out->format = PG_RECORD_FORMAT;
+    oid_field(&ctx, root, "commit", out->commit);
+    oid_field(&ctx, root, "parent", out->parent);
+    oid_field(&ctx, root, "tree", out->tree);
+    oid_field(&ctx, root, "parent_tree", out->parent_tree);
+    out->subject = text_field(&ctx, root, "subject", TEXT_MAX);
+    when = number_field(&ctx, root, "when", 0, 1e12);
+    out->when = isfinite(when) ? (long long)when : 0;
+    parse_machine(&ctx, &out->machine,
+                  cJSON_GetObjectItemCaseSensitive(root, "machine"));
+    out->perfgate = text_field(&ctx, root, "perfgate", 40);
+    method = number_field(&ctx, root, "method", 0, 1e6);
+    out->method = isfinite(method) ? (int)method : 0;
+    out->config_digest = text_field(&ctx, root, "config_digest", 80);
+    out->noise_floor = number_field(&ctx, root, "noise_floor", 0, 10);
+    arr = cJSON_GetObjectItemCaseSensitive(root, "benchmarks");
+    n = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : -1;
+    if (n < 0)
+        bad(&ctx, "\"benchmarks\" is missing");
+    else if (n > PG_RECORD_MAX_BENCHMARKS)
+        bad(&ctx, "more than 10000 benchmarks");
+    if (!ctx.err && n > 0) {
+        out->benchmarks = pg_calloc((size_t)n, sizeof(*out->benchmarks));
+        i = 0;
+        cJSON_ArrayForEach(item, arr)
+        {
+            if (i >= n || ctx.err)
+                break;
+            parse_bench(&ctx, &out->benchmarks[i++], item);
+            out->nbenchmarks = (size_t)i;
+        }
+    }
+    cJSON_Delete(root);
+    if (ctx.err) {
+        pg_record_clear(out);
+        return ctx.err;
+    }
+    return 0;
+}
+
+const pg_record_bench *pg_record_find(const pg_record *rec, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < rec->nbenchmarks; i++)
+        if (rec->benchmarks[i].name && !strcmp(rec->benchmarks[i].name, name))
+            return &rec->benchmarks[i];
+    return NULL;
+}
+
+void pg_record_machine_clear(pg_record_machine *m)
+{
+    free(m->name);
+    free(m->cpu);
+    free(m->kernel);
+    free(m->compiler);
+    memset(m, 0, sizeof(*m));
+}
+
+void pg_record_clear(pg_record *rec)
+{
+    size_t i;
+
+    for (i = 0; i < rec->nbenchmarks; i++)
+        free(rec->benchmarks[i].name);
+    free(rec->benchmarks);
+    free(rec->subject);
+    free(rec->perfgate);
+    free(rec->config_digest);
+    pg_record_machine_clear(&rec->machine);
+    memset(rec, 0, sizeof(*rec));
+}

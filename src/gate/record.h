@@ -1,0 +1,99 @@
+/*
+ * record.h - one push to main, measured against its first parent: what
+ * `perfgate record` stores and `perfgate history` reads back.
+ *
+ * A record is small JSON: the commit and its parent (and their trees, so
+ * that a commit rebased to identical code can reuse it), the machine it
+ * was measured on, perfgate's version and method, the config's digest and
+ * floor, and per benchmark the status, the absolute times and the paired
+ * change with its interval.  Records are read from a ref anyone may have
+ * pushed to: every field is checked, and a record that is damaged, hostile
+ * or of an unknown format is refused with a message, never half-read.
+ */
+#ifndef PG_RECORD_H
+#define PG_RECORD_H
+
+#include <stddef.h>
+
+#include "result.h"
+#include "revision.h"
+
+/* The format this perfgate writes and reads; a record of another is
+ * refused, naming the version that wrote it. */
+#define PG_RECORD_FORMAT 1
+
+/* How perfgate measures (the interleaved sum of minimums, seeds/): a
+ * record of another method is read, and its absolute times are not put on
+ * one series with this method's. */
+#define PG_RECORD_METHOD 1
+
+/* The most benchmarks a record may hold. */
+#define PG_RECORD_MAX_BENCHMARKS 10000
+
+typedef struct pg_record_bench {
+    char *name;
+    pg_status status;
+    double base_ns, head_ns;     /* sums of per-case minimums; NAN: none */
+    double change;               /* head/base - 1; NAN when not measured */
+    double change_lo, change_hi; /* its 95% interval; NAN */
+    /* Unchanged at no cost: the change could not reach it (not affected,
+     * or both sides load identical code); change is 0, its interval 0. */
+    int untouched;
+} pg_record_bench;
+
+/* What a record was measured on. */
+typedef struct pg_record_machine {
+    char *name;     /* the series key: --machine, else "CPU, N cores" */
+    char *cpu;      /* the CPU's model */
+    int cores;      /* online */
+    char *kernel;   /* uname's release */
+    char *compiler; /* the first line of `cc --version` */
+} pg_record_machine;
+
+typedef struct pg_record {
+    int format;
+    char commit[PG_OID_HEX], parent[PG_OID_HEX];
+    char tree[PG_OID_HEX], parent_tree[PG_OID_HEX];
+    char *subject;
+    long long when; /* seconds since the epoch, when it was recorded */
+    pg_record_machine machine;
+    char *perfgate; /* the version that measured */
+    int method;
+    char *config_digest;
+    double noise_floor;
+    pg_record_bench *benchmarks;
+    size_t nbenchmarks;
+} pg_record;
+
+/*
+ * This machine, named `name` (NULL: $PERFGATE_MACHINE, else the CPU's
+ * model and core count).
+ */
+void pg_record_machine_probe(pg_record_machine *out, const char *name);
+
+/*
+ * The record of `r`, a comparison of a commit (r->head) against its first
+ * parent (r->base) whose trees are `tree` and `parent_tree`, on `machine`
+ * (taken: *machine is left empty).
+ */
+void pg_record_from_result(pg_record *out, const pg_result *r, const char *tree,
+                           const char *parent_tree, pg_record_machine *machine,
+                           long long when);
+
+/* As JSON: a new string to free(), or NULL when out of memory. */
+char *pg_record_to_json(const pg_record *rec);
+
+/*
+ * Parses a record of `len` bytes read from `display` (for messages).
+ * PG_ERR_USAGE saying what is wrong, and `out` then empty.
+ */
+int pg_record_from_json(pg_record *out, const char *text, size_t len,
+                        const char *display);
+
+/* The benchmark named `name`, or NULL. */
+const pg_record_bench *pg_record_find(const pg_record *rec, const char *name);
+
+void pg_record_machine_clear(pg_record_machine *m);
+void pg_record_clear(pg_record *rec);
+
+#endif
