@@ -187,6 +187,7 @@ int pg_store_add(pg_repo *repo, const char *ref, const char *commit,
 /* Reading: what the walk collects. */
 typedef struct read_ctx {
     git_repository *repo;
+    const char *ref;
     pg_stored *files;
     size_t n, cap;
     int (*want)(void *payload, const char *commit);
@@ -198,7 +199,7 @@ typedef struct read_ctx {
 static void skip(read_ctx *ctx, const char *root, const char *name,
                  const char *why)
 {
-    char *line = pg_strdupf("%s%s: %s", root, name, why);
+    char *line = pg_strdupf("left out %s:%s%s: %s", ctx->ref, root, name, why);
     char *clean = pg_text_clean(line);
 
     if (ctx->skipped)
@@ -234,7 +235,7 @@ static int read_entry(const char *root, const git_tree_entry *e, void *p)
     git_object_size_t size;
 
     if (!in_place(root, name, type)) {
-        skip(ctx, root, name, "not where a record goes; left out");
+        skip(ctx, root, name, "not where a record goes");
         return 1; /* do not go inside */
     }
     if (type == GIT_OBJECT_TREE) {
@@ -244,12 +245,12 @@ static int read_entry(const char *root, const git_tree_entry *e, void *p)
         return 0;
     }
     if (git_blob_lookup(&blob, ctx->repo, git_tree_entry_id(e)) < 0) {
-        skip(ctx, root, name, "missing from the repository; left out");
+        skip(ctx, root, name, "missing from the repository");
         return 0;
     }
     size = git_blob_rawsize(blob);
     if (size > PG_STORE_MAX_FILE) {
-        skip(ctx, root, name, "too large for a record; left out");
+        skip(ctx, root, name, "too large for a record");
         git_blob_free(blob);
         return 0;
     }
@@ -294,6 +295,7 @@ int pg_store_read(pg_stored **out, size_t *n, pg_repo *repo, const char *ref,
     }
     memset(&ctx, 0, sizeof(ctx));
     ctx.repo = g;
+    ctx.ref = ref;
     ctx.want = want;
     ctx.payload = payload;
     ctx.skipped = skipped;

@@ -1,18 +1,28 @@
 #!/usr/bin/env python3
-"""perfgate history --series on CSV files made here: the change points
-named by their commits, in the terminal and as JSON; every file that is not
-such a table refused with what is wrong and where; text from the file made
-safe before it is shown.  Nothing is timed."""
+"""perfgate history.
+
+Series: --series on CSV files made here: the change points named by their
+commits, in the terminal and as JSON; every file that is not such a table
+refused with what is wrong and where; text from the file made safe before
+it is shown.  Nothing is timed.
+
+Mainline: perfgate record on throwaway repositories, kept on
+refs/perfgate/history and pushed to a bare remote, and perfgate history
+over them: a step and a creep found and named, writers united, damaged and
+hostile records left out with a note.  The sizes are wide by construction
+(a 25% step, five 2% pushes against a 5% floor, each reading well within
+it on any machine)."""
 import json
 import os
 import random
+import socket
 import subprocess
 import sys
 import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import PERFGATE  # noqa: E402
+from harness import PERFGATE, RepoTest, fixture, snapshot  # noqa: E402
 
 
 def series_csv(n=30, step_at=18, size=6.0, seed=4):
@@ -141,6 +151,293 @@ class Series(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertNotIn("\x1b", p.stdout + p.stderr)
         self.assertIn("\ufffd", p.stderr)
+
+
+SPIN = fixture("spin.c")
+SPIN_CONFIG = fixture("spin.yml")
+REF = "refs/perfgate/history"
+
+
+class Mainline(RepoTest):
+    def spin(self, rounds, comment=""):
+        return ("/* %s */\n#define ROUNDS %d\n" % (comment, rounds)) + SPIN
+
+    def run_pg(self, *args, cwd=None, ok=(0,)):
+        """perfgate ARGS in the repository; the repository's state
+        afterwards, but for the history's ref, is as before."""
+        cwd = cwd or self.repo
+        before = snapshot(cwd)
+        p = subprocess.run(
+            [PERFGATE, *args], cwd=cwd, capture_output=True, text=True,
+            timeout=300, env=dict(os.environ, TMPDIR=self.pgtmp,
+                                  PERFGATE_MACHINE="test machine"))
+        after = snapshot(cwd)
+        for state in (before, after):
+            state["refs"] = "".join(
+                line for line in state["refs"].splitlines(True)
+                if not line.endswith("\t%s\n" % REF))
+        self.assertEqual(before, after, "perfgate changed the repository")
+        self.assertEqual(os.listdir(self.pgtmp), [],
+                         "perfgate left temporary files behind")
+        self.assertIn(p.returncode, ok, p.stdout + p.stderr)
+        return p
+
+    def record(self, *args, cwd=None, ok=(0,)):
+        return self.run_pg("record", "-q", "--jobs", "2", *args, cwd=cwd,
+                           ok=ok)
+
+    def history(self, *args, cwd=None, ok=(0,)):
+        p = self.run_pg("history", "--json", "-", *args, cwd=cwd, ok=ok)
+        return p, (json.loads(p.stdout) if p.returncode == 0 else None)
+
+    def files(self, cwd=None):
+        return self.git("ls-tree", "-r", "--name-only", REF,
+                        cwd=cwd).splitlines()
+
+    def scenario(self):
+        """Fifteen commits: a 25% step, then five pushes of about 2% each
+        among commits that change nothing (a README, a comment).  Returns
+        the commits by subject."""
+        c = {}
+        steps = [("base", {"perfgate.yml": SPIN_CONFIG,
+                           "src/spin.c": self.spin(200)}),
+                 ("readme 1", {"README": "1\n"}),
+                 ("a comment", {"src/spin.c": self.spin(200, "b")}),
+                 ("the step", {"src/spin.c": self.spin(250, "b")}),
+                 ("readme 2", {"README": "2\n"}),
+                 ("creep 1", {"src/spin.c": self.spin(255, "b")}),
+                 ("readme 3", {"README": "3\n"}),
+                 ("creep 2", {"src/spin.c": self.spin(260, "b")}),
+                 ("creep 3", {"src/spin.c": self.spin(265, "b")}),
+                 ("readme 4", {"README": "4\n"}),
+                 ("creep 4", {"src/spin.c": self.spin(270, "b")}),
+                 ("creep 5", {"src/spin.c": self.spin(275, "b")}),
+                 ("readme 5", {"README": "5\n"}),
+                 ("another comment", {"src/spin.c": self.spin(275, "c")}),
+                 ("readme 6", {"README": "6\n"})]
+        for subject, files in steps:
+            c[subject] = self.commit(files, subject)
+        return c, [s for s, _ in steps]
+
+    def test_a_step_and_a_creep_are_named_and_nothing_else(self):
+        c, order = self.scenario()
+        for subject in order[1:]:
+            self.record(c[subject])
+        self.assertEqual(len(self.files()), 14)
+        p, doc = self.history()
+        (s,) = doc["series"]
+        self.assertEqual(s["name"], "spin")
+        self.assertEqual(doc["points"], 14)
+        steps = [(cp["label"], cp["subject"]) for cp in s["changepoints"]]
+        self.assertEqual(steps, [(c["the step"], "the step")], p.stderr)
+        self.assertGreater(s["changepoints"][0]["change"], 0.15)
+        (creep,) = s["creeps"]
+        self.assertEqual((creep["from_label"], creep["to_label"]),
+                         (c["creep 1"], c["creep 5"]))
+        self.assertGreater(creep["change"], 0.05)
+        text = self.run_pg("history").stdout
+        self.assertIn("the step", text)
+        self.assertIn("creep 1 .. creep 5", text)
+
+    def test_records_of_identical_code_cost_nothing(self):
+        self.commit({"perfgate.yml": SPIN_CONFIG,
+                     "src/spin.c": self.spin(100)}, "base")
+        readme = self.commit({"README": "x\n"}, "readme")
+        self.record(readme)
+        (path,) = self.files()
+        self.assertTrue(path.startswith("%s/%s/" % (readme[:2], readme)))
+        self.assertTrue(path.endswith(".json"))
+        rec = json.loads(self.git("show", "%s:%s" % (REF, path)))
+        self.assertEqual(rec["perfgate_record"], 1)
+        self.assertEqual(rec["commit"], readme)
+        self.assertEqual(rec["machine"]["name"], "test machine")
+        for key in ("cpu", "kernel", "compiler"):
+            self.assertTrue(rec["machine"][key])
+        (b,) = rec["benchmarks"]
+        self.assertEqual((b["name"], b["status"], b["untouched"],
+                          b["change"]), ("spin", "unchanged", True, 0))
+        self.assertIsNone(b["head_ns"])
+        # The same commit again: both records kept, and said so.
+        self.record(readme)
+        self.assertEqual(len(self.files()), 2)
+        p, doc = self.history()
+        self.assertTrue(any("has 2 records from test machine" in n
+                            for n in doc["notes"]), doc["notes"])
+
+    def test_two_writers_are_united_and_nothing_is_forced(self):
+        c, order = self.scenario()
+        remote = os.path.join(self.tmp, "remote.git")
+        self.git("clone", "-q", "--bare", self.repo, remote)
+        clones = []
+        for name in ("a", "b"):
+            path = os.path.join(self.tmp, name)
+            self.git("clone", "-q", remote, path)
+            clones.append(path)
+        self.record("--push", "origin", c["creep 1"], cwd=clones[0])
+        # b has not seen a's push: it fetches a's records first, unites
+        # them with its own, and pushes the union.
+        self.record("--push", "origin", c["the step"], cwd=clones[1])
+        remote_files = self.git("ls-tree", "-r", "--name-only", REF,
+                                cwd=remote).splitlines()
+        self.assertEqual(sorted(f.split("/")[1] for f in remote_files),
+                         sorted([c["creep 1"], c["the step"]]))
+        parents = self.git("log", "--format=%P", "-1", REF, cwd=remote)
+        self.assertEqual(len(parents.split()), 2, "not a union")
+        # a's own commit is still in the remote's history: nothing forced.
+        a_tip = self.git("rev-parse", REF, cwd=clones[0])
+        self.git("merge-base", "--is-ancestor", a_tip, REF, cwd=remote)
+        # A third clone reads both.
+        third = os.path.join(self.tmp, "c")
+        self.git("clone", "-q", remote, third)
+        self.git("fetch", "-q", "origin", "%s:%s" % (REF, REF), cwd=third)
+        p, doc = self.history(cwd=third)
+        self.assertEqual(doc["points"], 12)
+
+    def daemon(self, hook):
+        """A bare clone of the repository served by git daemon (so that
+        git's receive-pack, and its pre-receive `hook`, decide each push);
+        its URL."""
+        served = os.path.join(self.tmp, "served")
+        remote = os.path.join(served, "remote.git")
+        self.git("clone", "-q", "--bare", self.repo, remote)
+        path = os.path.join(remote, "hooks", "pre-receive")
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n" + hook)
+        os.chmod(path, 0o755)
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        d = subprocess.Popen(
+            ["git", "daemon", "--base-path=" + served, "--export-all",
+             "--enable=receive-pack", "--listen=127.0.0.1",
+             "--port=%d" % port, "--reuseaddr", served],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.addCleanup(d.wait)
+        self.addCleanup(d.terminate)
+        for _ in range(200):
+            try:
+                socket.create_connection(("127.0.0.1", port), 1).close()
+                break
+            except OSError:
+                d.poll()
+                self.assertIsNone(d.returncode, "git daemon did not start")
+                subprocess.run(["sleep", "0.05"])
+        return "git://127.0.0.1:%d/remote.git" % port, remote
+
+    def test_a_refused_push_is_tried_again(self):
+        self.commit({"perfgate.yml": SPIN_CONFIG,
+                     "src/spin.c": self.spin(100)}, "base")
+        head = self.commit({"README": "x\n"}, "readme")
+        # The first push is refused (as when another job's push lands
+        # first), the second taken.
+        url, remote = self.daemon(
+            'n=$(cat "$GIT_DIR/tries" 2>/dev/null || echo 0)\n'
+            'echo $((n + 1)) > "$GIT_DIR/tries"\n'
+            '[ $n -ge 1 ] || { echo busy >&2; exit 1; }\n')
+        p = self.run_pg("record", "--jobs", "2", "--push", url)
+        self.assertIn("push 1 of 5 failed", p.stderr)
+        self.assertIn("pushed %s" % REF, p.stderr)
+        with open(os.path.join(remote, "tries")) as f:
+            self.assertEqual(f.read().strip(), "2")
+        (path,) = self.git("ls-tree", "-r", "--name-only", REF,
+                           cwd=remote).splitlines()
+        self.assertIn(head, path)
+        # A remote that refuses every push: the record stays here.
+        with open(os.path.join(remote, "hooks", "pre-receive"), "a") as f:
+            f.write("exit 1\n")
+        self.commit({"README": "y\n"}, "readme 2")
+        p = self.record("--push", url, "--tries", "3", ok=(3,))
+        self.assertIn("after 3 tries", p.stderr)
+        self.assertEqual(len(self.files()), 2)
+
+    def test_a_push_that_fails_keeps_the_local_record(self):
+        self.commit({"perfgate.yml": SPIN_CONFIG,
+                     "src/spin.c": self.spin(100)}, "base")
+        head = self.commit({"README": "x\n"}, "readme")
+        gone = os.path.join(self.tmp, "no-such-remote.git")
+        p = self.record("--push", gone, "--tries", "2", ok=(3,))
+        self.assertIn("after 2 tries", p.stderr)
+        self.assertIn("kept on the local %s" % REF, p.stderr)
+        self.assertEqual(len(self.files()), 1)
+        self.assertIn(head, self.files()[0])
+        p = self.record("--push", "nowhere", ok=(2,))
+        self.assertIn("no remote 'nowhere'", p.stderr)
+
+    def plant(self, entries):
+        """Adds files (path -> bytes) to the history's ref as a hostile
+        writer would: with git's plumbing, straight into the tree."""
+        index = os.path.join(self.tmp, "plant-index")
+        env = dict(os.environ, GIT_INDEX_FILE=index)
+
+        def git(*args, data=None):
+            return subprocess.run(["git", *args], cwd=self.repo, env=env,
+                                  input=data, check=True,
+                                  capture_output=True).stdout.decode().strip()
+        git("read-tree", REF)
+        for path, data in entries.items():
+            blob = git("hash-object", "-w", "--stdin", data=data)
+            git("update-index", "--add", "--cacheinfo",
+                "100644,%s,%s" % (blob, path))
+        tree = git("write-tree")
+        commit = git("commit-tree", tree, "-p", REF, "-m", "planted")
+        git("update-ref", REF, commit)
+        os.remove(index)
+
+    def test_damaged_and_hostile_records_are_left_out(self):
+        self.commit({"perfgate.yml": SPIN_CONFIG,
+                     "src/spin.c": self.spin(100)}, "base")
+        first = self.commit({"README": "1\n"}, "readme 1")
+        head = self.commit({"README": "2\n"}, "readme 2")
+        self.record(first)
+        self.record(head)
+        (good,) = [f for f in self.files() if head in f]
+        rec = json.loads(self.git("show", "%s:%s" % (REF, good)))
+        future = dict(rec, perfgate_record=7, perfgate="9.0")
+        elsewhere = dict(rec, commit=first)
+        wild = json.loads(json.dumps(rec))
+        wild["benchmarks"][0]["change"] = -7
+        dirty = dict(rec, subject="\x1b]0;owned\x07 \u202e")
+        d = "%s/%s/" % (head[:2], head)
+        self.plant({d + "1-garbage.json": b"\x00{not json",
+                    d + "2-future.json": json.dumps(future).encode(),
+                    d + "3-elsewhere.json": json.dumps(elsewhere).encode(),
+                    d + "4-wild.json": json.dumps(wild).encode(),
+                    d + "5-dirty.json": json.dumps(dirty).encode(),
+                    d + "notes.txt": b"hello",
+                    "README": b"not a record",
+                    "zz/%s/1-x.json" % head: json.dumps(rec).encode()})
+        p, doc = self.history()
+        notes = "\n".join(doc["notes"])
+        self.assertIn("1-garbage.json: not a perfgate record", notes)
+        self.assertIn("a record of format 7 (written by 9.0)", notes)
+        self.assertIn("upgrade perfgate", notes)
+        self.assertIn("3-elsewhere.json: it records", notes)
+        self.assertIn("4-wild.json: \"change\" is missing or out of range",
+                      notes)
+        self.assertIn("notes.txt: not where a record goes", notes)
+        self.assertIn("left out %s:README: not where a record goes" % REF,
+                      notes)
+        self.assertIn("left out %s:zz: not where a record goes" % REF, notes)
+        self.assertEqual(doc["points"], 2)
+        # The dirty record was read, made safe; two records of head.
+        self.assertIn("has 2 records", notes)
+        text = self.run_pg("history").stdout
+        self.assertNotIn("\x1b", text)
+        self.assertNotIn("\u202e", text)
+
+    def test_refusals(self):
+        base = self.commit({"perfgate.yml": SPIN_CONFIG,
+                            "src/spin.c": self.spin(100)}, "base")
+        p = self.record(base, ok=(2,))
+        self.assertIn("has no parent", p.stderr)
+        p = self.record("--ref", "refs/heads/main", ok=(2,))
+        self.assertIn("must be under refs/perfgate/", p.stderr)
+        self.assertEqual(self.git("rev-parse", "main"), base)
+        p, _ = self.history(ok=(2,))
+        self.assertIn("no perfgate record", p.stderr)
+        self.assertIn("perfgate record", p.stderr)
+        p, _ = self.history("--rev", "nope", ok=(2,))
+        self.assertIn("'nope' is not a commit", p.stderr)
 
 
 if __name__ == "__main__":
