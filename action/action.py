@@ -521,10 +521,75 @@ def why_refused(e, repo):
             "perfgate-comment.yml comments): see docs/ci.md" % said)
 
 
+# ---- record ----
+
+# The most commits of one push that are recorded (the newest).
+RECORD_MAX = 20
+
+
+def pushed_commits(cwd):
+    """The commits to record, oldest first: the head input alone, else
+    the push's commits along the first-parent line (the newest
+    RECORD_MAX), else HEAD."""
+    if inp("head"):
+        if not usable_revision(inp("head")):
+            raise ValueError("the input %r is not a revision"
+                             % inp("head")[:60])
+        return [inp("head")]
+    ev = event()
+    before, after = ev.get("before"), ev.get("after")
+    if (env("GITHUB_EVENT_NAME") == "push" and isinstance(before, str)
+            and isinstance(after, str) and COMMIT_ID.match(before)
+            and COMMIT_ID.match(after) and before.strip("0")):
+        out = git("rev-list", "--first-parent", "--reverse",
+                  "%s..%s" % (before, after), cwd=cwd)
+        commits = out.stdout.split() if out.returncode == 0 else []
+        if commits:
+            return commits[-RECORD_MAX:]
+    return ["HEAD"]
+
+
+def cmd_record():
+    """perfgate record for each pushed commit; the first failure's exit
+    status, after trying them all."""
+    cwd = inp("working-directory", ".")
+    perfgate = env("PERFGATE", "perfgate")
+    try:
+        commits = pushed_commits(cwd)
+    except ValueError as e:
+        notice("error", "perfgate: %s" % e, title="perfgate")
+        return 2
+    args = [perfgate, "record"]
+    if inp("config"):
+        args += ["--config", inp("config")]
+    if inp("noise-floor"):
+        args += ["--noise-floor", inp("noise-floor")]
+    if inp("max-time"):
+        args += ["--max-time", inp("max-time")]
+    if not truthy(inp("build-cache", "true")):
+        args += ["--no-cache"]
+    elif env("PERFGATE_BUILD_CACHE_DIR"):
+        args += ["--cache-dir", env("PERFGATE_BUILD_CACHE_DIR")]
+    status = 0
+    for commit in commits:
+        print("perfgate: " + " ".join(args[1:] + ["--", commit]), flush=True)
+        code = subprocess.run(args + ["--", commit], cwd=cwd).returncode
+        status = status or code
+    return status
+
+
+def cmd_push():
+    """Pushes refs/perfgate/history to origin: fetched, united with what
+    other jobs pushed, never forced."""
+    args = [env("PERFGATE", "perfgate"), "record", "--push", "origin",
+            "--push-only"]
+    return subprocess.run(args, cwd=inp("working-directory", ".")).returncode
+
+
 def main(argv):
     steps = {"fetch": cmd_fetch, "compare": cmd_compare,
              "publish": cmd_publish, "comment": cmd_comment,
-             "finish": cmd_finish}
+             "finish": cmd_finish, "record": cmd_record, "push": cmd_push}
     if len(argv) != 2 or argv[1] not in steps:
         print("usage: action.py " + "|".join(steps), file=sys.stderr)
         return 2

@@ -46,6 +46,7 @@ static const char epilogue[] =
     "  perfgate record                       HEAD against HEAD^, kept here\n"
     "  perfgate record --push origin         ... and pushed\n"
     "  perfgate record --machine gha-x64 HEAD~3\n"
+    "  perfgate record --push origin --push-only   push what is recorded\n"
     "  git push origin refs/perfgate/history  a push that failed, by hand\n"
     "\n"
     "docs/history.md shows the workflow.\n";
@@ -57,7 +58,7 @@ typedef struct record_args {
     pg_cmd_outputs outputs;
     pg_strvec only;
     const char *rev, *push, *machine, *ref;
-    int tries, quiet;
+    int tries, quiet, push_only;
 } record_args;
 
 static int parse_args(record_args *a, int argc, char **argv)
@@ -67,6 +68,10 @@ static int parse_args(record_args *a, int argc, char **argv)
         PG_OPT_STR("push", 0, &a->push, "REMOTE",
                    "push the history's ref to REMOTE (a\n"
                    "remote's name or URL) after recording"),
+        PG_OPT_SET("push-only", 0, &a->push_only,
+                   "with --push: measure nothing, only push\n"
+                   "what is recorded (a later step, with the\n"
+                   "token the measuring step did not have)"),
         PG_OPT_INT("tries", 0, &a->tries, "N", 1, 100, "want 1 to 100",
                    "with --push: how many times to fetch,\n"
                    "unite and push again (default 5)"),
@@ -92,6 +97,12 @@ static int parse_args(record_args *a, int argc, char **argv)
         return PG_EXIT_USAGE;
     }
     a->rev = optind < argc ? argv[optind] : "HEAD";
+    if (a->push_only && (!a->push || optind < argc)) {
+        fputs("perfgate record: --push-only pushes: give --push REMOTE, and "
+              "no revision\n",
+              stderr);
+        return PG_EXIT_USAGE;
+    }
     if (!a->ref)
         a->ref = PG_STORE_REF;
     if (!pg_store_ref_ok(a->ref)) {
@@ -165,8 +176,11 @@ static int record(record_args *a)
 
     memset(&result, 0, sizeof(result));
     memset(&rec, 0, sizeof(rec));
-    if ((err = pg_repo_open(&repo, ".")) < 0 ||
-        (err = resolve(&s, repo, a->rev)) < 0)
+    if ((err = pg_repo_open(&repo, ".")) < 0)
+        goto done;
+    if (a->push_only)
+        goto push;
+    if ((err = resolve(&s, repo, a->rev)) < 0)
         goto done;
     a->opts.base = s.parent;
     a->opts.head = s.commit;
@@ -188,6 +202,7 @@ static int record(record_args *a)
         goto done;
     fprintf(stderr, "perfgate: recorded %.10s on %s as %s:%s\n", s.commit,
             rec.machine.name, a->ref, path);
+push:
     if (a->push) {
         err = pg_store_push(repo, a->ref, a->push, a->tries ? a->tries : 5,
                             a->quiet ? NULL : say, NULL);

@@ -132,10 +132,28 @@ class Handler(JsonHandler):
         return self.reply(404, {"message": "Not Found"})
 
 
-def action_steps():
-    """The action.py steps action.yml runs, in order."""
+def action_steps(mode="full"):
+    """The action.py steps action.yml runs in `mode`, in order: a step
+    whose condition names mode: record runs in that mode only, or in
+    every other."""
     with open(os.path.join(ROOT, "action.yml")) as f:
-        return re.findall(r'action\.py" (\w+)', f.read())
+        blocks = f.read().split("\n    - name:")
+    steps = []
+    for block in blocks:
+        m = re.search(r'action\.py" (\w+)', block)
+        if not m:
+            continue
+        cond = re.search(r"\n      if: (.*)", block)
+        cond = cond.group(1) if cond else ""
+        if "inputs.mode == 'record'" in cond:
+            wanted = mode == "record"
+        elif "inputs.mode != 'record'" in cond:
+            wanted = mode != "record"
+        else:
+            wanted = True
+        if wanted:
+            steps.append(m.group(1))
+    return steps
 
 
 class Action(RepoTest):
@@ -209,7 +227,8 @@ class Action(RepoTest):
         verdict), and all the output."""
         log = ""
         result = None
-        for name in action_steps():
+        mode = (inputs or {}).get("INPUT_MODE", "full")
+        for name in action_steps(mode):
             result = self.step(name, event_path, inputs, name_of_event)
             log += result.stdout + result.stderr
             if result.returncode != 0 and name != "finish":
@@ -241,6 +260,30 @@ class Action(RepoTest):
     def test_the_action_runs_these_steps(self):
         self.assertEqual(action_steps(),
                          ["fetch", "compare", "publish", "comment", "finish"])
+        self.assertEqual(action_steps("record"), ["fetch", "record", "push"])
+
+    def test_a_push_to_main_is_recorded_commit_by_commit_and_pushed(self):
+        a = self.base_repo()
+        b = self.commit({"README": "one\n"}, "readme")
+        c = self.commit({"src/sum.c": SERIAL + "/* two */\n"}, "comment")
+        remote = os.path.join(self.tmp, "remote.git")
+        self.git("clone", "-q", "--bare", self.repo, remote)
+        self.checkout = os.path.join(self.tmp, "checkout")
+        subprocess.run(["git", "clone", "-q", "--depth", "1",
+                        "file://" + remote, self.checkout],
+                       check=True, capture_output=True)
+        path = os.path.join(self.tmp, "push.json")
+        with open(path, "w") as f:
+            json.dump({"before": a, "after": c}, f)
+        result, log = self.run_action(path, {"INPUT_MODE": "record"},
+                                      name_of_event="push")
+        self.assertEqual(result.returncode, 0, log)
+        self.assertIn("pushed refs/perfgate/history to origin", log)
+        files = self.git("ls-tree", "-r", "--name-only",
+                         "refs/perfgate/history", cwd=remote).split()
+        self.assertEqual(sorted(f.split("/")[1] for f in files),
+                         sorted([b, c]))
+        self.assertEqual(self.server.requests, [])
 
     def test_pull_request_from_a_shallow_checkout(self):
         a, b, c = self.pull_request()
