@@ -504,8 +504,16 @@ size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
     return found;
 }
 
-/* A creep's ends must each have moved by this many deviations. */
-#define CREEP_END_Z 2.0
+/* A creep's ends must each have moved by this many deviations at least;
+ * more in a longer series, where more pushes of noise could reach it
+ * (about the level one push of pure noise in 100 series would reach). */
+#define CREEP_END_Z 3.0
+
+static double end_z(size_t n)
+{
+    double z = sqrt(2 * log((double)n / 0.01));
+    return z > CREEP_END_Z ? z : CREEP_END_Z;
+}
 
 /* A candidate creep: [from, to] of one sign. */
 typedef struct run {
@@ -518,7 +526,7 @@ typedef struct run {
  * its ends trimmed to evident moves; 0 when there is none.
  */
 static int best_run(run *out, const double *x, const double *v, size_t a,
-                    size_t b, double sign)
+                    size_t b, double sign, double ends)
 {
     double sum = 0, best = 0;
     size_t i, begin = a, from = 0, to = 0;
@@ -541,10 +549,9 @@ static int best_run(run *out, const double *x, const double *v, size_t a,
         return 0;
     /* Ends: each moved by itself, the run's way. */
     while (from < to &&
-           !(v[from] > 0 && sign * x[from] >= CREEP_END_Z * sqrt(v[from])))
+           !(v[from] > 0 && sign * x[from] >= ends * sqrt(v[from])))
         from++;
-    while (to > from &&
-           !(v[to] > 0 && sign * x[to] >= CREEP_END_Z * sqrt(v[to])))
+    while (to > from && !(v[to] > 0 && sign * x[to] >= ends * sqrt(v[to])))
         to--;
     if (to <= from)
         return 0;
@@ -597,9 +604,9 @@ size_t pg_creeps(pg_creep *out, size_t max, const pg_cp_series *s,
             for (b = a; b + 1 < n && !used[b + 1]; b++)
                 ;
             for (sign = -1; sign <= 1; sign += 2)
-                if (best_run(&r, x, v, a, b, sign) && r.sum >= limit &&
-                    r.var > 0 && r.sum >= threshold * sqrt(r.var) &&
-                    r.sum > best.sum) {
+                if (best_run(&r, x, v, a, b, sign, end_z(n)) &&
+                    r.sum >= limit && r.var > 0 &&
+                    r.sum >= threshold * sqrt(r.var) && r.sum > best.sum) {
                     best = r;
                     best_sign = sign;
                 }

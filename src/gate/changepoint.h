@@ -84,8 +84,9 @@ typedef struct pg_creep {
  * The creeps of `series` (paired changes needed: none without them) into
  * `out` (room for `max`), oldest first; returns how many.  A push beyond
  * `floor` by itself, or at one of the change points `cps`, is a step and
- * ends a run; a run's first and last push each moved evidently (twice its
- * deviation, the same way as the run); the run's changes together are
+ * ends a run; a run's first and last push each moved evidently, the same
+ * way as the run (by sqrt(2 ln(100 n)) deviations, at least 3: about what
+ * one push of noise in 100 series of n reaches); the changes together are
  * beyond `floor` and `threshold` (0: 4) times their deviation.
  */
 size_t pg_creeps(pg_creep *out, size_t max, const pg_cp_series *series,

@@ -240,7 +240,60 @@ static void pairs_the_levels_deny_are_not_steps(void)
     CHECK(find(cp, x, NULL, 30, NULL) == 1); /* as values alone see it */
 }
 
+/* Pairs each within the floor that add up beyond it are a creep, named by
+ * the pushes that moved; noise, a step beyond the floor, and a run that
+ * adds up to less than the floor are not. */
+static void a_creep_is_the_pushes_that_moved(void)
+{
+    pg_creep cr[30];
+    pg_changepoint cp[1] = {{12, 0, 0, 0}};
+    double d[30], dsd[30];
+    pg_cp_series s = {NULL, NULL, d, dsd, 30};
+    size_t i, n, seed, found = 0, exact = 0;
+
+    for (seed = 0; seed < 20; seed++) {
+        rng = 1000 + seed;
+        for (i = 0; i < 30; i++) {
+            /* five pushes of +2% at 8, 10, 11, 14, 17, each 8 sd */
+            int moved = i == 8 || i == 10 || i == 11 || i == 14 || i == 17;
+            d[i] = (moved ? 0.02 : 0) + normal() * 0.0025;
+            dsd[i] = 0.0025;
+        }
+        d[0] = NAN;
+        for (i = 1; i < 30; i += 4) /* pushes the change could not reach */
+            if (i != 17) {
+                d[i] = 0;
+                dsd[i] = 0;
+            }
+        n = pg_creeps(cr, 30, &s, NULL, 0, 0.05, 0);
+        found += n > 0;
+        exact += n == 1 && cr[0].from == 8 && cr[0].to == 17 &&
+                 fabs(cr[0].change - 0.104) < 0.03;
+    }
+    CHECK(exact == 20);
+    CHECK(found == 20);
+    /* The same five under a 15% floor: not beyond it. */
+    CHECK(pg_creeps(cr, 30, &s, NULL, 0, 0.15, 0) == 0);
+    /* A change point inside the run splits it into parts each under the
+     * floor. */
+    cp[0].at = 11;
+    CHECK(pg_creeps(cr, 30, &s, cp, 1, 0.05, 0) == 0);
+    /* Pure noise, and one push beyond the floor (a step, not a creep). */
+    for (seed = 0, found = 0; seed < 50; seed++) {
+        rng = 2000 + seed;
+        for (i = 0; i < 30; i++) {
+            d[i] = normal() * 0.0025;
+            dsd[i] = 0.0025;
+        }
+        d[0] = NAN;
+        d[20] = 0.3;
+        found += pg_creeps(cr, 30, &s, NULL, 0, 0.05, 0) > 0;
+    }
+    CHECK(found == 0);
+}
+
 const pg_test pg_tests_changepoint[] = {
+    {"a_creep_is_the_pushes_that_moved", a_creep_is_the_pushes_that_moved},
     {"pairs_find_what_values_cannot", pairs_find_what_values_cannot},
     {"pairs_the_levels_deny_are_not_steps",
      pairs_the_levels_deny_are_not_steps},
