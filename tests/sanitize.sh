@@ -10,5 +10,6 @@ cmake -S "$src" -B "$dir" -DPERFGATE_SANITIZE=ON -DPERFGATE_WERROR=ON \
     -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build "$dir" -j "$(nproc)" >/dev/null
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+LSAN_OPTIONS=suppressions=$src/tests/lsan.supp:print_suppressions=0 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir "$dir" --output-on-failure -LE 'timing|sanitizer|cuda|lint|image'

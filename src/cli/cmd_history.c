@@ -159,6 +159,13 @@ int pg_cmd_history(int argc, char **argv)
         pg_strvec_clear(&a.only);
         return PG_EXIT_USAGE;
     }
+    if (a.series_path && (a.rev || a.ref || a.machine || a.last)) {
+        fputs("perfgate history: --series reads a file; --rev, --last, "
+              "--machine and --ref read the repository's records\n",
+              stderr);
+        pg_strvec_clear(&a.only);
+        return PG_EXIT_USAGE;
+    }
     err = a.series_path ? read_series(&h, &a) : read_ref(&h, &a);
     if (err == 0) {
         /* A step under the floor is what a creep is made of. */

@@ -133,11 +133,18 @@ class Series(unittest.TestCase):
         p = self.history("--series", os.path.join(self.dir, "none.csv"))
         self.assertEqual(p.returncode, 2)
         self.assertIn("cannot read", p.stderr)
-        for args, message in [((), "give the series: --series FILE.csv"),
-                              (("--series", path, "extra"), "no operands")]:
+        for args, message in [
+                (("--series", path, "extra"), "no operands"),
+                (("--series", path, "--rev", "main"),
+                 "--series reads a file")]:
             p = self.history(*args)
             self.assertEqual(p.returncode, 2)
             self.assertIn(message, p.stderr)
+        # Without --series, the records of the repository it runs in.
+        p = subprocess.run([PERFGATE, "history"], cwd=self.dir,
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("not a git repository", p.stderr)
         p = self.history("--help")
         self.assertEqual(p.returncode, 0)
         self.assertIn("usage: perfgate history", p.stdout)
