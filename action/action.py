@@ -159,6 +159,23 @@ def cmd_fetch():
 
 # ---- compare ----
 
+def measure_args():
+    """The inputs compare and record share, as perfgate's options."""
+    args = []
+    if inp("config"):
+        args += ["--config", inp("config")]
+    if inp("noise-floor"):
+        args += ["--noise-floor", inp("noise-floor")]
+    if inp("max-time"):
+        args += ["--max-time", inp("max-time")]
+    # The benchmarks' builds, kept between runs by the step before.
+    if not truthy(inp("build-cache", "true")):
+        args += ["--no-cache"]
+    elif env("PERFGATE_BUILD_CACHE_DIR"):
+        args += ["--cache-dir", env("PERFGATE_BUILD_CACHE_DIR")]
+    return args
+
+
 def cmd_compare():
     """Runs perfgate; its exit status goes to $RUNNER_TEMP/perfgate.status."""
     tmp = env("RUNNER_TEMP", "/tmp")
@@ -175,19 +192,9 @@ def cmd_compare():
             "--html", html_path]
     if inp("shard"):
         args += ["--shard", inp("shard")]
-    if inp("config"):
-        args += ["--config", inp("config")]
-    if inp("noise-floor"):
-        args += ["--noise-floor", inp("noise-floor")]
-    if inp("max-time"):
-        args += ["--max-time", inp("max-time")]
     if truthy(inp("bisect", "false")):
         args += ["--bisect"]
-    # The benchmarks' builds, kept between runs by the step before.
-    if not truthy(inp("build-cache", "true")):
-        args += ["--no-cache"]
-    elif env("PERFGATE_BUILD_CACHE_DIR"):
-        args += ["--cache-dir", env("PERFGATE_BUILD_CACHE_DIR")]
+    args += measure_args()
     revs = []
     if inp("base"):
         revs = [inp("base")] + ([inp("head")] if inp("head") else [])
@@ -559,17 +566,7 @@ def cmd_record():
     except ValueError as e:
         notice("error", "perfgate: %s" % e, title="perfgate")
         return 2
-    args = [perfgate, "record"]
-    if inp("config"):
-        args += ["--config", inp("config")]
-    if inp("noise-floor"):
-        args += ["--noise-floor", inp("noise-floor")]
-    if inp("max-time"):
-        args += ["--max-time", inp("max-time")]
-    if not truthy(inp("build-cache", "true")):
-        args += ["--no-cache"]
-    elif env("PERFGATE_BUILD_CACHE_DIR"):
-        args += ["--cache-dir", env("PERFGATE_BUILD_CACHE_DIR")]
+    args = [perfgate, "record"] + measure_args()
     status = 0
     for commit in commits:
         print("perfgate: " + " ".join(args[1:] + ["--", commit]), flush=True)

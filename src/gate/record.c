@@ -333,6 +333,12 @@ int pg_record_from_json(pg_record *out, const char *text, size_t len,
         cJSON_Delete(root);
         return bad(&ctx, "not a perfgate record (not a JSON object)");
     }
+    if (!cJSON_IsNumber(
+            cJSON_GetObjectItemCaseSensitive(root, "perfgate_record"))) {
+        cJSON_Delete(root);
+        return bad(&ctx, "not a perfgate record (no \"perfgate_record\" "
+                         "format number)");
+    }
     format = number_field(&ctx, root, "perfgate_record", 0, 1e9);
     if (ctx.err || format != PG_RECORD_FORMAT) {
         const cJSON *by = cJSON_GetObjectItemCaseSensitive(root, "perfgate");
