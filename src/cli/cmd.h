@@ -121,4 +121,8 @@ int pg_cmd_opt_sandbox(void *unused, const char *arg);
  * end of it. */
 void pg_cmd_progress(void *payload, const char *line);
 
+/* Progress for a comparison, unless `quiet`: a terminal gets one line
+ * rewritten in place; a CI log, a line per benchmark as it finishes. */
+void pg_cmd_show_progress(pg_compare_opts *opts, int quiet);
+
 #endif

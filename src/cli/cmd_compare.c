@@ -185,12 +185,7 @@ static int parse_args(compare_args *a, int argc, char **argv)
     if ((code = split_range(a, argc - optind)) >= 0)
         return code;
     a->opts.only = a->only.n ? pg_strvec_list(&a->only) : NULL;
-    /* A terminal gets one line rewritten in place; a CI log, a line per
-     * benchmark as it finishes. */
-    if (!a->quiet && isatty(2))
-        a->opts.on_progress = pg_cmd_progress;
-    else if (!a->quiet)
-        a->opts.on_bench_done = pg_cmd_bench_done;
+    pg_cmd_show_progress(&a->opts, a->quiet);
     return -1;
 }
 

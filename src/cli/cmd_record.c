@@ -113,10 +113,7 @@ static int parse_args(record_args *a, int argc, char **argv)
         return PG_EXIT_USAGE;
     }
     a->opts.only = a->only.n ? pg_strvec_list(&a->only) : NULL;
-    if (!a->quiet && isatty(2))
-        a->opts.on_progress = pg_cmd_progress;
-    else if (!a->quiet)
-        a->opts.on_bench_done = pg_cmd_bench_done;
+    pg_cmd_show_progress(&a->opts, a->quiet);
     return -1;
 }
 

@@ -92,6 +92,14 @@ void pg_cmd_bench_done(void *payload, const pg_bench_result *b, size_t index,
     pg_str_clear(&line);
 }
 
+void pg_cmd_show_progress(pg_compare_opts *opts, int quiet)
+{
+    if (!quiet && isatty(STDERR_FILENO))
+        opts->on_progress = pg_cmd_progress;
+    else if (!quiet)
+        opts->on_bench_done = pg_cmd_bench_done;
+}
+
 void pg_cmd_print_report(FILE *f, const char *text)
 {
     const char *gha = getenv("GITHUB_ACTIONS");

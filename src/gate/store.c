@@ -323,10 +323,10 @@ void pg_stored_free(pg_stored *files, size_t n)
 /*
  * The union of trees `a` and `b` into *out: what either has.  Where both
  * have a different file at one path (no perfgate writes one: a damaged or
- * hostile history), `a`'s is kept and *clashes counted.
+ * hostile history), `a`'s is kept.
  */
 static int unite(git_oid *out, git_repository *repo, const git_tree *a,
-                 const git_tree *b, size_t depth, size_t *clashes)
+                 const git_tree *b, size_t depth)
 {
     git_treebuilder *tb = NULL;
     size_t i, count = git_tree_entrycount(b);
@@ -353,15 +353,13 @@ static int unite(git_oid *out, git_repository *repo, const git_tree *a,
             if (!err)
                 err = git_tree_lookup(&tb2, repo, git_tree_entry_id(eb));
             if (!err)
-                err = unite(&id, repo, ta, tb2, depth - 1, clashes);
+                err = unite(&id, repo, ta, tb2, depth - 1);
             if (!err)
                 err = git_treebuilder_insert(NULL, tb, git_tree_entry_name(eb),
                                              &id, GIT_FILEMODE_TREE);
             git_tree_free(ta);
             git_tree_free(tb2);
-        } else {
-            (*clashes)++;
-        }
+        } /* else a clash: a's is kept */
     }
     if (!err)
         err = git_treebuilder_write(out, tb);
@@ -477,7 +475,7 @@ static int fetch_unite(git_remote *remote, git_repository *repo,
     char *spec = pg_strdup(ref);
     git_strarray specs = {&spec, 1};
     const git_remote_head **heads;
-    size_t nheads, i, clashes = 0;
+    size_t nheads, i;
     const git_oid *theirs = NULL;
     git_oid ours, merged_tree, merged;
     git_commit *co = NULL, *ct = NULL;
@@ -520,7 +518,7 @@ static int fetch_unite(git_remote *remote, git_repository *repo,
     if (!err)
         err = git_commit_tree(&tt, ct);
     if (!err)
-        err = unite(&merged_tree, repo, to, tt, DEPTH, &clashes);
+        err = unite(&merged_tree, repo, to, tt, DEPTH);
     if (!err)
         err = git_tree_lookup(&tm, repo, &merged_tree);
     if (!err)
