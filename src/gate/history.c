@@ -271,6 +271,35 @@ int pg_history_from_csv(pg_history *h, const pg_csv *t, const char *source,
     return err;
 }
 
+/*
+ * The steps the gate itself measured beyond the floor, where the fit did
+ * not find them: the levels around a push come from other runs (another
+ * load on the machine, another hour) and can hide what the interleaved
+ * pair saw.  Its levels are the pair's: the point, and it over 1 + change.
+ */
+static void add_sure_steps(const pg_history *h, pg_series *s)
+{
+    size_t i, k;
+
+    for (i = 1; s->sure && s->change && i < h->npoints; i++) {
+        double c = s->change[i], v = s->values[i];
+        if (!s->sure[i] || !isfinite(c) || c <= -1 || !isfinite(v))
+            continue;
+        for (k = 0; k < s->ncps && s->cps[k].at < i; k++)
+            ;
+        if (k < s->ncps && s->cps[k].at == i)
+            continue;
+        memmove(&s->cps[k + 1], &s->cps[k], (s->ncps - k) * sizeof(*s->cps));
+        s->cps[k].at = i;
+        s->cps[k].before = v / (1 + c);
+        s->cps[k].after = v;
+        s->cps[k].z = s->change_sd && s->change_sd[i] > 0
+                          ? log1p(c) / (s->change_sd[i] / (1 + c))
+                          : (c > 0 ? INFINITY : -INFINITY);
+        s->ncps++;
+    }
+}
+
 void pg_history_detect(pg_history *h, const pg_cp_opts *opts)
 {
     size_t i;
@@ -282,6 +311,7 @@ void pg_history_detect(pg_history *h, const pg_cp_opts *opts)
         pg_cp_series cs = {s->values, s->sd, s->change, s->change_sd,
                            h->npoints};
         s->ncps = pg_changepoints(s->cps, &cs, opts);
+        add_sure_steps(h, s);
         free(s->creeps);
         s->creeps = NULL;
         s->ncreeps = 0;
@@ -394,7 +424,10 @@ void pg_history_render_text(pg_str *out, const pg_history *h)
             if (cp->before != 0)
                 pg_str_printf(out, " (%+.1f%%)",
                               (cp->after / cp->before - 1) * 100);
-            pg_str_printf(out, ", %.1f times its uncertainty", fabs(cp->z));
+            if (isfinite(cp->z))
+                pg_str_printf(out, ", %.1f times its uncertainty", fabs(cp->z));
+            else
+                pg_str_puts(out, ", as the gate measured it");
             subject(out, h, cp->at);
         }
         for (k = 0; k < s->ncreeps; k++) {
@@ -498,6 +531,7 @@ void pg_history_clear(pg_history *h)
         free(h->series[i].change_sd);
         free(h->series[i].cps);
         free(h->series[i].creeps);
+        free(h->series[i].sure);
     }
     free(h->series);
     for (i = 0; h->labels && i < h->npoints; i++)

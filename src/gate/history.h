@@ -24,6 +24,10 @@ typedef struct pg_series {
     double *change_sd;
     pg_changepoint *cps;
     size_t ncps;
+    /* npoints flags, or NULL: the pair at this point was judged beyond
+     * the floor by the gate itself (perfgate's record said regression or
+     * improvement), a step whatever the levels of other runs say. */
+    unsigned char *sure;
     pg_creep *creeps; /* with paired changes and a floor */
     size_t ncreeps;
 } pg_series;

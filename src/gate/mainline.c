@@ -156,6 +156,7 @@ static int fill_series(pg_series *s, const pg_history *h,
     s->values = pg_malloc(h->npoints * sizeof(double));
     s->change = pg_malloc(h->npoints * sizeof(double));
     s->change_sd = pg_malloc(h->npoints * sizeof(double));
+    s->sure = pg_calloc(h->npoints, 1);
     for (i = 0; i < h->npoints; i++) {
         const pg_record_bench *b =
             by_pos[i] ? pg_record_find(&by_pos[i]->rec, name) : NULL;
@@ -173,6 +174,8 @@ static int fill_series(pg_series *s, const pg_history *h,
         if (i > 0 && isnan(s->values[i - 1]))
             s->values[i - 1] = b->base_ns;
         s->change[i] = b->change;
+        s->sure[i] = b->status == PG_STATUS_REGRESSION ||
+                     b->status == PG_STATUS_IMPROVEMENT;
         if (isfinite(b->change_lo) && isfinite(b->change_hi))
             s->change_sd[i] = (b->change_hi - b->change_lo) / (2 * Z95);
     }
@@ -247,6 +250,7 @@ int pg_mainline_load(pg_history *h, pg_repo *repo, const pg_mainline_opts *opts)
                 free(s->values);
                 free(s->change);
                 free(s->change_sd);
+                free(s->sure);
                 memset(s, 0, sizeof(*s));
                 continue;
             }

@@ -432,6 +432,45 @@ class Mainline(RepoTest):
         self.assertNotIn("\x1b", text)
         self.assertNotIn("\u202e", text)
 
+    def test_a_step_the_gate_measured_stands_whatever_the_levels(self):
+        # Each record is its own run: under load, the absolute times of
+        # two runs can disagree with what one interleaved pair saw.  The
+        # pair the gate judged a regression is a step all the same.
+        self.commit({"perfgate.yml": SPIN_CONFIG,
+                     "src/spin.c": self.spin(100)}, "base")
+        first = self.commit({"README": "0\n"}, "readme")
+        self.record(first)
+        (path,) = self.files()
+        template = json.loads(self.git("show", "%s:%s" % (REF, path)))
+        commits = [first]
+        for i in range(1, 9):
+            commits.append(self.commit({"README": "%d\n" % i},
+                                       "push %d" % i))
+        planted = {}
+        for i in range(1, 9):
+            base, change = 100.0 + 0.2 * (i % 3), 0.001 * (i % 2)
+            status = "unchanged"
+            if i == 3:  # the step: +25% in its pair, +1% between runs
+                base, change, status = 100.0, 0.25, "regression"
+            rec = json.loads(json.dumps(template))
+            rec.update(commit=commits[i], parent=commits[i - 1],
+                       subject="push %d" % i)
+            b = rec["benchmarks"][0]
+            b.pop("untouched", None)
+            head = 101.0 if i == 3 else base * (1 + change)
+            b.update(status=status, base_ns=base, head_ns=head,
+                     change=change, change_lo=change - 0.003,
+                     change_hi=change + 0.003)
+            planted["%s/%s/1-m.json" % (commits[i][:2], commits[i])] = \
+                json.dumps(rec).encode()
+        self.plant(planted)
+        p, doc = self.history()
+        (s,) = doc["series"]
+        steps = [cp["label"] for cp in s["changepoints"]]
+        self.assertEqual(steps, [commits[3]], p.stdout)
+        self.assertAlmostEqual(s["changepoints"][0]["change"], 0.25,
+                               delta=0.001)
+
     def test_refusals(self):
         base = self.commit({"perfgate.yml": SPIN_CONFIG,
                             "src/spin.c": self.spin(100)}, "base")
