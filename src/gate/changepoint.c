@@ -256,6 +256,29 @@ static segment at_the_edge(const segment *s, const fit *f, double toward)
  * agree, and there is no step when they do not; a pair that says "no
  * change at all" (0, with no uncertainty) leaves no step.
  */
+/*
+ * The step's size as a fraction of the level before: the levels', or with
+ * a pair at the cut, the levels and the pair weighed by their variances
+ * (the pair measured that one push; levels that rose over a creep's pushes
+ * do not make the first of them a step of their whole size).
+ */
+static double step_size(const fit *f, const segment *a, const segment *b)
+{
+    double var = a->var + b->var, l, lv, dv, wsum;
+    size_t k = b->begin;
+
+    if (!(a->level > 0) || !(b->level > 0))
+        return a->level != 0 ? b->level / a->level - 1 : 0;
+    l = log(b->level / a->level);
+    if (!f->d || !isfinite(f->d[k]) || !(f->dv[k] > 0) ||
+        !(isfinite(var) && var > 0))
+        return expm1(l);
+    lv = var / (a->level * a->level);
+    dv = f->dv[k];
+    wsum = 1 / lv + 1 / dv;
+    return expm1((l / lv + f->d[k] / dv) / wsum);
+}
+
 static double step_z(const fit *f, const segment *a, const segment *b)
 {
     double var = a->var + b->var, lv, l, d, dv, wsum;
@@ -484,8 +507,7 @@ size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
         if (i + 1 == nseg && !paired)
             b = at_the_edge(&seg[i], &f, seg[i - 1].level);
         if (fabs(step_z(&f, &a, &b)) < threshold ||
-            fabs(seg[i].level - seg[i - 1].level) <=
-                min_change * fabs(seg[i - 1].level))
+            fabs(step_size(&f, &seg[i - 1], &seg[i])) <= min_change)
             continue;
         out[found].at = off + seg[i].begin;
         out[found].before = seg[i - 1].level;

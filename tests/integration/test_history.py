@@ -432,10 +432,11 @@ class Mainline(RepoTest):
         self.assertNotIn("\x1b", text)
         self.assertNotIn("\u202e", text)
 
-    def test_a_step_the_gate_measured_stands_whatever_the_levels(self):
-        # Each record is its own run: under load, the absolute times of
-        # two runs can disagree with what one interleaved pair saw.  The
-        # pair the gate judged a regression is a step all the same.
+    def planted(self, pushes):
+        """Commits, each with a record planted as perfgate writes them:
+        `pushes` holds (base_ns, head_ns, change, status) per push, the
+        change's interval +-0.3%.  Returns the commits, the first (a
+        record made for real, the template) at 0."""
         self.commit({"perfgate.yml": SPIN_CONFIG,
                      "src/spin.c": self.spin(100)}, "base")
         first = self.commit({"README": "0\n"}, "readme")
@@ -443,27 +444,59 @@ class Mainline(RepoTest):
         (path,) = self.files()
         template = json.loads(self.git("show", "%s:%s" % (REF, path)))
         commits = [first]
-        for i in range(1, 9):
+        planted = {}
+        for i, (base, head, change, status) in enumerate(pushes, 1):
             commits.append(self.commit({"README": "%d\n" % i},
                                        "push %d" % i))
-        planted = {}
-        for i in range(1, 9):
-            base, change = 100.0 + 0.2 * (i % 3), 0.001 * (i % 2)
-            status = "unchanged"
-            if i == 3:  # the step: +25% in its pair, +1% between runs
-                base, change, status = 100.0, 0.25, "regression"
             rec = json.loads(json.dumps(template))
             rec.update(commit=commits[i], parent=commits[i - 1],
                        subject="push %d" % i)
             b = rec["benchmarks"][0]
             b.pop("untouched", None)
-            head = 101.0 if i == 3 else base * (1 + change)
             b.update(status=status, base_ns=base, head_ns=head,
                      change=change, change_lo=change - 0.003,
                      change_hi=change + 0.003)
             planted["%s/%s/1-m.json" % (commits[i][:2], commits[i])] = \
                 json.dumps(rec).encode()
         self.plant(planted)
+        return commits
+
+    def test_a_creep_is_not_a_step_at_its_first_push(self):
+        # Levels that rise over five pushes of +2% each (pairs as tight
+        # as perfgate's): the first of them moved 2%, not the 10% the
+        # levels after it reach.
+        # A 25% step just before, as in the fifteen commits, and each
+        # run's times 1.5% apart from the last's (another load).
+        pushes, level = [], 100.0
+        drift = [0, 0.015, -0.015, 0.01, -0.01, 0.015, 0, -0.015, 0.01,
+                 -0.01, 0.015, 0]
+        for i in range(1, 13):
+            change = 0.02 if i in (4, 6, 7, 9, 10) else 0.0
+            status = "unchanged"
+            if i == 2:
+                change, status = 0.25, "regression"
+            base = level * (1 + drift[i - 1])
+            pushes.append((base, base * (1 + change), change, status))
+            level *= 1 + change
+        commits = self.planted(pushes)
+        p, doc = self.history()
+        (s,) = doc["series"]
+        self.assertEqual([cp["label"] for cp in s["changepoints"]],
+                         [commits[2]], p.stdout)
+        (creep,) = s["creeps"]
+        self.assertEqual((creep["from_label"], creep["to_label"]),
+                         (commits[4], commits[10]))
+
+    def test_a_step_the_gate_measured_stands_whatever_the_levels(self):
+        # Each record is its own run: under load, the absolute times of
+        # two runs can disagree with what one interleaved pair saw.  The
+        # pair the gate judged a regression is a step all the same.
+        pushes = []
+        for i in range(1, 9):
+            base, change = 100.0 + 0.2 * (i % 3), 0.001 * (i % 2)
+            pushes.append((base, base * (1 + change), change, "unchanged"))
+        pushes[2] = (100.0, 101.0, 0.25, "regression")  # +1% between runs
+        commits = self.planted(pushes)
         p, doc = self.history()
         (s,) = doc["series"]
         steps = [cp["label"] for cp in s["changepoints"]]
