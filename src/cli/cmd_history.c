@@ -53,6 +53,7 @@ static const char epilogue[] =
     "  perfgate history                     main's last 200 pushes, here\n"
     "  git fetch origin refs/perfgate/history:refs/perfgate/history\n"
     "  perfgate history --rev origin/main -b crc32 --json history.json\n"
+    "  perfgate history --html history.html   a chart per benchmark\n"
     "  perfgate history --series bench.csv\n"
     "\n"
     "docs/history.md says how the change points are found and how well.\n";
@@ -61,7 +62,7 @@ static const pg_opt_usage usage = {"history", usage_text, epilogue};
 
 typedef struct history_args {
     const char *series_path;
-    const char *json_path;
+    const char *json_path, *html_path, *commit_url;
     pg_strvec only;
     double min_change;
     const char *rev, *ref, *machine;
@@ -117,9 +118,33 @@ static int read_series(pg_history *h, const history_args *a)
     return err;
 }
 
+/* The page, its commits linked to --commit-url, or to where the CI or
+ * origin shows them. */
+static int write_page(const pg_history *h, const history_args *a)
+{
+    pg_str page = PG_STR_INIT;
+    char *url = NULL;
+    int err;
+
+    if (a->commit_url)
+        url = pg_strdup(a->commit_url);
+    else if (!a->series_path) {
+        pg_repo *repo = NULL;
+        if (pg_repo_open(&repo, ".") == 0)
+            url = pg_store_commit_url(repo);
+        pg_repo_free(repo);
+        pg_error_clear();
+    }
+    pg_history_html(&page, h, url);
+    err = pg_cmd_write(a->html_path, pg_str_cstr(&page), page.size);
+    pg_str_clear(&page);
+    free(url);
+    return err;
+}
+
 int pg_cmd_history(int argc, char **argv)
 {
-    history_args a = {NULL, NULL, PG_STRVEC_INIT, 0, NULL, NULL, NULL, 0};
+    history_args a;
     const pg_opt opts[] = {
         PG_OPT_STR("rev", 0, &a.rev, "REV",
                    "main's tip (default HEAD): the history\n"
@@ -142,11 +167,20 @@ int pg_cmd_history(int argc, char **argv)
                    "for records; every step for --series)"),
         PG_OPT_OUT("json", 0, &a.json_path, "FILE",
                    "write the series' change points as JSON"),
+        PG_OPT_OUT("html", 0, &a.html_path, "FILE",
+                   "write a page with a chart per benchmark"),
+        PG_OPT_STR("commit-url", 0, &a.commit_url, "URL",
+                   "on the page, link each commit to URL\n"
+                   "followed by its id (default: the CI's or\n"
+                   "origin's on GitHub or GitLab)"),
         PG_OPT_END};
     pg_cp_opts cp = {0};
     pg_history h;
     pg_str text = PG_STR_INIT;
-    int code = pg_opt_parse(opts, argc, argv, &usage), err;
+    int code, err;
+
+    memset(&a, 0, sizeof(a));
+    code = pg_opt_parse(opts, argc, argv, &usage);
 
     if (code >= 0) {
         pg_strvec_clear(&a.only);
@@ -156,6 +190,14 @@ int pg_cmd_history(int argc, char **argv)
         fprintf(stderr, "perfgate history: no operands: name main's tip "
                         "with --rev, a file with --series\n\n");
         pg_opt_print_usage(stderr, opts, &usage);
+        pg_strvec_clear(&a.only);
+        return PG_EXIT_USAGE;
+    }
+    if (a.commit_url && strncmp(a.commit_url, "https://", 8) &&
+        strncmp(a.commit_url, "http://", 7)) {
+        fputs("perfgate history: --commit-url wants an http(s) address, "
+              "such as https://github.com/OWNER/REPO/commit/\n",
+              stderr);
         pg_strvec_clear(&a.only);
         return PG_EXIT_USAGE;
     }
@@ -181,6 +223,8 @@ int pg_cmd_history(int argc, char **argv)
                        : pg_error_set(PG_ERR_GENERIC, "out of memory");
             free(json);
         }
+        if (!err && a.html_path)
+            err = write_page(&h, &a);
         pg_history_clear(&h);
     }
     pg_str_clear(&text);

@@ -525,6 +525,8 @@ void pg_history_clear(pg_history *h)
 
     for (i = 0; i < h->nseries; i++) {
         free(h->series[i].name);
+        free(h->series[i].bench);
+        free(h->series[i].machine);
         free(h->series[i].values);
         free(h->series[i].sd);
         free(h->series[i].change);

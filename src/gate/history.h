@@ -17,6 +17,10 @@
 
 typedef struct pg_series {
     char *name;
+    /* For records: the benchmark and the machine the series is of (its
+     * name is "BENCH @ MACHINE" when there are several machines); NULL
+     * for a table's columns. */
+    char *bench, *machine;
     double *values; /* npoints; NaN where the row has none */
     double *sd;     /* each value's standard deviation, or NULL */
     double *change; /* each point's paired change against the one before
@@ -69,6 +73,15 @@ void pg_history_detect(pg_history *h, const pg_cp_opts *opts);
 
 /* A line per series with a small chart, then its change points. */
 void pg_history_render_text(pg_str *out, const pg_history *h);
+
+/*
+ * The history as one page for a browser (history_html.c): per benchmark a
+ * chart of each machine's series with the commits along the x axis, the
+ * change points and creeps marked and listed; zoom along the commits.
+ * `commit_url`, when not NULL, is an http(s) address a commit id is
+ * appended to for its link.  Self-contained, as the report's page.
+ */
+void pg_history_html(pg_str *out, const pg_history *h, const char *commit_url);
 
 /* The history and its change points as JSON (NULL: out of memory). */
 char *pg_history_to_json(const pg_history *h);

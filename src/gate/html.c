@@ -24,8 +24,7 @@
 
 static const char *const side_color[2] = {"#4e79a7", "#e15759"};
 
-/* Text into HTML: & < > " ' escaped (text is already valid UTF-8). */
-static void esc(pg_str *out, const char *text)
+void pg_html_escape(pg_str *out, const char *text)
 {
     const char *p;
 
@@ -49,6 +48,11 @@ static void esc(pg_str *out, const char *text)
         default:
             pg_str_putc(out, *p);
         }
+}
+
+static void esc(pg_str *out, const char *text)
+{
+    pg_html_escape(out, text);
 }
 
 static void esc_ns(pg_str *out, double ns)

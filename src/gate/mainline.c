@@ -257,6 +257,8 @@ int pg_mainline_load(pg_history *h, pg_repo *repo, const pg_mainline_opts *opts)
             s->name = machines.n > 1
                           ? pg_strdupf("%s @ %s", benches.v[i], machines.v[j])
                           : pg_strdup(benches.v[i]);
+            s->bench = pg_strdup(benches.v[i]);
+            s->machine = pg_strdup(machines.v[j]);
             h->nseries++;
         }
     }

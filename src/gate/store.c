@@ -438,6 +438,71 @@ static void extra_headers(pg_strvec *out, git_repository *repo, const char *url)
     git_error_clear();
 }
 
+/* Whether `s` (n bytes) is a path of a hosted repository: letters,
+ * digits, . _ - and inner slashes, no "..". */
+static int repo_path_ok(const char *s, size_t n)
+{
+    size_t i;
+
+    if (!n || s[0] == '/' || s[n - 1] == '/' || memmem(s, n, "..", 2))
+        return 0;
+    for (i = 0; i < n; i++)
+        if (!(isalnum((unsigned char)s[i]) || strchr("._-/", s[i])))
+            return 0;
+    return 1;
+}
+
+/* The web address of origin's commits when it is on github.com or
+ * gitlab.com (https, ssh or scp-like URLs; credentials dropped). */
+static char *origin_commit_url(git_repository *repo)
+{
+    static const char *const hosts[] = {"github.com", "gitlab.com"};
+    git_remote *remote = NULL;
+    const char *url, *p;
+    char *out = NULL;
+    size_t i, n;
+
+    if (git_remote_lookup(&remote, repo, "origin") < 0) {
+        git_error_clear();
+        return NULL;
+    }
+    url = git_remote_url(remote);
+    p = url ? strstr(url, "://") : NULL;
+    p = p ? p + 3 : url;
+    if (p && strchr(p, '@') && strchr(p, '@') < p + strcspn(p, "/"))
+        p = strchr(p, '@') + 1; /* user, or user:token */
+    for (i = 0; p && !out && i < 2; i++) {
+        size_t hl = strlen(hosts[i]);
+        if (strncmp(p, hosts[i], hl) || (p[hl] != '/' && p[hl] != ':'))
+            continue;
+        p += hl + 1;
+        n = strlen(p);
+        if (n > 4 && !strcmp(p + n - 4, ".git"))
+            n -= 4;
+        if (repo_path_ok(p, n))
+            out = pg_strdupf("https://%s/%.*s/%scommit/", hosts[i], (int)n, p,
+                             i ? "-/" : "");
+    }
+    git_remote_free(remote);
+    return out;
+}
+
+char *pg_store_commit_url(pg_repo *repo)
+{
+    const char *server = getenv("GITHUB_SERVER_URL");
+    const char *name = getenv("GITHUB_REPOSITORY");
+    const char *project = getenv("CI_PROJECT_URL");
+
+    if (server && name && !strncmp(server, "https://", 8) &&
+        repo_path_ok(server + 8, strlen(server + 8)) &&
+        repo_path_ok(name, strlen(name)))
+        return pg_strdupf("%s/%s/commit/", server, name);
+    if (project && !strncmp(project, "https://", 8) &&
+        repo_path_ok(project + 8, strlen(project + 8)))
+        return pg_strdupf("%s/-/commit/", project);
+    return repo ? origin_commit_url(pg_repo_git(repo)) : NULL;
+}
+
 /* The remote `name`: a configured one, else a URL or path. */
 static int open_remote(git_remote **out, git_repository *repo, const char *name)
 {

@@ -69,6 +69,14 @@ void pg_stored_free(pg_stored *files, size_t n);
 int pg_store_push(pg_repo *repo, const char *ref, const char *remote, int tries,
                   void (*say)(void *payload, const char *line), void *payload);
 
+/*
+ * The web address a commit's id is appended to for its page: the CI's
+ * own ($GITHUB_SERVER_URL/$GITHUB_REPOSITORY, $CI_PROJECT_URL), else
+ * origin's when it is on github.com or gitlab.com; NULL when none is
+ * known.  Credentials in a URL are never part of it.  free().
+ */
+char *pg_store_commit_url(pg_repo *repo);
+
 /* Whether a ref name is one perfgate may write: refs/perfgate/... */
 int pg_store_ref_ok(const char *ref);
 

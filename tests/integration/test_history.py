@@ -12,14 +12,19 @@ over them: a step and a creep found and named, writers united, damaged and
 hostile records left out with a note.  The sizes are wide by construction
 (a 25% step, five 2% pushes against a 5% floor, each reading well within
 it on any machine)."""
+import base64
+import hashlib
 import json
 import os
 import random
+import re
+import shutil
 import socket
 import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import PERFGATE, RepoTest, fixture, snapshot  # noqa: E402
@@ -35,6 +40,36 @@ def series_csv(n=30, step_at=18, size=6.0, seed=4):
         rows.append("c%03d,2026-01-%02d,%.4f,%.4f" % (
             i, i % 28 + 1, crc, 50 + rng.gauss(0, 0.5)))
     return "\n".join(rows) + "\n"
+
+
+def check_page(test, page, charts):
+    """A history page: `charts` charts, nothing fetched, its one script
+    pinned by its hash."""
+    test.assertEqual(page.count('<svg class="chart"'), charts)
+    for fetch in ("src=", "@import", "url("):
+        test.assertNotIn(fetch, page)
+    test.assertIn("default-src 'none'", page)
+    test.assertNotIn("'unsafe-inline'; script", page.replace(
+        "style-src 'unsafe-inline'; script", ""))
+    script = re.search(r"<script>(.*?)</script>", page, re.S).group(1)
+    digest = base64.b64encode(
+        hashlib.sha256(script.encode()).digest()).decode()
+    test.assertIn("script-src 'sha256-%s'" % digest, page)
+
+
+def open_page(test, path, fragment, tmp):
+    """The page's document once its script ran, in a real browser."""
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not browser:
+        test.skipTest("no chromium (./test.sh installs it)")
+    p = subprocess.run([browser, "--headless", "--no-sandbox",
+                        "--disable-gpu", "--user-data-dir=" +
+                        os.path.join(tmp, "profile"),
+                        "--enable-logging=stderr", "--v=0", "--dump-dom",
+                        "file://" + path + fragment],
+                       capture_output=True, text=True, timeout=120)
+    test.assertNotIn("Uncaught", p.stderr)
+    return p.stdout
 
 
 class Series(unittest.TestCase):
@@ -148,6 +183,35 @@ class Series(unittest.TestCase):
         p = self.history("--help")
         self.assertEqual(p.returncode, 0)
         self.assertIn("usage: perfgate history", p.stdout)
+
+    def test_a_page_with_a_chart_per_series_that_zooms(self):
+        path = self.file(series_csv().replace("flat", "fl<script>at"))
+        html = os.path.join(self.dir, "h.html")
+        p = self.history("--series", path, "--html", html,
+                         "--commit-url", "https://example.org/c/")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(html, encoding="utf-8") as f:
+            page = f.read()
+        check_page(self, page, 2)
+        self.assertIn("fl&lt;script&gt;at", page)
+        self.assertNotIn("<script>at", page)
+        # The step listed, linked, and marked before its first point.
+        self.assertIn('<tr class="cp up"><td>step</td><td><a href='
+                      '"https://example.org/c/c018"><code>c018</code>', page)
+        self.assertIn('<line class="cp up" x1="17.5"', page)
+        self.assertEqual(page.count('<line class="pt"'), 60)
+        # Zoomed from the address: both charts at pushes 5 to 12, the
+        # commits under the axis those of the ends.
+        dom = open_page(self, html, "#zoom=5-12", self.dir)
+        self.assertIn('data-charts="2"', dom)
+        self.assertEqual(dom.count('data-zoom="5-12"'), 2, dom[-3000:])
+        self.assertEqual(dom.count('viewBox="3.5 0 8 '), 2)
+        self.assertRegex(dom, r'text-anchor="start">c004<')
+        self.assertRegex(dom, r'text-anchor="end">c011<')
+        p = self.history("--series", path, "--html", html, "--commit-url",
+                         "javascript:alert(1)//")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--commit-url wants an http(s) address", p.stderr)
 
     def test_text_from_the_file_is_made_safe(self):
         # Names and commits are the file's: an escape sequence or a
@@ -503,6 +567,43 @@ class Mainline(RepoTest):
         self.assertEqual(steps, [commits[3]], p.stdout)
         self.assertAlmostEqual(s["changepoints"][0]["change"], 0.25,
                                delta=0.001)
+
+    def test_a_page_draws_every_machine_and_links_commits(self):
+        pushes = [(100.0, 100.1, 0.001, "unchanged")] * 3 + [
+            (100.0, 125.0, 0.25, "regression")] + [
+            (125.0, 125.1, 0.001, "unchanged")] * 3
+        commits = self.planted(pushes)
+        # The same pushes on a second machine, twice as slow.
+        other = {}
+        for path in self.files():
+            rec = json.loads(self.git("show", "%s:%s" % (REF, path)))
+            rec["machine"]["name"] = "arm <runner>"
+            for b in rec["benchmarks"]:
+                for key in ("base_ns", "head_ns"):
+                    if b.get(key) is not None:
+                        b[key] *= 2
+            other[path.rsplit("/", 1)[0] + "/9-arm.json"] = \
+                json.dumps(rec).encode()
+        self.plant(other)
+        self.git("remote", "add", "origin",
+                 "https://someone:SECRET@github.com/owner/repo.git")
+        html = os.path.join(self.tmp, "history.html")
+        ci = {k: v for k, v in os.environ.items()
+              if k not in ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY",
+                           "CI_PROJECT_URL")}
+        with mock.patch.dict(os.environ, ci, clear=True):
+            p = self.run_pg("history", "--html", html)
+        with open(html, encoding="utf-8") as f:
+            page = f.read()
+        check_page(self, page, 1)
+        self.assertEqual(page.count('<path class="line"'), 2)
+        self.assertIn("arm &lt;runner&gt;", page)
+        self.assertIn("test machine", page)
+        self.assertIn('<a href="https://github.com/owner/repo/commit/%s">'
+                      % commits[4], page)
+        self.assertNotIn("SECRET", page + p.stdout + p.stderr)
+        # The step on both machines, each its own row.
+        self.assertEqual(page.count('<tr class="cp up">'), 2, p.stdout)
 
     def test_refusals(self):
         base = self.commit({"perfgate.yml": SPIN_CONFIG,
