@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "cmd.h"
+#include "confirm.h"
 #include "csv.h"
 #include "error.h"
 #include "fs.h"
@@ -37,6 +38,10 @@ static const char usage_text[] =
     "creeps, runs of pushes each within the noise floor whose changes add\n"
     "up beyond it.  A single spike is not a step.\n"
     "\n"
+    "Each is suspected until --confirm measures it again: its two sides,\n"
+    "interleaved, as 'perfgate compare' does; a slowdown that spans more\n"
+    "than one commit is then bisected.  The answers are kept on the ref.\n"
+    "\n"
     "With --series, the same search on a CSV file of any tool's numbers:\n"
     "a header and a row per commit, oldest first; a column of numbers is a\n"
     "series (an empty cell: no point there), a column named commit (or\n"
@@ -47,13 +52,15 @@ static const char usage_text[] =
 
 static const char epilogue[] =
     "exit status: 0 read and searched (change points or none); 2 usage, no\n"
-    "records, or a file that is not such a table.\n"
+    "records, or a file that is not such a table; 3 internal error, or the\n"
+    "push failed; 130 interrupted.\n"
     "\n"
     "examples:\n"
     "  perfgate history                     main's last 200 pushes, here\n"
     "  git fetch origin refs/perfgate/history:refs/perfgate/history\n"
     "  perfgate history --rev origin/main -b crc32 --json history.json\n"
     "  perfgate history --html history.html   a chart per benchmark\n"
+    "  perfgate history --confirm --push origin  measure the suspects again\n"
     "  perfgate history --series bench.csv\n"
     "\n"
     "docs/history.md says how the change points are found and how well.\n";
@@ -65,8 +72,9 @@ typedef struct history_args {
     const char *json_path, *html_path, *commit_url;
     pg_strvec only;
     double min_change;
-    const char *rev, *ref, *machine;
-    int last;
+    const char *rev, *ref, *machine, *push;
+    int last, confirm, quiet;
+    pg_compare_opts measure; /* --confirm's */
 } history_args;
 
 /* The records along main, from the repository's history ref. */
@@ -142,6 +150,57 @@ static int write_page(const pg_history *h, const history_args *a)
     return err;
 }
 
+/* Reads the history and finds its change points and creeps. */
+static int load(pg_history *h, const history_args *a)
+{
+    pg_cp_opts cp = {0};
+    int err = a->series_path ? read_series(h, a) : read_ref(h, a);
+
+    if (err == 0) {
+        /* A step under the floor is what a creep is made of. */
+        cp.min_change = a->min_change > 0 ? a->min_change : h->floor;
+        pg_history_detect(h, &cp);
+    }
+    return err;
+}
+
+static void say(void *payload, const char *line)
+{
+    (void)payload;
+    fprintf(stderr, "perfgate: %s\n", line);
+}
+
+/* --confirm: the suspected measured again and kept, the ref pushed with
+ * --push; the history read again to show what they became. */
+static int confirm(pg_history *h, history_args *a)
+{
+    pg_confirm_opts o;
+    pg_repo *repo = NULL;
+    size_t checked = 0;
+    int err;
+
+    memset(&o, 0, sizeof(o));
+    o.compare = a->measure;
+    o.ref = a->ref ? a->ref : PG_STORE_REF;
+    o.machine = a->machine;
+    o.say = a->quiet ? NULL : say;
+    if ((err = pg_repo_open(&repo, ".")) < 0)
+        return err;
+    err = pg_history_confirm(&checked, h, repo, &o);
+    if (o.compare.on_progress)
+        fputs("\r\033[K", stderr);
+    if (err == 0 && checked) {
+        fprintf(stderr, "perfgate: %zu measured again, kept on %s\n", checked,
+                o.ref);
+        pg_history_clear(h);
+        err = load(h, a);
+    }
+    if (err == 0 && a->push)
+        err = pg_store_push(repo, o.ref, a->push, 5, o.say, NULL);
+    pg_repo_free(repo);
+    return err;
+}
+
 int pg_cmd_history(int argc, char **argv)
 {
     history_args a;
@@ -152,7 +211,8 @@ int pg_cmd_history(int argc, char **argv)
         PG_OPT_INT("last", 'n', &a.last, "N", 2, 100000, "want 2 to 100000",
                    "look at the last N pushes (default 200)"),
         PG_OPT_STR("machine", 0, &a.machine, "NAME",
-                   "only this machine's records"),
+                   "only this machine's records (and with\n"
+                   "--confirm, this machine's name)"),
         PG_OPT_STR("ref", 0, &a.ref, "REF",
                    "the history's ref (default\n"
                    "refs/perfgate/history)"),
@@ -165,6 +225,21 @@ int pg_cmd_history(int argc, char **argv)
                    "report no step smaller than PCT of the\n"
                    "level before (default: the noise floor\n"
                    "for records; every step for --series)"),
+        PG_OPT_SET("confirm", 0, &a.confirm,
+                   "measure each change point and creep not\n"
+                   "yet confirmed again (its two sides,\n"
+                   "interleaved), bisect a slowdown that\n"
+                   "spans several commits, keep the answers\n"
+                   "on the ref"),
+        PG_OPT_STR("push", 0, &a.push, "REMOTE",
+                   "with --confirm: push the ref to REMOTE"),
+        PG_OPT_TIME("max-time", &a.measure.max_time, "DURATION", 1,
+                    "want a duration such as 10s or 500ms",
+                    "with --confirm: measuring budget per\n"
+                    "benchmark (10s)"),
+        PG_OPT_INT("jobs", 'j', &a.measure.jobs, "N", 1, 256, NULL,
+                   "with --confirm: builds at once"),
+        PG_OPT_SET("quiet", 'q', &a.quiet, "no progress on stderr"),
         PG_OPT_OUT("json", 0, &a.json_path, "FILE",
                    "write the series' change points as JSON"),
         PG_OPT_OUT("html", 0, &a.html_path, "FILE",
@@ -174,14 +249,14 @@ int pg_cmd_history(int argc, char **argv)
                    "followed by its id (default: the CI's or\n"
                    "origin's on GitHub or GitLab)"),
         PG_OPT_END};
-    pg_cp_opts cp = {0};
     pg_history h;
     pg_str text = PG_STR_INIT;
     int code, err;
 
     memset(&a, 0, sizeof(a));
+    memset(&h, 0, sizeof(h));
+    pg_compare_opts_init(&a.measure);
     code = pg_opt_parse(opts, argc, argv, &usage);
-
     if (code >= 0) {
         pg_strvec_clear(&a.only);
         return code;
@@ -201,18 +276,28 @@ int pg_cmd_history(int argc, char **argv)
         pg_strvec_clear(&a.only);
         return PG_EXIT_USAGE;
     }
-    if (a.series_path && (a.rev || a.ref || a.machine || a.last)) {
+    if (a.series_path &&
+        (a.rev || a.ref || a.machine || a.last || a.confirm || a.push)) {
         fputs("perfgate history: --series reads a file; --rev, --last, "
-              "--machine and --ref read the repository's records\n",
+              "--machine, --ref, --confirm and --push read the "
+              "repository's records\n",
               stderr);
         pg_strvec_clear(&a.only);
         return PG_EXIT_USAGE;
     }
-    err = a.series_path ? read_series(&h, &a) : read_ref(&h, &a);
+    if (a.push && !a.confirm) {
+        fputs("perfgate history: --push pushes what --confirm measured; "
+              "'perfgate record --push-only --push REMOTE' pushes the "
+              "ref alone\n",
+              stderr);
+        pg_strvec_clear(&a.only);
+        return PG_EXIT_USAGE;
+    }
+    pg_cmd_show_progress(&a.measure, a.quiet);
+    err = load(&h, &a);
+    if (err == 0 && a.confirm)
+        err = confirm(&h, &a);
     if (err == 0) {
-        /* A step under the floor is what a creep is made of. */
-        cp.min_change = a.min_change > 0 ? a.min_change : h.floor;
-        pg_history_detect(&h, &cp);
         pg_history_render_text(&text, &h);
         pg_cmd_print_report(a.json_path && !strcmp(a.json_path, "-") ? stderr
                                                                      : stdout,
@@ -225,8 +310,8 @@ int pg_cmd_history(int argc, char **argv)
         }
         if (!err && a.html_path)
             err = write_page(&h, &a);
-        pg_history_clear(&h);
     }
+    pg_history_clear(&h);
     pg_str_clear(&text);
     pg_strvec_clear(&a.only);
     return err ? pg_cmd_fail(err) : PG_EXIT_PASS;

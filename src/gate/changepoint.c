@@ -250,13 +250,6 @@ static segment at_the_edge(const segment *s, const fit *f, double toward)
 }
 
 /*
- * The step from segment a to b in units of its uncertainty.  With a
- * paired change at b's first point, the two estimates of the step (the
- * levels' ratio, and the pair) are weighed by their variances when they
- * agree, and there is no step when they do not; a pair that says "no
- * change at all" (0, with no uncertainty) leaves no step.
- */
-/*
  * The step's size as a fraction of the level before: the levels', or with
  * a pair at the cut, the levels and the pair weighed by their variances
  * (the pair measured that one push; levels that rose over a creep's pushes
@@ -279,6 +272,13 @@ static double step_size(const fit *f, const segment *a, const segment *b)
     return expm1((l / lv + f->d[k] / dv) / wsum);
 }
 
+/*
+ * The step from segment a to b in units of its uncertainty.  With a
+ * paired change at b's first point, the two estimates of the step (the
+ * levels' ratio, and the pair) are weighed by their variances when they
+ * agree, and there is no step when they do not; a pair that says "no
+ * change at all" (0, with no uncertainty) leaves no step.
+ */
 static double step_z(const fit *f, const segment *a, const segment *b)
 {
     double var = a->var + b->var, lv, l, d, dv, wsum;
@@ -384,7 +384,11 @@ static size_t keep_strong_cuts(segment *seg, size_t nseg, const fit *f,
 /*
  * Where paired changes say more than the fit of the levels: a cut moves
  * to the strongest pair within two points of it (inside its segments),
- * and a pair beyond `threshold` where there is no cut makes one.
+ * and a pair beyond `threshold` where there is no cut makes one.  A cut
+ * at a point with no pair (a push nobody recorded) moves only to a pair
+ * beyond the threshold: there the levels are all the evidence, and a cut
+ * moved onto a pair of noise beside it would be judged by that pair (a
+ * 50% step across unrecorded pushes was read as no step at all).
  */
 static size_t cut_at_pairs(segment *seg, size_t nseg, const fit *f,
                            double threshold, size_t m)
@@ -396,8 +400,10 @@ static size_t cut_at_pairs(segment *seg, size_t nseg, const fit *f,
         size_t hi = seg[i].begin + 2;
         lo = lo > seg[i - 1].begin ? lo : seg[i - 1].begin + 1;
         hi = hi < seg[i].end - 1 ? hi : seg[i].end - 1;
+        double least = isfinite(f->d[seg[i].begin]) ? 0 : threshold;
         for (k = lo, best = seg[i].begin; k <= hi; k++)
-            if (fabs(pair_z(f, k)) > fabs(pair_z(f, best)))
+            if (fabs(pair_z(f, k)) >= least &&
+                fabs(pair_z(f, k)) > fabs(pair_z(f, best)))
                 best = k;
         seg[i - 1].end = seg[i].begin = best;
     }

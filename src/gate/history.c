@@ -6,6 +6,7 @@
 #include "history.h"
 #include "error.h"
 #include "json.h"
+#include "result.h"
 #include "units.h"
 #include "words.h"
 
@@ -300,6 +301,90 @@ static void add_sure_steps(const pg_history *h, pg_series *s)
     }
 }
 
+const char *pg_recheck_state_name(pg_recheck_state s)
+{
+    switch (s) {
+    case PG_CONFIRMED:
+        return "confirmed";
+    case PG_NOT_CONFIRMED:
+        return "not confirmed";
+    case PG_UNTOLD:
+        return "untold";
+    default:
+        return "suspected";
+    }
+}
+
+pg_recheck_state pg_recheck_state_of(const pg_recheck *c, int up)
+{
+    if (!c)
+        return PG_SUSPECTED;
+    if (c->status == (up ? PG_STATUS_REGRESSION : PG_STATUS_IMPROVEMENT))
+        return PG_CONFIRMED;
+    if (c->status == PG_STATUS_UNCHANGED || c->status == PG_STATUS_REGRESSION ||
+        c->status == PG_STATUS_IMPROVEMENT)
+        return PG_NOT_CONFIRMED;
+    return PG_UNTOLD;
+}
+
+/* Whether point i was measured: a time, or a pair (of 0: unreached). */
+static int measured(const pg_series *s, size_t i)
+{
+    return isfinite(s->values[i]) || (s->change && isfinite(s->change[i]));
+}
+
+int pg_history_span(const pg_history *h, const pg_series *s, size_t from,
+                    size_t to, size_t *before, size_t *after)
+{
+    size_t i;
+
+    for (i = from; i > 0 && !measured(s, i - 1); i--)
+        ;
+    if (i == 0)
+        return -1;
+    *before = i - 1;
+    for (i = to; i < h->npoints && !measured(s, i); i++)
+        ;
+    if (i == h->npoints)
+        return -1;
+    *after = i;
+    return 0;
+}
+
+/* The newest check of series `s` between points `before` and `after`. */
+static const pg_recheck *check_of(const pg_history *h, const pg_series *s,
+                                  size_t from, size_t to)
+{
+    size_t before, after, i;
+    const pg_recheck *found = NULL;
+
+    if (!s->bench || !s->machine || !h->labels ||
+        pg_history_span(h, s, from, to, &before, &after) < 0)
+        return NULL;
+    for (i = 0; i < h->nchecks; i++) {
+        const pg_recheck *c = &h->checks[i];
+        if (!strcmp(c->commit, h->labels[after]) &&
+            !strcmp(c->parent, h->labels[before]) &&
+            !strcmp(c->machine, s->machine) && !strcmp(c->bench, s->bench))
+            found = c; /* the checks are oldest first */
+    }
+    return found;
+}
+
+static void match_checks(const pg_history *h, pg_series *s)
+{
+    size_t k;
+
+    free(s->cp_check);
+    free(s->creep_check);
+    s->cp_check = pg_calloc(s->ncps + 1, sizeof(*s->cp_check));
+    s->creep_check = pg_calloc(s->ncreeps + 1, sizeof(*s->creep_check));
+    for (k = 0; k < s->ncps; k++)
+        s->cp_check[k] = check_of(h, s, s->cps[k].at, s->cps[k].at);
+    for (k = 0; k < s->ncreeps; k++)
+        s->creep_check[k] = check_of(h, s, s->creeps[k].from, s->creeps[k].to);
+}
+
 void pg_history_detect(pg_history *h, const pg_cp_opts *opts)
 {
     size_t i;
@@ -320,6 +405,7 @@ void pg_history_detect(pg_history *h, const pg_cp_opts *opts)
             s->ncreeps = pg_creeps(s->creeps, h->npoints, &cs, s->cps, s->ncps,
                                    h->floor, opts ? opts->threshold : 0);
         }
+        match_checks(h, s);
     }
 }
 
@@ -391,9 +477,33 @@ static void subject(pg_str *out, const pg_history *h, size_t at)
     pg_str_putc(out, '\n');
 }
 
+/* What a check of a change point or creep said, on a line of its own;
+ * counts those not checked (only in histories from records). */
+static void state_line(pg_str *out, const pg_history *h, const pg_recheck *c,
+                       int up, size_t *suspected)
+{
+    pg_recheck_state st = pg_recheck_state_of(c, up);
+
+    if (!c) {
+        *suspected += h->labels && h->subjects; /* records */
+        return;
+    }
+    pg_str_printf(out, "%*s%s: measured again %.10s..%.10s", 6, "",
+                  pg_recheck_state_name(st), c->parent, c->commit);
+    if (isfinite(c->change))
+        pg_str_printf(out, ", %+.1f%%", c->change * 100);
+    if (st == PG_UNTOLD)
+        pg_str_printf(out, " (%s)", pg_status_name((pg_status)c->status));
+    if (c->culprit)
+        pg_str_printf(out, "; bisected to %.10s %.*s", c->culprit,
+                      (int)pg_utf8_cut(c->culprit_subject, 50),
+                      c->culprit_subject);
+    pg_str_putc(out, '\n');
+}
+
 void pg_history_render_text(pg_str *out, const pg_history *h)
 {
-    size_t i, k, wname = 0;
+    size_t i, k, wname = 0, suspected = 0;
 
     pg_str_printf(out, "%zu series of %zu point%s, oldest first (%s)\n\n",
                   h->nseries, h->npoints, h->npoints == 1 ? "" : "s",
@@ -429,6 +539,8 @@ void pg_history_render_text(pg_str *out, const pg_history *h)
             else
                 pg_str_puts(out, ", as the gate measured it");
             subject(out, h, cp->at);
+            state_line(out, h, s->cp_check ? s->cp_check[k] : NULL,
+                       cp->after > cp->before, &suspected);
         }
         for (k = 0; k < s->ncreeps; k++) {
             const pg_creep *c = &s->creeps[k];
@@ -447,8 +559,16 @@ void pg_history_render_text(pg_str *out, const pg_history *h)
                               h->subjects[c->from],
                               (int)pg_utf8_cut(h->subjects[c->to], 34),
                               h->subjects[c->to]);
+            state_line(out, h, s->creep_check ? s->creep_check[k] : NULL,
+                       c->change > 0, &suspected);
         }
     }
+    if (suspected)
+        pg_str_printf(out,
+                      "\n%zu suspected: 'perfgate history --confirm' measures "
+                      "each again on this machine (and bisects a slowdown "
+                      "that spans several commits)\n",
+                      suspected);
     for (i = 0; i < h->notes.n; i++)
         pg_str_printf(out, "%snote: %s\n", i ? "" : "\n", h->notes.v[i]);
     if (h->ignored.n) {
@@ -458,6 +578,28 @@ void pg_history_render_text(pg_str *out, const pg_history *h)
                           (int)pg_utf8_cut(h->ignored.v[i], 40),
                           h->ignored.v[i]);
         pg_str_putc(out, '\n');
+    }
+}
+
+/* "state", and what the check measured: "check": {parent, commit,
+ * status, change, culprit}. */
+static void add_state(cJSON *o, const pg_recheck *c, int up)
+{
+    cJSON *co;
+
+    cJSON_AddStringToObject(o, "state",
+                            pg_recheck_state_name(pg_recheck_state_of(c, up)));
+    if (!c)
+        return;
+    co = cJSON_AddObjectToObject(o, "check");
+    cJSON_AddStringToObject(co, "parent", c->parent);
+    cJSON_AddStringToObject(co, "commit", c->commit);
+    cJSON_AddStringToObject(co, "status", pg_status_name((pg_status)c->status));
+    pg_json_add_number(co, "change", c->change);
+    if (c->culprit) {
+        cJSON *cu = cJSON_AddObjectToObject(co, "culprit");
+        cJSON_AddStringToObject(cu, "commit", c->culprit);
+        cJSON_AddStringToObject(cu, "subject", c->culprit_subject);
     }
 }
 
@@ -491,6 +633,8 @@ char *pg_history_to_json(const pg_history *h)
             pg_json_add_number(co, "z", cp->z);
             if (h->subjects)
                 cJSON_AddStringToObject(co, "subject", h->subjects[cp->at]);
+            add_state(co, s->cp_check ? s->cp_check[k] : NULL,
+                      cp->after > cp->before);
             cJSON_AddItemToArray(cps, co);
         }
         cps = cJSON_AddArrayToObject(so, "creeps");
@@ -505,6 +649,8 @@ char *pg_history_to_json(const pg_history *h)
             }
             pg_json_add_number(co, "change", c->change);
             pg_json_add_number(co, "z", c->z);
+            add_state(co, s->creep_check ? s->creep_check[k] : NULL,
+                      c->change > 0);
             cJSON_AddItemToArray(cps, co);
         }
         cJSON_AddItemToArray(arr, so);
@@ -534,8 +680,19 @@ void pg_history_clear(pg_history *h)
         free(h->series[i].cps);
         free(h->series[i].creeps);
         free(h->series[i].sure);
+        free(h->series[i].cp_check);
+        free(h->series[i].creep_check);
     }
     free(h->series);
+    for (i = 0; i < h->nchecks; i++) {
+        free(h->checks[i].commit);
+        free(h->checks[i].parent);
+        free(h->checks[i].machine);
+        free(h->checks[i].bench);
+        free(h->checks[i].culprit);
+        free(h->checks[i].culprit_subject);
+    }
+    free(h->checks);
     for (i = 0; h->labels && i < h->npoints; i++)
         free(h->labels[i]);
     free(h->labels);

@@ -15,6 +15,32 @@
 #include "str.h"
 #include "strvec.h"
 
+/*
+ * A span of main measured again to confirm what the history showed there
+ * (`perfgate history --confirm`): `commit` against the earlier `parent`,
+ * interleaved, on `machine`, for benchmark `bench`; bisected when it was
+ * slower and more than one commit apart.
+ */
+typedef struct pg_recheck {
+    char *commit, *parent, *machine, *bench;
+    int status;    /* pg_status */
+    double change; /* NAN when not measured */
+    char *culprit; /* the first slower commit, or NULL */
+    char *culprit_subject;
+    long long when; /* when it was measured */
+} pg_recheck;
+
+/* What became of a change point or creep. */
+typedef enum pg_recheck_state {
+    PG_SUSPECTED,     /* found in the records, not measured again */
+    PG_CONFIRMED,     /* measured again: beyond the floor, the same way */
+    PG_NOT_CONFIRMED, /* measured again: no such change */
+    PG_UNTOLD         /* measured again, and it could not be told (a side
+                         failed to build or run) */
+} pg_recheck_state;
+
+const char *pg_recheck_state_name(pg_recheck_state s);
+
 typedef struct pg_series {
     char *name;
     /* For records: the benchmark and the machine the series is of (its
@@ -34,6 +60,9 @@ typedef struct pg_series {
     unsigned char *sure;
     pg_creep *creeps; /* with paired changes and a floor */
     size_t ncreeps;
+    /* The check of each change point and creep (into pg_history.checks),
+     * or NULL: suspected. */
+    const pg_recheck **cp_check, **creep_check;
 } pg_series;
 
 typedef struct pg_history {
@@ -47,6 +76,8 @@ typedef struct pg_history {
     int ns; /* the values are times in nanoseconds (shown as such) */
     pg_series *series;
     size_t nseries;
+    pg_recheck *checks; /* re-measurements from the records */
+    size_t nchecks;
     pg_strvec ignored; /* columns that are neither series nor labels */
     pg_strvec notes;   /* what the reader should know: files left out */
 } pg_history;
@@ -70,6 +101,18 @@ int pg_history_from_csv(pg_history *h, const pg_csv *t, const char *source,
 /* Finds the change points of every series, and with h->floor set, the
  * creeps of those with paired changes. */
 void pg_history_detect(pg_history *h, const pg_cp_opts *opts);
+
+/*
+ * The commits a change point at `from` (to = from), or a creep from `from`
+ * to `to`, lies between, as indexes of points with a measurement: *before
+ * the last before `from`, *after the first from `to` on.  0, or -1 when
+ * there is no such point on either side.
+ */
+int pg_history_span(const pg_history *h, const pg_series *s, size_t from,
+                    size_t to, size_t *before, size_t *after);
+
+/* The state a check gives a step that went `up` (slower) or not. */
+pg_recheck_state pg_recheck_state_of(const pg_recheck *c, int up);
 
 /* A line per series with a small chart, then its change points. */
 void pg_history_render_text(pg_str *out, const pg_history *h);

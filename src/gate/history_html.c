@@ -386,6 +386,43 @@ static void chart(pg_str *out, const pg_history *h, const group *g)
     pg_str_puts(out, "</svg></svg></figure>\n");
 }
 
+/* What became of a change point or creep: suspected, or what measuring
+ * it again said, and the commit a bisect found. */
+static void state_cell(pg_str *out, const pg_recheck *c, int up,
+                       const char *commit_url)
+{
+    pg_recheck_state st = pg_recheck_state_of(c, up);
+    pg_str t = PG_STR_INIT;
+
+    pg_str_printf(out, "<td class=\"state %s\">",
+                  st == PG_CONFIRMED       ? "confirmed"
+                  : st == PG_NOT_CONFIRMED ? "refuted"
+                                           : "open");
+    esc(out, pg_recheck_state_name(st));
+    if (c && isfinite(c->change)) {
+        pg_str_puts(&t, " (measured again: ");
+        pg_format_change(&t, c->change);
+        pg_str_puts(&t, ")");
+        esc(out, pg_str_cstr(&t));
+    }
+    if (c && c->culprit) {
+        pg_str_puts(out, "; bisected to ");
+        if (commit_url) {
+            pg_str_puts(out, "<a href=\"");
+            esc(out, commit_url);
+            esc(out, c->culprit);
+            pg_str_puts(out, "\">");
+        }
+        pg_str_printf(out, "<code>%.10s</code>", c->culprit);
+        if (commit_url)
+            pg_str_puts(out, "</a>");
+        pg_str_putc(out, ' ');
+        esc(out, c->culprit_subject);
+    }
+    pg_str_puts(out, "</td>");
+    pg_str_clear(&t);
+}
+
 /* The change points and creeps of the group, in a table. */
 static void steps_table(pg_str *out, const pg_history *h, const group *g,
                         const char *commit_url)
@@ -402,7 +439,7 @@ static void steps_table(pg_str *out, const pg_history *h, const group *g,
     pg_str_printf(out,
                   "<table class=\"steps\"><tr>%s<th>What</th><th>"
                   "Commit</th><th>Level</th><th>Change</th><th>"
-                  "Evidence</th>%s</tr>",
+                  "Evidence</th><th>State</th>%s</tr>",
                   machines ? "<th>Machine</th>" : "",
                   h->subjects ? "<th>Subject</th>" : "");
     for (k = 0; k < g->n; k++) {
@@ -430,6 +467,8 @@ static void steps_table(pg_str *out, const pg_history *h, const group *g,
             else
                 pg_str_puts(out, "</td><td>the gate's own verdict");
             pg_str_puts(out, "</td>");
+            state_cell(out, s->cp_check ? s->cp_check[j] : NULL,
+                       cp->after > cp->before, commit_url);
             subject_cell(out, h, cp->at, cp->at);
             pg_str_puts(out, "</tr>");
         }
@@ -461,6 +500,8 @@ static void steps_table(pg_str *out, const pg_history *h, const group *g,
                           "</td><td>each within the %.3g%% floor; %.1f "
                           "times its uncertainty</td>",
                           h->floor * 100, fabs(c->z));
+            state_cell(out, s->creep_check ? s->creep_check[j] : NULL,
+                       c->change > 0, commit_url);
             subject_cell(out, h, c->from, c->to);
             pg_str_puts(out, "</tr>");
         }
@@ -513,7 +554,8 @@ static const char style[] =
     "table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid "
     "#ddd;padding:2px 8px;text-align:left}td.num{text-align:right;"
     "font-variant-numeric:tabular-nums}tr.cp.up td{background:#fbeaea}"
-    "tr.cp.down td{background:#e8f5e8}tr.creep td{background:#fdf1e4}";
+    "tr.cp.down td{background:#e8f5e8}tr.creep td{background:#fdf1e4}"
+    "td.state.confirmed{font-weight:600}td.state.refuted{color:#777}";
 
 /* Zoom along the commits: the wheel zooms at the pointer, a drag moves,
  * a double click shows every point again; "#zoom=A-B" in the address

@@ -55,6 +55,40 @@ typedef struct placed {
     size_t pos;
 } placed;
 
+/* A check record's benchmarks, as checks of the history. */
+static void add_checks(pg_history *h, const pg_record *rec)
+{
+    size_t i;
+
+    h->checks = pg_realloc(h->checks, (h->nchecks + rec->nbenchmarks + 1) *
+                                          sizeof(*h->checks));
+    for (i = 0; i < rec->nbenchmarks; i++) {
+        const pg_record_bench *b = &rec->benchmarks[i];
+        pg_recheck *c = &h->checks[h->nchecks++];
+        memset(c, 0, sizeof(*c));
+        c->commit = pg_strdup(rec->commit);
+        c->parent = pg_strdup(rec->parent);
+        c->machine = pg_strdup(rec->machine.name);
+        c->bench = pg_strdup(b->name);
+        c->status = (int)b->status;
+        c->change = b->change;
+        c->when = rec->when;
+        if (b->culprit[0]) {
+            c->culprit = pg_strdup(b->culprit);
+            c->culprit_subject =
+                pg_strdup(b->culprit_subject ? b->culprit_subject : "");
+        }
+    }
+}
+
+static int by_when(const void *a, const void *b)
+{
+    long long x = ((const pg_recheck *)a)->when,
+              y = ((const pg_recheck *)b)->when;
+
+    return x < y ? -1 : x > y;
+}
+
 /* The records of the line's commits from the ref; notes for the rest. */
 static int read_records(placed **out, size_t *n, pg_history *h, pg_repo *repo,
                         const char *ref, const line_index *ix,
@@ -81,6 +115,9 @@ static int read_records(placed **out, size_t *n, pg_history *h, pg_repo *repo,
             pg_record_clear(&p->rec);
         } else if (machine && strcmp(p->rec.machine.name, machine)) {
             pg_record_clear(&p->rec);
+        } else if (p->rec.check) {
+            add_checks(h, &p->rec);
+            pg_record_clear(&p->rec);
         } else {
             p->pos = (size_t)find(ix, files[i].commit);
             (*n)++;
@@ -89,6 +126,8 @@ static int read_records(placed **out, size_t *n, pg_history *h, pg_repo *repo,
     }
     pg_error_clear();
     pg_stored_free(files, nfiles);
+    if (h->nchecks > 1)
+        qsort(h->checks, h->nchecks, sizeof(*h->checks), by_when);
     return err;
 }
 

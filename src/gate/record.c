@@ -155,6 +155,11 @@ void pg_record_from_result(pg_record *out, const pg_result *r, const char *tree,
         rb->change = b->change;
         rb->change_lo = b->change_lo;
         rb->change_hi = b->change_hi;
+        if (b->culprit && strlen(b->culprit) == PG_OID_HEX - 1) {
+            memcpy(rb->culprit, b->culprit, PG_OID_HEX);
+            rb->culprit_subject =
+                short_text(b->culprit_subject ? b->culprit_subject : "");
+        }
         if (rb->untouched)
             rb->change = rb->change_lo = rb->change_hi = 0;
     }
@@ -169,6 +174,8 @@ char *pg_record_to_json(const pg_record *rec)
     if (!root)
         return NULL;
     cJSON_AddNumberToObject(root, "perfgate_record", rec->format);
+    if (rec->check)
+        cJSON_AddStringToObject(root, "kind", "check");
     cJSON_AddStringToObject(root, "commit", rec->commit);
     cJSON_AddStringToObject(root, "parent", rec->parent);
     cJSON_AddStringToObject(root, "tree", rec->tree);
@@ -203,6 +210,12 @@ char *pg_record_to_json(const pg_record *rec)
         pg_json_add_number(o, "change", trim(b->change));
         pg_json_add_number(o, "change_lo", trim(b->change_lo));
         pg_json_add_number(o, "change_hi", trim(b->change_hi));
+        if (b->culprit[0]) {
+            cJSON *c = cJSON_AddObjectToObject(o, "culprit");
+            cJSON_AddStringToObject(c, "commit", b->culprit);
+            cJSON_AddStringToObject(
+                c, "subject", b->culprit_subject ? b->culprit_subject : "");
+        }
     }
     text = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
@@ -296,6 +309,7 @@ static void parse_machine(parse_ctx *ctx, pg_record_machine *m, const cJSON *o)
 static void parse_bench(parse_ctx *ctx, pg_record_bench *b, const cJSON *o)
 {
     const cJSON *status = cJSON_GetObjectItemCaseSensitive(o, "status");
+    const cJSON *culprit;
     int s = cJSON_IsString(status) ? pg_status_parse(status->valuestring) : -1;
 
     if (!cJSON_IsObject(o)) {
@@ -317,6 +331,15 @@ static void parse_bench(parse_ctx *ctx, pg_record_bench *b, const cJSON *o)
     if (!ctx->err && isfinite(b->change_lo) && isfinite(b->change_hi) &&
         b->change_lo > b->change_hi)
         bad(ctx, "a benchmark's interval is upside down");
+    culprit = cJSON_GetObjectItemCaseSensitive(o, "culprit");
+    if (culprit && !ctx->err) {
+        if (!cJSON_IsObject(culprit)) {
+            bad(ctx, "a benchmark's \"culprit\" is not an object");
+            return;
+        }
+        oid_field(ctx, culprit, "commit", b->culprit);
+        b->culprit_subject = text_field(ctx, culprit, "subject", TEXT_MAX);
+    }
 }
 
 int pg_record_from_json(pg_record *out, const char *text, size_t len,
@@ -324,6 +347,7 @@ int pg_record_from_json(pg_record *out, const char *text, size_t len,
 {
     parse_ctx ctx = {display, 0};
     cJSON *root, *arr, *item;
+    const cJSON *kind;
     double format, method, when;
     int n, i;
 
@@ -359,6 +383,13 @@ int pg_record_from_json(pg_record *out, const char *text, size_t len,
         return ctx.err;
     }
     out->format = PG_RECORD_FORMAT;
+    kind = cJSON_GetObjectItemCaseSensitive(root, "kind");
+    if (kind &&
+        !(cJSON_IsString(kind) && (!strcmp(kind->valuestring, "push") ||
+                                   !strcmp(kind->valuestring, "check"))))
+        bad(&ctx, "\"kind\" is neither \"push\" nor \"check\"");
+    out->check =
+        kind && cJSON_IsString(kind) && !strcmp(kind->valuestring, "check");
     oid_field(&ctx, root, "commit", out->commit);
     oid_field(&ctx, root, "parent", out->parent);
     oid_field(&ctx, root, "tree", out->tree);
@@ -421,8 +452,10 @@ void pg_record_clear(pg_record *rec)
 {
     size_t i;
 
-    for (i = 0; i < rec->nbenchmarks; i++)
+    for (i = 0; i < rec->nbenchmarks; i++) {
         free(rec->benchmarks[i].name);
+        free(rec->benchmarks[i].culprit_subject);
+    }
     free(rec->benchmarks);
     free(rec->subject);
     free(rec->perfgate);

@@ -39,6 +39,11 @@ typedef struct pg_record_bench {
     /* Unchanged at no cost: the change could not reach it (not affected,
      * or both sides load identical code); change is 0, its interval 0. */
     int untouched;
+    /* In a check: the first slower commit between its two commits, found
+     * by bisecting (empty when none was looked for or found), and its
+     * subject. */
+    char culprit[PG_OID_HEX];
+    char *culprit_subject;
 } pg_record_bench;
 
 /* What a record was measured on. */
@@ -52,6 +57,11 @@ typedef struct pg_record_machine {
 
 typedef struct pg_record {
     int format;
+    /* 0: a push, `commit` against its first parent `parent`.  1: a check,
+     * `commit` against `parent`, an earlier commit of main, measured again
+     * to confirm a change point or creep the history showed between them
+     * ("kind": "check"); never a point of the series. */
+    int check;
     char commit[PG_OID_HEX], parent[PG_OID_HEX];
     char tree[PG_OID_HEX], parent_tree[PG_OID_HEX];
     char *subject;

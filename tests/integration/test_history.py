@@ -468,12 +468,19 @@ class Mainline(RepoTest):
         wild = json.loads(json.dumps(rec))
         wild["benchmarks"][0]["change"] = -7
         dirty = dict(rec, subject="\x1b]0;owned\x07 \u202e")
+        strange = dict(rec, kind="verdict")
+        blamed = json.loads(json.dumps(rec))
+        blamed["kind"] = "check"
+        blamed["benchmarks"][0]["culprit"] = {"commit": "HEAD; rm -rf /",
+                                              "subject": "x"}
         d = "%s/%s/" % (head[:2], head)
         self.plant({d + "1-garbage.json": b"\x00{not json",
                     d + "2-future.json": json.dumps(future).encode(),
                     d + "3-elsewhere.json": json.dumps(elsewhere).encode(),
                     d + "4-wild.json": json.dumps(wild).encode(),
                     d + "5-dirty.json": json.dumps(dirty).encode(),
+                    d + "6-strange.json": json.dumps(strange).encode(),
+                    d + "7-blamed.json": json.dumps(blamed).encode(),
                     d + "notes.txt": b"hello",
                     "README": b"not a record",
                     "zz/%s/1-x.json" % head: json.dumps(rec).encode()})
@@ -484,6 +491,10 @@ class Mainline(RepoTest):
         self.assertIn("upgrade perfgate", notes)
         self.assertIn("3-elsewhere.json: it records", notes)
         self.assertIn("4-wild.json: \"change\" is missing or out of range",
+                      notes)
+        self.assertIn('6-strange.json: "kind" is neither "push" nor '
+                      '"check"', notes)
+        self.assertIn('7-blamed.json: "commit" is not a full commit id',
                       notes)
         self.assertIn("notes.txt: not where a record goes", notes)
         self.assertIn("left out %s:README: not where a record goes" % REF,
@@ -567,6 +578,74 @@ class Mainline(RepoTest):
         self.assertEqual(steps, [commits[3]], p.stdout)
         self.assertAlmostEqual(s["changepoints"][0]["change"], 0.25,
                                delta=0.001)
+
+    def test_a_step_the_records_show_is_measured_again_and_bisected(self):
+        # A 50% step in two commits nobody recorded (a push of several):
+        # the levels show it between the last record before and the first
+        # after; --confirm measures those two commits again, interleaved,
+        # and bisects to the commit that made it.
+        c = {}
+        for i, (subject, rounds) in enumerate([
+                ("base", 200), ("a", 201), ("b", 200), ("c", 201), ("d", 200),
+                ("slower", 300), ("e", 301), ("f", 300), ("g", 301),
+                ("h", 300)]):
+            files = {"src/spin.c": self.spin(rounds)}
+            if not i:
+                files["perfgate.yml"] = SPIN_CONFIG
+            c[subject] = self.commit(files, subject)
+        for subject in ("a", "b", "c", "d", "f", "g", "h"):
+            self.record(c[subject])
+        p, doc = self.history()
+        (s,) = doc["series"]
+        (cp,) = s["changepoints"]
+        # (Between d and e nothing was measured: either may be named.)
+        self.assertIn(cp["label"], (c["slower"], c["e"]), p.stderr)
+        self.assertEqual(cp["state"], "suspected")
+        self.assertIn("1 suspected: 'perfgate history --confirm'", p.stderr)
+        p, doc = self.history("--confirm", "-j", "2", "--html",
+                              os.path.join(self.tmp, "h.html"))
+        (cp,) = doc["series"][0]["changepoints"]
+        self.assertEqual(cp["state"], "confirmed", p.stderr)
+        self.assertEqual((cp["check"]["parent"], cp["check"]["commit"]),
+                         (c["d"], c["e"]))
+        self.assertGreater(cp["check"]["change"], 0.2)
+        self.assertEqual(cp["check"]["culprit"]["commit"], c["slower"])
+        self.assertIn("1 measured again", p.stderr)
+        self.assertIn("confirmed: measured again %s..%s" % (
+            c["d"][:10], c["e"][:10]), p.stderr)
+        self.assertIn("bisected to %s slower" % c["slower"][:10], p.stderr)
+        with open(os.path.join(self.tmp, "h.html"), encoding="utf-8") as f:
+            self.assertIn("bisected to", f.read())
+        # Kept on the ref: asked again, nothing is measured.
+        p, doc = self.history("--confirm")
+        self.assertNotIn("measured again, kept", p.stderr)
+        self.assertEqual(doc["series"][0]["changepoints"][0]["state"],
+                         "confirmed")
+
+    def test_a_step_that_is_not_there_is_not_confirmed(self):
+        # Records that say +25% where the code did not change (a README):
+        # measured again, the two sides are the same code.
+        pushes = [(100.0, 100.1, 0.001, "unchanged")] * 3 + [
+            (100.0, 125.0, 0.25, "regression")] + [
+            (125.0, 125.1, 0.001, "unchanged")] * 3
+        commits = self.planted(pushes)
+        p, doc = self.history("--confirm")
+        (cp,) = doc["series"][0]["changepoints"]
+        self.assertEqual(cp["label"], commits[4])
+        self.assertEqual(cp["state"], "not confirmed", p.stderr)
+        self.assertEqual(cp["check"]["parent"], commits[3])
+        self.assertEqual(cp["check"]["change"], 0)
+        self.assertNotIn("culprit", cp["check"])
+        self.assertIn("not confirmed: measured again", p.stderr)
+        # Another machine's series is left to that machine.
+        p = self.run_pg("history", "--confirm", "--machine", "elsewhere",
+                        ok=(2,))
+        self.assertIn("no perfgate record", p.stderr)
+        for args, message in [(("--push", "origin"), "--push pushes what"),
+                              (("--series", "x.csv", "--confirm"),
+                               "--series reads a file")]:
+            p = self.run_pg("history", *args, ok=(2,))
+            self.assertIn(message, p.stderr)
 
     def test_a_page_draws_every_machine_and_links_commits(self):
         pushes = [(100.0, 100.1, 0.001, "unchanged")] * 3 + [

@@ -240,6 +240,32 @@ static void pairs_the_levels_deny_are_not_steps(void)
     CHECK(find(cp, x, NULL, 30, NULL) == 1); /* as values alone see it */
 }
 
+/* A step across pushes nobody recorded: no pair there, only the levels,
+ * and noise pairs beside it say nothing of it (a cut moved onto one was
+ * judged by it: a 50% step read as none). */
+static void a_step_between_unrecorded_pushes_is_the_levels(void)
+{
+    pg_changepoint cp[30];
+    double x[30], d[30], dsd[30];
+    pg_cp_series s = {x, NULL, d, dsd, 30};
+    uint64_t seed;
+    size_t i, exact = 0;
+
+    for (seed = 1; seed <= 20; seed++) {
+        noise(x, 30, seed);
+        for (i = 0; i < 30; i++) {
+            x[i] = (i >= 15 ? 150 : 100) * (1 + normal() * 0.003);
+            d[i] = normal() * 0.002;
+            dsd[i] = 0.002;
+        }
+        d[0] = NAN;
+        x[14] = d[14] = dsd[14] = d[15] = dsd[15] = NAN; /* unrecorded */
+        exact += pg_changepoints(cp, &s, NULL) == 1 && cp[0].at >= 14 &&
+                 cp[0].at <= 15 && cp[0].after > cp[0].before * 1.4;
+    }
+    CHECK(exact == 20);
+}
+
 /* Pairs each within the floor that add up beyond it are a creep, named by
  * the pushes that moved; noise, a step beyond the floor, and a run that
  * adds up to less than the floor are not. */
@@ -293,6 +319,8 @@ static void a_creep_is_the_pushes_that_moved(void)
 }
 
 const pg_test pg_tests_changepoint[] = {
+    {"a_step_between_unrecorded_pushes_is_the_levels",
+     a_step_between_unrecorded_pushes_is_the_levels},
     {"a_creep_is_the_pushes_that_moved", a_creep_is_the_pushes_that_moved},
     {"pairs_find_what_values_cannot", pairs_find_what_values_cannot},
     {"pairs_the_levels_deny_are_not_steps",
