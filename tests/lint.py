@@ -424,7 +424,7 @@ class Code(unittest.TestCase):
         # internal pg_case_init or pg_random_token beside them reads as
         # one more function to call.  Internal names keep off the ABI's:
         # its types (pg_case, pg_problem, pg_fn) and the first word of its
-        # functions (pg_alloc*, pg_random*, pg_recheck*, ...).
+        # functions (pg_alloc*, pg_random*, pg_check*, ...).
         with open(os.path.join(ROOT, "include/perfgate/problem.h")) as f:
             header = f.read()
         abi = {n for n, _ in abi_functions(header)}
