@@ -17,6 +17,10 @@ cache=--no-cache
 if [ -n "${PERFGATE_CACHE_DIR:-}" ]; then
     cache="--cache-dir=$PERFGATE_CACHE_DIR/pr-$BUILDKITE_PULL_REQUEST"
 fi
+# main's history, read only, where a trusted job records one: the comment
+# then says how main moved before the base.
+git fetch --quiet origin "+refs/perfgate/history:refs/perfgate/history" ||
+    true
 # Exit 78: passed, but a case got slower beyond the floor under the total
 # (soft_fail in pipeline.yml shows it as a warning).
 perfgate compare --json perfgate.json --markdown perfgate.md "$cache" \

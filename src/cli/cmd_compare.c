@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include "bisect.h"
+#include "mainline.h"
 #include "cmd.h"
 #include "compare.h"
 #include "error.h"
@@ -197,6 +198,18 @@ static void say_not_bisected(void *payload, const char *what)
 }
 
 /* Runs the comparison and shows it; the exit code. */
+/* How main moved before the base, where the repository keeps a history
+ * (fetched read-only in a pull request's job): for the comment. */
+static void main_moves(pg_result *r, const char *path)
+{
+    pg_repo *repo = NULL;
+
+    if (pg_repo_open(&repo, path ? path : ".") == 0)
+        pg_mainline_moves(r, repo, NULL, PG_MAINLINE_MOVES_LAST);
+    pg_repo_free(repo);
+    pg_error_clear();
+}
+
 static int compare(compare_args *a)
 {
     pg_result result;
@@ -215,6 +228,8 @@ static int compare(compare_args *a)
     pg_ci_clear(&ci);
     if (err >= 0 && a->bisect)
         err = pg_bisect_regressions(&result, &a->opts, say_not_bisected, NULL);
+    if (err >= 0)
+        main_moves(&result, a->opts.repo_path);
     if (a->opts.on_progress)
         fputs("\r\033[K", stderr);
     if (err >= 0)

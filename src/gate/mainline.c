@@ -326,3 +326,75 @@ done:
     }
     return err;
 }
+
+/* The series of benchmark `name` in `h`, on `machine` when it is not
+ * NULL. */
+static const pg_series *series_of(const pg_history *h, const char *name,
+                                  const char *machine)
+{
+    size_t i;
+
+    for (i = 0; i < h->nseries; i++)
+        if (!strcmp(h->series[i].bench, name) &&
+            (!machine || !strcmp(h->series[i].machine, machine)))
+            return &h->series[i];
+    return NULL;
+}
+
+void pg_mainline_moves(pg_result *r, pg_repo *repo, const char *ref,
+                       size_t last)
+{
+    pg_mainline_opts mo;
+    pg_record_machine here;
+    pg_cp_opts cp = {0};
+    pg_history h;
+    const char *machine = NULL;
+    size_t i, k;
+
+    if (r->aa || !r->base.commit || !*r->base.commit)
+        return;
+    memset(&mo, 0, sizeof(mo));
+    mo.ref = ref;
+    mo.rev = r->base.commit;
+    mo.last = last;
+    /* This machine's records where there are, else any machine's. */
+    pg_record_machine_probe(&here, NULL);
+    mo.machine = here.name;
+    if (pg_mainline_load(&h, repo, &mo) < 0) {
+        mo.machine = NULL;
+        if (pg_mainline_load(&h, repo, &mo) < 0) {
+            pg_error_clear();
+            pg_record_machine_clear(&here);
+            return;
+        }
+    }
+    pg_error_clear();
+    cp.min_change = h.floor;
+    pg_history_detect(&h, &cp);
+    for (i = 0; i < r->nbenchmarks; i++) {
+        pg_bench_result *b = &r->benchmarks[i];
+        const pg_series *s = series_of(&h, b->name, machine);
+        double chained = 1;
+        int pushes = 0;
+        if (!s)
+            continue;
+        machine = s->machine; /* one machine for the whole comment */
+        for (k = 0; k < h.npoints; k++)
+            if (isfinite(s->change[k])) {
+                chained *= 1 + s->change[k];
+                pushes++;
+            }
+        if (!pushes)
+            continue;
+        b->main_pushes = pushes;
+        b->main_change = chained - 1;
+        b->main_steps = (int)s->ncps;
+        b->main_creeps = (int)s->ncreeps;
+    }
+    if (machine) {
+        free(r->main_machine);
+        r->main_machine = pg_strdup(machine);
+    }
+    pg_history_clear(&h);
+    pg_record_machine_clear(&here);
+}

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "history.h"
+#include "result.h"
 #include "revision.h"
 
 /* How many pushes back `perfgate history` looks by default. */
@@ -34,5 +35,20 @@ typedef struct pg_mainline_opts {
  */
 int pg_mainline_load(pg_history *h, pg_repo *repo,
                      const pg_mainline_opts *opts);
+
+/*
+ * How main moved before `r`'s base: for each benchmark of `r` with records
+ * along the base's last `last` first-parent commits (this machine's where
+ * there are, else another's, one machine for all), the paired changes
+ * chained and the change points and creeps found, into its main_*
+ * fields, and the machine into r->main_machine.  Nothing when there is no
+ * history (no ref, no records): a pull request's comment then has no such
+ * line.
+ */
+void pg_mainline_moves(pg_result *r, pg_repo *repo, const char *ref,
+                       size_t last);
+
+/* How many pushes before the base a pull request's comment looks at. */
+#define PG_MAINLINE_MOVES_LAST 20
 
 #endif

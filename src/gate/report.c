@@ -1017,6 +1017,55 @@ static void md_machine(pg_str *footer, const pg_result *r)
     pg_str_puts(footer, "\n</details>\n");
 }
 
+/* How main moved before the base, for the benchmarks this change reaches,
+ * where the repository keeps a history. */
+static void md_main_moves(pg_str *out, const pg_result *r)
+{
+    size_t i, listed = 0, more = 0;
+    int pushes = 0;
+
+    for (i = 0; i < r->nbenchmarks; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        if (b->main_pushes > 0 && !b->not_affected)
+            pushes = b->main_pushes > pushes ? b->main_pushes : pushes;
+    }
+    if (!pushes || !r->main_machine)
+        return;
+    pg_str_printf(out,
+                  "\nMain before the base, over its last %d recorded "
+                  "push%s (history on ",
+                  pushes, pushes == 1 ? "" : "es");
+    md_text(out, r->main_machine, MD_NAME_MAX);
+    pg_str_puts(out, "):");
+    for (i = 0; i < r->nbenchmarks; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        if (b->main_pushes <= 0 || b->not_affected)
+            continue;
+        if (listed == 10) {
+            more++;
+            continue;
+        }
+        pg_str_puts(out, listed ? ", " : " ");
+        md_text(out, b->name, MD_NAME_MAX);
+        pg_str_putc(out, ' ');
+        pg_format_change(out, b->main_change);
+        if (b->main_steps || b->main_creeps) {
+            pg_str_puts(out, " (");
+            if (b->main_steps)
+                pg_str_printf(out, "%d step%s", b->main_steps,
+                              b->main_steps == 1 ? "" : "s");
+            if (b->main_creeps)
+                pg_str_printf(out, "%s%d creep%s", b->main_steps ? ", " : "",
+                              b->main_creeps, b->main_creeps == 1 ? "" : "s");
+            pg_str_putc(out, ')');
+        }
+        listed++;
+    }
+    if (more)
+        pg_str_printf(out, " and %zu more", more);
+    pg_str_puts(out, ". `perfgate history` shows them.\n");
+}
+
 /* The comment's footer: the sides, the floor, the GPU, the warnings. */
 static void md_footer(pg_str *footer, const pg_result *r)
 {
@@ -1033,6 +1082,7 @@ static void md_footer(pg_str *footer, const pg_result *r)
                         "Times are the sum over the cases of each case's "
                         "minimum time per call; under each change, its 95% "
                         "interval from the paired rounds.\n");
+    md_main_moves(footer, r);
     if (r->gpu.present) {
         pg_str_puts(footer, "\nGPU: ");
         md_text(footer, r->gpu.name, MD_NAME_MAX);

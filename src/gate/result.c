@@ -269,6 +269,13 @@ static cJSON *bench_json(const pg_bench_result *b)
     add_string(o, "stop", b->stop);
     cJSON_AddStringToObject(o, "cache", b->cold ? "cold" : "warm");
     add_built(o, b->built);
+    if (b->main_pushes > 0) {
+        cJSON *mo = cJSON_AddObjectToObject(o, "main");
+        cJSON_AddNumberToObject(mo, "pushes", b->main_pushes);
+        pg_json_add_number(mo, "change", b->main_change);
+        cJSON_AddNumberToObject(mo, "steps", b->main_steps);
+        cJSON_AddNumberToObject(mo, "creeps", b->main_creeps);
+    }
     if (b->culprit) {
         cJSON *co = cJSON_AddObjectToObject(o, "culprit");
         add_string(co, "commit", b->culprit);
@@ -396,6 +403,8 @@ char *pg_result_to_json(const pg_result *r)
         }
     }
     add_string(root, "config_digest", r->config_digest);
+    if (r->main_machine)
+        add_string(root, "main_machine", r->main_machine);
     {
         cJSON *box = cJSON_AddObjectToObject(root, "sandbox");
         cJSON_AddBoolToObject(box, "boxed", !r->unboxed);
@@ -586,6 +595,24 @@ static void read_built(const cJSON *o, int built[2])
     }
 }
 
+/* How main moved, when the result says: counts in bounds, else none. */
+static void read_main(pg_bench_result *b, const cJSON *mo)
+{
+    double pushes = get_number(mo, "pushes"), change = get_number(mo, "change");
+
+    if (!cJSON_IsObject(mo) || !(pushes >= 1 && pushes <= 100000) ||
+        !(change > -1 && change < 1e6))
+        return;
+    b->main_pushes = (int)pushes;
+    b->main_change = change;
+    b->main_steps = get_int(mo, "steps");
+    b->main_creeps = get_int(mo, "creeps");
+    if (b->main_steps < 0 || b->main_steps > 100000)
+        b->main_steps = 0;
+    if (b->main_creeps < 0 || b->main_creeps > 100000)
+        b->main_creeps = 0;
+}
+
 /* A culprit is a commit id, else none. */
 static void read_culprit(pg_bench_result *b, const cJSON *co)
 {
@@ -697,6 +724,7 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
     b->cold = cJSON_IsString(cache) && !strcmp(cache->valuestring, "cold");
     read_built(o, b->built);
     read_culprit(b, cJSON_GetObjectItemCaseSensitive(o, "culprit"));
+    read_main(b, cJSON_GetObjectItemCaseSensitive(o, "main"));
     b->profile = read_profile(cJSON_GetObjectItemCaseSensitive(o, "profile"));
     b->base_ns = get_number(o, "base_ns");
     b->head_ns = get_number(o, "head_ns");
@@ -785,6 +813,7 @@ int pg_result_from_json(pg_result *out, const char *text, const char *display)
     read_side(&out->base, cJSON_GetObjectItemCaseSensitive(root, "base"));
     read_side(&out->head, cJSON_GetObjectItemCaseSensitive(root, "head"));
     out->config_digest = get_string(root, "config_digest");
+    out->main_machine = get_string(root, "main_machine");
     src = cJSON_GetObjectItemCaseSensitive(root, "sandbox");
     if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(src, "boxed"))) {
         out->unboxed = get_string(src, "why_not");
@@ -825,6 +854,7 @@ void pg_result_clean_text(pg_result *r)
     pg_text_clean_in_place(&r->version);
     pg_text_clean_in_place(&r->config_digest);
     pg_text_clean_in_place(&r->unboxed);
+    pg_text_clean_in_place(&r->main_machine);
     for (i = 0; i < r->nshards; i++) {
         pg_text_clean_in_place(&r->shards[i].host);
         pg_text_clean_in_place(&r->shards[i].balance);
@@ -949,6 +979,7 @@ void pg_result_clear(pg_result *r)
     pg_system_clear(&r->system);
     free(r->config_digest);
     free(r->unboxed);
+    free(r->main_machine);
     for (i = 0; i < r->nshards; i++) {
         free(r->shards[i].host);
         free(r->shards[i].balance);

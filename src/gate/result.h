@@ -131,6 +131,13 @@ typedef struct pg_bench_result {
     char *culprit_subject;
     char *culprit_author;
     int culprit_candidates;
+    /* How main moved before the base, from the history's records
+     * (mainline.h): over its last main_pushes pushes (0: no history of
+     * this benchmark), the paired changes chained, and the change points
+     * and creeps found there. */
+    int main_pushes;
+    double main_change;
+    int main_steps, main_creeps;
     pg_profile *profile; /* with compare --profile, a regression's; NULL */
     double base_ns; /* sums of per-case minimums; NAN when not measured */
     double head_ns;
@@ -199,6 +206,7 @@ typedef struct pg_result {
     pg_gpu_info gpu; /* present: a CUDA benchmark was measured on it */
     pg_verdict verdict;
     char *config_digest;   /* the config's (pg_config.digest); NULL: unknown */
+    char *main_machine;    /* whose records main_* are; NULL: no history */
     char *unboxed; /* why the revisions' code ran outside the box (box.h);
                       NULL when it ran inside, or the result does not say */
     pg_shard_info *shards; /* one for a shard's own result, all of them for

@@ -171,11 +171,19 @@ class Action(RepoTest):
         self.server.server_close()
         super().tearDown()
 
-    def pull_request(self, head_source=SERIAL + "/* feature */\n"):
+    def pull_request(self, head_source=SERIAL + "/* feature */\n",
+                     history=False):
         """main: A, then B; feature from A: C.  A shallow clone of C, as
-        actions/checkout makes it, in self.checkout."""
+        actions/checkout makes it, in self.checkout.  With `history`, A
+        is a second commit of main, recorded by perfgate record."""
         a = self.base_repo(config=CONFIG.replace("max_time: 1s",
                                                  "max_time: 1s"))
+        if history:
+            a = self.commit({"src/sum.c": SERIAL + "/* main */\n"})
+            p = subprocess.run([PERFGATE, "record", "-q", a], cwd=self.repo,
+                               capture_output=True, text=True, timeout=300,
+                               env=dict(os.environ, TMPDIR=self.pgtmp))
+            self.assertEqual(p.returncode, 0, p.stderr)
         self.git("checkout", "-q", "-b", "feature")
         c = self.commit({"src/sum.c": head_source})
         self.git("checkout", "-q", "main")
@@ -286,7 +294,9 @@ class Action(RepoTest):
         self.assertEqual(self.server.requests, [])
 
     def test_pull_request_from_a_shallow_checkout(self):
-        a, b, c = self.pull_request()
+        # main keeps a history: the job fetches it, read only, and the
+        # comment says how main moved before the base.
+        a, b, c = self.pull_request(history=True)
         result, log = self.run_action(self.event(b, c))
         self.assertEqual(result.returncode, 0, log)
         self.assertIn("the clone is shallow", log)
@@ -306,6 +316,8 @@ class Action(RepoTest):
         self.assertEqual(posts[0]["path"], "/repos/o/r/issues/7/comments")
         self.assertEqual(posts[0]["auth"], "Bearer " + TOKEN)
         self.assertTrue(posts[0]["body"]["body"].startswith(MARKER))
+        self.assertIn("Main before the base, over its last 1 recorded "
+                      "push", posts[0]["body"]["body"])
 
     def test_a_regression_fails_updates_the_comment_and_annotates(self):
         a, b, c = self.pull_request()

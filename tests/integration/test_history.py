@@ -684,6 +684,37 @@ class Mainline(RepoTest):
         # The step on both machines, each its own row.
         self.assertEqual(page.count('<tr class="cp up">'), 2, p.stdout)
 
+    def test_a_pull_requests_comment_says_how_main_moved(self):
+        pushes = [(100.0, 100.5, 0.005, "unchanged")] * 3 + [
+            (100.0, 125.0, 0.25, "regression")] + [
+            (125.0, 125.5, 0.004, "unchanged")] * 2
+        self.planted(pushes)
+        base = self.git("rev-parse", "HEAD")
+        self.commit({"src/spin.c": self.spin(101)}, "a pull request")
+        md = os.path.join(self.tmp, "comment.md")
+        out = os.path.join(self.tmp, "result.json")
+        self.run_pg("compare", base, "HEAD", "--json", out, "--markdown", md,
+                    "--max-time", "1s", "-q", ok=(0, 1))
+        with open(out) as f:
+            result = json.load(f)
+        main = result["benchmarks"][0]["main"]
+        self.assertEqual(main["pushes"], 7)  # the first record, planted six
+        expected = 1.005 ** 3 * 1.25 * 1.004 ** 2 - 1
+        self.assertAlmostEqual(main["change"], expected, delta=0.002)
+        self.assertEqual(main["steps"], 1)
+        self.assertEqual(result["main_machine"], "test machine")
+        with open(md, encoding="utf-8") as f:
+            comment = f.read()
+        self.assertRegex(comment, r"Main before the base, over its last 7 "
+                         r"recorded pushes \(history on test machine\): "
+                         r"spin \+2[78]\.\d% \(1 step\)")
+        # Without a history, no such line.
+        self.git("update-ref", "-d", REF)
+        self.run_pg("compare", base, "HEAD", "--json", out, "--markdown", md,
+                    "--max-time", "1s", "-q", ok=(0, 1))
+        with open(md, encoding="utf-8") as f:
+            self.assertNotIn("Main before the base", f.read())
+
     def test_refusals(self):
         base = self.commit({"perfgate.yml": SPIN_CONFIG,
                             "src/spin.c": self.spin(100)}, "base")
