@@ -134,6 +134,12 @@ int pg_merge(pg_result *out, pg_result *parts, size_t n,
             out->unboxed = p->unboxed;
             p->unboxed = NULL;
         }
+        /* How main moved: the first shard's history that has one (each
+         * shard's benchmarks keep their own figures). */
+        if (!out->main_machine && p->main_machine) {
+            out->main_machine = p->main_machine;
+            p->main_machine = NULL;
+        }
         out->shards =
             pg_realloc(out->shards, (out->nshards + 1) * sizeof(*out->shards));
         out->shards[out->nshards++] = p->shards[0];
