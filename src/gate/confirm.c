@@ -11,6 +11,7 @@
 #include "str.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,24 +19,27 @@
 
 #include "banned.h"
 
-static void tell(const pg_confirm_opts *o, const char *fmt, const char *a,
-                 const char *b, const char *c)
+static void tell(const pg_confirm_opts *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void tell(const pg_confirm_opts *o, const char *fmt, ...)
 {
-    char *line;
+    pg_str line = PG_STR_INIT;
+    va_list ap;
 
     if (!o->say)
         return;
-    line = pg_strdupf(fmt, a, b, c);
-    o->say(o->payload, line);
-    free(line);
+    va_start(ap, fmt);
+    pg_str_vprintf(&line, fmt, ap);
+    va_end(ap);
+    o->say(o->payload, pg_str_cstr(&line));
+    pg_str_clear(&line);
 }
 
 /* The bisect's voice: what could not be bisected. */
 static void bisect_said(void *payload, const char *what)
 {
-    const pg_confirm_opts *o = payload;
-
-    tell(o, "%s%s%s", what, "", "");
+    tell(payload, "%s", what);
 }
 
 /*

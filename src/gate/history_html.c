@@ -67,25 +67,33 @@ static void value_text(pg_str *out, const pg_history *h, double v)
     pg_str_clear(&t);
 }
 
-/* A commit's short label, linked when there is an address for it. */
+/* `shown` as code, linked to the commit `id`'s page when there is an
+ * address for it. */
+static void commit_link(pg_str *out, const char *commit_url, const char *id,
+                        const char *shown)
+{
+    if (commit_url && id && *id) {
+        pg_str_puts(out, "<a href=\"");
+        esc(out, commit_url);
+        esc(out, id);
+        pg_str_puts(out, "\">");
+    }
+    pg_str_puts(out, "<code>");
+    esc(out, shown);
+    pg_str_puts(out, "</code>");
+    if (commit_url && id && *id)
+        pg_str_puts(out, "</a>");
+}
+
+/* A point's commit, by its short label. */
 static void commit_cell(pg_str *out, const pg_history *h, size_t at,
                         const char *commit_url)
 {
     pg_str t = PG_STR_INIT;
 
     short_label(&t, h, at);
-    if (commit_url && h->labels && h->labels[at][0]) {
-        pg_str_puts(out, "<a href=\"");
-        esc(out, commit_url);
-        esc(out, h->labels[at]);
-        pg_str_puts(out, "\"><code>");
-        esc(out, pg_str_cstr(&t));
-        pg_str_puts(out, "</code></a>");
-    } else {
-        pg_str_puts(out, "<code>");
-        esc(out, pg_str_cstr(&t));
-        pg_str_puts(out, "</code>");
-    }
+    commit_link(out, commit_url, h->labels ? h->labels[at] : NULL,
+                pg_str_cstr(&t));
     pg_str_clear(&t);
 }
 
@@ -406,16 +414,10 @@ static void state_cell(pg_str *out, const pg_recheck *c, int up,
         esc(out, pg_str_cstr(&t));
     }
     if (c && c->culprit) {
+        char shown[11];
+        snprintf(shown, sizeof(shown), "%s", c->culprit);
         pg_str_puts(out, "; bisected to ");
-        if (commit_url) {
-            pg_str_puts(out, "<a href=\"");
-            esc(out, commit_url);
-            esc(out, c->culprit);
-            pg_str_puts(out, "\">");
-        }
-        pg_str_printf(out, "<code>%.10s</code>", c->culprit);
-        if (commit_url)
-            pg_str_puts(out, "</a>");
+        commit_link(out, commit_url, c->culprit, shown);
         pg_str_putc(out, ' ');
         esc(out, c->culprit_subject);
     }
