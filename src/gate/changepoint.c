@@ -13,6 +13,8 @@
 #define DEFAULT_PENALTY 1.0
 #define DEFAULT_THRESHOLD 4.0
 #define MIN_SEGMENT 2
+/* Costs this close, relatively, are equal. */
+#define TIE 1e-12
 /* The most points inside a series that are a blip, not a level, when the
  * points on both sides of them are on the same side of them: a run of
  * spikes, or a change undone at once.  Points count by weight: one point
@@ -35,6 +37,7 @@ typedef struct point {
     double x, w;
 } point;
 
+/* Doubles, or points by their value (a point begins with it). */
 static int by_value(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -129,51 +132,125 @@ static double tail_factor(const double *x, const double *w, size_t m)
     return f;
 }
 
-/* cost[i * m + j]: the cost of the segment of points i..j. */
-static void segment_costs(double *cost, const double *x, const double *w,
-                          size_t m)
-{
-    point *sorted = pg_malloc(m * sizeof(*sorted));
-    size_t i, j, k;
+/*
+ * The last PG_CP_SPAN points up to j in order of value, as the first
+ * stage walks up the series: at[q] is the index in the series of the q-th
+ * smallest, pos[k] where point j - k stands in that order.
+ */
+typedef struct window {
+    point *p;
+    size_t *at, *pos, last, n;
+} window;
 
-    for (i = 0; i < m; i++) {
-        for (j = i, k = 0; j < m; j++, k++) {
-            /* Insert point j into the sorted run of i..j-1. */
-            point p = {x[j], w[j]};
-            size_t at = k;
-            while (at > 0 && sorted[at - 1].x > p.x) {
-                sorted[at] = sorted[at - 1];
-                at--;
-            }
-            sorted[at] = p;
-            double level;
-            cost[i * m + j] = median_cost(sorted, k + 1, &level);
-        }
+/* Point j joins; the point PG_CP_SPAN before it leaves. */
+static void window_push(window *win, const double *x, const double *w, size_t j)
+{
+    size_t q, k;
+
+    if (win->n == PG_CP_SPAN) {
+        q = win->pos[win->n - 1];
+        memmove(&win->p[q], &win->p[q + 1], (win->n - q - 1) * sizeof(point));
+        memmove(&win->at[q], &win->at[q + 1],
+                (win->n - q - 1) * sizeof(size_t));
+        win->n--;
     }
-    free(sorted);
+    for (q = win->n; q > 0 && win->p[q - 1].x > x[j]; q--) {
+        win->p[q] = win->p[q - 1];
+        win->at[q] = win->at[q - 1];
+    }
+    win->p[q].x = x[j];
+    win->p[q].w = w[j];
+    win->at[q] = j;
+    win->n++;
+    win->last = j;
+    for (k = 0; k < win->n; k++)
+        win->pos[j - win->at[k]] = k;
 }
 
-/* The cheapest cut: start[j] is where the last segment of points 0..j-1
- * begins; segments are at least MIN_SEGMENT long.  0 when there is none. */
-static int best_cut(size_t *start, const double *cost, size_t m, double pen)
+/*
+ * The cost of each segment of the window's points that ends at its last,
+ * growing back from it: each point's weighted distance from the segment's
+ * weighted median, as median_cost reckons it, without sorting again.  The
+ * median is followed along the window's order as points join: q is the
+ * first at which the weight of the segment's points up to it reaches half
+ * their total.  cost[k] is the segment of points last - k .. last.
+ */
+static void window_costs(double *cost, const window *win, double centre)
+{
+    double W = 0, WX = 0, below = 0, xbelow = 0;
+    size_t k, q = 0, from;
+
+#define PRESENT(r) (win->at[r] >= from ? win->p[r].w : 0)
+    for (k = 0; k < win->n; k++) {
+        size_t r = win->pos[k];
+        double wk = win->p[r].w, med, wq;
+        from = win->last - k;
+        W += wk;
+        WX += wk * (win->p[r].x - centre);
+        if (r < q) {
+            below += wk;
+            xbelow += wk * (win->p[r].x - centre);
+        }
+        while (q > 0 && below >= W / 2) {
+            q--;
+            below -= PRESENT(q);
+            xbelow -= PRESENT(q) * (win->p[q].x - centre);
+        }
+        while (q + 1 < win->n && below + PRESENT(q) < W / 2) {
+            below += PRESENT(q);
+            xbelow += PRESENT(q) * (win->p[q].x - centre);
+            q++;
+        }
+        if (!(W > 0)) {
+            cost[k] = 0;
+            continue;
+        }
+        med = win->p[q].x - centre;
+        wq = PRESENT(q);
+        cost[k] = (med * below - xbelow) +
+                  ((WX - xbelow - wq * med) - med * (W - below - wq));
+    }
+#undef PRESENT
+}
+
+/*
+ * The cheapest cut of points 0..m-1 into segments of MIN_SEGMENT to
+ * PG_CP_SPAN points, each costing its points' distances from its median
+ * and `pen`: start[j] is where the last segment of points 0..j-1 begins
+ * (the earliest, of cuts that cost the same: distances from a median tie
+ * often, and costs that differ by rounding alone are the same).  Each segment's
+ * cost is reckoned once, as it grows back from its last point, and nothing of
+ * size m * m is kept.  0 when there is none.
+ */
+static int best_cut(size_t *start, const double *x, const double *w, size_t m,
+                    double pen)
 {
     double *best = pg_malloc((m + 1) * sizeof(*best));
-    size_t i, j;
+    double cost[PG_CP_SPAN], centre = x[m / 2];
+    window win = {pg_malloc(PG_CP_SPAN * sizeof(point)),
+                  pg_malloc(PG_CP_SPAN * sizeof(size_t)),
+                  pg_malloc(PG_CP_SPAN * sizeof(size_t)), 0, 0};
+    size_t j, k;
     int ok;
 
     best[0] = 0;
     for (j = 1; j <= m; j++) {
+        window_push(&win, x, w, j - 1);
+        window_costs(cost, &win, centre);
         best[j] = INFINITY;
-        for (i = 0; i + MIN_SEGMENT <= j; i++) {
-            double c = best[i] + cost[i * m + (j - 1)] + pen;
-            if (c < best[j]) {
+        for (k = win.n; k-- > MIN_SEGMENT - 1;) { /* earliest start first */
+            double c = best[j - 1 - k] + cost[k] + pen;
+            if (c < best[j] - TIE * fabs(c)) {
                 best[j] = c;
-                start[j] = i;
+                start[j] = j - 1 - k;
             }
         }
     }
     ok = isfinite(best[m]);
     free(best);
+    free(win.p);
+    free(win.at);
+    free(win.pos);
     return ok;
 }
 
@@ -200,17 +277,15 @@ typedef struct fit {
 static void measure_segment(segment *s, const fit *f)
 {
     double sumw = 0, sumw2 = 0;
-    size_t k = 0, i, at;
+    size_t k = 0, i;
 
-    for (i = s->begin; i < s->end; i++) {
-        point p = {f->x[i], f->w[i]};
-        for (at = k; at > 0 && f->scratch[at - 1].x > p.x; at--)
-            f->scratch[at] = f->scratch[at - 1];
-        f->scratch[at] = p;
-        k++;
+    for (i = s->begin; i < s->end; i++, k++) {
+        f->scratch[k].x = f->x[i];
+        f->scratch[k].w = f->w[i];
         sumw += f->w[i];
         sumw2 += f->w[i] * f->w[i];
     }
+    qsort(f->scratch, k, sizeof(*f->scratch), by_value);
     s->points = sumw2 > 0 ? sumw * sumw / sumw2 : 0;
     (void)median_cost(f->scratch, k, &s->level);
     s->var = sumw2 > 0 ? (k >= 3 ? HALF_PI : 1) / sumw2 : INFINITY;
@@ -423,7 +498,7 @@ static size_t cut_at_pairs(segment *seg, size_t nseg, const fit *f,
 
 /* The paired changes' variances, widened as the points' are; NULL
  * without pairs. */
-static double *pair_variances(const pg_cp_series *s, size_t off, size_t m)
+static double *pair_variances(const pg_cp_series *s, size_t m)
 {
     double *dv, *z, f = 1;
     size_t i, k = 0;
@@ -433,7 +508,7 @@ static double *pair_variances(const pg_cp_series *s, size_t off, size_t m)
     dv = pg_malloc(m * sizeof(*dv));
     z = pg_malloc(m * sizeof(*z));
     for (i = 0; i < m; i++) {
-        double sd = s->change_sd[off + i], d = s->change[off + i];
+        double sd = s->change_sd[i], d = s->change[i];
         dv[i] = isfinite(sd) && sd >= 0 ? sd * sd : NAN;
         if (isfinite(d) && sd > 0)
             z[k++] = fabs(d) / sd;
@@ -448,15 +523,13 @@ static double *pair_variances(const pg_cp_series *s, size_t off, size_t m)
 size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
                        const pg_cp_opts *opts)
 {
-    size_t n = series->n, off = n > PG_CP_MAX ? n - PG_CP_MAX : 0, m = n - off,
-           i, j, found;
+    size_t m = series->n, i, j, found;
     double pen = opts && opts->penalty > 0 ? opts->penalty : DEFAULT_PENALTY;
     double threshold =
         opts && opts->threshold > 0 ? opts->threshold : DEFAULT_THRESHOLD;
-    double min_change = opts ? opts->min_change : 0, scale, tail, *x, *w, *cost,
+    double min_change = opts ? opts->min_change : 0, scale, tail, *x, *w,
            *d = NULL, *dv;
-    const double *values = series->values + off,
-                 *sigma = series->sd ? series->sd + off : NULL;
+    const double *values = series->values, *sigma = series->sd;
     size_t *start, nseg = 0;
     segment *seg;
     fit f;
@@ -472,17 +545,14 @@ size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
         x[i] = isfinite(values[i]) ? values[i] : 0;
         w[i] = usable ? 1 / s : 0;
     }
-    if ((dv = pair_variances(series, off, m)) != NULL) {
+    if ((dv = pair_variances(series, m)) != NULL) {
         d = pg_malloc(m * sizeof(*d));
         for (i = 0; i < m; i++) /* as the log of a ratio */
-            d[i] = series->change[off + i] > -1 ? log1p(series->change[off + i])
-                                                : NAN;
+            d[i] = series->change[i] > -1 ? log1p(series->change[i]) : NAN;
     }
-    cost = pg_malloc(m * m * sizeof(*cost));
     start = pg_calloc(m + 1, sizeof(*start));
     seg = pg_malloc(m * sizeof(*seg));
-    segment_costs(cost, x, w, m);
-    if (best_cut(start, cost, m, pen * log((double)m))) {
+    if (best_cut(start, x, w, m, pen * log((double)m))) {
         for (j = m; j > 0; j = start[j], nseg++) {
             seg[nseg].begin = start[j];
             seg[nseg].end = j;
@@ -515,7 +585,7 @@ size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
         if (fabs(step_z(&f, &a, &b)) < threshold ||
             fabs(step_size(&f, &seg[i - 1], &seg[i])) <= min_change)
             continue;
-        out[found].at = off + seg[i].begin;
+        out[found].at = seg[i].begin;
         out[found].before = seg[i - 1].level;
         out[found].after = seg[i].level;
         out[found].z = step_z(&f, &a, &b);
@@ -525,7 +595,6 @@ size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
     free(w);
     free(d);
     free(dv);
-    free(cost);
     free(start);
     free(seg);
     free(f.scratch);

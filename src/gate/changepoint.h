@@ -6,7 +6,9 @@
  * each point costs its distance from its segment's median in units of its
  * own uncertainty (robust: an outlier costs its distance, not its square),
  * and each cut a small penalty.  Exact (dynamic programming over every
- * cut), for the last PG_CP_MAX points.  Then each cut must be a step of
+ * cut) into segments of at most PG_CP_SPAN points, so that its time grows
+ * with the series' length, not its cube: a longer level is cut there, and
+ * joined again by what follows.  Then each cut must be a step of
  * several times its uncertainty between the segments on either side; a
  * short run of spikes is no level; and paired changes, where given, place
  * the cuts and must agree with the levels.  docs/history.md has the method
@@ -17,8 +19,8 @@
 
 #include <stddef.h>
 
-/* The longest series looked at: the newest points of a longer one. */
-#define PG_CP_MAX 1000
+/* The longest segment the first stage proposes. */
+#define PG_CP_SPAN 200
 
 typedef struct pg_changepoint {
     size_t at;     /* the first point at the new level */
@@ -62,9 +64,7 @@ typedef struct pg_cp_series {
  * The change points of `series` into `out` (room for n: with paired
  * changes, every point but the first may be one), oldest
  * first; returns how many.  Points that are not finite, or whose sd is
- * not above 0, weigh nothing.  Of a series longer than PG_CP_MAX, the
- * newest PG_CP_MAX points; `at` still counts from the first.  `opts` may
- * be NULL.
+ * not above 0, weigh nothing.  `opts` may be NULL.
  */
 size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
                        const pg_cp_opts *opts);

@@ -603,6 +603,27 @@ static void add_state(cJSON *o, const pg_recheck *c, int up)
     }
 }
 
+static void add_strings(cJSON *o, const char *key, char *const *v, size_t n)
+{
+    cJSON *arr = cJSON_AddArrayToObject(o, key);
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        cJSON_AddItemToArray(arr, v[i] ? cJSON_CreateString(v[i])
+                                       : cJSON_CreateNull());
+}
+
+/* Numbers, null where one is not finite. */
+static void add_numbers(cJSON *o, const char *key, const double *v, size_t n)
+{
+    cJSON *arr = cJSON_AddArrayToObject(o, key);
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        cJSON_AddItemToArray(arr, isfinite(v[i]) ? cJSON_CreateNumber(v[i])
+                                                 : cJSON_CreateNull());
+}
+
 char *pg_history_to_json(const pg_history *h)
 {
     cJSON *root = cJSON_CreateObject(), *arr, *cps;
@@ -611,11 +632,26 @@ char *pg_history_to_json(const pg_history *h)
 
     cJSON_AddStringToObject(root, "source", h->source);
     cJSON_AddNumberToObject(root, "points", (double)h->npoints);
+    if (h->labels)
+        add_strings(root, "labels", h->labels, h->npoints);
+    if (h->subjects)
+        add_strings(root, "subjects", h->subjects, h->npoints);
     arr = cJSON_AddArrayToObject(root, "series");
     for (i = 0; i < h->nseries; i++) {
         const pg_series *s = &h->series[i];
         cJSON *so = cJSON_CreateObject();
         cJSON_AddStringToObject(so, "name", s->name);
+        if (s->bench)
+            cJSON_AddStringToObject(so, "benchmark", s->bench);
+        if (s->machine)
+            cJSON_AddStringToObject(so, "machine", s->machine);
+        add_numbers(so, "values", s->values, h->npoints);
+        if (s->sd)
+            add_numbers(so, "sd", s->sd, h->npoints);
+        if (s->change)
+            add_numbers(so, "change", s->change, h->npoints);
+        if (s->change_sd)
+            add_numbers(so, "change_sd", s->change_sd, h->npoints);
         cps = cJSON_AddArrayToObject(so, "changepoints");
         for (k = 0; k < s->ncps; k++) {
             const pg_changepoint *cp = &s->cps[k];

@@ -18,14 +18,19 @@
 /* A 95% interval's half-width in standard deviations. */
 #define Z95 1.959964
 
-/* A commit of the line, findable by its id. */
+/* How many pushes drawn from another commit's record are named. */
+#define MAX_REUSE_NOTES 5
+
+/* A commit of the line, findable by its id, and by its code: its tree
+ * and its first parent's. */
 typedef struct line_commit {
     const char *id;
+    const char *tree, *parent_tree; /* parent_tree: "" when unknown */
     size_t pos;
 } line_commit;
 
 typedef struct line_index {
-    line_commit *by_id;
+    line_commit *by_id, *by_code;
     size_t n;
 } line_index;
 
@@ -34,10 +39,18 @@ static int by_id(const void *a, const void *b)
     return strcmp(((const line_commit *)a)->id, ((const line_commit *)b)->id);
 }
 
+static int by_code(const void *a, const void *b)
+{
+    const line_commit *x = a, *y = b;
+    int c = strcmp(x->tree, y->tree);
+
+    return c ? c : strcmp(x->parent_tree, y->parent_tree);
+}
+
 /* The position of `commit` on the line, or -1. */
 static long find(const line_index *ix, const char *commit)
 {
-    line_commit key = {commit, 0};
+    line_commit key = {commit, NULL, NULL, 0};
     const line_commit *hit =
         bsearch(&key, ix->by_id, ix->n, sizeof(key), by_id);
 
@@ -49,10 +62,45 @@ static int want(void *payload, const char *commit)
     return find(payload, commit) >= 0;
 }
 
-/* A record, read, and where it stands on the line. */
+static int want_others(void *payload, const char *commit)
+{
+    return find(payload, commit) < 0;
+}
+
+/*
+ * The line's `n` commits (oldest first), indexed; the commit before the
+ * first, when `before` is not NULL, gives the first its parent's tree.
+ */
+static void index_line(line_index *ix, const pg_commit_info *line, size_t n,
+                       const pg_commit_info *before)
+{
+    size_t i;
+
+    ix->n = n;
+    ix->by_id = pg_calloc(n + 1, sizeof(*ix->by_id));
+    for (i = 0; i < n; i++) {
+        ix->by_id[i].id = line[i].commit;
+        ix->by_id[i].tree = line[i].tree;
+        ix->by_id[i].parent_tree = i        ? line[i - 1].tree
+                                   : before ? before->tree
+                                            : "";
+        ix->by_id[i].pos = i;
+    }
+    ix->by_code = pg_calloc(n + 1, sizeof(*ix->by_code));
+    memcpy(ix->by_code, ix->by_id, n * sizeof(*ix->by_id));
+    qsort(ix->by_id, n, sizeof(*ix->by_id), by_id);
+    qsort(ix->by_code, n, sizeof(*ix->by_code), by_code);
+}
+
+/*
+ * A record where it stands on the line: at its own commit, or, reused,
+ * at a commit whose code is the record's (the same tree on the same
+ * parent's tree: a commit rebased, or landed again, without a change).
+ */
 typedef struct placed {
-    pg_record rec;
+    size_t rec; /* into the records read */
     size_t pos;
+    int reused;
 } placed;
 
 /* A check record's benchmarks, as checks of the history. */
@@ -89,66 +137,133 @@ static int by_when(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The records of the line's commits from the ref; notes for the rest. */
-static int read_records(placed **out, size_t *n, pg_history *h, pg_repo *repo,
-                        const char *ref, const line_index *ix,
-                        const char *machine)
+/* The push records of the commits `which` takes (of `machine`, when it
+ * is not NULL) from the ref, added to *recs; the check records into h;
+ * notes for those left out. */
+static int read_records(pg_record **recs, size_t *nrec, pg_history *h,
+                        pg_repo *repo, const char *ref,
+                        int (*which)(void *, const char *),
+                        const line_index *ix, const char *machine)
 {
     pg_stored *files = NULL;
     size_t nfiles = 0, i;
     int err =
-        pg_store_read(&files, &nfiles, repo, ref, want, (void *)ix, &h->notes);
+        pg_store_read(&files, &nfiles, repo, ref, which, (void *)ix, &h->notes);
 
-    *out = pg_calloc(nfiles + 1, sizeof(**out));
-    *n = 0;
+    *recs = pg_realloc(*recs, (*nrec + nfiles + 1) * sizeof(**recs));
     for (i = 0; !err && i < nfiles; i++) {
-        placed *p = &(*out)[*n];
+        pg_record *rec = &(*recs)[*nrec];
         char *display = pg_strdupf("%s:%s", ref, files[i].path);
-        if (pg_record_from_json(&p->rec, files[i].data, files[i].len, display) <
+        if (pg_record_from_json(rec, files[i].data, files[i].len, display) <
             0) {
             pg_strvec_pushf(&h->notes, "left out %s", pg_error_last());
-        } else if (strcmp(p->rec.commit, files[i].commit)) {
+        } else if (strcmp(rec->commit, files[i].commit)) {
             pg_strvec_pushf(&h->notes,
                             "left out %s: it records %.12s, filed under "
                             "%.12s",
-                            display, p->rec.commit, files[i].commit);
-            pg_record_clear(&p->rec);
-        } else if (machine && strcmp(p->rec.machine.name, machine)) {
-            pg_record_clear(&p->rec);
-        } else if (p->rec.check) {
-            add_checks(h, &p->rec);
-            pg_record_clear(&p->rec);
+                            display, rec->commit, files[i].commit);
+            pg_record_clear(rec);
+        } else if (machine && strcmp(rec->machine.name, machine)) {
+            pg_record_clear(rec);
+        } else if (rec->check) {
+            add_checks(h, rec);
+            pg_record_clear(rec);
         } else {
-            p->pos = (size_t)find(ix, files[i].commit);
-            (*n)++;
+            (*nrec)++;
         }
         free(display);
     }
     pg_error_clear();
     pg_stored_free(files, nfiles);
-    if (h->nchecks > 1)
-        qsort(h->checks, h->nchecks, sizeof(*h->checks), by_when);
     return err;
 }
 
+/*
+ * Where the records stand on the line: each at its own commit, and, for
+ * the code's sake, at every other commit of the line with its tree on its
+ * parent's tree (reused).  Returns how many; *out to be free()d.
+ */
+static size_t place(placed **out, const pg_record *recs, size_t nrec,
+                    const line_index *ix)
+{
+    size_t n = 0, cap = nrec + 1, i;
+
+    *out = pg_malloc(cap * sizeof(**out));
+    for (i = 0; i < nrec; i++) {
+        long pos = find(ix, recs[i].commit);
+        line_commit key = {NULL, recs[i].tree, recs[i].parent_tree, 0};
+        const line_commit *hit, *end = ix->by_code + ix->n;
+        if (n + 1 >= cap)
+            *out = pg_realloc(*out, (cap *= 2) * sizeof(**out));
+        if (pos >= 0)
+            (*out)[n++] = (placed){i, (size_t)pos, 0};
+        if (!*key.tree || !*key.parent_tree ||
+            !(hit = bsearch(&key, ix->by_code, ix->n, sizeof(key), by_code)))
+            continue;
+        while (hit > ix->by_code && !by_code(hit - 1, &key))
+            hit--;
+        for (; hit < end && !by_code(hit, &key); hit++) {
+            if ((long)hit->pos == pos)
+                continue;
+            if (n + 1 >= cap)
+                *out = pg_realloc(*out, (cap *= 2) * sizeof(**out));
+            (*out)[n++] = (placed){i, hit->pos, 1};
+        }
+    }
+    return n;
+}
+
+/* Whether some commit of the line has no record where it stands. */
+static int line_has_gaps(const placed *p, size_t n, size_t nline)
+{
+    char *seen = pg_calloc(nline + 1, 1);
+    size_t i, gaps = nline;
+
+    for (i = 0; i < n; i++)
+        if (!seen[p[i].pos]) {
+            seen[p[i].pos] = 1;
+            gaps--;
+        }
+    free(seen);
+    return gaps > 0;
+}
+
 /* The distinct machines of the records, in the order first seen. */
-static void machines_of(pg_strvec *out, const placed *p, size_t n)
+static void machines_of(pg_strvec *out, const pg_record *recs, const placed *p,
+                        size_t n)
 {
     size_t i;
 
     for (i = 0; i < n; i++)
-        if (!pg_strvec_has(out, p[i].rec.machine.name))
-            pg_strvec_push(out, p[i].rec.machine.name);
+        if (!pg_strvec_has(out, recs[p[i].rec].machine.name))
+            pg_strvec_push(out, recs[p[i].rec].machine.name);
+}
+
+/* Whether two records list the same benchmarks, in the same order. */
+static int same_benchmarks(const pg_record *a, const pg_record *b)
+{
+    size_t i;
+
+    if (a->nbenchmarks != b->nbenchmarks)
+        return 0;
+    for (i = 0; i < a->nbenchmarks; i++)
+        if (strcmp(a->benchmarks[i].name, b->benchmarks[i].name))
+            return 0;
+    return 1;
 }
 
 /* The distinct benchmarks, the newest push's first. */
-static void benchmarks_of(pg_strvec *out, const placed *p, size_t n,
-                          const char *const *only)
+static void benchmarks_of(pg_strvec *out, const pg_record *recs,
+                          const placed *p, size_t n, const char *const *only)
 {
+    const pg_record *last = NULL;
     size_t i, j, k;
 
     for (k = n; k > 0; k--) {
-        const pg_record *r = &p[k - 1].rec;
+        const pg_record *r = &recs[p[k - 1].rec];
+        if (last && same_benchmarks(r, last))
+            continue;
+        last = r;
         for (j = 0; j < r->nbenchmarks; j++) {
             const char *name = r->benchmarks[j].name;
             int wanted = !only;
@@ -160,37 +275,73 @@ static void benchmarks_of(pg_strvec *out, const placed *p, size_t n,
     }
 }
 
-/* The newest record of `machine` at each position into by_pos (the
- * records sorted by position, then time); notes for duplicates. */
-static void newest_at(const placed **by_pos, pg_history *h, const placed *p,
-                      size_t n, const char *machine, size_t first)
+/* Whether q stands before `than` at a place: its own record before a
+ * reused one, then the newer. */
+static int preferred(const pg_record *recs, const placed *q, const placed *than)
 {
-    size_t i;
+    if (!than || q->reused != than->reused)
+        return !than || !q->reused;
+    return recs[q->rec].when >= recs[than->rec].when;
+}
+
+/* The record of `machine` drawn at each position into by_pos (its own, the
+ * newest; else one of the same code); notes for duplicates and reuse. */
+static void newest_at(const placed **by_pos, pg_history *h,
+                      const pg_record *recs, const placed *p, size_t n,
+                      const char *machine, size_t first)
+{
+    size_t i, reused = 0;
     size_t *count = pg_calloc(h->npoints + 1, sizeof(*count));
 
     for (i = 0; i < n; i++) {
         const placed *q = &p[i];
         size_t at = q->pos - first;
-        if (strcmp(q->rec.machine.name, machine))
+        if (q->pos < first || strcmp(recs[q->rec].machine.name, machine))
             continue;
-        count[at]++;
-        if (!by_pos[at] || q->rec.when >= by_pos[at]->rec.when)
+        count[at] += !q->reused;
+        if (preferred(recs, q, by_pos[at]))
             by_pos[at] = q;
     }
-    for (i = 0; i < h->npoints; i++)
+    for (i = 0; i < h->npoints; i++) {
         if (count[i] > 1)
             pg_strvec_pushf(&h->notes,
                             "%.12s has %zu records from %s; the newest is "
                             "drawn",
                             h->labels[i], count[i], machine);
+        if (by_pos[i] && by_pos[i]->reused && reused++ < MAX_REUSE_NOTES)
+            pg_strvec_pushf(&h->notes,
+                            "%.12s is drawn from the record of %.12s (%s): "
+                            "the same code, its tree on its parent's tree",
+                            h->labels[i], recs[by_pos[i]->rec].commit, machine);
+    }
+    if (reused > MAX_REUSE_NOTES)
+        pg_strvec_pushf(&h->notes,
+                        "%zu more pushes are drawn from records of the same "
+                        "code under other commits (%s)",
+                        reused - MAX_REUSE_NOTES, machine);
     free(count);
 }
 
+/* Benchmark `name` of `rec`: where it stood in the last record looked at
+ * (*hint, as records of one config list them alike), else found. */
+static const pg_record_bench *find_bench(const pg_record *rec, const char *name,
+                                         size_t *hint)
+{
+    const pg_record_bench *b;
+
+    if (*hint < rec->nbenchmarks && rec->benchmarks[*hint].name &&
+        !strcmp(rec->benchmarks[*hint].name, name))
+        return &rec->benchmarks[*hint];
+    if ((b = pg_record_find(rec, name)) != NULL)
+        *hint = (size_t)(b - rec->benchmarks);
+    return b;
+}
+
 /* The series of benchmark `name` on `machine`; 0 when it has no point. */
-static int fill_series(pg_series *s, const pg_history *h,
+static int fill_series(pg_series *s, const pg_history *h, const pg_record *recs,
                        const placed *const *by_pos, const char *name)
 {
-    size_t i, points = 0;
+    size_t i, points = 0, hint = 0;
 
     s->values = pg_malloc(h->npoints * sizeof(double));
     s->change = pg_malloc(h->npoints * sizeof(double));
@@ -198,7 +349,7 @@ static int fill_series(pg_series *s, const pg_history *h,
     s->sure = pg_calloc(h->npoints, 1);
     for (i = 0; i < h->npoints; i++) {
         const pg_record_bench *b =
-            by_pos[i] ? pg_record_find(&by_pos[i]->rec, name) : NULL;
+            by_pos[i] ? find_bench(&recs[by_pos[i]->rec], name, &hint) : NULL;
         s->values[i] = s->change[i] = s->change_sd[i] = NAN;
         if (!b)
             continue;
@@ -226,29 +377,40 @@ int pg_mainline_load(pg_history *h, pg_repo *repo, const pg_mainline_opts *opts)
     const char *ref = opts->ref ? opts->ref : PG_STORE_REF;
     const char *rev = opts->rev ? opts->rev : "HEAD";
     size_t last = opts->last ? opts->last : PG_MAINLINE_LAST;
-    pg_commit_info *line = NULL;
-    size_t nline = 0, nrec = 0, i, j, first;
-    line_index ix = {NULL, 0};
+    pg_commit_info *all = NULL, *line;
+    size_t nall = 0, nline, nrec = 0, nplaced = 0, i, j, first;
+    line_index ix = {NULL, NULL, 0};
     pg_strvec machines = PG_STRVEC_INIT, benches = PG_STRVEC_INIT;
-    placed *recs = NULL;
+    pg_record *recs = NULL;
+    placed *at = NULL;
     const placed **by_pos = NULL;
     int err;
 
     memset(h, 0, sizeof(*h));
     h->source = pg_strdupf("%s along %s", ref, rev);
-    if ((err = pg_repo_first_parents(&line, &nline, repo, rev, last)) < 0)
+    /* One commit more than the line: its tree is the first's parent's. */
+    if ((err = pg_repo_first_parents(&all, &nall, repo, rev, last + 1)) < 0)
         goto done;
-    ix.by_id = pg_calloc(nline + 1, sizeof(*ix.by_id));
-    for (i = 0; i < nline; i++) {
-        ix.by_id[i].id = line[i].commit;
-        ix.by_id[i].pos = i;
+    line = nall > last ? all + 1 : all;
+    nline = nall > last ? last : nall;
+    index_line(&ix, line, nline, line > all ? all : NULL);
+    err = read_records(&recs, &nrec, h, repo, ref, want, &ix, opts->machine);
+    if (err < 0)
+        goto done;
+    nplaced = place(&at, recs, nrec, &ix);
+    /* Commits without a record of their own may have one of their code,
+     * filed under a commit rebased away: read the others then. */
+    if (line_has_gaps(at, nplaced, nline)) {
+        err = read_records(&recs, &nrec, h, repo, ref, want_others, &ix,
+                           opts->machine);
+        if (err < 0)
+            goto done;
+        free(at);
+        nplaced = place(&at, recs, nrec, &ix);
     }
-    ix.n = nline;
-    qsort(ix.by_id, ix.n, sizeof(*ix.by_id), by_id);
-    if ((err = read_records(&recs, &nrec, h, repo, ref, &ix, opts->machine)) <
-        0)
-        goto done;
-    if (!nrec) {
+    if (h->nchecks > 1)
+        qsort(h->checks, h->nchecks, sizeof(*h->checks), by_when);
+    if (!nplaced) {
         err = pg_error_set(
             PG_ERR_USAGE,
             "no perfgate record of the last %zu commits of %s on %s%s%s: "
@@ -259,8 +421,8 @@ int pg_mainline_load(pg_history *h, pg_repo *repo, const pg_mainline_opts *opts)
             opts->machine ? opts->machine : "", ref, ref);
         goto done;
     }
-    for (first = nline, i = 0; i < nrec; i++)
-        first = recs[i].pos < first ? recs[i].pos : first;
+    for (first = nline, i = 0; i < nplaced; i++)
+        first = at[i].pos < first ? at[i].pos : first;
     h->npoints = nline - first;
     h->ns = 1;
     h->labels = pg_calloc(h->npoints, sizeof(*h->labels));
@@ -269,8 +431,8 @@ int pg_mainline_load(pg_history *h, pg_repo *repo, const pg_mainline_opts *opts)
         h->labels[i] = pg_strdup(line[first + i].commit);
         h->subjects[i] = pg_text_clean(line[first + i].subject);
     }
-    machines_of(&machines, recs, nrec);
-    benchmarks_of(&benches, recs, nrec, opts->only);
+    machines_of(&machines, recs, at, nplaced);
+    benchmarks_of(&benches, recs, at, nplaced, opts->only);
     for (i = 0; opts->only && opts->only[i]; i++)
         if (!pg_strvec_has(&benches, opts->only[i])) {
             err = pg_error_set(PG_ERR_USAGE,
@@ -282,10 +444,10 @@ int pg_mainline_load(pg_history *h, pg_repo *repo, const pg_mainline_opts *opts)
     by_pos = pg_calloc(h->npoints, sizeof(*by_pos));
     for (j = 0; j < machines.n; j++) {
         memset(by_pos, 0, h->npoints * sizeof(*by_pos));
-        newest_at(by_pos, h, recs, nrec, machines.v[j], first);
+        newest_at(by_pos, h, recs, at, nplaced, machines.v[j], first);
         for (i = 0; i < benches.n; i++) {
             pg_series *s = &h->series[h->nseries];
-            if (!fill_series(s, h, by_pos, benches.v[i])) {
+            if (!fill_series(s, h, recs, by_pos, benches.v[i])) {
                 free(s->values);
                 free(s->change);
                 free(s->change_sd);
@@ -302,20 +464,22 @@ int pg_mainline_load(pg_history *h, pg_repo *repo, const pg_mainline_opts *opts)
         }
     }
     /* The floor the newest record was judged by. */
-    for (j = 0, i = 1; i < nrec; i++)
-        if (recs[i].pos > recs[j].pos ||
-            (recs[i].pos == recs[j].pos && recs[i].rec.when > recs[j].rec.when))
+    for (j = 0, i = 1; i < nplaced; i++)
+        if (at[i].pos > at[j].pos ||
+            (at[i].pos == at[j].pos && preferred(recs, &at[i], &at[j])))
             j = i;
-    h->floor = recs[j].rec.noise_floor;
+    h->floor = recs[at[j].rec].noise_floor;
     if (!(h->floor > 0 && h->floor < 1))
         h->floor = 0.05;
 done:
     free(by_pos);
+    free(at);
     for (i = 0; i < nrec; i++)
-        pg_record_clear(&recs[i].rec);
+        pg_record_clear(&recs[i]);
     free(recs);
     free(ix.by_id);
-    pg_commit_infos_free(line, nline);
+    free(ix.by_code);
+    pg_commit_infos_free(all, nall);
     pg_strvec_clear(&machines);
     pg_strvec_clear(&benches);
     if (err < 0) {

@@ -335,6 +335,66 @@ class Mainline(RepoTest):
         self.assertTrue(any("has 2 records from test machine" in n
                             for n in doc["notes"]), doc["notes"])
 
+    def rewrite(self, since, edit=None):
+        """Main's commits after `since` made again, each with its subject
+        reworded (as a rebase that changes no code does), and with the
+        files of edit[subject] where given; main moved to the last.
+        Returns the new commits by subject."""
+        old = self.git("rev-list", "--reverse", "%s..main" % since).split()
+        parent, made = since, {}
+        for commit in old:
+            subject = self.git("log", "-1", "--format=%s", commit)
+            self.git("reset", "-q", "--hard", parent)
+            self.git("checkout", "-q", commit, "--", ".")
+            for path, text in (edit or {}).get(subject, {}).items():
+                self.write(path, text)
+            self.git("add", "-A")
+            self.git("commit", "-q", "--allow-empty", "-m",
+                     subject + " (again)")
+            parent = made[subject] = self.git("rev-parse", "HEAD")
+        return made
+
+    def test_records_of_the_same_code_are_reused_after_a_rebase(self):
+        c = {}
+        for subject, files in [
+                ("base", {"perfgate.yml": SPIN_CONFIG,
+                          "src/spin.c": self.spin(200)}),
+                ("readme 1", {"README": "1\n"}),
+                ("slower", {"src/spin.c": self.spin(300)}),
+                ("readme 2", {"README": "2\n"})]:
+            c[subject] = self.commit(files, subject)
+        for subject in ("readme 1", "slower", "readme 2"):
+            self.record(c[subject])
+        # Main rebased (reworded): new commits of the same code.  Their
+        # records are those of the commits rebased away, said so.
+        new = self.rewrite(c["base"])
+        p, doc = self.history()
+        self.assertEqual(doc["labels"], [new["readme 1"], new["slower"],
+                                         new["readme 2"]])
+        (s,) = doc["series"]
+        self.assertEqual([cp["label"] for cp in s["changepoints"]],
+                         [new["slower"]], p.stderr)
+        notes = "\n".join(doc["notes"])
+        for subject in ("readme 1", "slower", "readme 2"):
+            self.assertIn("%s is drawn from the record of %s (test machine)"
+                          % (new[subject][:12], c[subject][:12]), notes)
+        # Rebased again, "slower" with other code: its record and those
+        # after it measured other code, and are not drawn.
+        self.git("reset", "-q", "--hard", c["readme 2"])
+        new = self.rewrite(c["base"],
+                           {"slower": {"src/spin.c": self.spin(310)}})
+        p, doc = self.history()
+        self.assertEqual(doc["labels"], [new["readme 1"], new["slower"],
+                                         new["readme 2"]])
+        self.assertEqual(doc["series"][0]["change"], [0, None, None])
+        self.assertEqual(doc["series"][0]["changepoints"], [])
+        self.assertNotIn(new["slower"][:12], "\n".join(doc["notes"]))
+        # Nothing of the code's is left: said, not guessed.
+        self.git("reset", "-q", "--hard", c["base"])
+        self.commit({"README": "other\n"}, "other")
+        p, doc = self.history(ok=(2,))
+        self.assertIn("no perfgate record of the last 2 commits", p.stderr)
+
     def test_two_writers_are_united_and_nothing_is_forced(self):
         c, order = self.scenario()
         remote = os.path.join(self.tmp, "remote.git")
@@ -525,6 +585,9 @@ class Mainline(RepoTest):
                                        "push %d" % i))
             rec = json.loads(json.dumps(template))
             rec.update(commit=commits[i], parent=commits[i - 1],
+                       tree=self.git("rev-parse", commits[i] + "^{tree}"),
+                       parent_tree=self.git("rev-parse",
+                                            commits[i - 1] + "^{tree}"),
                        subject="push %d" % i)
             b = rec["benchmarks"][0]
             b.pop("untouched", None)
@@ -584,11 +647,13 @@ class Mainline(RepoTest):
         # the levels show it between the last record before and the first
         # after; --confirm measures those two commits again, interleaved,
         # and bisects to the commit that made it.
+        # (Each commit's code its own: none is drawn from another's
+        # record, which would measure the gap.)
         c = {}
         for i, (subject, rounds) in enumerate([
-                ("base", 200), ("a", 201), ("b", 200), ("c", 201), ("d", 200),
-                ("slower", 300), ("e", 301), ("f", 300), ("g", 301),
-                ("h", 300)]):
+                ("base", 200), ("a", 201), ("b", 202), ("c", 203), ("d", 204),
+                ("slower", 300), ("e", 301), ("f", 302), ("g", 303),
+                ("h", 304)]):
             files = {"src/spin.c": self.spin(rounds)}
             if not i:
                 files["perfgate.yml"] = SPIN_CONFIG

@@ -161,23 +161,26 @@ static void small_and_edge_series(void)
     CHECK(find(cp, step, NULL, 8, &opts) == 0);
 }
 
-/* A series longer than PG_CP_MAX: its newest points, counted from the
- * first. */
-static void a_long_series_is_its_newest_points(void)
+/* A series far longer than the first stage's segments (PG_CP_SPAN) is
+ * looked at whole: a step near its start and one near its end, and no
+ * cut where its long levels were cut first. */
+static void a_long_series_is_looked_at_whole(void)
 {
-    size_t n = PG_CP_MAX + 500, i, found;
+    size_t n = 12 * PG_CP_SPAN + 17, i, found;
     double *x = malloc(n * sizeof(*x));
     pg_changepoint *cp = malloc(n * sizeof(*cp));
 
     REQUIRE(x && cp);
     noise(x, n, 5);
     for (i = 0; i < 100; i++)
-        x[i] += 20; /* outside the window */
+        x[i] += 20;
     for (i = n - 300; i < n; i++)
         x[i] += 5;
     found = find(cp, x, NULL, n, NULL);
-    CHECK(found == 1);
-    CHECK(found && cp[0].at >= n - 301 && cp[0].at <= n - 299);
+    CHECK(found == 2);
+    CHECK(found == 2 && cp[0].at == 100 && cp[0].after < cp[0].before);
+    CHECK(found == 2 && cp[1].at >= n - 301 && cp[1].at <= n - 299 &&
+          cp[1].after > cp[1].before);
     free(x);
     free(cp);
 }
@@ -330,5 +333,5 @@ const pg_test pg_tests_changepoint[] = {
     {"noise_and_spikes_are_left_whole", noise_and_spikes_are_left_whole},
     {"uncertain_points_weigh_less", uncertain_points_weigh_less},
     {"small_and_edge_series", small_and_edge_series},
-    {"a_long_series_is_its_newest_points", a_long_series_is_its_newest_points},
+    {"a_long_series_is_looked_at_whole", a_long_series_is_looked_at_whole},
     PG_TESTS_END};
