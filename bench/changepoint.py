@@ -23,6 +23,12 @@ A change point found within two points of a true one is a hit (each true
 one counts once); precision is hits over all found, recall hits over all
 true.  A creep (five pushes in a row, each 0.6 sd) is found when a change
 point falls in it or within two points of it.
+
+Then the creep rule itself, on the inputs with paired changes (creeps are
+found from pairs): under a 5% floor (`--floor 5`; the values' sd is 1%),
+five pushes in a row of 1%, 2% or 3% each, scored as creeps found (a hit
+overlaps the true pushes, give or take two); and pure noise and a single
+8% step (a step, never a creep), scored as series with any creep.
 """
 import argparse
 import json
@@ -37,6 +43,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LEVEL = 100.0
 TOLERANCE = 2
+CREEP_FLOOR = 0.05
 # What the detector is given, and its title in the tables.
 MODES = [("values", "values alone, the noise estimated from the series"),
          ("sd", "values and each point's sd (NAME:sd)"),
@@ -113,10 +120,27 @@ def score(found, truths):
     return hits, len(found), len(truths)
 
 
-def run_row(perfgate, tmp, kind, n, size, noise, series, seed, mode):
+def score_ranges(found, truths):
+    """Creeps: a found range that overlaps a true one (widened by the
+    tolerance) is a hit."""
+    used = [False] * len(truths)
+    hits = 0
+    for a, b in found:
+        for k, (lo, hi) in enumerate(truths):
+            if not used[k] and a <= hi + TOLERANCE and b >= lo - TOLERANCE:
+                used[k] = True
+                hits += 1
+                break
+    return hits, len(found), len(truths)
+
+
+def run_row(perfgate, tmp, kind, n, size, noise, series, seed, mode,
+            floor=0):
     """One row: `series` series through perfgate.  mode: "values" (the
     noise estimated), "sd" (each point's sd given), or a ratio: pairs
-    given too, their noise that ratio of the points'."""
+    given too, their noise that ratio of the points'.  With a floor (a
+    fraction), the creeps found under it are scored, not the change
+    points."""
     rng = random.Random("%s/%d/%s/%s/%d" % (kind, n, size, noise, seed))
     made = [make(kind, n, size, noise, rng) for _ in range(series)]
     ratio = mode if isinstance(mode, float) else None
@@ -141,22 +165,27 @@ def run_row(perfgate, tmp, kind, n, size, noise, series, seed, mode):
                     row += ["" if i == 0 else "%.8f" % d[i],
                             "" if i == 0 else "%.8f" % (ratio / LEVEL)]
             f.write(",".join(row) + "\n")
+    args = ["--floor", "%g%%" % (floor * 100)] if floor else []
     t0 = time.monotonic()
     out = subprocess.run([perfgate, "history", "--series", path, "--json",
-                          "-"], stdout=subprocess.PIPE,
+                          "-", *args], stdout=subprocess.PIPE,
                          stderr=subprocess.DEVNULL, check=True)
     seconds = time.monotonic() - t0
     result = json.loads(out.stdout)
     hits = found = truths = with_any = 0
     for (_, tr), s in zip(made, result["series"]):
-        idx = [c["index"] for c in s["changepoints"]]
-        h, f, t = score(idx, tr)
+        if floor:  # the creeps are scored
+            got = [(c["from"], c["to"]) for c in s["creeps"]]
+            h, f, t = score_ranges(got, tr)
+        else:
+            got = [c["index"] for c in s["changepoints"]]
+            h, f, t = score(got, tr)
         hits, found, truths = hits + h, found + f, truths + t
-        with_any += bool(idx)
+        with_any += bool(got)
     return {"kind": kind, "n": n, "size": size, "noise": noise,
             "mode": mode, "series": series, "hits": hits,
             "found": found, "truths": truths, "with_any": with_any,
-            "seconds": seconds}
+            "seconds": seconds, "floor": floor}
 
 
 def fmt_ratio(num, den):
@@ -183,13 +212,20 @@ def table(rows, title, kinds):
                 cells.append("")
                 continue
             r = r[0]
-            if r["kind"] == "noise":
+            if r["kind"] == "noise" or (r.get("floor") and
+                                        r["kind"] == "step"):
                 cells.append("%d of %d with any" % (r["with_any"],
                                                     r["series"]))
             else:
                 cells.append("%s / %s" % (fmt_ratio(r["hits"], r["found"]),
                                           fmt_ratio(r["hits"], r["truths"])))
-        size = "-" if k[0] == "noise" else "%g sd" % k[2]
+        if k[0] == "noise":
+            size = "-"
+        elif rows[0].get("floor"):
+            size = ("5 x %g%%" % (k[2] / 5) if k[0] == "creep"
+                    else "%g%%" % k[2])
+        else:
+            size = "%g sd" % k[2]
         lines.append("| %s | %s | %s | %s |" % (k[0], k[1], size,
                                                 " | ".join(cells)))
     return lines
@@ -232,6 +268,36 @@ def main():
         part = [r for r in rows if r["mode"] == mode]
         lines += table(part, "Pure noise, " + what, ("noise",))
         lines += table(part, "Steps, " + what, ("step", "fixed", "creep"))
+    # Creeps: pushes each within a 5% floor (1 sd of the values is 1%),
+    # whose changes add up beyond it; pairs needed.
+    creep_rows = []
+    creep_plan = []
+    for noise in NOISES:
+        creep_plan.append(("noise", 0, noise))
+        creep_plan.append(("step", 8, noise))
+        for size in (5, 10, 15):
+            creep_plan.append(("creep", size, noise))
+    with tempfile.TemporaryDirectory() as tmp:
+        for mode, _ in MODES:
+            if not isinstance(mode, float):
+                continue
+            for kind, size, noise in creep_plan:
+                for n in lengths:
+                    creep_rows.append(run_row(a.perfgate, tmp, kind, n, size,
+                                              noise, a.series, a.seed, mode,
+                                              CREEP_FLOOR))
+    lines += ["", "## Creeps under a %g%% floor" % (CREEP_FLOOR * 100), "",
+              "Rows: pure noise, and a step of 8% (beyond the floor: a "
+              "step, never a creep): series with any creep found; five "
+              "pushes in a row of 1%, 2% or 3% each: precision / recall of "
+              "the creeps found (a hit overlaps the true pushes, give or "
+              "take two)."]
+    for mode, what in MODES:
+        part = [r for r in creep_rows if r["mode"] == mode]
+        if part:
+            lines += table(part, "Creeps, " + what,
+                           ("noise", "step", "creep"))
+    rows += creep_rows
     secs = max(r["seconds"] for r in rows)
     lines += ["", "Slowest call of perfgate history: %.2f s (%d series of "
               "up to %d points)." % (secs, a.series, max(lengths))]

@@ -71,7 +71,7 @@ typedef struct history_args {
     const char *series_path;
     const char *json_path, *html_path, *commit_url;
     pg_strvec only;
-    double min_change;
+    double min_change, floor;
     const char *rev, *ref, *machine, *push;
     int last, confirm, quiet;
     pg_compare_opts measure; /* --confirm's */
@@ -157,6 +157,8 @@ static int load(pg_history *h, const history_args *a)
     int err = a->series_path ? read_series(h, a) : read_ref(h, a);
 
     if (err == 0) {
+        if (a->floor > 0)
+            h->floor = a->floor;
         /* A step under the floor is what a creep is made of. */
         cp.min_change = a->min_change > 0 ? a->min_change : h->floor;
         pg_history_detect(h, &cp);
@@ -221,10 +223,16 @@ int pg_cmd_history(int argc, char **argv)
                    "for stdin"),
         PG_OPT_EACH("bench", 'b', &a.only, "NAME",
                     "only this benchmark or series (repeatable)"),
+        PG_OPT_PCT("floor", &a.floor, "PCT",
+                   "the noise floor: a creep is a run of\n"
+                   "pushes each within it whose changes add\n"
+                   "up beyond it (default: the newest\n"
+                   "record's; for --series none, and no\n"
+                   "creeps)"),
         PG_OPT_PCT("min-change", &a.min_change, "PCT",
                    "report no step smaller than PCT of the\n"
-                   "level before (default: the noise floor\n"
-                   "for records; every step for --series)"),
+                   "level before (default: the noise floor;\n"
+                   "every step for --series without --floor)"),
         PG_OPT_SET("confirm", 0, &a.confirm,
                    "measure each change point and creep not\n"
                    "yet confirmed again (its two sides,\n"

@@ -496,6 +496,21 @@ static size_t cut_at_pairs(segment *seg, size_t nseg, const fit *f,
     return nseg;
 }
 
+/* The points of `s` as the fit weighs them: x[i] its value (0 where it is
+ * none), w[i] 1 / its sd, or 1 / the sd estimated from the series; 0 where
+ * either is not a number above 0. */
+static void points_of(const pg_cp_series *s, double *x, double *w)
+{
+    double scale = s->sd ? 1 : estimate_sigma(s->values, s->n);
+    size_t i;
+
+    for (i = 0; i < s->n; i++) {
+        double v = s->values[i], sd = s->sd ? s->sd[i] : scale;
+        x[i] = isfinite(v) ? v : 0;
+        w[i] = isfinite(v) && isfinite(sd) && sd > 0 ? 1 / sd : 0;
+    }
+}
+
 /* The paired changes' variances, widened as the points' are; NULL
  * without pairs. */
 static double *pair_variances(const pg_cp_series *s, size_t m)
@@ -527,24 +542,17 @@ size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
     double pen = opts && opts->penalty > 0 ? opts->penalty : DEFAULT_PENALTY;
     double threshold =
         opts && opts->threshold > 0 ? opts->threshold : DEFAULT_THRESHOLD;
-    double min_change = opts ? opts->min_change : 0, scale, tail, *x, *w,
-           *d = NULL, *dv;
-    const double *values = series->values, *sigma = series->sd;
+    double min_change = opts ? opts->min_change : 0, tail, *x, *w, *d = NULL,
+           *dv;
     size_t *start, nseg = 0;
     segment *seg;
     fit f;
 
     if (m < 2 * MIN_SEGMENT)
         return 0;
-    scale = sigma ? 1 : estimate_sigma(values, m);
     x = pg_malloc(m * sizeof(*x));
     w = pg_malloc(m * sizeof(*w));
-    for (i = 0; i < m; i++) {
-        double s = sigma ? sigma[i] : scale;
-        int usable = isfinite(values[i]) && isfinite(s) && s > 0;
-        x[i] = isfinite(values[i]) ? values[i] : 0;
-        w[i] = usable ? 1 / s : 0;
-    }
+    points_of(series, x, w);
     if ((dv = pair_variances(series, m)) != NULL) {
         d = pg_malloc(m * sizeof(*d));
         for (i = 0; i < m; i++) /* as the log of a ratio */
@@ -618,6 +626,13 @@ typedef struct run {
     double sum, var;
 } run;
 
+/* Whether push i moved `sign`'s way by `ends` of its deviations. */
+static int evident(const double *x, const double *v, size_t i, double sign,
+                   double ends)
+{
+    return v[i] > 0 && sign * x[i] >= ends * sqrt(v[i]);
+}
+
 /*
  * The best run of `sign` inside [a, b] (Kadane's maximum sum of sign * x),
  * its ends trimmed to evident moves; 0 when there is none.
@@ -645,10 +660,9 @@ static int best_run(run *out, const double *x, const double *v, size_t a,
     if (!found)
         return 0;
     /* Ends: each moved by itself, the run's way. */
-    while (from < to &&
-           !(v[from] > 0 && sign * x[from] >= ends * sqrt(v[from])))
+    while (from < to && !evident(x, v, from, sign, ends))
         from++;
-    while (to > from && !(v[to] > 0 && sign * x[to] >= ends * sqrt(v[to])))
+    while (to > from && !evident(x, v, to, sign, ends))
         to--;
     if (to <= from)
         return 0;
@@ -662,18 +676,122 @@ static int best_run(run *out, const double *x, const double *v, size_t a,
     return 1;
 }
 
+/* How many points on either side of a creep its levels are measured over
+ * (fewer where a change point is nearer). */
+#define CREEP_LEVEL_POINTS 10
+
+/*
+ * Whether the levels on either side of the run (the fit's points) bear
+ * the run out, as a step's must bear out its pair (step_z): the same way,
+ * by one of their deviations, and not contradicting its size.  Levels
+ * that are not there (no point on a side) say nothing against it.  A
+ * chain of paired changes whose deviations are too small adds up to a
+ * drift that the levels do not show.
+ */
+static int levels_agree(const run *r, double sign, const fit *f, size_t n,
+                        const pg_changepoint *cps, size_t ncps)
+{
+    segment a = {0, r->from, 0, 0, 0}, b = {r->to, n, 0, 0, 0};
+    double l, lv, d = sign * r->sum;
+    size_t k;
+
+    if (r->from > CREEP_LEVEL_POINTS)
+        a.begin = r->from - CREEP_LEVEL_POINTS;
+    if (r->to + CREEP_LEVEL_POINTS < n)
+        b.end = r->to + CREEP_LEVEL_POINTS;
+    for (k = 0; k < ncps; k++) {
+        if (cps[k].at <= r->from && cps[k].at > a.begin)
+            a.begin = cps[k].at;
+        if (cps[k].at > r->to && cps[k].at < b.end)
+            b.end = cps[k].at;
+    }
+    if (!f->x || a.begin >= a.end || b.begin >= b.end)
+        return 1;
+    measure_segment(&a, f);
+    measure_segment(&b, f);
+    if (!isfinite(a.var) || !isfinite(b.var) || !(a.level > 0) ||
+        !(b.level > 0))
+        return 1;
+    l = log(b.level / a.level);
+    lv = (a.var + b.var) / (a.level * a.level);
+    return l * d > 0 && fabs(l) >= LEVELS_AGREE * sqrt(lv) &&
+           fabs(d - l) <= CONTRADICTION * sqrt(r->var + lv);
+}
+
+/* How many of a run's evident pushes each end is tried at. */
+#define CREEP_ENDS_TRIED 12
+
+/*
+ * The run that stands of the best run `r` (Kadane's): with the sum beyond
+ * `limit` and `threshold` times its deviation, and levels that bear it
+ * out.  When the levels deny the whole run (a chain of small pairs can
+ * run on past the pushes that moved, over noise that leans one way), its
+ * parts between evident pushes are tried, the greatest sum that stands
+ * kept.  0 when none does.
+ */
+static int settle_run(run *r, const double *x, const double *v, double sign,
+                      double ends, double limit, double threshold, const fit *f,
+                      size_t n, const pg_changepoint *cps, size_t ncps)
+{
+    size_t ev[2 * CREEP_ENDS_TRIED], nev = 0, first, i, j, k;
+    run best = {0, 0, 0, 0}, t;
+
+    if (r->sum < limit || !(r->var > 0) || r->sum < threshold * sqrt(r->var))
+        return 0;
+    if (levels_agree(r, sign, f, n, cps, ncps))
+        return 1;
+    /* The first and last evident pushes of the run (its ends are). */
+    for (i = r->from; i <= r->to && nev < CREEP_ENDS_TRIED; i++)
+        if (evident(x, v, i, sign, ends))
+            ev[nev++] = i;
+    for (first = nev, i = r->to; i > ev[first - 1] && nev < 2 * first; i--)
+        if (evident(x, v, i, sign, ends))
+            ev[nev++] = i;
+    for (i = 0; i < nev; i++)
+        for (j = 0; j < nev; j++) {
+            if (ev[j] <= ev[i])
+                continue;
+            t.from = ev[i];
+            t.to = ev[j];
+            t.sum = t.var = 0;
+            for (k = t.from; k <= t.to; k++) {
+                t.sum += sign * x[k];
+                t.var += v[k];
+            }
+            if (t.sum > best.sum && t.sum >= limit && t.var > 0 &&
+                t.sum >= threshold * sqrt(t.var) &&
+                levels_agree(&t, sign, f, n, cps, ncps))
+                best = t;
+        }
+    if (!(best.sum > 0))
+        return 0;
+    *r = best;
+    return 1;
+}
+
 size_t pg_creeps(pg_creep *out, size_t max, const pg_cp_series *s,
                  const pg_changepoint *cps, size_t ncps, double floor,
                  double threshold)
 {
     size_t n = s->n, i, found = 0;
-    double *x, *v, limit = log1p(floor > 0 ? floor : 0);
+    double *x, *v, limit = log1p(floor > 0 ? floor : 0), tail;
     char *used;
+    fit f = {NULL, NULL, NULL, NULL, NULL};
 
     if (!s->change || !s->change_sd || n < 3 || !max)
         return 0;
     if (threshold <= 0)
         threshold = DEFAULT_THRESHOLD;
+    /* The levels, weighed as the change points' fit weighs them. */
+    if (s->values) {
+        f.x = x = pg_malloc(n * sizeof(*x));
+        f.w = v = pg_malloc(n * sizeof(*v));
+        f.scratch = pg_malloc(n * sizeof(*f.scratch));
+        points_of(s, x, v);
+        tail = tail_factor(x, v, n);
+        for (i = 0; i < n; i++)
+            v[i] /= tail;
+    }
     x = pg_malloc(n * sizeof(*x));
     v = pg_malloc(n * sizeof(*v));
     used = pg_calloc(n, 1);
@@ -702,8 +820,9 @@ size_t pg_creeps(pg_creep *out, size_t max, const pg_cp_series *s,
                 ;
             for (sign = -1; sign <= 1; sign += 2)
                 if (best_run(&r, x, v, a, b, sign, end_z(n)) &&
-                    r.sum >= limit && r.var > 0 &&
-                    r.sum >= threshold * sqrt(r.var) && r.sum > best.sum) {
+                    settle_run(&r, x, v, sign, end_z(n), limit, threshold, &f,
+                               n, cps, ncps) &&
+                    r.sum > best.sum) {
                     best = r;
                     best_sign = sign;
                 }
@@ -722,6 +841,9 @@ size_t pg_creeps(pg_creep *out, size_t max, const pg_cp_series *s,
     free(used);
     free(v);
     free(x);
+    free((double *)f.x);
+    free((double *)f.w);
+    free(f.scratch);
     /* Oldest first. */
     for (i = 1; i < found; i++) {
         pg_creep t = out[i];

@@ -321,10 +321,44 @@ static void a_creep_is_the_pushes_that_moved(void)
     CHECK(found == 0);
 }
 
+/* Pairs of +2% on five pushes whose levels rose by them are a creep;
+ * the same pairs over levels that stayed put are not: pairs whose
+ * deviations are too small add up to a drift nobody measured. */
+static void a_creep_the_levels_do_not_show_is_none(void)
+{
+    pg_creep cr[30];
+    double x[30], flat[30], d[30], dsd[30];
+    pg_cp_series s = {x, NULL, d, dsd, 30};
+    size_t i, seed, rose = 0, stayed = 0;
+
+    for (seed = 0; seed < 20; seed++) {
+        double level = 100;
+        rng = 3000 + seed;
+        for (i = 0; i < 30; i++) {
+            int moved = i >= 10 && i < 15;
+            d[i] = (moved ? 0.02 : 0) + normal() * 0.0025;
+            dsd[i] = 0.0025;
+            level *= moved ? 1.02 : 1;
+            x[i] = level * (1 + normal() * 0.005);
+            flat[i] = 100 * (1 + normal() * 0.005);
+        }
+        d[0] = NAN;
+        rose += pg_creeps(cr, 30, &s, NULL, 0, 0.05, 0) == 1 &&
+                cr[0].from == 10 && cr[0].to == 14;
+        s.values = flat;
+        stayed += pg_creeps(cr, 30, &s, NULL, 0, 0.05, 0) > 0;
+        s.values = x;
+    }
+    CHECK(rose == 20);
+    CHECK(stayed == 0);
+}
+
 const pg_test pg_tests_changepoint[] = {
     {"a_step_between_unrecorded_pushes_is_the_levels",
      a_step_between_unrecorded_pushes_is_the_levels},
     {"a_creep_is_the_pushes_that_moved", a_creep_is_the_pushes_that_moved},
+    {"a_creep_the_levels_do_not_show_is_none",
+     a_creep_the_levels_do_not_show_is_none},
     {"pairs_find_what_values_cannot", pairs_find_what_values_cannot},
     {"pairs_the_levels_deny_are_not_steps",
      pairs_the_levels_deny_are_not_steps},
