@@ -25,7 +25,7 @@ true.  A creep (five pushes in a row, each 0.6 sd) is found when a change
 point falls in it or within two points of it.
 
 Then the creep rule itself, on the inputs with paired changes (creeps are
-found from pairs): under a 5% floor (`--floor 5`; the values' sd is 1%),
+found from pairs): under a 5% floor (`--noise-floor 5%`; the values' sd is 1%),
 five pushes in a row of 1%, 2% or 3% each, scored as creeps found (a hit
 overlaps the true pushes, give or take two); and pure noise and a single
 8% step (a step, never a creep), scored as series with any creep.
@@ -165,7 +165,7 @@ def run_row(perfgate, tmp, kind, n, size, noise, series, seed, mode,
                     row += ["" if i == 0 else "%.8f" % d[i],
                             "" if i == 0 else "%.8f" % (ratio / LEVEL)]
             f.write(",".join(row) + "\n")
-    args = ["--floor", "%g%%" % (floor * 100)] if floor else []
+    args = ["--noise-floor", "%g%%" % (floor * 100)] if floor else []
     t0 = time.monotonic()
     out = subprocess.run([perfgate, "history", "--series", path, "--json",
                           "-", *args], stdout=subprocess.PIPE,

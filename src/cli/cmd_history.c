@@ -223,7 +223,7 @@ int pg_cmd_history(int argc, char **argv)
                    "for stdin"),
         PG_OPT_EACH("bench", 'b', &a.only, "NAME",
                     "only this benchmark or series (repeatable)"),
-        PG_OPT_PCT("floor", &a.floor, "PCT",
+        PG_OPT_PCT("noise-floor", &a.floor, "PCT",
                    "the noise floor: a creep is a run of\n"
                    "pushes each within it whose changes add\n"
                    "up beyond it (default: the newest\n"
@@ -232,7 +232,8 @@ int pg_cmd_history(int argc, char **argv)
         PG_OPT_PCT("min-change", &a.min_change, "PCT",
                    "report no step smaller than PCT of the\n"
                    "level before (default: the noise floor;\n"
-                   "every step for --series without --floor)"),
+                   "every step for --series without\n"
+                   "--noise-floor)"),
         PG_OPT_SET("confirm", 0, &a.confirm,
                    "measure each change point and creep not\n"
                    "yet confirmed again (its two sides,\n"

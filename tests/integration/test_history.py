@@ -138,6 +138,41 @@ class Series(unittest.TestCase):
         self.assertEqual(json.loads(bare.stdout)["series"][0]["changepoints"],
                          [])
 
+    def test_a_creep_in_a_file_under_a_noise_floor(self):
+        # Five pushes of +2% (pairs +-0.25%) in 30, levels rising by them:
+        # a creep under a 5% floor; none without a floor (a file has
+        # none), and none under 15%.
+        rng = random.Random(5)
+        rows = ["commit,t,t:change,t:change_sd"]
+        level = 100.0
+        for i in range(30):
+            moved = 12 <= i < 17
+            level *= 1.02 if moved else 1
+            d = ("%.5f" % ((0.02 if moved else 0) + rng.gauss(0, 0.0025))
+                 if i else "")
+            rows.append("c%d,%.3f,%s,%s" % (i, level * (1 + rng.gauss(
+                0, 0.005)), d, "0.0025" if i else ""))
+        path = self.file("\n".join(rows) + "\n")
+        p = self.history("--series", path, "--json", "-",
+                         "--noise-floor", "5%")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout)
+        (creep,) = doc["series"][0]["creeps"]
+        self.assertEqual((creep["from_label"], creep["to_label"]),
+                         ("c12", "c16"))
+        self.assertAlmostEqual(creep["change"], 0.104, delta=0.02)
+        self.assertEqual(doc["series"][0]["changepoints"], [])
+        self.assertEqual(doc["labels"][:2], ["c0", "c1"])
+        self.assertIsNone(doc["series"][0]["change"][0])
+        self.assertIn("creep +", p.stderr)
+        for args in ((), ("--noise-floor", "15%")):
+            p = self.history("--series", path, "--json", "-", *args)
+            self.assertEqual(json.loads(p.stdout)["series"][0]["creeps"],
+                             [], args)
+        p = self.history("--series", path, "--noise-floor", "5")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("such as 5%", p.stderr)
+
     def test_what_is_not_such_a_table_is_refused(self):
         cases = [
             ("a,b\n1,2\n3\n", "h.csv:3: 1 field where the header has 2"),
