@@ -178,8 +178,19 @@ static int read_records(pg_record **recs, size_t *nrec, pg_history *h,
     return err;
 }
 
+/* Placements along the line, oldest first (then as read). */
+static int along_line(const void *a, const void *b)
+{
+    const placed *x = a, *y = b;
+
+    if (x->pos != y->pos)
+        return x->pos < y->pos ? -1 : 1;
+    return x->rec < y->rec ? -1 : x->rec > y->rec;
+}
+
 /*
- * Where the records stand on the line: each at its own commit, and, for
+ * Where the records stand on the line, oldest first: each at its own
+ * commit, and, for
  * the code's sake, at every other commit of the line with its tree on its
  * parent's tree (reused).  Returns how many; *out to be free()d.
  */
@@ -210,6 +221,7 @@ static size_t place(placed **out, const pg_record *recs, size_t nrec,
             (*out)[n++] = (placed){i, hit->pos, 1};
         }
     }
+    qsort(*out, n, sizeof(**out), along_line);
     return n;
 }
 
