@@ -774,7 +774,8 @@ size_t pg_creeps(pg_creep *out, size_t max, const pg_cp_series *s,
                  double threshold)
 {
     size_t n = s->n, i, found = 0;
-    double *x, *v, limit = log1p(floor > 0 ? floor : 0), tail;
+    double *x, *v, *lx = NULL, *lw = NULL, tail;
+    double limit = log1p(floor > 0 ? floor : 0);
     char *used;
     fit f = {NULL, NULL, NULL, NULL, NULL};
 
@@ -784,14 +785,17 @@ size_t pg_creeps(pg_creep *out, size_t max, const pg_cp_series *s,
         threshold = DEFAULT_THRESHOLD;
     /* The levels, weighed as the change points' fit weighs them. */
     if (s->values) {
-        f.x = x = pg_malloc(n * sizeof(*x));
-        f.w = v = pg_malloc(n * sizeof(*v));
-        f.scratch = pg_malloc(n * sizeof(*f.scratch));
-        points_of(s, x, v);
-        tail = tail_factor(x, v, n);
+        lx = pg_malloc(n * sizeof(*lx));
+        lw = pg_malloc(n * sizeof(*lw));
+        points_of(s, lx, lw);
+        tail = tail_factor(lx, lw, n);
         for (i = 0; i < n; i++)
-            v[i] /= tail;
+            lw[i] /= tail;
+        f.x = lx;
+        f.w = lw;
+        f.scratch = pg_malloc(n * sizeof(*f.scratch));
     }
+    /* The pairs: each push's change as a log, and its variance. */
     x = pg_malloc(n * sizeof(*x));
     v = pg_malloc(n * sizeof(*v));
     used = pg_calloc(n, 1);
@@ -841,8 +845,8 @@ size_t pg_creeps(pg_creep *out, size_t max, const pg_cp_series *s,
     free(used);
     free(v);
     free(x);
-    free((double *)f.x);
-    free((double *)f.w);
+    free(lx);
+    free(lw);
     free(f.scratch);
     /* Oldest first. */
     for (i = 1; i < found; i++) {
