@@ -337,13 +337,19 @@ class Mainline(RepoTest):
         steps = [(cp["label"], cp["subject"]) for cp in s["changepoints"]]
         self.assertEqual(steps, [(c["the step"], "the step")], p.stderr)
         self.assertGreater(s["changepoints"][0]["change"], 0.15)
+        # The creep's ends are pushes that moved by themselves (about 4
+        # of their deviations here): on a machine loaded enough to blur a
+        # 2% push, an end push may fall short and the creep be named one
+        # push shorter.  Never longer, and never from a push that changed
+        # nothing.
         (creep,) = s["creeps"]
-        self.assertEqual((creep["from_label"], creep["to_label"]),
-                         (c["creep 1"], c["creep 5"]))
+        ends = (c["creep 1"], c["creep 2"]), (c["creep 4"], c["creep 5"])
+        self.assertIn(creep["from_label"], ends[0], s)
+        self.assertIn(creep["to_label"], ends[1], s)
         self.assertGreater(creep["change"], 0.05)
         text = self.run_pg("history").stdout
         self.assertIn("the step", text)
-        self.assertIn("creep 1 .. creep 5", text)
+        self.assertRegex(text, r"creep [12] \.\. creep [45]")
 
     def test_records_of_identical_code_cost_nothing(self):
         self.commit({"perfgate.yml": SPIN_CONFIG,
