@@ -75,6 +75,19 @@ int pg_cmd_opt_sandbox(void *unused, const char *arg);
         PG_OPT_PCT("noise-floor", &(o)->noise_floor, "PCT",                    \
                    "changes within it are noise (5%, 0.05);\n"                 \
                    "default 5%, 10% when GITHUB_ACTIONS=true"),                \
+        PG_OPT_ONE_OF("measure", &(o)->measure, "WHAT",                        \
+                      "time|instructions|cycles|all",                          \
+                      "time (the default), or count what each\n"               \
+                      "side executes: instructions, or cycles\n"               \
+                      "(callgrind's cache model); all: time and\n"             \
+                      "instructions side by side"),                            \
+        PG_OPT_PCT("count-floor", &(o)->count_floor, "PCT",                    \
+                   "the noise floor of counts (default 1%)"),                  \
+        PG_OPT_ONE_OF("counter", &(o)->counter, "HOW",                         \
+                      "auto|hardware|callgrind",                               \
+                      "what counts: the CPU's counter, or\n"                   \
+                      "valgrind's callgrind; auto (default):\n"                \
+                      "the CPU's where it has one"),                           \
         PG_OPT_TIME("max-time", &(o)->max_time, "DURATION", 1,                 \
                     "want a duration such as 10s or 500ms",                    \
                     "measuring budget per benchmark (10s)"),                   \

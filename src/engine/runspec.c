@@ -3,6 +3,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "runspec.h"
+#include "counter.h"
 #include "error.h"
 #include "fs.h"
 #include "str.h"
@@ -46,6 +47,10 @@ int pg_run_spec_write(const pg_run_spec *spec, const char *path)
         pg_str_printf(&s, "clock %d %.17g %.17g %.17g\n", (int)spec->clock->id,
                       spec->clock->ticks_per_ns, spec->clock->overhead_ns,
                       spec->clock->resolution_ns);
+    if (spec->metric)
+        pg_str_printf(&s, "count %s %s %s\n", pg_metric_name(spec->metric),
+                      pg_counter_name(spec->counter),
+                      spec->count_dump ? spec->count_dump : "-");
     for (i = 0; i < spec->ncases; i++)
         pg_str_printf(&s, "case %s\n", spec->cases[i].name);
     if (spec->token)
@@ -57,6 +62,8 @@ int pg_run_spec_write(const pg_run_spec *spec, const char *path)
     return 0;
 }
 
+/* The strings of the spec, one per line; count_dump is on the "count"
+ * line. */
 static const char *const string_keys[6] = {
     "problem_lib", "problem_name", "lib0", "lib1", "symbol", "token"};
 
@@ -87,6 +94,19 @@ static int read_line(pg_run_file *f, const char *key, const char *value)
         f->clock.id = (pg_clock_id)id;
         f->clock.usable = 1;
         spec->clock = &f->clock;
+        return 0;
+    }
+    if (!strcmp(key, "count")) {
+        char m[32], k[32], dump[4096];
+        int metric, counter;
+        if (sscanf(value, "%31s %31s %4095s", m, k, dump) != 3 ||
+            (metric = pg_metric_parse(m)) <= 0 ||
+            (counter = pg_counter_parse(k)) <= 0)
+            return -1;
+        spec->metric = metric;
+        spec->counter = counter;
+        free(f->strings[6]);
+        f->strings[6] = strcmp(dump, "-") ? pg_strdup(dump) : NULL;
         return 0;
     }
     if (!strcmp(key, "case")) {
@@ -154,6 +174,7 @@ int pg_run_file_read(pg_run_file *out, const char *path)
     out->spec.lib[1] = out->strings[3];
     out->spec.symbol = out->strings[4];
     out->spec.token = out->strings[5];
+    out->spec.count_dump = out->strings[6];
     out->spec.cases = out->cases;
     if (!out->spec.problem_lib || !out->spec.problem_name ||
         !out->spec.lib[1] || !out->spec.symbol || !out->spec.ncases ||

@@ -20,6 +20,7 @@
  *   gate_cases 0                                      (1: gate: cases)
  *   verbose 0                          (1: say each step as "trace" events)
  *   clock ID TICKS_PER_NS OVERHEAD_NS RESOLUTION_NS   (absent: choose one)
+ *   count instructions callgrind DUMP_PATH        (absent: time; counter.h)
  *   case n=1000                                       (one per case)
  *   token 3f9c...                                     (absent: none)
  *
@@ -53,6 +54,11 @@ typedef struct pg_run_spec {
     int gate_cases;             /* gate: cases, each case clear of the floor */
     int verbose;                /* say what is called, as "trace" events */
     const pg_clock_info *clock; /* the clock to time with; NULL: choose */
+    /* Count instead of time (counter.h): the metric (0: time, and the
+     * rest is unused), the counter, and callgrind's dump file. */
+    int metric;
+    int counter;
+    const char *count_dump;
     const char *token;          /* starts each report line; NULL: none */
     /* Progress while measuring; may be NULL (the parent's only). */
     void (*on_progress)(void *payload, const char *stage, int round,
@@ -71,8 +77,8 @@ typedef struct pg_run_file {
     pg_run_spec spec;
     pg_settings settings;
     pg_clock_info clock;
-    char *strings[6]; /* problem_lib, problem_name, lib0, lib1, symbol,
-                         token */
+    char *strings[7]; /* problem_lib, problem_name, lib0, lib1, symbol,
+                         token, count_dump */
     pg_casespec *cases;
 } pg_run_file;
 

@@ -24,4 +24,5 @@ void pg_settings_defaults(pg_settings *out)
     out->max_time = 10.0;
     out->min_rounds = 5;
     out->timeout = 60.0;
+    out->count_floor = 0.01;
 }

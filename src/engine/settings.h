@@ -21,11 +21,20 @@ typedef struct pg_settings {
     double timeout; /* seconds per benchmark and side */
     int gate_cases; /* gate: cases, any case beyond the floor fails; 0:
                        gate: total, the sum of minimums (the default) */
+    /* What is measured (measure:): a pg_metric (counter.h), or
+     * PG_MEASURE_ALL, time and instructions side by side. */
+    int measure;
+    double count_floor; /* the noise floor of counts: 0.01 is 1% */
+    int counter;        /* pg_counter_kind; 0 (none): the hardware counter where
+                           the CPU has one, else callgrind */
 } pg_settings;
+
+#define PG_MEASURE_ALL 3
 
 /*
  * Fills `out` with the defaults: a 5% floor, or 10% when the environment
- * variable GITHUB_ACTIONS is "true"; 10 s; 5 rounds; 60 s.
+ * variable GITHUB_ACTIONS is "true"; 10 s; 5 rounds; 60 s; time is
+ * measured, and counts have a floor of 1%.
  */
 void pg_settings_defaults(pg_settings *out);
 

@@ -2,6 +2,7 @@
  * benchmark.c - one benchmark of a comparison (benchmark.h).
  */
 #include "benchmark.h"
+#include "counter.h"
 #include "affected.h"
 #include "build.h"
 #include "cuda.h"
@@ -189,6 +190,59 @@ static void fill_spec(pg_run_spec *spec, pg_bench_ctx *c,
     spec->payload = c;
 }
 
+/* What `b` measures: a pg_metric, or PG_MEASURE_ALL. */
+static int measure_of(const pg_bench_ctx *c, const pg_bench_config *b)
+{
+    return b->measure >= 0 ? b->measure : c->cfg->settings.measure;
+}
+
+/* The floor `out` is judged against: its metric's. */
+static double floor_of(const pg_bench_ctx *c, const pg_bench_result *out)
+{
+    return out->metric ? c->cfg->settings.count_floor
+                       : c->cfg->settings.noise_floor;
+}
+
+/*
+ * Makes `spec` count `metric` instead of timing (counter.h), judged by
+ * the count floor (`settings`, which must outlive the run).  0; or -1
+ * with `out` skipped, saying why, when it cannot be counted here.
+ */
+static int count_instead(pg_bench_ctx *c, pg_run_spec *spec,
+                         pg_bench_result *out, pg_metric metric,
+                         pg_settings *settings)
+{
+    pg_str why = PG_STR_INIT;
+    int kind;
+
+    if (spec->gpu) {
+        out->status = PG_STATUS_SKIPPED;
+        free(out->message);
+        out->message = pg_strdupf(
+            "not counted: a CUDA kernel's work is the GPU's, which neither "
+            "valgrind nor the CPU's counter sees (measure: time)");
+        return -1;
+    }
+    kind = pg_counter_choose(metric, (pg_counter_kind)c->cfg->settings.counter,
+                             &why);
+    if (kind < 0) {
+        out->status = PG_STATUS_SKIPPED;
+        free(out->message);
+        out->message = pg_strdupf("not counted: %s (%s)", pg_str_cstr(&why),
+                                  pg_metric_name(metric));
+        pg_str_clear(&why);
+        return -1;
+    }
+    *settings = c->cfg->settings;
+    settings->noise_floor = settings->count_floor;
+    spec->settings = settings;
+    spec->metric = metric;
+    spec->counter = kind;
+    out->metric = metric;
+    out->counter = pg_strdup(pg_counter_name((pg_counter_kind)kind));
+    return 0;
+}
+
 /* The verdict from what the run reported, and what the builds said. */
 static void settle(pg_bench_ctx *c, pg_bench_result *out, const pg_build *base,
                    int base_failed)
@@ -212,7 +266,7 @@ static void settle(pg_bench_ctx *c, pg_bench_result *out, const pg_build *base,
         if ((out->status == PG_STATUS_UNCHANGED ||
              out->status == PG_STATUS_NEW) &&
             out->rounds > 0)
-            pg_stats_decide(out, c->cfg->settings.noise_floor);
+            pg_stats_decide(out, floor_of(c, out));
     }
 }
 
@@ -334,9 +388,10 @@ int pg_benchmark_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)
     pg_build build[2];
     pg_casespec *cases = NULL;
     size_t ncases = 0, i;
-    int owned = 0, base_failed, err, s;
+    int owned = 0, base_failed, err, s, measure;
     char *problem_lib = NULL, *spec_path = NULL;
     pg_run_spec spec;
+    pg_settings counted;
     pg_bench_keys keys;
     int64_t building;
 
@@ -385,6 +440,10 @@ int pg_benchmark_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)
     spec.cases = cases;
     spec.ncases = ncases;
     fill_spec(&spec, c, b, out, build, base_failed);
+    measure = measure_of(c, b);
+    if ((measure == PG_METRIC_INSTRUCTIONS || measure == PG_METRIC_CYCLES) &&
+        count_instead(c, &spec, out, (pg_metric)measure, &counted) < 0)
+        goto done;
     pg_progress_sayf(c->progress, "verifying");
     spec_path = pg_strdupf("%s/%s.run", c->build_dir, b->name);
     if ((err = pg_run_bench(out, &spec, spec_path)) < 0)

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "compare.h"
+#include "counter.h"
 #include "str.h"
 #include "benchmark.h"
 #include "box.h"
@@ -51,6 +52,7 @@ void pg_compare_opts_init(pg_compare_opts *opts)
 {
     memset(opts, 0, sizeof(*opts));
     opts->noise_floor = -1;
+    opts->count_floor = -1;
     opts->max_time = -1;
     opts->min_rounds = -1;
     opts->timeout = -1;
@@ -118,6 +120,19 @@ static int load_config(compare_ctx *ctx)
         ctx->cfg.settings.noise_floor = o->noise_floor;
         ctx->cfg.settings.floor_source = PG_FLOOR_FLAG;
     }
+    if (o->measure) {
+        size_t i;
+        ctx->cfg.settings.measure = !strcmp(o->measure, "all")
+                                        ? PG_MEASURE_ALL
+                                        : pg_metric_parse(o->measure);
+        for (i = 0; i < ctx->cfg.nbenchmarks; i++)
+            ctx->cfg.benchmarks[i].measure = -1;
+    }
+    if (o->count_floor >= 0)
+        ctx->cfg.settings.count_floor = o->count_floor;
+    if (o->counter)
+        ctx->cfg.settings.counter =
+            !strcmp(o->counter, "auto") ? 0 : pg_counter_parse(o->counter);
     if (o->max_time > 0)
         ctx->cfg.settings.max_time = o->max_time;
     if (o->min_rounds > 0)
@@ -299,6 +314,7 @@ static void describe_run(compare_ctx *ctx)
     pg_result *out = ctx->result;
 
     out->noise_floor = ctx->cfg.settings.noise_floor;
+    out->count_floor = ctx->cfg.settings.count_floor;
     out->floor_source = ctx->cfg.settings.floor_source;
     out->aa = opts->aa;
     out->config_digest = pg_strdup(ctx->cfg.digest);

@@ -33,6 +33,9 @@ typedef struct pg_compare_opts {
     int profile; /* profile each C regression's worst case (profile.h) */
     /* Overrides from flags; negative when not given. */
     double noise_floor;
+    const char *measure; /* "time", "instructions", "cycles", "all" */
+    double count_floor;
+    const char *counter; /* "auto", "hardware", "callgrind" */
     double max_time;
     int min_rounds;
     double timeout;

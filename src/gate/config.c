@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "config.h"
 #include "cleanup.h"
+#include "counter.h"
 #include "error.h"
 #include "fs.h"
 #include "function.h"
@@ -46,13 +47,14 @@ typedef struct parse_ctx {
 static const char *const top_keys[] = {"version", "settings", "benchmarks",
                                        NULL};
 static const char *const settings_keys[] = {
-    "noise_floor", "max_time", "min_rounds", "timeout",
-    "gate",        "build",    "library",    NULL};
+    "noise_floor", "max_time", "min_rounds",  "timeout", "gate", "build",
+    "library",     "measure",  "count_floor", "counter", NULL};
 static const char *const bench_keys[] = {
-    "name",     "problem", "sources", "symbol",    "language",   "cflags",
-    "include",  "cases",   "cache",   "cuda_arch", "nvcc_flags", "symbols",
-    "gate",     "build",   "library", "ldflags",   "adapters",   "file_cflags",
-    "function", "args",    "check",   "helpers",   "work",       NULL};
+    "name",       "problem",  "sources",     "symbol",   "language",
+    "cflags",     "include",  "cases",       "cache",    "cuda_arch",
+    "nvcc_flags", "symbols",  "gate",        "build",    "library",
+    "ldflags",    "adapters", "file_cflags", "function", "args",
+    "check",      "helpers",  "work",        "measure",  NULL};
 static const char *const buffer_keys[] = {"count", "fill", "range", "file",
                                           "from",  "with", NULL};
 static const char *const check_keys_[] = {"rel", "abs", "reference", NULL};
@@ -321,6 +323,50 @@ static int get_choice(parse_ctx *ctx, yaml_node_t *v, const char *key,
                    on);
 }
 
+/* A noise floor: a percentage or a fraction, above 0 and below 100%. */
+static int get_floor(parse_ctx *ctx, yaml_node_t *v, const char *key,
+                     double *out)
+{
+    const char *t = scalar(v);
+
+    if (!t || pg_parse_fraction(out, t) < 0) {
+        char *end = NULL;
+        double bare = t ? strtod(t, &end) : 0;
+        if (t && end != t && !*end && bare > 1)
+            return fail_at(ctx, v,
+                           "'%s' %s is more than 100%% (did you mean '%s%%'?)",
+                           key, t, t);
+        return fail_at(ctx, v,
+                       "'%s' must be a percentage such as 5%% or a fraction "
+                       "such as 0.05",
+                       key);
+    }
+    if (*out >= 1.0)
+        return fail_at(ctx, v, "'%s' must be below 100%%", key);
+    /* At 0%, noise alone fails identical code. */
+    if (*out <= 0)
+        return fail_at(ctx, v,
+                       "'%s' must be above 0%%: every measurement has some "
+                       "noise (perfgate compare --aa shows this machine's)",
+                       key);
+    return 0;
+}
+
+/* measure: time, instructions, cycles or all. */
+static int get_measure(parse_ctx *ctx, yaml_node_t *v, int *out)
+{
+    const char *t = scalar(v);
+    int m = !t ? -1 : !strcmp(t, "all") ? PG_MEASURE_ALL : pg_metric_parse(t);
+
+    if (m < 0)
+        return fail_at(ctx, v,
+                       "measure '%s': want 'time', 'instructions', 'cycles' "
+                       "or 'all'",
+                       t ? t : "");
+    *out = m;
+    return 0;
+}
+
 static int parse_settings(parse_ctx *ctx, yaml_node_t *node, pg_settings *s)
 {
     yaml_node_t *v;
@@ -341,28 +387,25 @@ static int parse_settings(parse_ctx *ctx, yaml_node_t *node, pg_settings *s)
          (err = check_repo_path(ctx, v, "library", ctx->library)) < 0))
         return err;
     if ((v = lookup(ctx, node, "noise_floor", NULL))) {
-        const char *t = scalar(v);
-        if (!t || pg_parse_fraction(&s->noise_floor, t) < 0) {
-            char *end = NULL;
-            double bare = t ? strtod(t, &end) : 0;
-            if (t && end != t && !*end && bare > 1)
-                return fail_at(ctx, v,
-                               "'noise_floor' %s is more than 100%% "
-                               "(did you mean '%s%%'?)",
-                               t, t);
-            return fail_at(ctx, v,
-                           "'noise_floor' must be a percentage such as 5%% "
-                           "or a fraction such as 0.05");
-        }
-        if (s->noise_floor >= 1.0)
-            return fail_at(ctx, v, "'noise_floor' must be below 100%%");
-        /* At 0%, noise alone fails identical code. */
-        if (s->noise_floor <= 0)
-            return fail_at(ctx, v,
-                           "'noise_floor' must be above 0%%: every "
-                           "measurement has some noise (perfgate compare "
-                           "--aa shows this machine's)");
+        if ((err = get_floor(ctx, v, "noise_floor", &s->noise_floor)) < 0)
+            return err;
         s->floor_source = PG_FLOOR_CONFIG;
+    }
+    if ((v = lookup(ctx, node, "count_floor", NULL)) &&
+        (err = get_floor(ctx, v, "count_floor", &s->count_floor)) < 0)
+        return err;
+    if ((v = lookup(ctx, node, "measure", NULL)) &&
+        (err = get_measure(ctx, v, &s->measure)) < 0)
+        return err;
+    if ((v = lookup(ctx, node, "counter", NULL))) {
+        const char *t = scalar(v);
+        int k = !t ? -1 : !strcmp(t, "auto") ? 0 : pg_counter_parse(t);
+        if (k < 0 || (t && !strcmp(t, "none")))
+            return fail_at(ctx, v,
+                           "counter '%s': want 'auto', 'hardware' or "
+                           "'callgrind'",
+                           t ? t : "");
+        s->counter = k;
     }
     if ((v = lookup(ctx, node, "max_time", NULL)) &&
         (err = get_duration(ctx, v, "max_time", &s->max_time)) < 0)
@@ -573,6 +616,10 @@ static int parse_choices(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
     b->cold = !strcmp(b->language, "cuda");
     if ((v = lookup(ctx, node, "cache", NULL)) &&
         (err = get_choice(ctx, v, "cache", "warm", "cold", &b->cold)) < 0)
+        return err;
+    b->measure = -1;
+    if ((v = lookup(ctx, node, "measure", NULL)) &&
+        (err = get_measure(ctx, v, &b->measure)) < 0)
         return err;
     b->gate = -1;
     if ((v = lookup(ctx, node, "gate", NULL)) &&

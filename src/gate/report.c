@@ -2,6 +2,7 @@
  * report.c - the terminal table and the markdown comment.
  */
 #include "report.h"
+#include "counter.h"
 #include "str.h"
 #include "cuda.h"
 #include "stats.h"
@@ -611,8 +612,8 @@ static void table_fill(table *t, const pg_result *r)
             continue;
         t->bench[j++] = b;
         pg_str_puts(&row[0], b->name);
-        pg_format_ns(&row[1], b->base_ns);
-        pg_format_ns(&row[2], b->head_ns);
+        pg_result_format_figure(&row[1], b, b->base_ns);
+        pg_result_format_figure(&row[2], b, b->head_ns);
         change_text(&row[3], b->change, b->rounds > 0);
         pg_format_interval(&row[4], b->change_lo, b->change_hi);
         if (b->rounds > 0)
@@ -624,8 +625,8 @@ static void table_fill(table *t, const pg_result *r)
             const pg_result_case *cr = &b->cases[c];
             row = t->cells[j];
             pg_str_printf(&row[0], "  %s", cr->name);
-            pg_format_ns(&row[1], cr->base_ns);
-            pg_format_ns(&row[2], cr->head_ns);
+            pg_result_format_figure(&row[1], b, cr->base_ns);
+            pg_result_format_figure(&row[2], b, cr->head_ns);
             change_text(&row[3], cr->change, 1);
             pg_format_interval(&row[4], cr->change_lo, cr->change_hi);
             pg_str_puts(&row[6], cr->unresolved ? "unresolved"
@@ -759,6 +760,39 @@ static void unresolved_lines(pg_str *out, const pg_result *r)
     }
 }
 
+/*
+ * The counted benchmarks, when there are any: " Counted, with a floor of
+ * 1%: spin (instructions per call, by callgrind, ...)." (`md`: a sentence
+ * of the comment's footer, the names as Markdown text; else a line of its
+ * own).
+ */
+static void counted_line(pg_str *out, const pg_result *r, int md)
+{
+    size_t i, n = 0;
+
+    for (i = 0; i < r->nbenchmarks; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        if (!b->metric || !b->counter)
+            continue;
+        if (!n++)
+            pg_str_printf(out, "%sounted, with a floor of %.3g%%: ",
+                          md ? " C" : "\nc", r->count_floor * 100);
+        else
+            pg_str_puts(out, ", ");
+        if (md)
+            md_text(out, b->name, MD_NAME_MAX);
+        else
+            pg_str_puts(out, b->name);
+        pg_str_printf(out, " (%s per call, by %s%s)",
+                      pg_metric_name((pg_metric)b->metric), b->counter,
+                      !strcmp(b->counter, "callgrind")
+                          ? ", valgrind's simulated CPU"
+                          : ", the CPU's own counter");
+    }
+    if (n)
+        pg_str_putc(out, '.');
+}
+
 /* The floor, the GPU, the machine's warnings. */
 static void terminal_notes(pg_str *out, const pg_result *r, int color)
 {
@@ -768,7 +802,9 @@ static void terminal_notes(pg_str *out, const pg_result *r, int color)
     pg_str_puts(out, "\nnoise floor ");
     floor_line(out, r);
     pg_str_puts(out, "; runs: rounds of both sides interleaved, best of each "
-                     "kept\n");
+                     "kept");
+    counted_line(out, r, 0);
+    pg_str_putc(out, '\n');
     unresolved_lines(out, r);
     if (r->gpu.present) {
         pg_str_printf(out, "gpu %s", r->gpu.name);
@@ -896,11 +932,11 @@ static void md_bench_row(pg_str *out, const pg_bench_result *b)
     md_text(out, b->name, MD_NAME_MAX);
     pg_str_puts(out, "** | ");
     if (isfinite(b->base_ns) && isfinite(b->head_ns)) {
-        pg_format_ns(out, b->base_ns);
+        pg_result_format_figure(out, b, b->base_ns);
         pg_str_puts(out, " → ");
-        pg_format_ns(out, b->head_ns);
+        pg_result_format_figure(out, b, b->head_ns);
     } else if (isfinite(b->head_ns)) {
-        pg_format_ns(out, b->head_ns);
+        pg_result_format_figure(out, b, b->head_ns);
         pg_str_puts(out, " (no baseline)");
     } else {
         pg_str_puts(out, "–");
@@ -950,9 +986,9 @@ static void md_case_rows(pg_str *out, const pg_result *r,
         pg_str_puts(out, " | ");
         md_text(out, c->name, MD_NAME_MAX);
         pg_str_puts(out, " | ");
-        pg_format_ns(out, c->base_ns);
+        pg_result_format_figure(out, b, c->base_ns);
         pg_str_puts(out, " | ");
-        pg_format_ns(out, c->head_ns);
+        pg_result_format_figure(out, b, c->head_ns);
         pg_str_puts(out, " | ");
         change_text(out, c->change, 1);
         if (isfinite(c->change_lo)) {
@@ -964,9 +1000,10 @@ static void md_case_rows(pg_str *out, const pg_result *r,
                       c->unresolved         ? "unresolved"
                       : isfinite(c->change) ? pg_status_name(c->status)
                                             : "–");
-        md_rate(out, c->flops, c->head_ns, 1e9);
+        /* Rates are of time; a count has none. */
+        md_rate(out, c->flops, b->metric ? NAN : c->head_ns, 1e9);
         pg_str_puts(out, " | ");
-        md_rate(out, c->bytes, c->head_ns, 1e9);
+        md_rate(out, c->bytes, b->metric ? NAN : c->head_ns, 1e9);
         if (r->gpu.present) {
             pg_str_puts(out, " | ");
             peak_cell(out, r, b, c);
@@ -1081,7 +1118,9 @@ static void md_footer(pg_str *footer, const pg_result *r)
     pg_str_puts(footer, ": a change within it counts as unchanged. "
                         "Times are the sum over the cases of each case's "
                         "minimum time per call; under each change, its 95% "
-                        "interval from the paired rounds.\n");
+                        "interval from the paired rounds.");
+    counted_line(footer, r, 1);
+    pg_str_putc(footer, '\n');
     md_main_moves(footer, r);
     if (r->gpu.present) {
         pg_str_puts(footer, "\nGPU: ");
@@ -1204,8 +1243,13 @@ static void md_chart(pg_str *out, const pg_result *r, size_t shown)
         pg_str_printf(out, "%s%.1f", n++ ? ", " : "", b->change * 100);
     }
     pg_str_puts(out, "]\n    line [");
-    for (i = 0; i < n; i++)
-        pg_str_printf(out, "%s%.1f", i ? ", " : "", r->noise_floor * 100);
+    for (i = 0, n = 0; i < shown && n < CHART_MAX; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        if (b->rounds <= 0 || !isfinite(b->change) || !pg_valid_name(b->name))
+            continue;
+        pg_str_printf(out, "%s%.1f", n++ ? ", " : "",
+                      pg_result_floor(r, b) * 100);
+    }
     pg_str_puts(out, "]\n```\n\n</details>\n\n");
 }
 

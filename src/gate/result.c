@@ -2,6 +2,8 @@
  * result.c - the result's names, lifetime and JSON form.
  */
 #include "result.h"
+#include "counter.h"
+#include "units.h"
 #include "cuda.h"
 #include "error.h"
 #include "json.h"
@@ -83,6 +85,21 @@ size_t pg_result_count(const pg_result *r, pg_status status)
 }
 
 /* ---- writing ---- */
+
+void pg_result_format_figure(pg_str *out, const pg_bench_result *b, double v)
+{
+    if (!b->metric || !isfinite(v)) {
+        pg_format_ns(out, v);
+        return;
+    }
+    pg_format_count(out, v);
+    pg_str_puts(out, b->metric == PG_METRIC_CYCLES ? " cycles" : " instr");
+}
+
+double pg_result_floor(const pg_result *r, const pg_bench_result *b)
+{
+    return b->metric ? r->count_floor : r->noise_floor;
+}
 
 static void add_string(cJSON *obj, const char *key, const char *v)
 {
@@ -259,6 +276,11 @@ static cJSON *bench_json(const pg_bench_result *b)
     } else {
         cJSON_AddNullToObject(o, "slower_case");
     }
+    /* base_ns, head_ns and the cases' are in the metric's unit. */
+    add_string(o, "metric", pg_metric_name((pg_metric)b->metric));
+    add_string(o, "unit", pg_metric_unit((pg_metric)b->metric));
+    if (b->counter)
+        add_string(o, "counter", b->counter);
     pg_json_add_number(o, "base_ns", b->base_ns);
     pg_json_add_number(o, "head_ns", b->head_ns);
     cJSON_AddNumberToObject(o, "rounds", b->rounds);
@@ -380,6 +402,7 @@ char *pg_result_to_json(const pg_result *r)
                             r->verdict.passed ? "pass" : "fail");
     add_string(root, "version", r->version);
     cJSON_AddNumberToObject(root, "noise_floor", r->noise_floor);
+    cJSON_AddNumberToObject(root, "count_floor", r->count_floor);
     cJSON_AddStringToObject(root, "noise_floor_source",
                             pg_floor_source_name(r->floor_source));
     cJSON_AddItemToObject(root, "base", side_json(&r->base));
@@ -726,6 +749,10 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
     read_culprit(b, cJSON_GetObjectItemCaseSensitive(o, "culprit"));
     read_main(b, cJSON_GetObjectItemCaseSensitive(o, "main"));
     b->profile = read_profile(cJSON_GetObjectItemCaseSensitive(o, "profile"));
+    iv = cJSON_GetObjectItemCaseSensitive(o, "metric");
+    st = cJSON_IsString(iv) ? pg_metric_parse(iv->valuestring) : 0;
+    b->metric = st > 0 ? st : PG_METRIC_TIME;
+    b->counter = b->metric ? get_string(o, "counter") : NULL;
     b->base_ns = get_number(o, "base_ns");
     b->head_ns = get_number(o, "head_ns");
     b->rounds = get_int(o, "rounds");
@@ -787,6 +814,9 @@ int pg_result_from_json(pg_result *out, const char *text, const char *display)
     }
     out->version = get_string(root, "version");
     out->noise_floor = get_number(root, "noise_floor");
+    out->count_floor = get_number(root, "count_floor");
+    if (!(out->count_floor > 0 && out->count_floor < 1))
+        out->count_floor = 0.01; /* written before counts were */
     out->seconds = get_number(root, "seconds");
     out->build_seconds = get_number(root, "build_seconds");
     src = cJSON_GetObjectItemCaseSensitive(root, "noise_floor_source");
@@ -951,6 +981,7 @@ void pg_bench_result_clear(pg_bench_result *b)
     free(b->message);
     free(b->log);
     free(b->stop);
+    free(b->counter);
     free(b->culprit);
     free(b->culprit_subject);
     free(b->culprit_author);

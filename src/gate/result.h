@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "machine.h"
+#include "str.h"
 #include "settings.h"
 
 typedef enum {
@@ -154,6 +155,11 @@ typedef struct pg_bench_result {
                          pg_stats_judge; the JSON's "fails_gate") */
     int shard;        /* the shard that measured it (1-based); 0: none */
     pg_gpu_run gpu;
+    /* What base_ns, head_ns and the cases' figures are (a pg_metric,
+     * counter.h): PG_METRIC_TIME, nanoseconds per call; else a count per
+     * call, judged against the result's count_floor. */
+    int metric;
+    char *counter; /* what counted: "hardware", "callgrind"; NULL: timed */
 } pg_bench_result;
 
 typedef struct pg_side_info {
@@ -195,6 +201,7 @@ typedef struct pg_result {
     char *version; /* perfgate's */
     double noise_floor;
     pg_floor_source floor_source;
+    double count_floor; /* the floor of counted benchmarks (their metric) */
     pg_side_info base, head;
     pg_bench_result *benchmarks;
     size_t nbenchmarks;
@@ -251,5 +258,15 @@ void pg_profile_clean_text(pg_profile *p);
 void pg_profile_free(pg_profile *p);
 void pg_bench_result_clear(pg_bench_result *b);
 void pg_result_clear(pg_result *r);
+
+/*
+ * A figure of `b` for people, in its metric's unit: "32.8 µs" for time,
+ * "84,492 instr" or "91,230 cycles" for counts; "–" when not finite.
+ */
+void pg_result_format_figure(pg_str *out, const pg_bench_result *b, double v);
+
+/* The floor `b` is judged against in `r`: the count floor for a counted
+ * benchmark, else the noise floor. */
+double pg_result_floor(const pg_result *r, const pg_bench_result *b);
 
 #endif

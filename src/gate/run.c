@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "run.h"
+#include "counter.h"
 #include "error.h"
 #include "fs.h"
 #include "measure.h"
@@ -15,6 +16,7 @@
 #include "proc.h"
 #include "protocol.h"
 #include "str.h"
+#include "strvec.h"
 #include "clock.h"
 #include "token.h"
 #include "trace.h"
@@ -393,7 +395,8 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
     pg_box box = {{NULL}, {NULL}};
     parent_ctx pctx;
     pg_watch *watch = MAP_FAILED;
-    char *argv[3], *scratch = NULL, token[33];
+    pg_strvec argv = PG_STRVEC_INIT;
+    char *scratch = NULL, *dump = NULL, token[33];
     int err, wfd;
 
     memset(&res, 0, sizeof(res));
@@ -412,6 +415,12 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
     /* The run's token, which starts every line perfgate-measure sends. */
     pg_token(token);
     run.token = token;
+    /* User code runs in a directory of its own inside perfgate's temporary
+     * one: a relative path it writes lands there, not in the user's tree.
+     * Under callgrind, the counts are dumped there too. */
+    scratch = pg_strdupf("%s.cwd", spec_path);
+    if (spec->counter == PG_COUNTER_CALLGRIND)
+        run.count_dump = dump = pg_path_join(scratch, "callgrind.out");
     if ((err = pg_run_spec_write(spec, spec_path)) < 0)
         goto done;
     add_cases(out, spec);
@@ -421,9 +430,6 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
     pctx.watch = watch;
     pctx.timeout_side = -1;
 
-    /* User code runs in a directory of its own inside perfgate's temporary
-     * one: a relative path it writes lands there, not in the user's tree. */
-    scratch = pg_strdupf("%s.cwd", spec_path);
     if (mkdir(scratch, 0700) < 0 && errno != EEXIST) {
         err = pg_error_set(PG_ERR_GENERIC, "cannot create %s: %s", scratch,
                            strerror(errno));
@@ -443,12 +449,25 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
     opts.on_line = on_line;
     opts.payload = &pctx;
     opts.share_fd = wfd;
+    /* A count is to be the same in every run: nothing in it may depend on
+     * where the loader put things. */
+    opts.no_aslr = spec->metric != 0;
 
-    argv[0] = (char *)pg_run_program_path();
-    argv[1] = (char *)spec_path;
-    argv[2] = NULL;
-    if ((err = pg_proc_run_argv(&res, argv, &opts)) < 0)
+    if (spec->counter == PG_COUNTER_CALLGRIND) {
+        pg_counter_valgrind_args(&argv, (pg_metric)spec->metric, dump);
+        opts.timeout += 60; /* valgrind's start, and its slower pace */
+    }
+    pg_strvec_push(&argv, pg_run_program_path());
+    pg_strvec_push(&argv, spec_path);
+    if ((err = pg_proc_run_argv(&res, argv.v, &opts)) < 0)
         goto done;
+    if (res.not_run && spec->counter == PG_COUNTER_CALLGRIND) {
+        out->status = PG_STATUS_SKIPPED;
+        out->message = pg_strdup("not counted: valgrind could not be run "
+                                 "(install valgrind, or count with "
+                                 "counter: hardware where the CPU allows)");
+        goto done;
+    }
     if (res.not_run) {
         err = pg_run_program_missing();
         goto done;
@@ -458,6 +477,8 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
         err = check_head_alone(out, spec, spec_path, pctx.head_verified);
 done:
     pg_proc_result_clear(&res);
+    pg_strvec_clear(&argv);
+    free(dump);
     free(scratch);
     if (watch != MAP_FAILED)
         munmap(watch, sizeof(*watch));

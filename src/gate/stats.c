@@ -88,8 +88,8 @@ void pg_stats_decide(pg_bench_result *b, double noise_floor)
 
     for (i = 0; i < b->ncases; i++) {
         pg_result_case *c = &b->cases[i];
-        c->unresolved =
-            b->status != PG_STATUS_NEW && pg_stats_unresolved(c, noise_floor);
+        c->unresolved = b->status != PG_STATUS_NEW && !b->metric &&
+                        pg_stats_unresolved(c, noise_floor);
         unresolved += (size_t)c->unresolved;
         base += c->base_ns;
         head += c->head_ns;
@@ -199,7 +199,7 @@ static double aa_noise(const pg_result *r)
  * beyond the floor, into v->aa_bench and v->aa_case (-1: none). */
 static void aa_worst_case(pg_verdict *v, const pg_result *r)
 {
-    double worst = r->noise_floor;
+    double worst = 0;
     size_t i, c;
 
     v->aa_bench = v->aa_case = -1;
@@ -208,7 +208,8 @@ static void aa_worst_case(pg_verdict *v, const pg_result *r)
         for (c = 0; c < b->ncases; c++) {
             const pg_result_case *cr = &b->cases[c];
             if (cr->unresolved || isnan(cr->change) ||
-                fabs(cr->change) <= worst)
+                fabs(cr->change) <= worst ||
+                fabs(cr->change) <= pg_result_floor(r, b))
                 continue;
             worst = fabs(cr->change);
             v->aa_bench = (long)i;
@@ -248,7 +249,9 @@ void pg_stats_judge(pg_result *r)
         size_t c;
         for (c = 0; c < b->ncases && b->status != PG_STATUS_NEW; c++) {
             pg_result_case *cr = &b->cases[c];
-            if ((cr->unresolved = pg_stats_unresolved(cr, r->noise_floor)))
+            /* A count has no placement jitter: nothing is below it. */
+            if ((cr->unresolved =
+                     !b->metric && pg_stats_unresolved(cr, r->noise_floor)))
                 cr->status = PG_STATUS_UNCHANGED;
         }
     }

@@ -23,6 +23,7 @@
  * those descriptors, it writes the events to stdout.
  */
 #define _GNU_SOURCE
+#include "counter.h"
 #include "error.h"
 #include "gpu.h"
 #include "measure.h"
@@ -459,8 +460,11 @@ static int load_sides(child_ctx *ctx, sides *st)
                               "name",
                               spec->symbol);
     }
-    /* A GPU's time is the kernel's, not the host code's around it. */
-    for (side = 0; side < 2 && !spec->gpu && !spec->verify_only; side++)
+    /* A GPU's time is the kernel's, not the host code's around it; a
+     * count is the same wherever the code lies, and is taken where it was
+     * loaded, so that it is the same in every run. */
+    for (side = 0;
+         side < 2 && !spec->gpu && !spec->metric && !spec->verify_only; side++)
         if (spec->lib[side]) {
             st->placed[side][0] = st->syms[side];
             calling(ctx, PG_CALL_LOAD, side, (size_t)-1);
@@ -588,19 +592,36 @@ static int set_up_shared(child_ctx *ctx, sides *st)
     return 0;
 }
 
-/* Times the shared set-ups, interleaved. */
-static void time_sides(child_ctx *ctx, sides *st, pg_timing *timing,
-                       pg_measure_summary *summary)
+/* Times the shared set-ups, interleaved (or counts them: the counter is
+ * a clock whose time is the count).  0, or 1 when a failure was
+ * reported. */
+static int time_sides(child_ctx *ctx, sides *st, pg_timing *timing,
+                      pg_measure_summary *summary)
 {
     const pg_run_spec *spec = ctx->spec;
     pg_measure_opts opts;
+    pg_counter counter;
+    pg_str why = PG_STR_INIT;
+    int failed;
 
     pg_measure_opts_init(&opts, spec->settings->min_rounds,
                          spec->settings->max_time, spec->settings->noise_floor);
     opts.watch = ctx->watch;
     opts.sides = st->order;
     opts.rule.gate_cases = spec->gate_cases;
-    if (ctx->gpu) {
+    if (spec->metric) {
+        if (pg_counter_open(&counter, (pg_counter_kind)spec->counter,
+                            (pg_metric)spec->metric, spec->count_dump,
+                            &why) < 0) {
+            child_fail(ctx, "skipped", -1, "not counted: %s (%s)",
+                       pg_str_cstr(&why), pg_counter_name(spec->counter));
+            pg_str_clear(&why);
+            return 1;
+        }
+        trace(ctx, "counting %s with %s", pg_metric_name(spec->metric),
+              pg_counter_name(spec->counter));
+        opts.device = &counter.clock;
+    } else if (ctx->gpu) {
         /* To its working clocks first, then measured as any other. */
         send_line(ctx, PG_EV_PROGRESS_FMT, "warming", 0, 0.0);
         pg_gpu_warm_up(ctx->gpu, st->targets, spec->ncases, st->order, st->n,
@@ -615,6 +636,14 @@ static void time_sides(child_ctx *ctx, sides *st, pg_timing *timing,
     opts.keep_samples = &ctx->samples;
     ctx->last_progress = 0;
     pg_measure(timing, summary, st->targets, spec->ncases, st->n, &opts);
+    if (!spec->metric)
+        return 0;
+    failed = counter.error.size > 0;
+    if (failed)
+        child_fail(ctx, "skipped", -1, "not counted: %s",
+                   pg_str_cstr(&counter.error));
+    pg_counter_close(&counter);
+    return failed;
 }
 
 /* Every sample, in round order, for pictures: "samples CASE SIDE FIRST
@@ -800,8 +829,10 @@ static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
     }
     if (set_up_shared(&ctx, &st))
         goto done;
-    time_sides(&ctx, &st, timing, &summary);
+    err = time_sides(&ctx, &st, timing, &summary);
     called_out(&ctx);
+    if (err)
+        goto done;
     /* Right once is not enough: after all those calls, each side must
      * still be right. */
     if (verify_sides(&ctx, st.p, st.cases, st.own, " (after timing)") < 0)

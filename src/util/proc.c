@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -436,6 +437,9 @@ child_side(const int outp[2], const int msgp[2], const int execp[2],
         rl.rlim_cur = rl.rlim_max = (rlim_t)opts->memory_limit;
         setrlimit(RLIMIT_AS, &rl);
     }
+    /* Inherited across exec, by the box and what it starts. */
+    if (opts->no_aslr)
+        personality(personality(0xffffffff) | ADDR_NO_RANDOMIZE);
     if (devnull >= 0)
         dup2(devnull, 0);
     dup2(outp[1], 1);

@@ -33,6 +33,9 @@ typedef struct pg_proc_opts {
     int share_fd;
     /* The most address space the child may map, in bytes (0: no limit). */
     size_t memory_limit;
+    /* 1: the child's addresses are not randomized (ASLR off), so that
+     * what depends on them is the same in every run. */
+    int no_aslr;
     /*
      * A program run from a revision runs in this box (box.h) where one can
      * be made, with a private TMPDIR removed when it ends; NULL: as is.

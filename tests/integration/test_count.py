@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""perfgate compare --measure instructions|cycles: both sides counted, the
+verdict at the count floor; identical work reads exactly 0.
+
+Counts are the same under any load, so these tests assert exact figures.
+They count with callgrind (--counter callgrind), which every machine with
+valgrind has; the CPU's counter is tried where the machine has one.  Where
+neither can count (no valgrind; a perfgate built with AddressSanitizer,
+which valgrind cannot run), perfgate says so and the tests skip."""
+import os
+import shutil
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import (CRASH, HANG, SERIAL,  # noqa: E402
+                     RepoTest, fixture)
+
+SPIN = fixture("spin.c")
+SPIN_CONFIG = fixture("spin.yml")
+
+
+def spin(rounds, before=""):
+    return before + ("#define ROUNDS %d\n" % rounds) + SPIN
+
+
+def hardware_counter():
+    """Whether this machine counts instructions in hardware (perf stat
+    says "<not supported>" where it does not)."""
+    if not shutil.which("perf"):
+        return False
+    p = subprocess.run(["perf", "stat", "-x,", "-e", "instructions:u",
+                        "true"], capture_output=True, text=True)
+    return p.returncode == 0 and "not supported" not in p.stderr \
+        and "instructions" in p.stderr
+
+
+class Count(RepoTest):
+    def counted(self, *args, rounds=(200, 204), before="", code=None,
+                name="spin"):
+        """base with ROUNDS rounds[0], head with rounds[1]; compare with
+        ARGS.  Skips where this machine cannot count."""
+        self.commit({"perfgate.yml": SPIN_CONFIG,
+                     "src/spin.c": spin(rounds[0])}, "base")
+        self.commit({"src/spin.c": spin(rounds[1], before)}, "head")
+        r = self.perfgate("HEAD~1", "HEAD", *args)
+        b = r.bench(name) if r.json else None
+        if b and b["status"] == "skipped" and "not counted" in \
+                (b["message"] or ""):
+            if "valgrind is not installed" in b["message"] or \
+                    "AddressSanitizer" in b["message"]:
+                self.skipTest(b["message"])
+        if code is not None:
+            self.assertEqual(r.code, code, r.stdout + r.stderr)
+        return r, b
+
+    def test_identical_work_at_another_layout_reads_exactly_zero(self):
+        # Another function ahead of it: the library differs, its code
+        # lies elsewhere, and the work is the same instruction for
+        # instruction.
+        r, b = self.counted("--measure", "instructions", "--counter",
+                            "callgrind", rounds=(200, 200),
+                            before="int other(int x) { return 3 * x; }\n",
+                            code=0)
+        self.assertEqual(b["metric"], "instructions")
+        self.assertEqual(b["unit"], "instructions")
+        self.assertEqual(b["counter"], "callgrind")
+        self.assertEqual(b["status"], "unchanged")
+        self.assertFalse(b["identical_code"])
+        self.assertEqual(b["change"], 0)
+        self.assertEqual(b["base_ns"], b["head_ns"])
+        # Each side's samples are all the same count.
+        for side in ("base", "head"):
+            samples = b["cases"][0]["samples"][side]
+            self.assertGreater(len(samples), 1)
+            self.assertEqual(len(set(samples)), 1, samples)
+        self.assertIn("instr", r.stdout)
+        self.assertIn("counted, with a floor of 1%: spin (instructions "
+                      "per call, by callgrind", r.stdout)
+        self.assertIn("instr →", r.markdown)
+        self.assertEqual(r.json["count_floor"], 0.01)
+
+    def test_two_percent_more_work_fails_at_the_count_floor(self):
+        r, b = self.counted("--measure", "instructions", "--counter",
+                            "callgrind", code=1)
+        self.assertEqual(b["status"], "regression")
+        self.assertTrue(b["fails_gate"])
+        # 200 -> 204 rounds of the chain, beside a sum that did not
+        # change: between 1% and 2% more instructions, exactly.
+        self.assertGreater(b["change"], 0.01)
+        self.assertLess(b["change"], 0.02)
+        # A count has no noise: its interval is the change itself, but
+        # for the instruction or two at a sample's edges.
+        lo, hi = b["change_interval"]
+        self.assertAlmostEqual(lo, b["change"], delta=1e-4)
+        self.assertAlmostEqual(hi, b["change"], delta=1e-4)
+        # Under a 5% count floor the same change passes.
+        r = self.perfgate("HEAD~1", "HEAD", "--measure", "instructions",
+                          "--counter", "callgrind", "--count-floor", "5%")
+        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+        self.assertEqual(r.bench("spin")["status"], "unchanged")
+
+    def test_cycles_count_the_memory_too(self):
+        r, b = self.counted("--measure", "cycles", "--counter", "callgrind",
+                            code=1)
+        self.assertEqual(b["metric"], "cycles")
+        self.assertEqual(b["status"], "regression")
+        # Every instruction is at least a cycle (an L1 hit).
+        r2 = self.perfgate("HEAD~1", "HEAD", "--measure", "instructions",
+                           "--counter", "callgrind")
+        self.assertGreaterEqual(b["head_ns"], r2.bench("spin")["head_ns"],
+                                r2.stdout + r2.stderr)
+        self.assertIn("cycles", r.stdout)
+
+    def test_measure_in_the_config_and_per_benchmark(self):
+        config = SPIN_CONFIG.replace(
+            "settings:\n", "settings:\n  measure: instructions\n"
+            "  counter: callgrind\n  count_floor: 1%\n")
+        config += ("  - name: timed\n"
+                   "    function: \"uint64_t spin(const uint8_t *data, "
+                   "size_t len)\"\n"
+                   "    sources: [src/spin.c]\n"
+                   "    args: {data: {count: len}}\n"
+                   "    cases: [{len: 4096}]\n"
+                   "    measure: time\n")
+        self.commit({"perfgate.yml": config, "src/spin.c": spin(200)},
+                    "base")
+        self.commit({"src/spin.c": spin(204)}, "head")
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "50%")
+        counted, timed = r.bench("spin"), r.bench("timed")
+        if counted["status"] == "skipped":
+            self.skipTest(counted["message"])
+        self.assertEqual(counted["metric"], "instructions")
+        self.assertEqual(counted["status"], "regression")
+        self.assertEqual(timed["metric"], "time")
+        self.assertNotIn("counter", timed)
+        self.assertEqual(timed["status"], "unchanged")
+        self.assertEqual(r.code, 1, r.stdout + r.stderr)
+
+    def test_what_cannot_be_counted_says_so(self):
+        # The CPU's counter counts no cycles.
+        r, b = self.counted("--measure", "cycles", "--counter", "hardware",
+                            code=0)
+        self.assertEqual(b["status"], "skipped")
+        self.assertIn("cycles are estimated by callgrind's cache model",
+                      b["message"])
+        self.assertIn("not counted", r.stdout)
+        if not hardware_counter():
+            r = self.perfgate("HEAD~1", "HEAD", "--measure", "instructions",
+                              "--counter", "hardware")
+            b = r.bench("spin")
+            self.assertEqual(b["status"], "skipped")
+            self.assertIn("no hardware counter", b["message"])
+
+    def test_bad_values_are_refused(self):
+        self.commit({"perfgate.yml": SPIN_CONFIG, "src/spin.c": spin(200)},
+                    "base")
+        r = self.perfgate("HEAD", "--measure", "speed")
+        self.assertEqual(r.code, 2)
+        self.assertIn("want time, instructions, cycles or all", r.stderr)
+        for key, value, want in (
+                ("measure", "speed", "want 'time', 'instructions', "
+                 "'cycles' or 'all'"),
+                ("counter", "pmu", "want 'auto', 'hardware' or 'callgrind'"),
+                ("count_floor", "0%", "'count_floor' must be above 0%")):
+            with self.subTest(key=key):
+                config = SPIN_CONFIG.replace(
+                    "settings:\n", "settings:\n  %s: %s\n" % (key, value))
+                self.commit({"perfgate.yml": config}, key)
+                r = self.perfgate("HEAD")
+                self.assertEqual(r.code, 2, r.stdout + r.stderr)
+                self.assertIn(want, r.stderr)
+
+    def test_a_crash_and_a_hang_are_charged_under_callgrind(self):
+        config = fixture("config.yml").replace(
+            "settings:\n", "settings:\n  measure: instructions\n"
+            "  counter: callgrind\n  timeout: 3s\n")
+        self.commit({"perfgate.yml": config, "src/sum.c": SERIAL}, "base")
+        for name, source, status in (("crash", CRASH, "crashed"),
+                                     ("hang", HANG, "timeout")):
+            with self.subTest(name):
+                self.commit({"src/sum.c": source}, name)
+                r = self.perfgate("HEAD~1", "HEAD")
+                b = r.bench("sum")
+                if "not counted" in (b["message"] or ""):
+                    self.skipTest(b["message"])
+                self.assertEqual(b["status"], status, b["message"])
+                self.assertEqual(b["side"], "head")
+                self.assertEqual(r.code, 1)
+                self.git("reset", "-q", "--hard", "HEAD~1")
+
+    @unittest.skipUnless(hardware_counter(),
+                         "no hardware instruction counter on this machine")
+    def test_the_cpus_counter_reads_identical_work_as_zero(self):
+        r, b = self.counted("--measure", "instructions", "--counter",
+                            "hardware", rounds=(200, 200),
+                            before="int other(int x) { return 3 * x; }\n",
+                            code=0)
+        self.assertEqual(b["counter"], "hardware")
+        self.assertLess(abs(b["change"]), 0.001)
+
+
+if __name__ == "__main__":
+    unittest.main()
