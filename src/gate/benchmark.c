@@ -17,6 +17,7 @@
 #include "timer.h"
 #include "clock.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -243,6 +244,122 @@ static int count_instead(pg_bench_ctx *c, pg_run_spec *spec,
     return 0;
 }
 
+/* Which way `b` was decided: 1 slower, -1 faster, 0 unchanged; 2 when it
+ * was not measured. */
+static int verdict_of(const pg_bench_result *b)
+{
+    if (b->rounds <= 0)
+        return 2;
+    switch (b->status) {
+    case PG_STATUS_REGRESSION:
+        return 1;
+    case PG_STATUS_IMPROVEMENT:
+        return -1;
+    case PG_STATUS_UNCHANGED:
+        return 0;
+    default:
+        return 2;
+    }
+}
+
+/*
+ * measure: all: when the time `t` and the count `k` disagree, says so on
+ * `t`, with what that likely means; neither is taken over the other.
+ */
+static void say_disagreement(pg_bench_result *t, const pg_bench_result *k,
+                             const pg_settings *st)
+{
+    int tv = verdict_of(t), kv = verdict_of(k);
+    double tc = t->change * 100, kc = k->change * 100;
+
+    if (tv == 2 || kv == 2 || tv == kv)
+        return;
+    free(t->disagreement);
+    if (tv && kv)
+        t->disagreement = pg_strdupf(
+            "time %+.1f%% and instructions %+.1f%% moved opposite ways: "
+            "the head does %s work that runs %s, which points at memory "
+            "and cache behaviour, SIMD width or code layout (compare "
+            "--profile shows where the instructions went)",
+            tc, kc, kv > 0 ? "more" : "less", kv > 0 ? "faster" : "slower");
+    else if (tv)
+        t->disagreement = pg_strdupf(
+            "the time moved %+.1f%% and the instructions did not (%+.1f%%, "
+            "within the %.3g%% count floor): the same work at another "
+            "speed, which a count cannot see: memory and cache behaviour, "
+            "branch prediction, or where the code lies",
+            tc, kc, st->count_floor * 100);
+    else if (kv * t->change_lo > 0 && kv * t->change_hi > 0)
+        t->disagreement = pg_strdupf(
+            "the instructions moved %+.1f%%, and the time moved the same "
+            "way (%+.1f%%, its interval clear of no change) but within "
+            "the %.3g%% noise floor: a real change that the count's "
+            "%.3g%% floor sees and the time's is too wide for",
+            kc, tc, st->noise_floor * 100, st->count_floor * 100);
+    else
+        t->disagreement = pg_strdupf(
+            "the instructions moved %+.1f%% and the time did not (%+.1f%%, "
+            "within the %.3g%% noise floor): %s work that the time does "
+            "not show, because it runs alongside other work (SIMD, "
+            "instruction-level parallelism) or waits on memory anyway",
+            kc, tc, st->noise_floor * 100, kv > 0 ? "more" : "less");
+}
+
+/*
+ * The count's own timeout, scaled from the timed run: its longest sample
+ * two hundred times over (callgrind runs code some 50 times slower), and
+ * never less than the timed run's.
+ */
+static double counted_timeout(const pg_bench_result *timed,
+                              const pg_settings *st)
+{
+    double longest = 0, t;
+    size_t i;
+
+    for (i = 0; i < timed->ncases; i++) {
+        const pg_result_case *c = &timed->cases[i];
+        double call = fmax(c->base_ns, c->head_ns) + c->overhead_ns;
+        if (isfinite(call) && c->inner > 0 &&
+            call * (double)c->inner / 1e9 > longest)
+            longest = call * (double)c->inner / 1e9;
+    }
+    t = 200 * longest;
+    return t > st->timeout ? t : st->timeout;
+}
+
+/*
+ * measure: all: the benchmark counted as well (instructions), after it
+ * was timed, into out->counted, and any disagreement said.  Negative only
+ * when perfgate failed or was interrupted.
+ */
+static int count_too(pg_bench_ctx *c, const pg_run_spec *timed,
+                     const char *spec_path, pg_bench_result *out)
+{
+    pg_run_spec spec = *timed;
+    pg_settings settings;
+    pg_bench_result *k = pg_calloc(1, sizeof(*k));
+    int err;
+
+    k->name = pg_strdup(out->name);
+    k->problem = pg_strdup(out->problem ? out->problem : "");
+    k->side = PG_SIDE_NONE;
+    k->change = k->base_ns = k->head_ns = NAN;
+    k->change_lo = k->change_hi = NAN;
+    k->slower_case = -1;
+    k->gate_cases = out->gate_cases;
+    out->counted = k;
+    if (count_instead(c, &spec, k, PG_METRIC_INSTRUCTIONS, &settings) < 0)
+        return 0;
+    settings.timeout = counted_timeout(out, &c->cfg->settings);
+    pg_progress_sayf(c->progress, "counting instructions");
+    if ((err = pg_run_bench(k, &spec, spec_path)) < 0)
+        return err;
+    if (k->status == PG_STATUS_UNCHANGED && k->rounds > 0)
+        pg_stats_decide(k, settings.count_floor);
+    say_disagreement(out, k, &c->cfg->settings);
+    return 0;
+}
+
 /* The verdict from what the run reported, and what the builds said. */
 static void settle(pg_bench_ctx *c, pg_bench_result *out, const pg_build *base,
                    int base_failed)
@@ -451,6 +568,9 @@ int pg_benchmark_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)
     settle(c, out, &build[0], base_failed);
     if (b->function)
         say_unchecked(out, b, &spec, base_failed);
+    if (measure == PG_MEASURE_ALL && !spec.gpu && verdict_of(out) != 2 &&
+        (err = count_too(c, &spec, spec_path, out)) < 0)
+        goto done;
     if (c->profile && out->status == PG_STATUS_REGRESSION)
         err = profile_worst(c, b, out, &spec);
 

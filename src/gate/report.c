@@ -117,6 +117,16 @@ static int fixed_by_head(const pg_bench_result *b)
     return is_failure(b->status) && b->side == PG_SIDE_BASE;
 }
 
+/* What `b` counts as in the summary: a regression when measure: all's
+ * count of it is one, whatever the time says (both gate). */
+static pg_status summary_status(const pg_bench_result *b)
+{
+    if (b->counted && b->counted->status == PG_STATUS_REGRESSION &&
+        !is_failure(b->status))
+        return PG_STATUS_REGRESSION;
+    return b->status;
+}
+
 void pg_report_summary(pg_str *out, const pg_result *r)
 {
     static const pg_status order[] = {
@@ -131,7 +141,7 @@ void pg_report_summary(pg_str *out, const pg_result *r)
         fixed += fixed_by_head(&r->benchmarks[j]);
     for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
         for (j = 0, n = 0; j < r->nbenchmarks; j++)
-            n += r->benchmarks[j].status == order[i] &&
+            n += summary_status(&r->benchmarks[j]) == order[i] &&
                  !fixed_by_head(&r->benchmarks[j]);
         if (!n)
             continue;
@@ -600,7 +610,7 @@ static void table_fill(table *t, const pg_result *r)
     for (i = 0; i < r->nbenchmarks; i++)
         if (!collapsed(&r->benchmarks[i]))
             t->nrows +=
-                1 +
+                1 + (r->benchmarks[i].counted != NULL) +
                 (shows_cases(&r->benchmarks[i]) ? r->benchmarks[i].ncases : 0);
     t->cells = pg_calloc(t->nrows ? t->nrows : 1, sizeof(*t->cells));
     t->bench = pg_calloc(t->nrows ? t->nrows : 1, sizeof(*t->bench));
@@ -621,6 +631,22 @@ static void table_fill(table *t, const pg_result *r)
         else
             pg_str_puts(&row[5], "–");
         cell_status(&row[6], b);
+        if (b->counted) {
+            /* measure: all: the count under the time. */
+            const pg_bench_result *n = b->counted;
+            t->bench[j] = n;
+            row = t->cells[j++];
+            pg_str_printf(&row[0], "  %s", pg_metric_name(n->metric));
+            pg_result_format_figure(&row[1], n, n->base_ns);
+            pg_result_format_figure(&row[2], n, n->head_ns);
+            change_text(&row[3], n->change, n->rounds > 0);
+            pg_format_interval(&row[4], n->change_lo, n->change_hi);
+            if (n->rounds > 0)
+                pg_str_printf(&row[5], "%d", n->rounds);
+            else
+                pg_str_puts(&row[5], "–");
+            cell_status(&row[6], n);
+        }
         for (c = 0; shows_cases(b) && c < b->ncases; c++, j++) {
             const pg_result_case *cr = &b->cases[c];
             row = t->cells[j];
@@ -760,6 +786,23 @@ static void unresolved_lines(pg_str *out, const pg_result *r)
     }
 }
 
+/* measure: all: each benchmark whose time and count disagree, and what
+ * that likely means; a counted one that could not be counted, why. */
+static void disagreement_lines(pg_str *out, const pg_result *r)
+{
+    size_t i;
+
+    for (i = 0; i < r->nbenchmarks; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        if (b->disagreement)
+            pg_str_printf(out, "disagree: %s: %s\n", b->name, b->disagreement);
+        if (b->counted && b->counted->message &&
+            b->counted->status != PG_STATUS_UNCHANGED &&
+            b->counted->rounds <= 0)
+            pg_str_printf(out, "%s: %s\n", b->name, b->counted->message);
+    }
+}
+
 /*
  * The counted benchmarks, when there are any: " Counted, with a floor of
  * 1%: spin (instructions per call, by callgrind, ...)." (`md`: a sentence
@@ -772,6 +815,8 @@ static void counted_line(pg_str *out, const pg_result *r, int md)
 
     for (i = 0; i < r->nbenchmarks; i++) {
         const pg_bench_result *b = &r->benchmarks[i];
+        if (b->counted)
+            b = b->counted;
         if (!b->metric || !b->counter)
             continue;
         if (!n++)
@@ -806,6 +851,7 @@ static void terminal_notes(pg_str *out, const pg_result *r, int color)
     counted_line(out, r, 0);
     pg_str_putc(out, '\n');
     unresolved_lines(out, r);
+    disagreement_lines(out, r);
     if (r->gpu.present) {
         pg_str_printf(out, "gpu %s", r->gpu.name);
         gpu_line(out, r);
@@ -953,6 +999,15 @@ static void md_bench_row(pg_str *out, const pg_bench_result *b)
     pg_str_printf(out, " | %s %s", status_icon(b), pg_status_name(b->status));
     if (b->side != PG_SIDE_NONE && is_failure(b->status))
         pg_str_printf(out, " (%s)", pg_side_name(b->side));
+    if (b->counted && b->counted->rounds > 0) {
+        pg_str_printf(out, "; %s ", pg_metric_name(b->counted->metric));
+        change_text(out, b->counted->change, 1);
+        pg_str_printf(out, " %s %s", status_icon(b->counted),
+                      pg_status_name(b->counted->status));
+    } else if (b->counted) {
+        pg_str_printf(out, "; %s %s", pg_metric_name(b->counted->metric),
+                      pg_status_name(b->counted->status));
+    }
     if (b->not_affected && b->status == PG_STATUS_UNCHANGED)
         pg_str_puts(out, " (not affected)");
     else if (b->identical && b->status == PG_STATUS_UNCHANGED)
@@ -1276,6 +1331,13 @@ static void md_hidden(pg_str *out, const pg_result *r, size_t shown,
             md_text(out, pg_str_cstr(&tmp), 600);
             pg_str_puts(out, "\n\n");
             pg_str_reset(&tmp);
+        }
+        if (b->disagreement) {
+            pg_str_puts(out, "> ⚖️ **");
+            md_text(out, b->name, MD_NAME_MAX);
+            pg_str_puts(out, "**: time and count disagree: ");
+            md_text(out, b->disagreement, 600);
+            pg_str_puts(out, "\n\n");
         }
         if (!hidden) {
             pg_str_clear(&tmp);

@@ -308,6 +308,9 @@ static cJSON *bench_json(const pg_bench_result *b)
         cJSON_AddNullToObject(o, "culprit");
     }
     add_profile(o, b->profile);
+    if (b->counted)
+        cJSON_AddItemToObject(o, "counted", bench_json(b->counted));
+    add_string(o, "disagreement", b->disagreement);
     add_string(o, "message", b->message);
     add_string(o, "log", b->log);
     cases = cJSON_AddArrayToObject(o, "cases");
@@ -704,6 +707,30 @@ static pg_profile *read_profile(const cJSON *po)
     return p;
 }
 
+static int read_bench(pg_result *r, const cJSON *o, const char *display);
+
+/* measure: all's count of `b`, when the report has one (a counted
+ * benchmark has none of its own). */
+static void read_counted(pg_bench_result *b, const cJSON *co,
+                         const char *display)
+{
+    pg_result one;
+
+    if (!cJSON_IsObject(co) || b->metric)
+        return;
+    memset(&one, 0, sizeof(one));
+    if (read_bench(&one, co, display) == 0 && one.nbenchmarks == 1 &&
+        one.benchmarks[0].metric && !one.benchmarks[0].counted) {
+        b->counted = pg_malloc(sizeof(*b->counted));
+        *b->counted = one.benchmarks[0];
+        one.nbenchmarks = 0;
+    }
+    for (size_t i = 0; i < one.nbenchmarks; i++)
+        pg_bench_result_clear(&one.benchmarks[i]);
+    free(one.benchmarks);
+    pg_error_clear();
+}
+
 static int read_bench(pg_result *r, const cJSON *o, const char *display)
 {
     const cJSON *status = cJSON_GetObjectItemCaseSensitive(o, "status");
@@ -763,6 +790,8 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
     }
     b->message = get_string(o, "message");
     b->log = get_string(o, "log");
+    b->disagreement = get_string(o, "disagreement");
+    read_counted(b, cJSON_GetObjectItemCaseSensitive(o, "counted"), display);
     if ((c = cJSON_GetObjectItemCaseSensitive(o, "gpu")) && cJSON_IsObject(c)) {
         double clock = get_number(c, "clock_mhz");
         b->gpu.measured = 1;
@@ -982,6 +1011,11 @@ void pg_bench_result_clear(pg_bench_result *b)
     free(b->log);
     free(b->stop);
     free(b->counter);
+    free(b->disagreement);
+    if (b->counted) {
+        pg_bench_result_clear(b->counted);
+        free(b->counted);
+    }
     free(b->culprit);
     free(b->culprit_subject);
     free(b->culprit_author);

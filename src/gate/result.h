@@ -160,6 +160,12 @@ typedef struct pg_bench_result {
      * call, judged against the result's count_floor. */
     int metric;
     char *counter; /* what counted: "hardware", "callgrind"; NULL: timed */
+    /* measure: all: the same benchmark counted (instructions), decided at
+     * the count floor, which gates too; NULL otherwise. */
+    struct pg_bench_result *counted;
+    /* When the time and the count disagree (one beyond its floor and the
+     * other not, or opposite ways), what that likely means; else NULL. */
+    char *disagreement;
 } pg_bench_result;
 
 typedef struct pg_side_info {

@@ -14,7 +14,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import (CRASH, HANG, SERIAL,  # noqa: E402
+from harness import (CRASH, HANG, PERFGATE, SERIAL,  # noqa: E402
                      RepoTest, fixture)
 
 SPIN = fixture("spin.c")
@@ -112,6 +112,41 @@ class Count(RepoTest):
         self.assertGreaterEqual(b["head_ns"], r2.bench("spin")["head_ns"],
                                 r2.stdout + r2.stderr)
         self.assertIn("cycles", r.stdout)
+
+    def test_all_times_and_counts_and_says_when_they_disagree(self):
+        # 2% more work under a 50% noise floor: the time cannot call it,
+        # the count does, and the two are set side by side.
+        r, b = self.counted("--measure", "all", "--counter", "callgrind",
+                            "--noise-floor", "50%", code=1)
+        k = b["counted"]
+        if k["status"] == "skipped":
+            self.skipTest(k["message"])
+        self.assertEqual(b["metric"], "time")
+        self.assertEqual(b["status"], "unchanged")
+        self.assertEqual(k["metric"], "instructions")
+        self.assertEqual(k["status"], "regression")
+        self.assertTrue(b["fails_gate"])
+        self.assertIn("the instructions moved +1.", b["disagreement"])
+        self.assertIn("disagree: spin:", r.stdout)
+        self.assertIn("  instructions", r.stdout)
+        self.assertIn("FAIL: 1 regression", r.stdout)
+        self.assertIn("time and count disagree", r.markdown)
+        # The report renders again from its JSON, count and all.
+        again = subprocess.run(
+            [PERFGATE, "report", os.path.join(self.out, "result.json")],
+            capture_output=True, text=True)
+        self.assertIn("disagree: spin:", again.stdout)
+        self.assertIn("  instructions", again.stdout)
+        # Identical work at another layout: both unchanged, nothing to
+        # disagree about.
+        self.commit({"src/spin.c": spin(204, "int other(int x) { return "
+                                             "3 * x; }\n")}, "layout")
+        r = self.perfgate("HEAD~1", "HEAD", "--measure", "all", "--counter",
+                          "callgrind", "--noise-floor", "50%")
+        b = r.bench("spin")
+        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+        self.assertEqual(b["counted"]["change"], 0)
+        self.assertIsNone(b["disagreement"])
 
     def test_measure_in_the_config_and_per_benchmark(self):
         config = SPIN_CONFIG.replace(
