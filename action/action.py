@@ -204,6 +204,9 @@ def cmd_compare():
         args += ["--shard", inp("shard")]
     if truthy(inp("bisect", "false")):
         args += ["--bisect"]
+    # Counts are the comparison's alone: a history keeps times.
+    if inp("measure"):
+        args += ["--measure", inp("measure")]
     args += measure_args()
     revs = []
     if inp("base"):

@@ -103,6 +103,16 @@ static int parse_args(record_args *a, int argc, char **argv)
               stderr);
         return PG_EXIT_USAGE;
     }
+    /* A history keeps times: a record's figures are chained with others'
+     * along main, which counts would not be comparable with. */
+    if (a->opts.measure && strcmp(a->opts.measure, "time")) {
+        fprintf(stderr,
+                "perfgate record: --measure %s: the history keeps times "
+                "only (counts are perfgate compare's, --measure)\n",
+                a->opts.measure);
+        return PG_EXIT_USAGE;
+    }
+    a->opts.measure = "time"; /* whatever the config's measure: says */
     if (!a->ref)
         a->ref = PG_STORE_REF;
     if (!pg_store_ref_ok(a->ref)) {

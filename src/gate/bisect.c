@@ -75,8 +75,14 @@ pg_probe_outcome pg_bisect_outcome(const pg_result *r, double floor)
     int seen[4] = {0, 0, 0, 0};
     size_t i;
 
-    for (i = 0; i < r->nbenchmarks; i++)
-        seen[bench_outcome(&r->benchmarks[i], floor)] = 1;
+    for (i = 0; i < r->nbenchmarks; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        /* A count is judged by its own floor; measure: all's count
+         * too, and either slower is slower. */
+        seen[bench_outcome(b, b->metric ? r->count_floor : floor)] = 1;
+        if (b->counted && b->counted->rounds > 0)
+            seen[bench_outcome(b->counted, r->count_floor)] = 1;
+    }
     return seen[PG_PROBE_SLOWER]    ? PG_PROBE_SLOWER
            : seen[PG_PROBE_SKIPPED] ? PG_PROBE_SKIPPED
            : seen[PG_PROBE_UNCLEAR] ? PG_PROBE_UNCLEAR

@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""Counting instead of timing (perfgate compare --measure): how often the
+counted verdict is right, whether identical work reads exactly 0 at other
+code layouts, how it fares beside a noisy neighbour, and what a decision
+costs against a timed one.  See docs/accuracy.md ("Counting").
+
+    python3 bench/counting.py [--trials 50] [--counter callgrind]
+
+Each trial is a throwaway repository: a base and a head of one function,
+compared by the built perfgate.  Rows:
+
+  compute   a chain of multiply-adds (each waits on the last)
+  memory    a strided walk over 4 MiB, a cache line a step
+
+A/A rows change the layout only: k unrelated functions ahead of the
+measured one (k drawn per trial), so that the library, its addresses and
+its size differ while the work is the same.  "+1.5%" rows do 1.5% more
+work (ROUNDS 200 -> 203).  "noisy" runs two busy loops beside perfgate
+the whole time.
+"""
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PERFGATE = os.environ.get("PERFGATE", os.path.join(ROOT, "build", "perfgate"))
+
+SOURCES = {
+    "compute": """#include <stddef.h>
+#include <stdint.h>
+volatile uint64_t sink;
+uint64_t work(const uint8_t *data, size_t len)
+{
+    uint64_t x = len;
+    for (size_t r = 0; r < ROUNDS * 64; r++)
+        x = x * 0x9E3779B97F4A7C15u + r;
+    sink = x;
+    return data[0];
+}
+""",
+    "memory": """#include <stddef.h>
+#include <stdint.h>
+uint64_t work(const uint8_t *data, size_t len)
+{
+    uint64_t h = 0;
+    for (size_t k = 0; k < ROUNDS / 10; k++)
+        for (size_t i = k; i < len; i += 64)
+            h += data[i];
+    return h;
+}
+""",
+}
+
+CONFIG = """version: 1
+settings:
+  max_time: 2s
+benchmarks:
+  - name: work
+    function: "uint64_t work(const uint8_t *data, size_t len)"
+    sources: [src/work.c]
+    args: {data: {count: len}}
+    cases: [{len: 4194304}]
+"""
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def git(repo, *args):
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+
+
+def source(kind, rounds, padding):
+    pad = "".join("int pad%d(int x) { return x * %d + %d; }\n" % (i, i + 3, i)
+                  for i in range(padding))
+    return pad + "#define ROUNDS %d\n" % rounds + SOURCES[kind]
+
+
+def make_repo(tmp, kind, base, head):
+    """A repository whose HEAD~1 is `base` and HEAD is `head`, each
+    (rounds, padding)."""
+    repo = tempfile.mkdtemp(dir=tmp)
+    git(repo, "init", "-q")
+    git(repo, "config", "user.email", "bench@example.com")
+    git(repo, "config", "user.name", "bench")
+    os.makedirs(os.path.join(repo, "src"))
+    for i, (rounds, padding) in enumerate((base, head)):
+        with open(os.path.join(repo, "perfgate.yml"), "w") as f:
+            f.write(CONFIG)
+        with open(os.path.join(repo, "src", "work.c"), "w") as f:
+            f.write(source(kind, rounds, padding))
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", "side %d" % i)
+    return repo
+
+
+def compare(repo, measure, counter, floor=None):
+    """(verdict, change, seconds) of perfgate compare HEAD~1 HEAD."""
+    out = os.path.join(repo, "..", os.path.basename(repo) + ".json")
+    args = [PERFGATE, "compare", "HEAD~1", "HEAD", "-q", "--json", out,
+            "--measure", measure]
+    if measure != "time":
+        args += ["--counter", counter]
+    if floor:
+        args += ["--noise-floor", floor]
+    start = time.monotonic()
+    subprocess.run(args, cwd=repo, capture_output=True, text=True)
+    seconds = time.monotonic() - start
+    with open(out) as f:
+        b = json.load(f)["benchmarks"][0]
+    return b["status"], b["change"], seconds, b.get("message")
+
+
+class Neighbour:
+    """Two busy loops, one per core, for as long as it is open."""
+
+    def __enter__(self):
+        self.procs = [subprocess.Popen(
+            [sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+        return self
+
+    def __exit__(self, *exc):
+        for p in self.procs:
+            p.kill()
+            p.wait()
+
+
+def row(tmp, kind, label, base, head, want, trials, counter, noisy):
+    hits, changes, seconds, exact = 0, [], [], 0
+    for t in range(trials):
+        b = (base[0], random.randrange(0, 40))
+        h = (head[0], random.randrange(0, 40))
+        while h[1] == b[1]:
+            h = (head[0], random.randrange(0, 40))
+        repo = make_repo(tmp, kind, b, h)
+        # The builds, once, so that the figures are of measuring alone.
+        compare(repo, "time", counter, floor="90%")
+        if noisy:
+            with Neighbour():
+                verdict, change, s, msg = compare(repo, "instructions",
+                                                  counter)
+        else:
+            verdict, change, s, msg = compare(repo, "instructions", counter)
+        if verdict == "skipped":
+            sys.exit("counting.py: not counted: %s" % msg)
+        hits += verdict == want
+        exact += change == 0
+        changes.append(change)
+        seconds.append(s)
+        shutil.rmtree(repo)
+    return {"row": "%s %s%s" % (kind, label, ", noisy" if noisy else ""),
+            "want": want, "hits": hits, "trials": trials,
+            "exact": exact, "lo": min(changes), "hi": max(changes),
+            "seconds": statistics.median(seconds)}
+
+
+def timing_cost(tmp, kind, counter, trials):
+    """Median seconds of a timed decision and of a counted one, on the
+    same +1.5% pair (builds done beforehand)."""
+    timed, counted = [], []
+    for _ in range(trials):
+        repo = make_repo(tmp, kind, (200, 0), (203, 0))
+        compare(repo, "time", counter, floor="90%")
+        timed.append(compare(repo, "time", counter)[2])
+        counted.append(compare(repo, "instructions", counter)[2])
+        shutil.rmtree(repo)
+    return statistics.median(timed), statistics.median(counted)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--trials", type=int, default=50)
+    ap.add_argument("--counter", default="callgrind",
+                    choices=("callgrind", "hardware"))
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    random.seed(args.seed)
+    tmp = tempfile.mkdtemp(prefix="pg-counting-")
+    os.environ["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")
+    rows = []
+    try:
+        for kind in ("compute", "memory"):
+            for label, base, head, want in (
+                    ("A/A (layout)", (200, 0), (200, 0), "unchanged"),
+                    ("+1.5%", (200, 0), (203, 0), "regression")):
+                for noisy in (False, True):
+                    log("%s %s%s..." % (kind, label,
+                                        ", noisy" if noisy else ""))
+                    rows.append(row(tmp, kind, label, base, head, want,
+                                    args.trials, args.counter, noisy))
+        cost = {kind: timing_cost(tmp, kind, args.counter,
+                                  max(3, args.trials // 10))
+                for kind in ("compute", "memory")}
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("Counter: %s; %d trials a row; count floor 1%%.\n"
+          % (args.counter, args.trials))
+    print("| row | right | exactly 0 | change, lowest … highest | "
+          "seconds a decision |")
+    print("|---|---|---|---|---|")
+    for r in rows:
+        print("| %s | %d/%d %s | %d/%d | %+.4f%% … %+.4f%% | %.2f |" % (
+            r["row"], r["hits"], r["trials"], r["want"], r["exact"],
+            r["trials"], r["lo"] * 100, r["hi"] * 100, r["seconds"]))
+    print("\n| row | timed decision | counted decision | ratio |")
+    print("|---|---|---|---|")
+    for kind, (t, c) in cost.items():
+        print("| %s +1.5%% | %.2f s | %.2f s | %.1fx |" % (kind, t, c, c / t))
+
+
+if __name__ == "__main__":
+    main()
