@@ -844,7 +844,7 @@ int pg_result_from_json(pg_result *out, const char *text, const char *display)
     out->version = get_string(root, "version");
     out->noise_floor = get_number(root, "noise_floor");
     out->count_floor = get_number(root, "count_floor");
-    if (!(out->count_floor > 0 && out->count_floor < 1))
+    if (!(out->count_floor >= 0 && out->count_floor < 1))
         out->count_floor = 0.01; /* written before counts were */
     out->seconds = get_number(root, "seconds");
     out->build_seconds = get_number(root, "build_seconds");
