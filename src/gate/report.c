@@ -602,6 +602,20 @@ typedef struct table {
 static const char *const table_heads[NCOL] = {
     "benchmark", "base", "head", "change", "95% interval", "runs", "status"};
 
+/* A benchmark's figures and status, in the cells after its name. */
+static void bench_cells(pg_str *row, const pg_bench_result *b)
+{
+    pg_result_format_figure(&row[1], b, b->base_ns);
+    pg_result_format_figure(&row[2], b, b->head_ns);
+    change_text(&row[3], b->change, b->rounds > 0);
+    pg_format_interval(&row[4], b->change_lo, b->change_hi);
+    if (b->rounds > 0)
+        pg_str_printf(&row[5], "%d", b->rounds);
+    else
+        pg_str_puts(&row[5], "–");
+    cell_status(&row[6], b);
+}
+
 static void table_fill(table *t, const pg_result *r)
 {
     size_t i, j, k;
@@ -622,30 +636,13 @@ static void table_fill(table *t, const pg_result *r)
             continue;
         t->bench[j++] = b;
         pg_str_puts(&row[0], b->name);
-        pg_result_format_figure(&row[1], b, b->base_ns);
-        pg_result_format_figure(&row[2], b, b->head_ns);
-        change_text(&row[3], b->change, b->rounds > 0);
-        pg_format_interval(&row[4], b->change_lo, b->change_hi);
-        if (b->rounds > 0)
-            pg_str_printf(&row[5], "%d", b->rounds);
-        else
-            pg_str_puts(&row[5], "–");
-        cell_status(&row[6], b);
+        bench_cells(row, b);
         if (b->counted) {
             /* measure: all: the count under the time. */
-            const pg_bench_result *n = b->counted;
-            t->bench[j] = n;
+            t->bench[j] = b->counted;
             row = t->cells[j++];
-            pg_str_printf(&row[0], "  %s", pg_metric_name(n->metric));
-            pg_result_format_figure(&row[1], n, n->base_ns);
-            pg_result_format_figure(&row[2], n, n->head_ns);
-            change_text(&row[3], n->change, n->rounds > 0);
-            pg_format_interval(&row[4], n->change_lo, n->change_hi);
-            if (n->rounds > 0)
-                pg_str_printf(&row[5], "%d", n->rounds);
-            else
-                pg_str_puts(&row[5], "–");
-            cell_status(&row[6], n);
+            pg_str_printf(&row[0], "  %s", pg_metric_name(b->counted->metric));
+            bench_cells(row, b->counted);
         }
         for (c = 0; shows_cases(b) && c < b->ncases; c++, j++) {
             const pg_result_case *cr = &b->cases[c];
