@@ -97,16 +97,17 @@ static int read_line(pg_run_file *f, const char *key, const char *value)
         return 0;
     }
     if (!strcmp(key, "count")) {
-        char m[32], k[32], dump[4096];
-        int metric, counter;
-        if (sscanf(value, "%31s %31s %4095s", m, k, dump) != 3 ||
-            (metric = pg_metric_parse(m)) <= 0 ||
+        /* The dump's path is the rest of the line: it may have spaces. */
+        char m[32], k[32];
+        int metric, counter, at = 0;
+        if (sscanf(value, "%31s %31s %n", m, k, &at) != 2 || !at ||
+            !value[at] || (metric = pg_metric_parse(m)) <= 0 ||
             (counter = pg_counter_parse(k)) <= 0)
             return -1;
         spec->metric = metric;
         spec->counter = counter;
         free(f->strings[6]);
-        f->strings[6] = strcmp(dump, "-") ? pg_strdup(dump) : NULL;
+        f->strings[6] = strcmp(value + at, "-") ? pg_strdup(value + at) : NULL;
         return 0;
     }
     if (!strcmp(key, "case")) {

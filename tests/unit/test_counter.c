@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "counter.h"
+#include "runspec.h"
 #include "str.h"
 #include "test.h"
 
@@ -87,7 +88,50 @@ static void cycles_never_come_from_the_cpu(void)
     pg_str_clear(&why);
 }
 
+/* A counted run's spec reads back as written, a dump path with spaces
+ * (a TMPDIR may have them) included. */
+static void the_spec_carries_the_count(void)
+{
+    pg_run_spec spec;
+    pg_settings st;
+    pg_casespec c;
+    pg_run_file back;
+    char *path = dump("");
+
+    pg_run_spec_init(&spec);
+    pg_settings_defaults(&st);
+    memset(&c, 0, sizeof(c));
+    pg_casespec_add(&c, "n", 10);
+    pg_casespec_name(&c);
+    spec.problem_lib = "p.so";
+    spec.problem_name = "p";
+    spec.lib[1] = "h.so";
+    spec.symbol = "solution";
+    spec.settings = &st;
+    spec.cases = &c;
+    spec.ncases = 1;
+    spec.metric = PG_METRIC_CYCLES;
+    spec.counter = PG_COUNTER_CALLGRIND;
+    spec.count_dump = "/tmp/a dir/callgrind.out";
+    REQUIRE(pg_run_spec_write(&spec, path) == 0);
+    REQUIRE(pg_run_file_read(&back, path) == 0);
+    CHECK(back.spec.metric == PG_METRIC_CYCLES);
+    CHECK(back.spec.counter == PG_COUNTER_CALLGRIND);
+    CHECK_STR(back.spec.count_dump, "/tmp/a dir/callgrind.out");
+    pg_run_file_clear(&back);
+    /* Time: no count line, nothing counted. */
+    spec.metric = 0;
+    REQUIRE(pg_run_spec_write(&spec, path) == 0);
+    REQUIRE(pg_run_file_read(&back, path) == 0);
+    CHECK(back.spec.metric == 0 && back.spec.count_dump == NULL);
+    pg_run_file_clear(&back);
+    pg_casespec_clear(&c);
+    unlink(path);
+    free(path);
+}
+
 const pg_test pg_tests_counter[] = {
+    {"the_spec_carries_the_count", the_spec_carries_the_count},
     {"dumps_are_read_by_their_events", dumps_are_read_by_their_events},
     {"names_both_ways", names_both_ways},
     {"cycles_never_come_from_the_cpu", cycles_never_come_from_the_cpu},
