@@ -88,6 +88,12 @@ int pg_cmd_opt_sandbox(void *unused, const char *arg);
                       "what counts: the CPU's counter, or\n"                   \
                       "valgrind's callgrind; auto (default):\n"                \
                       "the CPU's where it has one"),                           \
+        PG_OPT_ONE_OF("path-check", &(o)->path_check, "MODE",                  \
+                      "warn|gate|off",                                         \
+                      "a count that callgrind took on another\n"               \
+                      "code path than the machine runs: warn\n"                \
+                      "(default: said, not gating), gate, or\n"                \
+                      "off (not checked)"),                                    \
         PG_OPT_TIME("max-time", &(o)->max_time, "DURATION", 1,                 \
                     "want a duration such as 10s or 500ms",                    \
                     "measuring budget per benchmark (10s)"),                   \

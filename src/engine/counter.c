@@ -227,6 +227,8 @@ void pg_counter_valgrind_args(pg_strvec *argv, pg_metric metric,
     pg_strvec_push(argv, "--collect-atstart=no");
     pg_strvec_pushf(argv, "--callgrind-out-file=%s", dump_path);
     pg_strvec_push(argv, "--compress-strings=no");
+    /* Functions by their symbols' names, as the native side reads them. */
+    pg_strvec_push(argv, "--demangle=no");
     if (metric == PG_METRIC_CYCLES) {
         pg_strvec_push(argv, "--cache-sim=yes");
         pg_strvec_push(argv, CACHE_I1);
@@ -373,6 +375,33 @@ static double count_calls(void *ctx, const pg_target *t, uint64_t n, int cold)
 #endif
     (void)i;
     return fail(c, "no counter");
+}
+
+int pg_counter_trace(pg_counter *c, const pg_target *const *targets, size_t n,
+                     const char *path)
+{
+#ifdef PG_HAVE_CALLGRIND_H
+    char from[4096];
+    size_t i;
+
+    if (c->kind != PG_COUNTER_CALLGRIND || c->error.size)
+        return -1;
+    CALLGRIND_ZERO_STATS;
+    CALLGRIND_TOGGLE_COLLECT;
+    for (i = 0; i < n; i++)
+        targets[i]->problem->run(targets[i]->state, targets[i]->fn);
+    CALLGRIND_TOGGLE_COLLECT;
+    CALLGRIND_DUMP_STATS_AT("perfgate code path");
+    c->dumps++;
+    snprintf(from, sizeof(from), "%s.%d", c->dump_path, c->dumps);
+    return rename(from, path) < 0 ? -1 : 0;
+#else
+    (void)c;
+    (void)targets;
+    (void)n;
+    (void)path;
+    return -1;
+#endif
 }
 
 int pg_counter_open(pg_counter *c, pg_counter_kind kind, pg_metric metric,

@@ -95,6 +95,16 @@ int pg_counter_open(pg_counter *c, pg_counter_kind kind, pg_metric metric,
 void pg_counter_close(pg_counter *c);
 
 /*
+ * Under callgrind: runs each of the `n` targets once more, counted
+ * together, and moves what callgrind saw them execute (per function) to
+ * `path`, for perfgate to compare with where the same calls spend their
+ * time natively (codepath.h).  0, or -1 when not counting under callgrind
+ * or the dump could not be moved.
+ */
+int pg_counter_trace(pg_counter *c, const pg_target *const *targets, size_t n,
+                     const char *path);
+
+/*
  * Reads a callgrind dump's counts of `metric` (its "summary:" line, by
  * its "events:" line): 0 with *out set, or -1 when the file has none.
  */

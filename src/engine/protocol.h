@@ -54,6 +54,11 @@
 #define PG_EV_FAIL "fail"
 #define PG_EV_FAIL_FMT PG_EV_FAIL " %s %s %s"
 
+/* FEATURES: the CPU features the code sees (codepath.h), space-separated;
+ * under valgrind, the simulated CPU's.  Sent by counted and sampled runs. */
+#define PG_EV_CPU "cpu"
+#define PG_EV_CPU_FMT PG_EV_CPU " %s"
+
 /* TEXT: a step, under `compare -v`. */
 #define PG_EV_TRACE "trace"
 #define PG_EV_TRACE_FMT PG_EV_TRACE " %s"

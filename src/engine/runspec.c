@@ -51,6 +51,10 @@ int pg_run_spec_write(const pg_run_spec *spec, const char *path)
         pg_str_printf(&s, "count %s %s %s\n", pg_metric_name(spec->metric),
                       pg_counter_name(spec->counter),
                       spec->count_dump ? spec->count_dump : "-");
+    if (spec->code_path)
+        pg_str_puts(&s, "code_path 1\n");
+    if (spec->sample)
+        pg_str_printf(&s, "sample %s\n", spec->sample);
     for (i = 0; i < spec->ncases; i++)
         pg_str_printf(&s, "case %s\n", spec->cases[i].name);
     if (spec->token)
@@ -62,10 +66,11 @@ int pg_run_spec_write(const pg_run_spec *spec, const char *path)
     return 0;
 }
 
-/* The strings of the spec, one per line; count_dump is on the "count"
- * line. */
-static const char *const string_keys[6] = {
-    "problem_lib", "problem_name", "lib0", "lib1", "symbol", "token"};
+/* The strings of the spec, one per line, each the rest of its line (a
+ * path may have spaces); count_dump is on the "count" line. */
+static const char *const string_keys[8] = {
+    "problem_lib", "problem_name", "lib0", "lib1", "symbol", "token", NULL,
+    "sample"};
 
 /* One "key value" line into `f`; -1 when it is not one we know. */
 static int read_line(pg_run_file *f, const char *key, const char *value)
@@ -74,8 +79,8 @@ static int read_line(pg_run_file *f, const char *key, const char *value)
     long long n;
     int i, id;
 
-    for (i = 0; i < 6; i++)
-        if (!strcmp(key, string_keys[i])) {
+    for (i = 0; i < 8; i++)
+        if (string_keys[i] && !strcmp(key, string_keys[i])) {
             free(f->strings[i]);
             f->strings[i] = pg_strdup(value);
             return 0;
@@ -133,6 +138,8 @@ static int read_line(pg_run_file *f, const char *key, const char *value)
         spec->gate_cases = n != 0;
     else if (!strcmp(key, "verbose"))
         spec->verbose = n != 0;
+    else if (!strcmp(key, "code_path"))
+        spec->code_path = n != 0;
     else
         return -1;
     return 0;
@@ -176,6 +183,7 @@ int pg_run_file_read(pg_run_file *out, const char *path)
     out->spec.symbol = out->strings[4];
     out->spec.token = out->strings[5];
     out->spec.count_dump = out->strings[6];
+    out->spec.sample = out->strings[7];
     out->spec.cases = out->cases;
     if (!out->spec.problem_lib || !out->spec.problem_name ||
         !out->spec.lib[1] || !out->spec.symbol || !out->spec.ncases ||

@@ -21,6 +21,9 @@
  *   verbose 0                          (1: say each step as "trace" events)
  *   clock ID TICKS_PER_NS OVERHEAD_NS RESOLUTION_NS   (absent: choose one)
  *   count instructions callgrind DUMP_PATH        (absent: time; counter.h)
+ *   code_path 1       (counted: dump each side's path too, DUMP_PATH.pathN)
+ *   sample PATH      (absent: time; else sample where the calls run, into
+ *                     PATH, instead of timing them: codepath.h)
  *   case n=1000                                       (one per case)
  *   token 3f9c...                                     (absent: none)
  *
@@ -59,6 +62,12 @@ typedef struct pg_run_spec {
     int metric;
     int counter;
     const char *count_dump;
+    /* Under callgrind, once counted: what each side executed, per
+     * function, dumped to count_dump.path0 and .path1 (codepath.h). */
+    int code_path;
+    /* Natively: where each side's calls spend their time, sampled into
+     * this file instead of timing them; NULL: time them. */
+    const char *sample;
     const char *token;          /* starts each report line; NULL: none */
     /* Progress while measuring; may be NULL (the parent's only). */
     void (*on_progress)(void *payload, const char *stage, int round,
@@ -77,8 +86,8 @@ typedef struct pg_run_file {
     pg_run_spec spec;
     pg_settings settings;
     pg_clock_info clock;
-    char *strings[7]; /* problem_lib, problem_name, lib0, lib1, symbol,
-                         token, count_dump */
+    char *strings[8]; /* problem_lib, problem_name, lib0, lib1, symbol,
+                         token, count_dump, sample */
     pg_casespec *cases;
 } pg_run_file;
 

@@ -26,3 +26,18 @@ void pg_settings_defaults(pg_settings *out)
     out->timeout = 60.0;
     out->count_floor = 0.01;
 }
+
+const char *pg_path_check_name(int mode)
+{
+    return mode == PG_PATH_GATE ? "gate" : mode == PG_PATH_OFF ? "off" : "warn";
+}
+
+int pg_path_check_parse(const char *name)
+{
+    int m;
+
+    for (m = PG_PATH_WARN; m <= PG_PATH_OFF; m++)
+        if (!strcmp(name, pg_path_check_name(m)))
+            return m;
+    return -1;
+}

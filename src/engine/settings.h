@@ -27,7 +27,17 @@ typedef struct pg_settings {
     double count_floor; /* the noise floor of counts: 0.01 is 1% */
     int counter;        /* pg_counter_kind; 0 (none): the hardware counter where
                            the CPU has one, else callgrind */
+    /* A count under callgrind on another code path than the machine runs
+     * (path_check:, pathcheck.h): PG_PATH_WARN, said and not gating (the
+     * default); PG_PATH_GATE, said and gating; PG_PATH_OFF, not checked. */
+    int path_check;
 } pg_settings;
+
+enum { PG_PATH_WARN = 0, PG_PATH_GATE, PG_PATH_OFF };
+
+/* "warn", "gate", "off"; and back, -1 for none of them. */
+const char *pg_path_check_name(int mode);
+int pg_path_check_parse(const char *name);
 
 #define PG_MEASURE_ALL 3
 

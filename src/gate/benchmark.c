@@ -239,6 +239,10 @@ static int count_instead(pg_bench_ctx *c, pg_run_spec *spec,
     spec->settings = settings;
     spec->metric = metric;
     spec->counter = kind;
+    /* A simulated CPU may send the code down another path: checked. */
+    spec->code_path = kind == PG_COUNTER_CALLGRIND &&
+                      settings->path_check != PG_PATH_OFF;
+    out->other_path_gates = settings->path_check == PG_PATH_GATE;
     out->metric = metric;
     out->counter = pg_strdup(pg_counter_name((pg_counter_kind)kind));
     return 0;

@@ -133,6 +133,8 @@ static int load_config(compare_ctx *ctx)
     if (o->counter)
         ctx->cfg.settings.counter =
             !strcmp(o->counter, "auto") ? 0 : pg_counter_parse(o->counter);
+    if (o->path_check)
+        ctx->cfg.settings.path_check = pg_path_check_parse(o->path_check);
     if (o->max_time > 0)
         ctx->cfg.settings.max_time = o->max_time;
     if (o->min_rounds > 0)

@@ -36,6 +36,7 @@ typedef struct pg_compare_opts {
     const char *measure; /* "time", "instructions", "cycles", "all" */
     double count_floor;
     const char *counter; /* "auto", "hardware", "callgrind" */
+    const char *path_check; /* "warn", "gate", "off" */
     double max_time;
     int min_rounds;
     double timeout;

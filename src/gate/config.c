@@ -48,7 +48,7 @@ static const char *const top_keys[] = {"version", "settings", "benchmarks",
                                        NULL};
 static const char *const settings_keys[] = {
     "noise_floor", "max_time", "min_rounds",  "timeout", "gate", "build",
-    "library",     "measure",  "count_floor", "counter", NULL};
+    "library",     "measure",  "count_floor", "counter", "path_check", NULL};
 static const char *const bench_keys[] = {
     "name",       "problem",  "sources",     "symbol",   "language",
     "cflags",     "include",  "cases",       "cache",    "cuda_arch",
@@ -406,6 +406,15 @@ static int parse_settings(parse_ctx *ctx, yaml_node_t *node, pg_settings *s)
                            "'callgrind'",
                            t ? t : "");
         s->counter = k;
+    }
+    if ((v = lookup(ctx, node, "path_check", NULL))) {
+        const char *t = scalar(v);
+        int m = t ? pg_path_check_parse(t) : -1;
+        if (m < 0)
+            return fail_at(ctx, v,
+                           "path_check '%s': want 'warn', 'gate' or 'off'",
+                           t ? t : "");
+        s->path_check = m;
     }
     if ((v = lookup(ctx, node, "max_time", NULL)) &&
         (err = get_duration(ctx, v, "max_time", &s->max_time)) < 0)

@@ -3,6 +3,7 @@
  */
 #include "elfcode.h"
 #include "fs.h"
+#include "str.h"
 
 #include <elf.h>
 #include <stdlib.h>
@@ -96,4 +97,127 @@ done:
     free(da);
     free(db);
     return same;
+}
+
+static int by_start(const void *x, const void *y)
+{
+    const pg_elf_func *a = x, *b = y;
+
+    return a->start < b->start ? -1 : a->start > b->start;
+}
+
+/* Section `i`'s header, checked to lie within the file; NULL if not. */
+static const Elf64_Shdr *section(const char *data, size_t len,
+                                 const Elf64_Ehdr *e, size_t i)
+{
+    const Elf64_Shdr *sh;
+
+    if (e->e_shentsize != sizeof(Elf64_Shdr) || i >= e->e_shnum ||
+        e->e_shoff > len ||
+        (size_t)e->e_shnum * sizeof(Elf64_Shdr) > len - e->e_shoff)
+        return NULL;
+    sh = (const Elf64_Shdr *)(data + e->e_shoff) + i;
+    if (sh->sh_type != SHT_NOBITS &&
+        (sh->sh_offset > len || sh->sh_size > len - sh->sh_offset))
+        return NULL;
+    return sh;
+}
+
+/* The functions of symbol table `sym` (its strings in section sh_link). */
+static int read_symbols(pg_elf_funcs *out, const char *data, size_t len,
+                        const Elf64_Ehdr *e, const Elf64_Shdr *sym,
+                        uint64_t base)
+{
+    const Elf64_Shdr *str = section(data, len, e, sym->sh_link);
+    const Elf64_Sym *s = (const Elf64_Sym *)(data + sym->sh_offset);
+    size_t n = sym->sh_size / sizeof(*s), i;
+
+    if (!str || sym->sh_entsize != sizeof(*s) || !str->sh_size)
+        return -1;
+    out->strings = pg_malloc(str->sh_size + 1);
+    memcpy(out->strings, data + str->sh_offset, str->sh_size);
+    out->strings[str->sh_size] = '\0';
+    out->v = pg_calloc(n ? n : 1, sizeof(*out->v));
+    for (i = 0; i < n; i++) {
+        if (ELF64_ST_TYPE(s[i].st_info) != STT_FUNC || !s[i].st_size ||
+            s[i].st_shndx == SHN_UNDEF || s[i].st_name >= str->sh_size ||
+            s[i].st_value < base)
+            continue;
+        out->v[out->n].start = s[i].st_value - base;
+        out->v[out->n].end = out->v[out->n].start + s[i].st_size;
+        out->v[out->n].name = out->strings + s[i].st_name;
+        out->n++;
+    }
+    qsort(out->v, out->n, sizeof(*out->v), by_start);
+    return 0;
+}
+
+int pg_elf_funcs_read(pg_elf_funcs *out, const char *path)
+{
+    char *data = NULL;
+    size_t len, i;
+    Elf64_Ehdr *e;
+    Elf64_Phdr *ph;
+    const Elf64_Shdr *table = NULL;
+    uint64_t base = UINT64_MAX;
+    int err = -1;
+
+    memset(out, 0, sizeof(*out));
+    if (pg_read_file(&data, &len, path, ELF_MAX) < 0)
+        return -1;
+    if (!(ph = program_headers(data, len, &e)))
+        goto done;
+    /* Addresses are from the first loaded page, as the loader's base. */
+    for (i = 0; i < e->e_phnum; i++)
+        if (ph[i].p_type == PT_LOAD && ph[i].p_vaddr < base)
+            base = ph[i].p_vaddr & ~(uint64_t)0xfff;
+    for (i = 0; i < e->e_shnum; i++) {
+        const Elf64_Shdr *sh = section(data, len, e, i);
+        if (sh && (sh->sh_type == SHT_SYMTAB ||
+                   (sh->sh_type == SHT_DYNSYM && !table)))
+            table = sh;
+    }
+    if (table && base != UINT64_MAX)
+        err = read_symbols(out, data, len, e, table, base);
+done:
+    free(data);
+    if (err < 0)
+        pg_elf_funcs_clear(out);
+    return err;
+}
+
+const char *pg_elf_funcs_at(const pg_elf_funcs *f, uint64_t offset)
+{
+    size_t lo = 0, hi = f->n, i;
+
+    /* The last function starting at or before `offset`; sizes may nest
+     * (aliases), so a few before it are looked at too. */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->v[mid].start <= offset)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (i = lo; i-- > 0 && lo - i <= 8;)
+        if (offset < f->v[i].end)
+            return f->v[i].name;
+    return NULL;
+}
+
+int pg_elf_funcs_has(const pg_elf_funcs *f, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < f->n; i++)
+        if (!strcmp(f->v[i].name, name))
+            return 1;
+    return 0;
+}
+
+void pg_elf_funcs_clear(pg_elf_funcs *f)
+{
+    free(f->v);
+    free(f->strings);
+    memset(f, 0, sizeof(*f));
 }

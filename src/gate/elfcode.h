@@ -19,4 +19,34 @@
  */
 int pg_elfcode_same(const char *a, const char *b);
 
+#include <stddef.h>
+#include <stdint.h>
+
+/* A function's code: [start, end) from where the file is loaded. */
+typedef struct pg_elf_func {
+    uint64_t start, end;
+    const char *name; /* in the table's strings */
+} pg_elf_func;
+
+/* The functions of an ELF file, by address. */
+typedef struct pg_elf_funcs {
+    pg_elf_func *v;
+    size_t n;
+    char *strings;
+} pg_elf_funcs;
+
+/*
+ * Reads the functions of the 64-bit ELF file at `path` from its symbol
+ * table (.symtab, which has the static ones; else .dynsym), addresses
+ * taken from where its first segment is loaded (as dladdr's dli_fbase).
+ * 0, or -1 when the file cannot be read or has neither table; `out` is
+ * empty then, and pg_elf_funcs_clear() frees it either way.
+ */
+int pg_elf_funcs_read(pg_elf_funcs *out, const char *path);
+/* The function whose code holds `offset`; NULL when none does. */
+const char *pg_elf_funcs_at(const pg_elf_funcs *f, uint64_t offset);
+/* 1 when the file has a function named `name`. */
+int pg_elf_funcs_has(const pg_elf_funcs *f, const char *name);
+void pg_elf_funcs_clear(pg_elf_funcs *f);
+
 #endif

@@ -20,12 +20,6 @@
 #define SHORT_SHA 10
 #define DETAIL_LOG_MAX 3000
 
-static int is_failure(pg_status st)
-{
-    return st == PG_STATUS_INCORRECT || st == PG_STATUS_CRASHED ||
-           st == PG_STATUS_TIMEOUT || st == PG_STATUS_BUILD_FAILED;
-}
-
 /* "NVIDIA H200 (sm_90, 132 SMs at 1980 MHz, 4.92 TB/s), driver 13.0,
  * runtime 13.0" */
 static void gpu_line(pg_str *out, const pg_result *r)
@@ -114,7 +108,7 @@ static void peak_cell(pg_str *out, const pg_result *r, const pg_bench_result *b,
 
 static int fixed_by_head(const pg_bench_result *b)
 {
-    return is_failure(b->status) && b->side == PG_SIDE_BASE;
+    return pg_status_failed(b->status) && b->side == PG_SIDE_BASE;
 }
 
 /* What `b` counts as in the summary: a regression when measure: all's
@@ -122,7 +116,7 @@ static int fixed_by_head(const pg_bench_result *b)
 static pg_status summary_status(const pg_bench_result *b)
 {
     if (b->counted && b->counted->status == PG_STATUS_REGRESSION &&
-        !is_failure(b->status))
+        !pg_status_failed(b->status))
         return PG_STATUS_REGRESSION;
     return b->status;
 }
@@ -353,7 +347,7 @@ static const char *status_color(const pg_bench_result *b)
         return RED;
     if (b->status == PG_STATUS_IMPROVEMENT)
         return GREEN;
-    if (is_failure(b->status))
+    if (pg_status_failed(b->status))
         return YELLOW;
     return DIM;
 }
@@ -381,7 +375,7 @@ static void cell_status(pg_str *out, const pg_bench_result *b)
     const pg_result_case *hidden = pg_result_slower_case(b);
 
     pg_str_puts(out, pg_status_name(b->status));
-    if (b->side != PG_SIDE_NONE && is_failure(b->status))
+    if (b->side != PG_SIDE_NONE && pg_status_failed(b->status))
         pg_str_printf(out, " (%s)", pg_side_name(b->side));
     if (b->not_affected && b->status == PG_STATUS_UNCHANGED)
         pg_str_puts(out, " (not affected)");
@@ -584,7 +578,7 @@ static void terminal_profile(pg_str *out, const pg_bench_result *b, int color)
  * measured. */
 static int shows_cases(const pg_bench_result *b)
 {
-    return b->ncases > 1 && b->rounds > 0 && !is_failure(b->status);
+    return b->ncases > 1 && b->rounds > 0 && !pg_status_failed(b->status);
 }
 
 enum { NCOL = 7 };
@@ -994,7 +988,7 @@ static void md_bench_row(pg_str *out, const pg_bench_result *b)
         pg_str_puts(out, "</sub>");
     }
     pg_str_printf(out, " | %s %s", status_icon(b), pg_status_name(b->status));
-    if (b->side != PG_SIDE_NONE && is_failure(b->status))
+    if (b->side != PG_SIDE_NONE && pg_status_failed(b->status))
         pg_str_printf(out, " (%s)", pg_side_name(b->side));
     if (b->counted && b->counted->rounds > 0) {
         pg_str_printf(out, "; %s ", pg_metric_name(b->counted->metric));

@@ -37,6 +37,12 @@ int pg_status_parse(const char *name)
     return -1;
 }
 
+int pg_status_failed(pg_status st)
+{
+    return st == PG_STATUS_INCORRECT || st == PG_STATUS_CRASHED ||
+           st == PG_STATUS_TIMEOUT || st == PG_STATUS_BUILD_FAILED;
+}
+
 const char *pg_side_name(pg_side side)
 {
     return side == PG_SIDE_BASE ? "base" : side == PG_SIDE_HEAD ? "head" : NULL;
@@ -311,6 +317,13 @@ static cJSON *bench_json(const pg_bench_result *b)
     if (b->counted)
         cJSON_AddItemToObject(o, "counted", bench_json(b->counted));
     add_string(o, "disagreement", b->disagreement);
+    if (b->cpu_simulated) {
+        cJSON *po = cJSON_AddObjectToObject(o, "code_path");
+        add_string(po, "native_cpu", b->cpu_native);
+        add_string(po, "simulated_cpu", b->cpu_simulated);
+        add_string(po, "other", b->other_path);
+        cJSON_AddBoolToObject(po, "gates", b->other_path_gates);
+    }
     add_string(o, "message", b->message);
     add_string(o, "log", b->log);
     cases = cJSON_AddArrayToObject(o, "cases");
@@ -791,6 +804,14 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
     b->message = get_string(o, "message");
     b->log = get_string(o, "log");
     b->disagreement = get_string(o, "disagreement");
+    if ((c = cJSON_GetObjectItemCaseSensitive(o, "code_path")) &&
+        cJSON_IsObject(c) && b->metric) {
+        b->cpu_native = get_string(c, "native_cpu");
+        b->cpu_simulated = get_string(c, "simulated_cpu");
+        b->other_path = get_string(c, "other");
+        b->other_path_gates =
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "gates"));
+    }
     read_counted(b, cJSON_GetObjectItemCaseSensitive(o, "counted"), display);
     if ((c = cJSON_GetObjectItemCaseSensitive(o, "gpu")) && cJSON_IsObject(c)) {
         double clock = get_number(c, "clock_mhz");
@@ -905,10 +926,34 @@ int pg_result_from_json(pg_result *out, const char *text, const char *display)
     return err;
 }
 
+/* A benchmark's texts, and those of its count (measure: all). */
+static void bench_clean_text(pg_bench_result *b)
+{
+    size_t j;
+
+    pg_text_clean_in_place(&b->name);
+    pg_text_clean_in_place(&b->problem);
+    pg_text_clean_in_place(&b->stop);
+    pg_text_clean_in_place(&b->message);
+    pg_text_clean_in_place(&b->culprit_subject);
+    pg_text_clean_in_place(&b->culprit_author);
+    pg_text_clean_in_place(&b->counter);
+    pg_text_clean_in_place(&b->disagreement);
+    pg_text_clean_in_place(&b->cpu_native);
+    pg_text_clean_in_place(&b->cpu_simulated);
+    pg_text_clean_in_place(&b->other_path);
+    pg_profile_clean_text(b->profile);
+    pg_text_clean_in_place(&b->log);
+    for (j = 0; j < b->ncases; j++)
+        pg_text_clean_in_place(&b->cases[j].name);
+    if (b->counted)
+        bench_clean_text(b->counted);
+}
+
 void pg_result_clean_text(pg_result *r)
 {
     pg_side_info *sides[2] = {&r->base, &r->head};
-    size_t i, j;
+    size_t i;
 
     pg_text_clean_in_place(&r->version);
     pg_text_clean_in_place(&r->config_digest);
@@ -928,19 +973,8 @@ void pg_result_clean_text(pg_result *r)
         pg_text_clean_in_place(&r->system.warnings[i]);
     pg_text_clean_in_place(&r->system.hypervisor);
     pg_text_clean_in_place(&r->system.governor);
-    for (i = 0; i < r->nbenchmarks; i++) {
-        pg_bench_result *b = &r->benchmarks[i];
-        pg_text_clean_in_place(&b->name);
-        pg_text_clean_in_place(&b->problem);
-        pg_text_clean_in_place(&b->stop);
-        pg_text_clean_in_place(&b->message);
-        pg_text_clean_in_place(&b->culprit_subject);
-        pg_text_clean_in_place(&b->culprit_author);
-        pg_profile_clean_text(b->profile);
-        pg_text_clean_in_place(&b->log);
-        for (j = 0; j < b->ncases; j++)
-            pg_text_clean_in_place(&b->cases[j].name);
-    }
+    for (i = 0; i < r->nbenchmarks; i++)
+        bench_clean_text(&r->benchmarks[i]);
 }
 
 static void profile_rows_free(pg_profile_row *rows, size_t n)
@@ -1012,6 +1046,9 @@ void pg_bench_result_clear(pg_bench_result *b)
     free(b->stop);
     free(b->counter);
     free(b->disagreement);
+    free(b->cpu_native);
+    free(b->cpu_simulated);
+    free(b->other_path);
     if (b->counted) {
         pg_bench_result_clear(b->counted);
         free(b->counted);

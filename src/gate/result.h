@@ -166,6 +166,13 @@ typedef struct pg_bench_result {
     /* When the time and the count disagree (one beyond its floor and the
      * other not, or opposite ways), what that likely means; else NULL. */
     char *disagreement;
+    /* Counted under callgrind (pathcheck.h): the CPU features the code saw
+     * natively and under the simulator (NULL: not checked), and, when it
+     * ran another code path under callgrind than natively, what differs
+     * (else NULL): such a count does not gate unless other_path_gates. */
+    char *cpu_native, *cpu_simulated;
+    char *other_path;
+    int other_path_gates;
 } pg_bench_result;
 
 typedef struct pg_side_info {
@@ -230,6 +237,9 @@ typedef struct pg_result {
 /* "unchanged", "regression", ...; and back (-1 when unknown). */
 const char *pg_status_name(pg_status status);
 int pg_status_parse(const char *name);
+/* 1 when `status` is a failure of the code (incorrect, crashed, timeout,
+ * build_failed), rather than a verdict on its speed. */
+int pg_status_failed(pg_status status);
 
 const char *pg_side_name(pg_side side); /* "base", "head", or NULL */
 const char *pg_floor_source_name(pg_floor_source src);

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "fs.h"
 #include "measure.h"
+#include "pathcheck.h"
 #include "watch.h"
 #include "proc.h"
 #include "protocol.h"
@@ -125,6 +126,10 @@ static void on_line(void *payload, const char *line)
         out->cases[i].bytes = parse_double(f[5]);
         out->cases[i].change_lo = parse_double(f[6]);
         out->cases[i].change_hi = parse_double(f[7]);
+    } else if (!strcmp(word, PG_EV_CPU)) {
+        char **f = ctx->spec->metric ? &out->cpu_simulated : &out->cpu_native;
+        free(*f);
+        *f = pg_strdup(rest);
     } else if (!strcmp(word, PG_EV_TRACE)) {
         pg_trace("measure: %s", rest);
     } else if (!strcmp(word, PG_EV_SAMPLES)) {
@@ -385,6 +390,66 @@ static void set_end(pg_bench_result *out, const pg_proc_result *res,
     out->message = pg_str_detach(&msg);
 }
 
+/*
+ * A count taken under callgrind: the same calls run natively, sampled, to
+ * tell whether callgrind saw the code the machine runs (pathcheck.h).
+ * Code that fails natively (but not under valgrind) fails the benchmark.
+ * Negative only when perfgate failed or was interrupted.
+ */
+static int check_path(pg_bench_result *out, const pg_run_spec *counted,
+                      const char *spec_path)
+{
+    pg_run_spec spec = *counted;
+    pg_bench_result n;
+    pg_str other = PG_STR_INIT;
+    char *path = pg_strdupf("%s.native", spec_path);
+    /* In the run's own directory: the only one its box lets it write. */
+    char *samples = pg_strdupf("%s.native.cwd/samples", spec_path);
+    int err, sides = (counted->lib[0] ? 1 : 0) | (counted->lib[1] ? 2 : 0);
+
+    spec.metric = 0;
+    spec.counter = 0;
+    spec.count_dump = NULL;
+    spec.code_path = 0;
+    spec.sample = samples;
+    spec.on_progress = NULL;
+    memset(&n, 0, sizeof(n));
+    n.side = PG_SIDE_NONE;
+    n.change = n.base_ns = n.head_ns = NAN;
+    if ((err = pg_run_bench(&n, &spec, path)) < 0)
+        goto done;
+    if (pg_status_failed(n.status)) {
+        out->status = n.status;
+        out->side = n.side;
+        free(out->message);
+        out->message = pg_strdupf("natively (outside valgrind, where it "
+                                  "was counted): %s",
+                                  n.message ? n.message : "failed");
+    } else if (n.status == PG_STATUS_SKIPPED) {
+        pg_trace("%s: code paths not compared: %s", out->name,
+                 n.message ? n.message : "skipped");
+    } else {
+        int rc = pg_pathcheck(&other, samples, counted->count_dump, sides,
+                              n.cpu_native, out->cpu_simulated);
+        pg_trace("%s: code paths, natively and under callgrind: %s%s",
+                 out->name,
+                 rc > 0   ? "another path: "
+                 : rc < 0 ? "not compared: "
+                          : "the same",
+                 pg_str_cstr(&other));
+        if (rc > 0)
+            out->other_path = pg_str_detach(&other);
+    }
+    out->cpu_native = n.cpu_native;
+    n.cpu_native = NULL;
+done:
+    pg_bench_result_clear(&n);
+    pg_str_clear(&other);
+    free(samples);
+    free(path);
+    return err;
+}
+
 int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
                  const char *spec_path)
 {
@@ -475,6 +540,8 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
     set_end(out, &res, &pctx, opts.timeout);
     if (out->side == PG_SIDE_BASE && spec->lib[0] && !spec->verify_only)
         err = check_head_alone(out, spec, spec_path, pctx.head_verified);
+    else if (spec->code_path && !pctx.failed && pctx.done)
+        err = check_path(out, spec, spec_path);
 done:
     pg_proc_result_clear(&res);
     pg_strvec_clear(&argv);

@@ -141,21 +141,22 @@ const pg_result_case *pg_stats_hidden_regression(const pg_bench_result *b)
     return worst;
 }
 
-static int is_failure_status(pg_status st)
+int pg_stats_count_gates(const pg_bench_result *b)
 {
-    return st == PG_STATUS_INCORRECT || st == PG_STATUS_CRASHED ||
-           st == PG_STATUS_TIMEOUT || st == PG_STATUS_BUILD_FAILED;
+    return !b->other_path || b->other_path_gates;
 }
 
 int pg_stats_fails_gate(const pg_bench_result *b)
 {
     /* measure: all: the count gates too (disagreement is said, not
-     * settled for one of them). */
-    if (b->counted && b->counted->status == PG_STATUS_REGRESSION)
+     * settled for one of them), unless it was taken on another code path
+     * than the machine runs (pathcheck.h). */
+    if (b->counted && b->counted->status == PG_STATUS_REGRESSION &&
+        pg_stats_count_gates(b->counted))
         return 1;
     switch (b->status) {
     case PG_STATUS_REGRESSION:
-        return 1;
+        return pg_stats_count_gates(b);
     case PG_STATUS_INCORRECT:
     case PG_STATUS_CRASHED:
     case PG_STATUS_TIMEOUT:
@@ -230,7 +231,7 @@ static int passed(const pg_result *r)
      * for the totals and for every case it resolves. */
     if (r->aa) {
         for (i = 0; i < r->nbenchmarks; i++)
-            if (is_failure_status(r->benchmarks[i].status))
+            if (pg_status_failed(r->benchmarks[i].status))
                 return 0;
         return r->verdict.aa_trusted && r->verdict.aa_case < 0;
     }
@@ -270,7 +271,7 @@ void pg_stats_judge(pg_result *r)
         b->slower_case = c ? (long)(c - b->cases) : -1;
         /* In a self-check only a failure fails (passed()). */
         b->fails_gate =
-            r->aa ? is_failure_status(b->status) : pg_stats_fails_gate(b);
+            r->aa ? pg_status_failed(b->status) : pg_stats_fails_gate(b);
         if (c && !r->aa && v->passed)
             v->warned = 1;
     }

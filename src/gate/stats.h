@@ -66,4 +66,8 @@ pg_status pg_stats_classify(double change, double noise_floor);
 /* 1 when `b` fails the gate. */
 int pg_stats_fails_gate(const pg_bench_result *b);
 
+/* 1 when `b`'s verdict may gate: always, but for a count taken on another
+ * code path than the machine runs (path_check: warn, pathcheck.h). */
+int pg_stats_count_gates(const pg_bench_result *b);
+
 #endif

@@ -23,6 +23,7 @@
  * those descriptors, it writes the events to stdout.
  */
 #define _GNU_SOURCE
+#include "codepath.h"
 #include "counter.h"
 #include "error.h"
 #include "gpu.h"
@@ -76,6 +77,10 @@ static const char usage_text[] =
     "stdout.\n";
 
 static const char *const side_names[2] = {"base", "head"};
+
+/* A native sample profile: how long each side is sampled, and how often. */
+#define SAMPLE_SECONDS 0.5
+#define SAMPLE_US 1000
 
 typedef struct child_ctx {
     const pg_run_spec *spec;
@@ -464,7 +469,9 @@ static int load_sides(child_ctx *ctx, sides *st)
      * count is the same wherever the code lies, and is taken where it was
      * loaded, so that it is the same in every run. */
     for (side = 0;
-         side < 2 && !spec->gpu && !spec->metric && !spec->verify_only; side++)
+         side < 2 && !spec->gpu && !spec->metric && !spec->verify_only &&
+         !spec->sample;
+         side++)
         if (spec->lib[side]) {
             st->placed[side][0] = st->syms[side];
             calling(ctx, PG_CALL_LOAD, side, (size_t)-1);
@@ -592,6 +599,90 @@ static int set_up_shared(child_ctx *ctx, sides *st)
     return 0;
 }
 
+/* The CPU features the code sees here: "cpu FEATURES". */
+static void send_features(child_ctx *ctx)
+{
+    pg_str f = PG_STR_INIT;
+
+    pg_cpu_features(&f);
+    send_line(ctx, PG_EV_CPU_FMT, pg_str_cstr(&f));
+    pg_str_clear(&f);
+}
+
+/*
+ * What each side executed under callgrind, every case once, dumped per
+ * side to count_dump.pathN; a side that cannot be dumped is left out (and
+ * perfgate says its path was not checked).
+ */
+static void trace_sides(child_ctx *ctx, sides *st, pg_counter *counter)
+{
+    const pg_run_spec *spec = ctx->spec;
+    const pg_target **t = pg_calloc(spec->ncases, sizeof(*t));
+    size_t c;
+    int k;
+
+    send_features(ctx);
+    for (k = 0; k < st->n; k++) {
+        char *path = pg_strdupf("%s.path%d", spec->count_dump, st->order[k]);
+        for (c = 0; c < spec->ncases; c++)
+            t[c] = &st->targets[c][k];
+        calling(ctx, PG_CALL_RUN, st->order[k], (size_t)-1);
+        if (pg_counter_trace(counter, t, spec->ncases, path) < 0)
+            trace(ctx, "%s side: its code path could not be dumped",
+                  side_names[st->order[k]]);
+        called_out(ctx);
+        free(path);
+    }
+    free(t);
+}
+
+/*
+ * Natively, where each side's calls spend their time: every case in turn
+ * for SAMPLE_SECONDS (at least once), sampled every SAMPLE_US, into the
+ * spec's sample file.  0, or 1 when a failure was reported.
+ */
+static int sample_sides(child_ctx *ctx, sides *st)
+{
+    const pg_run_spec *spec = ctx->spec;
+    pg_str why = PG_STR_INIT;
+    FILE *f = fopen(spec->sample, "w");
+    size_t c;
+    long n;
+    int k, err = 0;
+
+    send_features(ctx);
+    if (!f)
+        return child_fail(ctx, "skipped", -1, "cannot write %s: %s",
+                          spec->sample, strerror(errno));
+    for (k = 0; k < st->n && !err; k++) {
+        int side = st->order[k];
+        int64_t start = pg_now_ns();
+        if (pg_sampler_start(SAMPLE_US, &why) < 0) {
+            fprintf(f, "# %s\n", pg_str_cstr(&why));
+            break;
+        }
+        do
+            for (c = 0; c < spec->ncases; c++) {
+                const pg_target *t = &st->targets[c][k];
+                calling(ctx, PG_CALL_RUN, side, c);
+                t->problem->run(t->state, t->fn);
+                called_out(ctx);
+            }
+        while (pg_now_ns() - start < (int64_t)(SAMPLE_SECONDS * 1e9));
+        pg_sampler_stop();
+        n = pg_sampler_write(f, side);
+        if (n < 0)
+            fprintf(f, "# some samples were lost\n");
+        trace(ctx, "%s side: %ld samples of where its calls run, natively",
+              side_names[side], n);
+    }
+    pg_str_clear(&why);
+    if (fclose(f) != 0)
+        err = child_fail(ctx, "skipped", -1, "cannot write %s",
+                         spec->sample);
+    return err;
+}
+
 /* Times the shared set-ups, interleaved (or counts them: the counter is
  * a clock whose time is the count).  0, or 1 when a failure was
  * reported. */
@@ -642,6 +733,8 @@ static int time_sides(child_ctx *ctx, sides *st, pg_timing *timing,
     if (failed)
         child_fail(ctx, "skipped", -1, "not counted: %s",
                    pg_str_cstr(&counter.error));
+    else if (spec->code_path)
+        trace_sides(ctx, st, &counter);
     pg_counter_close(&counter);
     return failed;
 }
@@ -829,6 +922,11 @@ static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
     }
     if (set_up_shared(&ctx, &st))
         goto done;
+    if (spec->sample) {
+        if (!sample_sides(&ctx, &st))
+            send_line(&ctx, PG_EV_VERIFIED);
+        goto done;
+    }
     err = time_sides(&ctx, &st, timing, &summary);
     called_out(&ctx);
     if (err)

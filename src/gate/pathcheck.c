@@ -1,0 +1,312 @@
+/*
+ * pathcheck.c - whether a count was taken on the code the machine runs
+ * (pathcheck.h).
+ */
+#define _GNU_SOURCE
+#include "pathcheck.h"
+#include "elfcode.h"
+#include "fs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "banned.h"
+
+static const char *const side_names[2] = {"base", "head"};
+
+/* A function of an object, and what each picture gave it. */
+typedef struct place {
+    char *object; /* the object's path */
+    char *fn;
+    double samples; /* native */
+    double counted; /* callgrind's instructions, its own */
+} place;
+
+typedef struct picture {
+    place *v;
+    size_t n, cap;
+    double samples, counted; /* in all */
+} picture;
+
+/* Objects whose functions were read, by path: each is read once. */
+typedef struct objects {
+    char **path;
+    pg_elf_funcs *funcs;
+    size_t n;
+} objects;
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+
+    return slash ? slash + 1 : path;
+}
+
+static place *place_of(picture *p, const char *object, const char *fn)
+{
+    size_t i;
+
+    for (i = 0; i < p->n; i++)
+        if (!strcmp(p->v[i].fn, fn) &&
+            !strcmp(base_name(p->v[i].object), base_name(object)))
+            return &p->v[i];
+    if (p->n == p->cap) {
+        p->cap = p->cap ? 2 * p->cap : 64;
+        p->v = pg_realloc(p->v, p->cap * sizeof(*p->v));
+    }
+    memset(&p->v[p->n], 0, sizeof(p->v[p->n]));
+    p->v[p->n].object = pg_strdup(object);
+    p->v[p->n].fn = pg_strdup(fn);
+    return &p->v[p->n++];
+}
+
+static void picture_clear(picture *p)
+{
+    size_t i;
+
+    for (i = 0; i < p->n; i++) {
+        free(p->v[i].object);
+        free(p->v[i].fn);
+    }
+    free(p->v);
+    memset(p, 0, sizeof(*p));
+}
+
+static const pg_elf_funcs *funcs_of(objects *o, const char *path)
+{
+    size_t i;
+
+    for (i = 0; i < o->n; i++)
+        if (!strcmp(o->path[i], path))
+            return &o->funcs[i];
+    o->path = pg_realloc(o->path, (o->n + 1) * sizeof(*o->path));
+    o->funcs = pg_realloc(o->funcs, (o->n + 1) * sizeof(*o->funcs));
+    o->path[o->n] = pg_strdup(path);
+    pg_elf_funcs_read(&o->funcs[o->n], path);
+    return &o->funcs[o->n++];
+}
+
+static void objects_clear(objects *o)
+{
+    size_t i;
+
+    for (i = 0; i < o->n; i++) {
+        free(o->path[i]);
+        pg_elf_funcs_clear(&o->funcs[i]);
+    }
+    free(o->path);
+    free(o->funcs);
+    memset(o, 0, sizeof(*o));
+}
+
+/* The native samples of side `side` ("SIDE COUNT OFFSET OBJECT" lines),
+ * each put in its function.  -1 when the file cannot be read. */
+static int read_samples(picture *p, objects *o, const char *path, int side)
+{
+    FILE *f = fopen(path, "r");
+    char *line = NULL;
+    size_t cap = 0;
+
+    if (!f)
+        return -1;
+    while (getline(&line, &cap, f) > 0) {
+        unsigned long long offset;
+        double count;
+        int s, at = 0, at2 = 0;
+        const char *fn = NULL, *object;
+        line[strcspn(line, "\n")] = '\0';
+        if (sscanf(line, "%d %lf %n", &s, &count, &at) != 2 || !at ||
+            s != side || !(count > 0))
+            continue;
+        p->samples += count;
+        if (sscanf(line + at, "%llx %n", &offset, &at2) != 1 || !at2)
+            continue; /* code in no object */
+        object = line + at + at2;
+        if ((fn = pg_elf_funcs_at(funcs_of(o, object), offset)))
+            place_of(p, object, fn)->samples += count;
+    }
+    free(line);
+    fclose(f);
+    return 0;
+}
+
+/* A callgrind cost line starts with its position: a number, or "+N",
+ * "-N", "*" (compressed positions). */
+static int is_cost_line(const char *l)
+{
+    return (*l >= '0' && *l <= '9') || *l == '+' || *l == '-' || *l == '*';
+}
+
+/* The index of event "Ir" on an "events:" line; -1 if none. */
+static int ir_index(const char *events)
+{
+    int i = 0;
+
+    for (;;) {
+        events += strspn(events, " ");
+        if (!*events)
+            return -1;
+        if (!strncmp(events, "Ir", 2) && (!events[2] || events[2] == ' '))
+            return i;
+        events += strcspn(events, " ");
+        i++;
+    }
+}
+
+/* Each function's own instructions in callgrind's dump at `path` (costs
+ * after a "calls=" line are the call's, inclusive, and are not its own). */
+static int read_dump(picture *p, const char *path)
+{
+    char *text = NULL, *line, *next, *ob = NULL, *fn = NULL;
+    int ir = -1, after_call = 0;
+
+    if (pg_read_file(&text, NULL, path, (size_t)256 << 20) < 0)
+        return -1;
+    for (line = text; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        if (!strncmp(line, "events:", 7)) {
+            ir = ir_index(line + 7);
+        } else if (!strncmp(line, "ob=", 3)) {
+            free(ob);
+            ob = pg_strdup(line + 3);
+        } else if (!strncmp(line, "fn=", 3)) {
+            /* "name'2": a recursion level, the same function. */
+            free(fn);
+            fn = pg_strdup(line + 3);
+            fn[strcspn(fn, "'")] = '\0';
+        } else if (!strncmp(line, "calls=", 6)) {
+            after_call = 1;
+        } else if (is_cost_line(line)) {
+            char *c = line + strcspn(line, " ");
+            double v = 0;
+            int i;
+            for (i = 0; i <= ir && ir >= 0; i++)
+                v = strtod(c, &c);
+            if (!after_call && ob && fn && ir >= 0) {
+                p->counted += v;
+                if (strncmp(fn, "0x", 2))
+                    place_of(p, ob, fn)->counted += v;
+            }
+            after_call = 0;
+        }
+    }
+    free(ob);
+    free(fn);
+    free(text);
+    return ir >= 0 ? 0 : -1;
+}
+
+/* What a side's two pictures disagree on, into `out` (without naming the
+ * side): the function natively hottest that callgrind never saw run, and
+ * the one with the most instructions under callgrind never run natively.
+ * 1 if anything. */
+static int differ(pg_str *out, pg_str *key, picture *p, objects *o)
+{
+    const place *native = NULL, *counted = NULL;
+    size_t i;
+
+    for (i = 0; i < p->n; i++) {
+        const place *pl = &p->v[i];
+        if (pl->samples / p->samples >= PG_PATH_NATIVE_SHARE &&
+            pl->samples >= 20 && !pl->counted &&
+            (!native || pl->samples > native->samples))
+            native = pl;
+        if (pl->counted / p->counted >= PG_PATH_COUNTED_SHARE &&
+            !pl->samples && p->samples >= PG_PATH_MIN_SAMPLES &&
+            (!counted || pl->counted > counted->counted) &&
+            pg_elf_funcs_has(funcs_of(o, pl->object), pl->fn))
+            counted = pl;
+    }
+    if (native)
+        pg_str_printf(out,
+                      "natively %.0f%% of its time is in %s(), which "
+                      "callgrind never saw run",
+                      100 * native->samples / p->samples, native->fn);
+    if (counted)
+        pg_str_printf(out,
+                      "%sunder callgrind %.0f%% of its instructions are in "
+                      "%s(), which never ran natively",
+                      native ? "; " : "", 100 * counted->counted / p->counted,
+                      counted->fn);
+    pg_str_printf(key, "%s %s", native ? native->fn : "-",
+                  counted ? counted->fn : "-");
+    return native || counted;
+}
+
+void pg_pathcheck_missing(pg_str *out, const char *a, const char *b)
+{
+    const char *w = a;
+
+    while (w && *(w += strspn(w, " "))) {
+        size_t n = strcspn(w, " ");
+        const char *x = b;
+        int found = 0;
+        while (x && *(x += strspn(x, " ")) && !found) {
+            size_t m = strcspn(x, " ");
+            found = m == n && !strncmp(w, x, n);
+            x += m;
+        }
+        if (!found)
+            pg_str_printf(out, "%s%.*s", out->size ? " " : "", (int)n, w);
+        w += n;
+    }
+}
+
+int pg_pathcheck(pg_str *other, const char *samples, const char *dump_prefix,
+                 int sides, const char *native_cpu, const char *simulated_cpu)
+{
+    objects o;
+    pg_str said[2] = {PG_STR_INIT, PG_STR_INIT};
+    pg_str key[2] = {PG_STR_INIT, PG_STR_INIT};
+    int side, found = 0, err = 0;
+
+    memset(&o, 0, sizeof(o));
+    for (side = 0; side < 2 && !err; side++) {
+        picture p;
+        char *dump;
+        if (!(sides & (1 << side)))
+            continue;
+        memset(&p, 0, sizeof(p));
+        dump = pg_strdupf("%s.path%d", dump_prefix, side);
+        if (read_samples(&p, &o, samples, side) < 0 || read_dump(&p, dump) < 0) {
+            pg_str_printf(other, "the %s's code paths could not be read",
+                          side_names[side]);
+            err = -1;
+        } else if (p.samples < PG_PATH_MIN_SAMPLES / 4 || !(p.counted > 0)) {
+            pg_str_printf(other, "too few samples of the %s (%.0f) to compare",
+                          side_names[side], p.samples);
+            err = -1;
+        } else if (differ(&said[side], &key[side], &p, &o)) {
+            found |= 1 << side;
+        }
+        free(dump);
+        picture_clear(&p);
+    }
+    objects_clear(&o);
+    /* The same functions on both sides: said once, with the head's
+     * figures. */
+    if (!err && found == 3 &&
+        !strcmp(pg_str_cstr(&key[0]), pg_str_cstr(&key[1])))
+        pg_str_printf(other, "both sides: %s", pg_str_cstr(&said[1]));
+    else if (!err)
+        for (side = 0; side < 2; side++)
+            if (found & (1 << side))
+                pg_str_printf(other, "%sthe %s: %s", other->size ? "; " : "",
+                              side_names[side], pg_str_cstr(&said[side]));
+    for (side = 0; side < 2; side++) {
+        pg_str_clear(&said[side]);
+        pg_str_clear(&key[side]);
+    }
+    if (found && native_cpu && simulated_cpu) {
+        pg_str lacks = PG_STR_INIT;
+        pg_pathcheck_missing(&lacks, native_cpu, simulated_cpu);
+        if (lacks.size)
+            pg_str_printf(other, " (the simulated CPU lacks %s)",
+                          pg_str_cstr(&lacks));
+        pg_str_clear(&lacks);
+    }
+    return err < 0 ? -1 : found != 0;
+}

@@ -1,0 +1,45 @@
+/*
+ * pathcheck.h - whether a count was taken on the code the machine runs.
+ *
+ * Under callgrind the code sees a simulated CPU, which has fewer features
+ * than most hosts (no AVX-512), and a library that dispatches on them runs
+ * another implementation there than natively: its count is of code the
+ * machine does not run.  perfgate-measure gives both pictures of each side
+ * (codepath.h): where its calls spend their time natively, as a sample
+ * profile, and what callgrind saw them execute, per function.  They
+ * differ in proportions anyway (an instruction that waits on memory costs
+ * more time than one that does not), so only what one side never ran is
+ * taken for another path:
+ *
+ *   - a function with at least PG_PATH_NATIVE_SHARE of the native samples
+ *     that callgrind never saw execute an instruction of; or
+ *   - a function with at least PG_PATH_COUNTED_SHARE of the counted
+ *     instructions, which the native code has (its symbol table names
+ *     it), that not one of at least PG_PATH_MIN_SAMPLES samples fell in.
+ */
+#ifndef PG_PATHCHECK_H
+#define PG_PATHCHECK_H
+
+#include "str.h"
+
+#define PG_PATH_NATIVE_SHARE 0.10
+#define PG_PATH_COUNTED_SHARE 0.20
+#define PG_PATH_MIN_SAMPLES 200
+
+/*
+ * Compares the native samples at `samples` with callgrind's dumps
+ * `dump_prefix`.path0 (the base's) and .path1 (the head's), for the sides
+ * in `sides` (bit 0 the base, bit 1 the head).  Returns 1 when a side ran
+ * another path, with `other` saying what differs ("the head spends 61% of
+ * its time natively in adler32_avx512(), which callgrind never saw it
+ * run"); 0 when both ran the same; -1 when they could not be compared,
+ * with `other` saying why.  `native_cpu` and `simulated_cpu` are the
+ * features each saw (may be NULL): those the simulator lacks are named.
+ */
+int pg_pathcheck(pg_str *other, const char *samples, const char *dump_prefix,
+                 int sides, const char *native_cpu, const char *simulated_cpu);
+
+/* The words of `a` that are not in `b` (space-separated), into `out`. */
+void pg_pathcheck_missing(pg_str *out, const char *a, const char *b);
+
+#endif
