@@ -106,7 +106,8 @@ static int by_start(const void *x, const void *y)
     return a->start < b->start ? -1 : a->start > b->start;
 }
 
-/* Section `i`'s header, checked to lie within the file; NULL if not. */
+/* Section `i`'s header, its bytes checked to lie within the file; NULL if
+ * not. */
 static const Elf64_Shdr *section(const char *data, size_t len,
                                  const Elf64_Ehdr *e, size_t i)
 {
@@ -117,8 +118,9 @@ static const Elf64_Shdr *section(const char *data, size_t len,
         (size_t)e->e_shnum * sizeof(Elf64_Shdr) > len - e->e_shoff)
         return NULL;
     sh = (const Elf64_Shdr *)(data + e->e_shoff) + i;
-    if (sh->sh_type != SHT_NOBITS &&
-        (sh->sh_offset > len || sh->sh_size > len - sh->sh_offset))
+    /* Sections with no bytes in the file are of no use here. */
+    if (sh->sh_type == SHT_NOBITS || sh->sh_offset > len ||
+        sh->sh_size > len - sh->sh_offset)
         return NULL;
     return sh;
 }

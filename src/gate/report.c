@@ -116,9 +116,17 @@ static int fixed_by_head(const pg_bench_result *b)
 static pg_status summary_status(const pg_bench_result *b)
 {
     if (b->counted && b->counted->status == PG_STATUS_REGRESSION &&
-        !pg_status_failed(b->status))
+        pg_stats_count_gates(b->counted) && !pg_status_failed(b->status))
         return PG_STATUS_REGRESSION;
     return b->status;
+}
+
+/* A regression that does not gate: a count taken on another code path
+ * than the machine runs (pathcheck.h). */
+static int ungated(const pg_bench_result *b)
+{
+    return summary_status(b) == PG_STATUS_REGRESSION &&
+           !pg_stats_count_gates(b);
 }
 
 void pg_report_summary(pg_str *out, const pg_result *r)
@@ -127,16 +135,19 @@ void pg_report_summary(pg_str *out, const pg_result *r)
         PG_STATUS_REGRESSION, PG_STATUS_INCORRECT,    PG_STATUS_CRASHED,
         PG_STATUS_TIMEOUT,    PG_STATUS_BUILD_FAILED, PG_STATUS_IMPROVEMENT,
         PG_STATUS_UNCHANGED,  PG_STATUS_NEW,          PG_STATUS_SKIPPED};
-    size_t i, j, n, fixed = 0, parts = 0;
+    size_t i, j, n, fixed = 0, other = 0, parts = 0;
 
     /* A failure of the base alone is a head that fixed it: counted as
      * such, not under its status ("PASS: 1 incorrect"). */
-    for (j = 0; j < r->nbenchmarks; j++)
+    for (j = 0; j < r->nbenchmarks; j++) {
         fixed += fixed_by_head(&r->benchmarks[j]);
+        other += ungated(&r->benchmarks[j]);
+    }
     for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
         for (j = 0, n = 0; j < r->nbenchmarks; j++)
             n += summary_status(&r->benchmarks[j]) == order[i] &&
-                 !fixed_by_head(&r->benchmarks[j]);
+                 !fixed_by_head(&r->benchmarks[j]) &&
+                 !ungated(&r->benchmarks[j]);
         if (!n)
             continue;
         pg_str_printf(out, "%s%zu %s", parts++ ? ", " : "", n,
@@ -151,6 +162,11 @@ void pg_report_summary(pg_str *out, const pg_result *r)
                       "%s%zu fixed (broken on the base, right on the "
                       "head)",
                       parts++ ? ", " : "", fixed);
+    if (other)
+        pg_str_printf(out,
+                      "%s%zu slower as counted, on another code path than "
+                      "the machine runs (not gating)",
+                      parts++ ? ", " : "", other);
     if (!parts)
         pg_str_puts(out, "no benchmarks");
 }
@@ -777,6 +793,21 @@ static void unresolved_lines(pg_str *out, const pg_result *r)
     }
 }
 
+/* A count that callgrind took on another code path than the machine
+ * runs: "other path: NAME: counted on ... : WHAT". */
+static void other_path_line(pg_str *out, const pg_bench_result *b)
+{
+    if (b->other_path)
+        pg_str_printf(out,
+                      "other path: %s: counted on another code path than "
+                      "the machine runs, so the count %s: %s\n",
+                      b->name,
+                      b->other_path_gates ? "gates anyway (path_check: gate)"
+                                          : "does not gate (path_check: gate "
+                                            "to gate on it)",
+                      b->other_path);
+}
+
 /* measure: all: each benchmark whose time and count disagree, and what
  * that likely means; a counted one that could not be counted, why. */
 static void disagreement_lines(pg_str *out, const pg_result *r)
@@ -787,6 +818,9 @@ static void disagreement_lines(pg_str *out, const pg_result *r)
         const pg_bench_result *b = &r->benchmarks[i];
         if (b->disagreement)
             pg_str_printf(out, "disagree: %s: %s\n", b->name, b->disagreement);
+        other_path_line(out, b);
+        if (b->counted)
+            other_path_line(out, b->counted);
         if (b->counted && b->counted->message &&
             b->counted->status != PG_STATUS_UNCHANGED &&
             b->counted->rounds <= 0)
@@ -961,6 +995,15 @@ static const char *status_icon(const pg_bench_result *b)
     }
 }
 
+/* After a count's status: that it was taken on another code path. */
+static void md_other_path_mark(pg_str *out, const pg_bench_result *b)
+{
+    if (b->other_path)
+        pg_str_puts(out, b->other_path_gates ? " (🔀 another code path)"
+                                             : " (🔀 another code path, not "
+                                               "gating)");
+}
+
 static void md_bench_row(pg_str *out, const pg_bench_result *b)
 {
     const pg_result_case *hidden;
@@ -990,11 +1033,13 @@ static void md_bench_row(pg_str *out, const pg_bench_result *b)
     pg_str_printf(out, " | %s %s", status_icon(b), pg_status_name(b->status));
     if (b->side != PG_SIDE_NONE && pg_status_failed(b->status))
         pg_str_printf(out, " (%s)", pg_side_name(b->side));
+    md_other_path_mark(out, b);
     if (b->counted && b->counted->rounds > 0) {
         pg_str_printf(out, "; %s ", pg_metric_name(b->counted->metric));
         change_text(out, b->counted->change, 1);
         pg_str_printf(out, " %s %s", status_icon(b->counted),
                       pg_status_name(b->counted->status));
+        md_other_path_mark(out, b->counted);
     } else if (b->counted) {
         pg_str_printf(out, "; %s %s", pg_metric_name(b->counted->metric),
                       pg_status_name(b->counted->status));
@@ -1299,6 +1344,21 @@ static void md_chart(pg_str *out, const pg_result *r, size_t shown)
     pg_str_puts(out, "]\n```\n\n</details>\n\n");
 }
 
+/* other_path_line()'s note, for the comment. */
+static void md_other_path(pg_str *out, const pg_bench_result *b)
+{
+    if (!b->other_path)
+        return;
+    pg_str_puts(out, "> 🔀 **");
+    md_text(out, b->name, MD_NAME_MAX);
+    pg_str_printf(out,
+                  "**: counted on another code path than the machine runs "
+                  "(%s): ",
+                  b->other_path_gates ? "gating anyway" : "not gating");
+    md_text(out, b->other_path, 600);
+    pg_str_puts(out, "\n\n");
+}
+
 /* For each benchmark: the commit that made it slower, when bisected, and a
  * case slower under a total that does not say so. */
 static void md_hidden(pg_str *out, const pg_result *r, size_t shown,
@@ -1330,6 +1390,9 @@ static void md_hidden(pg_str *out, const pg_result *r, size_t shown,
             md_text(out, b->disagreement, 600);
             pg_str_puts(out, "\n\n");
         }
+        md_other_path(out, b);
+        if (b->counted)
+            md_other_path(out, b->counted);
         if (!hidden) {
             pg_str_clear(&tmp);
             continue;

@@ -118,7 +118,18 @@ static void the_spec_carries_the_count(void)
     CHECK(back.spec.metric == PG_METRIC_CYCLES);
     CHECK(back.spec.counter == PG_COUNTER_CALLGRIND);
     CHECK_STR(back.spec.count_dump, "/tmp/a dir/callgrind.out");
+    CHECK(!back.spec.code_path && !back.spec.sample);
     pg_run_file_clear(&back);
+    /* The dispatch check's: each side's path dumped, or sampled. */
+    spec.code_path = 1;
+    spec.sample = "/tmp/a dir/samples";
+    REQUIRE(pg_run_spec_write(&spec, path) == 0);
+    REQUIRE(pg_run_file_read(&back, path) == 0);
+    CHECK(back.spec.code_path == 1);
+    CHECK_STR(back.spec.sample, "/tmp/a dir/samples");
+    pg_run_file_clear(&back);
+    spec.code_path = 0;
+    spec.sample = NULL;
     /* Time: no count line, nothing counted. */
     spec.metric = 0;
     REQUIRE(pg_run_spec_write(&spec, path) == 0);
