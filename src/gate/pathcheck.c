@@ -228,9 +228,9 @@ static int differ(pg_str *out, pg_str *key, picture *p, objects *o)
     if (counted)
         pg_str_printf(out,
                       "%sunder callgrind %.0f%% of its instructions are in "
-                      "%s(), which never ran natively",
+                      "%s(), where not one of %.0f native samples fell",
                       native ? "; " : "", 100 * counted->counted / p->counted,
-                      counted->fn);
+                      counted->fn, p->samples);
     pg_str_printf(key, "%s %s", native ? native->fn : "-",
                   counted ? counted->fn : "-");
     return native || counted;

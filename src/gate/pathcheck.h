@@ -30,9 +30,9 @@
  * Compares the native samples at `samples` with callgrind's dumps
  * `dump_prefix`.path0 (the base's) and .path1 (the head's), for the sides
  * in `sides` (bit 0 the base, bit 1 the head).  Returns 1 when a side ran
- * another path, with `other` saying what differs ("the head spends 61% of
- * its time natively in adler32_avx512(), which callgrind never saw it
- * run"); 0 when both ran the same; -1 when they could not be compared,
+ * another path, with `other` saying what differs ("the head: natively 61%
+ * of its time is in adler32_avx512(), which callgrind never saw run");
+ * 0 when both ran the same; -1 when they could not be compared,
  * with `other` saying why.  `native_cpu` and `simulated_cpu` are the
  * features each saw (may be NULL): those the simulator lacks are named.
  */

@@ -82,6 +82,11 @@ class Count(RepoTest):
                       "per call, by callgrind", r.stdout)
         self.assertIn("instr →", r.markdown)
         self.assertEqual(r.json["count_floor"], 0.01)
+        # The same code path natively and under callgrind: checked, not
+        # marked.
+        self.assertIsNone(b["code_path"]["other"], b["code_path"])
+        self.assertFalse(b["code_path"]["gates"])
+        self.assertNotIn("other path", r.stdout)
 
     def test_two_percent_more_work_fails_at_the_count_floor(self):
         r, b = self.counted("--measure", "instructions", "--counter",
@@ -226,6 +231,89 @@ class Count(RepoTest):
                 self.assertEqual(b["side"], "head")
                 self.assertEqual(r.code, 1)
                 self.git("reset", "-q", "--hard", "HEAD~1")
+
+    def test_a_count_on_another_code_path_does_not_gate(self):
+        # The function runs spin_native() natively and spin_simulated()
+        # under valgrind, as a library that dispatches on the CPU's
+        # features would on a CPU with more of them than valgrind's; the
+        # head slows the simulated path alone.
+        def dispatching(rounds):
+            return spin(rounds).replace(
+                "uint64_t spin(", "__attribute__((noinline)) static "
+                "uint64_t spin_simulated(") + (
+                "#include <valgrind/valgrind.h>\n"
+                "__attribute__((noinline)) static uint64_t\n"
+                "spin_native(const uint8_t *data, size_t len)\n"
+                "{\n    uint64_t h = 0;\n"
+                "    for (size_t i = 0; i < len; i++)\n"
+                "        h += data[i];\n"
+                "    for (size_t r = 0; r < 60 * len; r++)\n"
+                "        spin_sink = spin_sink * 3 + r;\n"
+                "    return h;\n}\n"
+                "uint64_t spin(const uint8_t *data, size_t len)\n"
+                "{\n    return RUNNING_ON_VALGRIND ? "
+                "spin_simulated(data, len) : spin_native(data, len);\n}\n")
+        if not os.path.exists("/usr/include/valgrind/valgrind.h"):
+            self.skipTest("valgrind's headers are not installed")
+        self.commit({"perfgate.yml": SPIN_CONFIG,
+                     "src/spin.c": dispatching(200)}, "base")
+        self.commit({"src/spin.c": dispatching(240)}, "head")
+        args = ("HEAD~1", "HEAD", "--measure", "instructions", "--counter",
+                "callgrind")
+        r = self.perfgate(*args)
+        b = r.bench("spin")
+        if b["status"] == "skipped":
+            self.skipTest(b.get("message"))
+        self.assertEqual(b["status"], "regression", r.stdout + r.stderr)
+        other = b["code_path"]["other"]
+        self.assertIn("natively", other)
+        self.assertIn("spin_native()", other)
+        self.assertIn("spin_simulated()", other)
+        self.assertFalse(b["fails_gate"])
+        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+        self.assertIn("other path: spin: counted on another code path",
+                      r.stdout)
+        self.assertIn("does not gate", r.stdout)
+        self.assertIn("PASS: 1 slower as counted, on another code path",
+                      r.stdout)
+        self.assertIn("🔀 another code path, not gating", r.markdown)
+        # What the native run saw, and the simulated CPU.
+        self.assertTrue(b["code_path"]["native_cpu"] is not None)
+        self.assertTrue(b["code_path"]["simulated_cpu"] is not None)
+        # The saved result reads back the same.
+        back = subprocess.run(
+            [PERFGATE, "report", os.path.join(self.out, "result.json")],
+            capture_output=True, text=True)
+        self.assertIn("other path: spin", back.stdout, back.stderr)
+        # path_check: gate gates on it all the same; off does not look.
+        r = self.perfgate(*args, "--path-check", "gate")
+        self.assertEqual(r.code, 1, r.stdout + r.stderr)
+        self.assertTrue(r.bench("spin")["code_path"]["gates"])
+        r = self.perfgate(*args, "--path-check", "off")
+        self.assertEqual(r.code, 1, r.stdout + r.stderr)
+        self.assertNotIn("code_path", r.bench("spin"))
+
+    def test_code_wrong_natively_alone_is_incorrect(self):
+        # Right under valgrind, where it is counted, and wrong natively:
+        # the native run of the dispatch check catches it.
+        if not os.path.exists("/usr/include/valgrind/valgrind.h"):
+            self.skipTest("valgrind's headers are not installed")
+        wrong = spin(200).replace("    return h;\n}",
+                                  "    return RUNNING_ON_VALGRIND ? h : h + 1;"
+                                  "\n}")
+        self.commit({"perfgate.yml": SPIN_CONFIG,
+                     "src/spin.c": spin(200)}, "base")
+        self.commit({"src/spin.c": "#include <valgrind/valgrind.h>\n" +
+                     wrong}, "head")
+        r = self.perfgate("HEAD~1", "HEAD", "--measure", "instructions",
+                          "--counter", "callgrind")
+        b = r.bench("spin")
+        if b["status"] == "skipped":
+            self.skipTest(b.get("message"))
+        self.assertEqual(b["status"], "incorrect", r.stdout + r.stderr)
+        self.assertEqual(b["side"], "head")
+        self.assertTrue(b["message"].startswith("natively"), b["message"])
+        self.assertEqual(r.code, 1)
 
     @unittest.skipUnless(hardware_counter(),
                          "no hardware instruction counter on this machine")
