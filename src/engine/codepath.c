@@ -5,6 +5,7 @@
 #include "codepath.h"
 
 #include <dlfcn.h>
+#include <sys/resource.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,6 +18,8 @@
 /* Room for this many samples between writes: a second at 1 kHz, four
  * times over. */
 #define SAMPLES_MAX 4096
+/* A sample taken in a system call, in place of its address. */
+#define SAMPLE_IN_KERNEL ((uintptr_t)1)
 
 void pg_cpu_features(pg_str *out)
 {
@@ -70,12 +73,36 @@ static uintptr_t pc_of(void *uc)
 #endif
 }
 
+/* Whether `pc` follows a system call instruction: the thread was in the
+ * kernel, or blocked there, not running the code at `pc`.  (Bytes that
+ * only look like one are rare, and make a sample the kernel's.)  The
+ * bytes before a page's start are not read: that page may not be
+ * mapped. */
+static int after_syscall(uintptr_t pc)
+{
+#if defined(__x86_64__)
+    const unsigned char *p = (const unsigned char *)pc;
+    return (pc & 0xfff) >= 2 && p[-2] == 0x0f && p[-1] == 0x05;
+#elif defined(__aarch64__)
+    uint32_t insn;
+    if ((pc & 0xfff) < 4 || pc % 4)
+        return 0;
+    memcpy(&insn, (const void *)(pc - 4), sizeof(insn));
+    return insn == 0xd4000001; /* svc #0 */
+#else
+    (void)pc;
+    return 0;
+#endif
+}
+
 static void on_sample(int sig, siginfo_t *info, void *uc)
 {
+    uintptr_t pc = pc_of(uc);
+
     (void)sig;
     (void)info;
     if (nsamples < SAMPLES_MAX)
-        samples[nsamples++] = pc_of(uc);
+        samples[nsamples++] = after_syscall(pc) ? SAMPLE_IN_KERNEL : pc;
     else
         lost = 1;
 }
@@ -140,8 +167,10 @@ long pg_sampler_write(FILE *f, int side)
         Dl_info info;
         for (j = i; j < n && samples[j] == samples[i]; j++)
             ;
-        if (dladdr((void *)samples[i], &info) && info.dli_fname &&
-            info.dli_fname[0] && !strchr(info.dli_fname, '\n'))
+        if (samples[i] == SAMPLE_IN_KERNEL)
+            fprintf(f, "%d %zu kernel -\n", side, j - i);
+        else if (dladdr((void *)samples[i], &info) && info.dli_fname &&
+                 info.dli_fname[0] && !strchr(info.dli_fname, '\n'))
             fprintf(f, "%d %zu %llx %s\n", side, j - i,
                     (unsigned long long)(samples[i] -
                                          (uintptr_t)info.dli_fbase),
@@ -154,4 +183,61 @@ long pg_sampler_write(FILE *f, int side)
         total = -1;
     lost = 0;
     return total;
+}
+
+/* The scheduler's own figures for this thread: on the CPU and waiting to
+ * run, in ns (0 where /proc has none). */
+static void schedstat(double *on_cpu, double *runnable)
+{
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    unsigned long long run = 0, delay = 0;
+
+    if (f) {
+        if (fscanf(f, "%llu %llu", &run, &delay) != 2)
+            run = delay = 0;
+        fclose(f);
+    }
+    *on_cpu = (double)run / 1e9;
+    *runnable = (double)delay / 1e9;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double system_s(void)
+{
+    struct rusage ru;
+
+    if (getrusage(RUSAGE_THREAD, &ru) < 0)
+        return 0;
+    return (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+void pg_thread_time_start(pg_thread_time *t)
+{
+    t->wall = now_s();
+    t->system = system_s();
+    schedstat(&t->on_cpu, &t->runnable);
+}
+
+void pg_thread_time_since(pg_thread_time *t)
+{
+    double on_cpu, runnable;
+
+    t->wall = now_s() - t->wall;
+    t->system = system_s() - t->system;
+    schedstat(&on_cpu, &runnable);
+    t->on_cpu = on_cpu - t->on_cpu;
+    t->runnable = runnable - t->runnable;
+}
+
+void pg_thread_time_write(FILE *f, int side, const pg_thread_time *t)
+{
+    fprintf(f, "L %d %.6f %.6f %.6f %.6f\n", side, t->wall, t->on_cpu,
+            t->system, t->runnable);
 }

@@ -38,9 +38,24 @@ void pg_sampler_stop(void);
 /*
  * Writes the samples taken since the last write to `f`, one line per
  * place: "SIDE COUNT OFFSET OBJECT", OFFSET (hex) from the start of the
- * object (a path) that holds the code; code in no object is "? -".  The
+ * object (a path) that holds the code; code in no object is "? -", and
+ * a sample taken in a system call (in the kernel, or blocked there) is
+ * "kernel -", wherever it was called from.  The
  * number of samples, or -1 when some were lost for want of room.
  */
 long pg_sampler_write(FILE *f, int side);
+
+/* Where this thread's time went, from a point on (pg_thread_time_start),
+ * in seconds: the wall clock, on the CPU (as the scheduler counts it), in
+ * the kernel (system calls), and waiting to run while runnable. */
+typedef struct pg_thread_time {
+    double wall, on_cpu, system, runnable;
+} pg_thread_time;
+
+void pg_thread_time_start(pg_thread_time *t);
+/* Turns `t` from a start into the time since. */
+void pg_thread_time_since(pg_thread_time *t);
+/* "L SIDE WALL ON_CPU SYSTEM RUNNABLE", a line of a sample file. */
+void pg_thread_time_write(FILE *f, int side, const pg_thread_time *t);
 
 #endif

@@ -188,7 +188,7 @@ done:
     return err;
 }
 
-const char *pg_elf_funcs_at(const pg_elf_funcs *f, uint64_t offset)
+const pg_elf_func *pg_elf_funcs_at(const pg_elf_funcs *f, uint64_t offset)
 {
     size_t lo = 0, hi = f->n, i;
 
@@ -203,18 +203,18 @@ const char *pg_elf_funcs_at(const pg_elf_funcs *f, uint64_t offset)
     }
     for (i = lo; i-- > 0 && lo - i <= 8;)
         if (offset < f->v[i].end)
-            return f->v[i].name;
+            return &f->v[i];
     return NULL;
 }
 
-int pg_elf_funcs_has(const pg_elf_funcs *f, const char *name)
+const pg_elf_func *pg_elf_funcs_named(const pg_elf_funcs *f, const char *name)
 {
     size_t i;
 
     for (i = 0; i < f->n; i++)
         if (!strcmp(f->v[i].name, name))
-            return 1;
-    return 0;
+            return &f->v[i];
+    return NULL;
 }
 
 void pg_elf_funcs_clear(pg_elf_funcs *f)

@@ -44,9 +44,9 @@ typedef struct pg_elf_funcs {
  */
 int pg_elf_funcs_read(pg_elf_funcs *out, const char *path);
 /* The function whose code holds `offset`; NULL when none does. */
-const char *pg_elf_funcs_at(const pg_elf_funcs *f, uint64_t offset);
-/* 1 when the file has a function named `name`. */
-int pg_elf_funcs_has(const pg_elf_funcs *f, const char *name);
+const pg_elf_func *pg_elf_funcs_at(const pg_elf_funcs *f, uint64_t offset);
+/* The function named `name`; NULL when the file has none. */
+const pg_elf_func *pg_elf_funcs_named(const pg_elf_funcs *f, const char *name);
 void pg_elf_funcs_clear(pg_elf_funcs *f);
 
 #endif

@@ -7,6 +7,8 @@
 #include "elfcode.h"
 #include "fs.h"
 
+#include <stdint.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +17,17 @@
 
 static const char *const side_names[2] = {"base", "head"};
 
+#define NO_START UINT64_MAX
+
 /* A function of an object, and what each picture gave it. */
 typedef struct place {
     char *object; /* the object's path */
     char *fn;
+    /* Where its code starts in the object, by which one function is
+     * known under any of its names (aliases: callgrind and the symbol
+     * table may pick different ones); NO_START when its symbol table does
+     * not have it, and then by name. */
+    uint64_t start;
     double samples; /* native */
     double counted; /* callgrind's instructions, its own */
 } place;
@@ -43,12 +52,14 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-static place *place_of(picture *p, const char *object, const char *fn)
+static place *place_of(picture *p, const char *object, const char *fn,
+                       uint64_t start)
 {
     size_t i;
 
     for (i = 0; i < p->n; i++)
-        if (!strcmp(p->v[i].fn, fn) &&
+        if ((start != NO_START ? p->v[i].start == start
+                               : !strcmp(p->v[i].fn, fn)) &&
             !strcmp(base_name(p->v[i].object), base_name(object)))
             return &p->v[i];
     if (p->n == p->cap) {
@@ -58,6 +69,7 @@ static place *place_of(picture *p, const char *object, const char *fn)
     memset(&p->v[p->n], 0, sizeof(p->v[p->n]));
     p->v[p->n].object = pg_strdup(object);
     p->v[p->n].fn = pg_strdup(fn);
+    p->v[p->n].start = start;
     return &p->v[p->n++];
 }
 
@@ -114,7 +126,8 @@ static int read_samples(picture *p, objects *o, const char *path, int side)
         unsigned long long offset;
         double count;
         int s, at = 0, at2 = 0;
-        const char *fn = NULL, *object;
+        const pg_elf_func *fn;
+        const char *object;
         line[strcspn(line, "\n")] = '\0';
         if (sscanf(line, "%d %lf %n", &s, &count, &at) != 2 || !at ||
             s != side || !(count > 0))
@@ -124,7 +137,7 @@ static int read_samples(picture *p, objects *o, const char *path, int side)
             continue; /* code in no object */
         object = line + at + at2;
         if ((fn = pg_elf_funcs_at(funcs_of(o, object), offset)))
-            place_of(p, object, fn)->samples += count;
+            place_of(p, object, fn->name, fn->start)->samples += count;
     }
     free(line);
     fclose(f);
@@ -156,7 +169,7 @@ static int ir_index(const char *events)
 
 /* Each function's own instructions in callgrind's dump at `path` (costs
  * after a "calls=" line are the call's, inclusive, and are not its own). */
-static int read_dump(picture *p, const char *path)
+static int read_dump(picture *p, objects *o, const char *path)
 {
     char *text = NULL, *line, *next, *ob = NULL, *fn = NULL;
     int ir = -1, after_call = 0;
@@ -187,8 +200,11 @@ static int read_dump(picture *p, const char *path)
                 v = strtod(c, &c);
             if (!after_call && ob && fn && ir >= 0) {
                 p->counted += v;
-                if (strncmp(fn, "0x", 2))
-                    place_of(p, ob, fn)->counted += v;
+                if (strncmp(fn, "0x", 2)) {
+                    const pg_elf_func *f =
+                        pg_elf_funcs_named(funcs_of(o, ob), fn);
+                    place_of(p, ob, fn, f ? f->start : NO_START)->counted += v;
+                }
             }
             after_call = 0;
         }
@@ -203,7 +219,7 @@ static int read_dump(picture *p, const char *path)
  * side): the function natively hottest that callgrind never saw run, and
  * the one with the most instructions under callgrind never run natively.
  * 1 if anything. */
-static int differ(pg_str *out, pg_str *key, picture *p, objects *o)
+static int differ(pg_str *out, pg_str *key, picture *p)
 {
     const place *native = NULL, *counted = NULL;
     size_t i;
@@ -214,10 +230,10 @@ static int differ(pg_str *out, pg_str *key, picture *p, objects *o)
             pl->samples >= 20 && !pl->counted &&
             (!native || pl->samples > native->samples))
             native = pl;
-        if (pl->counted / p->counted >= PG_PATH_COUNTED_SHARE &&
-            !pl->samples && p->samples >= PG_PATH_MIN_SAMPLES &&
+        if (pl->counted / p->counted >= PG_PATH_COUNTED_SHARE && !pl->samples &&
+            p->samples >= PG_PATH_MIN_SAMPLES &&
             (!counted || pl->counted > counted->counted) &&
-            pg_elf_funcs_has(funcs_of(o, pl->object), pl->fn))
+            pl->start != NO_START)
             counted = pl;
     }
     if (native)
@@ -271,7 +287,8 @@ int pg_pathcheck(pg_str *other, const char *samples, const char *dump_prefix,
             continue;
         memset(&p, 0, sizeof(p));
         dump = pg_strdupf("%s.path%d", dump_prefix, side);
-        if (read_samples(&p, &o, samples, side) < 0 || read_dump(&p, dump) < 0) {
+        if (read_samples(&p, &o, samples, side) < 0 ||
+            read_dump(&p, &o, dump) < 0) {
             pg_str_printf(other, "the %s's code paths could not be read",
                           side_names[side]);
             err = -1;
@@ -279,7 +296,7 @@ int pg_pathcheck(pg_str *other, const char *samples, const char *dump_prefix,
             pg_str_printf(other, "too few samples of the %s (%.0f) to compare",
                           side_names[side], p.samples);
             err = -1;
-        } else if (differ(&said[side], &key[side], &p, &o)) {
+        } else if (differ(&said[side], &key[side], &p)) {
             found |= 1 << side;
         }
         free(dump);
@@ -309,4 +326,42 @@ int pg_pathcheck(pg_str *other, const char *samples, const char *dump_prefix,
         pg_str_clear(&lacks);
     }
     return err < 0 ? -1 : found != 0;
+}
+
+void pg_pathcheck_uncounted(pg_str *out, const char *samples)
+{
+    FILE *f = fopen(samples, "r");
+    char *line = NULL;
+    size_t cap = 0;
+
+    if (!f)
+        return;
+    while (getline(&line, &cap, f) > 0) {
+        double wall, on_cpu, sys, runnable, in_sys, waiting;
+        int side;
+        if (sscanf(line, "L %d %lf %lf %lf %lf", &side, &wall, &on_cpu, &sys,
+                   &runnable) != 5 ||
+            (side != 0 && side != 1) || !(wall > 0))
+            continue;
+        in_sys = sys / wall;
+        /* No scheduler figures (no /proc): no waiting to tell. */
+        waiting = on_cpu > 0 ? (wall - on_cpu - runnable) / wall : 0;
+        if (in_sys < PG_PATH_UNCOUNTED_SHARE &&
+            waiting < PG_PATH_UNCOUNTED_SHARE)
+            continue;
+        pg_str_printf(out, "%sthe %s spends ", out->size ? "; " : "",
+                      side_names[side]);
+        if (in_sys >= PG_PATH_UNCOUNTED_SHARE)
+            pg_str_printf(out, "%.0f%% of its time natively in system calls",
+                          100 * in_sys);
+        if (waiting >= PG_PATH_UNCOUNTED_SHARE)
+            pg_str_printf(out,
+                          "%s%.0f%% of its time natively off the CPU "
+                          "(sleeping, or blocked on I/O or a lock)",
+                          in_sys >= PG_PATH_UNCOUNTED_SHARE ? " and " : "",
+                          100 * waiting);
+        pg_str_puts(out, ", which no count sees");
+    }
+    free(line);
+    fclose(f);
 }

@@ -39,6 +39,18 @@
 int pg_pathcheck(pg_str *other, const char *samples, const char *dump_prefix,
                  int sides, const char *native_cpu, const char *simulated_cpu);
 
+/*
+ * What a count cannot see, from the same native run: the share of each
+ * side's time in system calls (the kernel's instructions are not counted)
+ * and off the CPU by its own doing (sleeping, blocked on I/O or a lock),
+ * said into `out` for each side where they are at least
+ * PG_PATH_UNCOUNTED_SHARE: "the head spends 31% of its time natively in
+ * system calls, which no count sees".  Waiting to run while runnable (a
+ * busy machine) is not the code's and is not counted against it.
+ */
+#define PG_PATH_UNCOUNTED_SHARE 0.05
+void pg_pathcheck_uncounted(pg_str *out, const char *samples);
+
 /* The words of `a` that are not in `b` (space-separated), into `out`. */
 void pg_pathcheck_missing(pg_str *out, const char *a, const char *b);
 

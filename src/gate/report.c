@@ -793,10 +793,13 @@ static void unresolved_lines(pg_str *out, const pg_result *r)
     }
 }
 
-/* A count that callgrind took on another code path than the machine
- * runs: "other path: NAME: counted on ... : WHAT". */
+/* What a count taken under callgrind cannot see ("uncounted: NAME: ..."),
+ * and that it was taken on another code path than the machine runs
+ * ("other path: NAME: counted on ...: WHAT"). */
 static void other_path_line(pg_str *out, const pg_bench_result *b)
 {
+    if (b->uncounted)
+        pg_str_printf(out, "uncounted: %s: %s\n", b->name, b->uncounted);
     if (b->other_path)
         pg_str_printf(out,
                       "other path: %s: counted on another code path than "
@@ -1344,9 +1347,16 @@ static void md_chart(pg_str *out, const pg_result *r, size_t shown)
     pg_str_puts(out, "]\n```\n\n</details>\n\n");
 }
 
-/* other_path_line()'s note, for the comment. */
+/* other_path_line()'s notes, for the comment. */
 static void md_other_path(pg_str *out, const pg_bench_result *b)
 {
+    if (b->uncounted) {
+        pg_str_puts(out, "> 🕳️ **");
+        md_text(out, b->name, MD_NAME_MAX);
+        pg_str_puts(out, "**: ");
+        md_text(out, b->uncounted, 600);
+        pg_str_puts(out, "\n\n");
+    }
     if (!b->other_path)
         return;
     pg_str_puts(out, "> 🔀 **");

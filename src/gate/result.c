@@ -322,6 +322,7 @@ static cJSON *bench_json(const pg_bench_result *b)
         add_string(po, "native_cpu", b->cpu_native);
         add_string(po, "simulated_cpu", b->cpu_simulated);
         add_string(po, "other", b->other_path);
+        add_string(po, "uncounted", b->uncounted);
         cJSON_AddBoolToObject(po, "gates", b->other_path_gates);
     }
     add_string(o, "message", b->message);
@@ -809,6 +810,7 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
         b->cpu_native = get_string(c, "native_cpu");
         b->cpu_simulated = get_string(c, "simulated_cpu");
         b->other_path = get_string(c, "other");
+        b->uncounted = get_string(c, "uncounted");
         b->other_path_gates =
             cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "gates"));
     }
@@ -942,6 +944,7 @@ static void bench_clean_text(pg_bench_result *b)
     pg_text_clean_in_place(&b->cpu_native);
     pg_text_clean_in_place(&b->cpu_simulated);
     pg_text_clean_in_place(&b->other_path);
+    pg_text_clean_in_place(&b->uncounted);
     pg_profile_clean_text(b->profile);
     pg_text_clean_in_place(&b->log);
     for (j = 0; j < b->ncases; j++)
@@ -1049,6 +1052,7 @@ void pg_bench_result_clear(pg_bench_result *b)
     free(b->cpu_native);
     free(b->cpu_simulated);
     free(b->other_path);
+    free(b->uncounted);
     if (b->counted) {
         pg_bench_result_clear(b->counted);
         free(b->counted);

@@ -173,6 +173,9 @@ typedef struct pg_bench_result {
     char *cpu_native, *cpu_simulated;
     char *other_path;
     int other_path_gates;
+    /* What the count cannot see of the time natively (system calls,
+     * waiting), when that is much; else NULL. */
+    char *uncounted;
 } pg_bench_result;
 
 typedef struct pg_side_info {

@@ -439,6 +439,10 @@ static int check_path(pg_bench_result *out, const pg_run_spec *counted,
                  pg_str_cstr(&other));
         if (rc > 0)
             out->other_path = pg_str_detach(&other);
+        pg_str_reset(&other);
+        pg_pathcheck_uncounted(&other, samples);
+        if (other.size)
+            out->uncounted = pg_str_detach(&other);
     }
     out->cpu_native = n.cpu_native;
     n.cpu_native = NULL;

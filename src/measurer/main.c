@@ -657,6 +657,8 @@ static int sample_sides(child_ctx *ctx, sides *st)
     for (k = 0; k < st->n && !err; k++) {
         int side = st->order[k];
         int64_t start = pg_now_ns();
+        pg_thread_time spent;
+        pg_thread_time_start(&spent);
         if (pg_sampler_start(SAMPLE_US, &why) < 0) {
             fprintf(f, "# %s\n", pg_str_cstr(&why));
             break;
@@ -670,6 +672,8 @@ static int sample_sides(child_ctx *ctx, sides *st)
             }
         while (pg_now_ns() - start < (int64_t)(SAMPLE_SECONDS * 1e9));
         pg_sampler_stop();
+        pg_thread_time_since(&spent);
+        pg_thread_time_write(f, side, &spent);
         n = pg_sampler_write(f, side);
         if (n < 0)
             fprintf(f, "# some samples were lost\n");

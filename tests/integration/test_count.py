@@ -293,6 +293,32 @@ class Count(RepoTest):
         self.assertEqual(r.code, 1, r.stdout + r.stderr)
         self.assertNotIn("code_path", r.bench("spin"))
 
+    def test_what_the_count_cannot_see_is_said(self):
+        # 300 system calls a call: the kernel's work, which no count sees,
+        # is most of the head's time natively (some 70% here; said from
+        # 5% on).
+        syscalls = spin(200).replace(
+            "    return h;\n}",
+            "    for (int i = 0; i < 300; i++)\n"
+            "        syscall(SYS_getppid);\n    return h;\n}")
+        self.commit({"perfgate.yml": SPIN_CONFIG,
+                     "src/spin.c": spin(200)}, "base")
+        self.commit({"src/spin.c": "#define _GNU_SOURCE\n#include <unistd.h>"
+                     "\n#include <sys/syscall.h>\n" + syscalls}, "head")
+        r = self.perfgate("HEAD~1", "HEAD", "--measure", "instructions",
+                          "--counter", "callgrind")
+        b = r.bench("spin")
+        if b["status"] == "skipped":
+            self.skipTest(b.get("message"))
+        uncounted = b["code_path"]["uncounted"]
+        self.assertIn("the head spends", uncounted)
+        self.assertIn("of its time natively in system calls, which no count "
+                      "sees", uncounted)
+        self.assertNotIn("the base", uncounted)
+        self.assertIn("uncounted: spin: the head spends", r.stdout)
+        # The calls were made natively too: not another code path.
+        self.assertIsNone(b["code_path"]["other"], b["code_path"])
+
     def test_code_wrong_natively_alone_is_incorrect(self):
         # Right under valgrind, where it is counted, and wrong natively:
         # the native run of the dispatch check catches it.

@@ -23,6 +23,9 @@ __attribute__((noinline)) uint64_t pathcheck_wide(uint64_t x)
     return x * 3 + 1;
 }
 
+/* The same function under another name, as glibc has many. */
+uint64_t pathcheck_alias(uint64_t x) __attribute__((alias("pathcheck_wide")));
+
 __attribute__((noinline)) static uint64_t pathcheck_narrow(uint64_t x)
 {
     return x * 5 + 2;
@@ -59,12 +62,12 @@ static void functions_are_found_by_address(void)
     where((const void *)(uintptr_t)pathcheck_wide, &object, &wide);
     where((const void *)(uintptr_t)pathcheck_narrow, &object, &narrow);
     REQUIRE(pg_elf_funcs_read(&f, object) == 0);
-    CHECK_STR(pg_elf_funcs_at(&f, wide), "pathcheck_wide");
+    CHECK_STR(pg_elf_funcs_at(&f, wide)->name, "pathcheck_wide");
     /* A static function is in .symtab too, and inside it as well as at
      * its start. */
-    CHECK_STR(pg_elf_funcs_at(&f, narrow + 1), "pathcheck_narrow");
-    CHECK(pg_elf_funcs_has(&f, "pathcheck_narrow"));
-    CHECK(!pg_elf_funcs_has(&f, "no_such_function_here"));
+    CHECK_STR(pg_elf_funcs_at(&f, narrow + 1)->name, "pathcheck_narrow");
+    CHECK(pg_elf_funcs_named(&f, "pathcheck_narrow")->start == narrow);
+    CHECK(pg_elf_funcs_named(&f, "no_such_function_here") == NULL);
     CHECK(pg_elf_funcs_at(&f, 0) == NULL);
     pg_elf_funcs_clear(&f);
     /* Not ELF, or a header that points past the end: nothing, and no
@@ -146,6 +149,11 @@ static void another_path_is_told_from_the_same(void)
     /* The same function both ways ("name'2" is a recursion of it). */
     CHECK(compare_with(&other, (const void *)(uintptr_t)pathcheck_narrow,
                        "pathcheck_narrow", 500) == 0);
+    CHECK(other.size == 0);
+
+    /* The same function under another of its names: the same. */
+    CHECK(compare_with(&other, (const void *)(uintptr_t)pathcheck_wide,
+                       "pathcheck_alias", 500) == 0);
     CHECK(other.size == 0);
 
     /* Too few samples to say. */
