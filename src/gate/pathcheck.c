@@ -45,13 +45,6 @@ typedef struct objects {
     size_t n;
 } objects;
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-
-    return slash ? slash + 1 : path;
-}
-
 static place *place_of(picture *p, const char *object, const char *fn,
                        uint64_t start)
 {
@@ -60,7 +53,7 @@ static place *place_of(picture *p, const char *object, const char *fn,
     for (i = 0; i < p->n; i++)
         if ((start != NO_START ? p->v[i].start == start
                                : !strcmp(p->v[i].fn, fn)) &&
-            !strcmp(base_name(p->v[i].object), base_name(object)))
+            !strcmp(pg_path_basename(p->v[i].object), pg_path_basename(object)))
             return &p->v[i];
     if (p->n == p->cap) {
         p->cap = p->cap ? 2 * p->cap : 64;

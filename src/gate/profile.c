@@ -186,14 +186,6 @@ static void reader_set(char **field, const char *value)
     *field = pg_strdup(value);
 }
 
-/* The last part of an object's path: "libc.so.6". */
-static const char *object_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-
-    return slash ? slash + 1 : path;
-}
-
 /* A cost line: `cost` at line `pos` of the current function, its own or,
  * after a "calls=" line, a call's (which is inclusive). */
 static void reader_cost(costs *out, reader *rd, long pos, double cost)
@@ -233,7 +225,7 @@ static void reader_cost(costs *out, reader *rd, long pos, double cost)
         fn->cost[0] += cost;
     outside = strcmp(callee_ob, rd->lib) != 0;
     if (outside && rd->cfn && strncmp(rd->cfn, "0x", 2)) {
-        row_key ko = {rd->cfn, NULL, NULL, object_name(callee_ob), 0};
+        row_key ko = {rd->cfn, NULL, NULL, pg_path_basename(callee_ob), 0};
         pg_profile_row *o = row_of(out, &ko);
         o->cost[0] += cost;
         o->self[0] += cost;

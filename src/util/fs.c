@@ -28,6 +28,13 @@ char *pg_path_join(const char *dir, const char *name)
     return pg_strdupf("%s/%s", dir, name);
 }
 
+const char *pg_path_basename(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+
+    return slash ? slash + 1 : path;
+}
+
 char *pg_path_dirname(const char *path)
 {
     const char *slash = strrchr(path, '/');

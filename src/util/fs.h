@@ -12,6 +12,9 @@ char *pg_path_join(const char *dir, const char *name);
 /* The directory part of `path` as a new string ("." when none). */
 char *pg_path_dirname(const char *path);
 
+/* The last part of `path`, inside it: "libc.so.6" of "/lib/libc.so.6". */
+const char *pg_path_basename(const char *path);
+
 /* The directory of the running executable (a new string), or NULL. */
 char *pg_self_dir(void);
 
