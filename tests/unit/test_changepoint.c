@@ -243,6 +243,44 @@ static void pairs_the_levels_deny_are_not_steps(void)
     CHECK(find(cp, x, NULL, 30, NULL) == 1); /* as values alone see it */
 }
 
+/*
+ * Pairs whose stated deviation spikes break (one push in ten measured on
+ * a busy machine, its interval not widened): on pure noise the spikes the
+ * levels deny show the intervals lie, and the series' pairs are widened,
+ * so the others, which the levels' noise may happen to lean with, are no
+ * steps.  (Before: 9 of 100 series had a change point, now 0;
+ * bench/changepoint.py scores the same shape over 200.)  A true step of eight
+ * pair deviations among honest pairs is still found.
+ */
+static void pairs_whose_intervals_lie_are_widened(void)
+{
+    pg_changepoint cp[50];
+    double x[50], d[50], dsd[50];
+    pg_cp_series s = {x, NULL, d, dsd, 50};
+    uint64_t seed;
+    size_t i, false_steps = 0, found = 0;
+
+    for (seed = 1; seed <= 100; seed++) {
+        noise(x, 50, seed);
+        for (i = 0; i < 50; i++) {
+            double spike = uniform() < 0.1 ? -6 * log(uniform()) : 0;
+            x[i] = 100 + normal();
+            d[i] = (normal() + spike) * 0.0025;
+            dsd[i] = 0.0025;
+        }
+        d[0] = NAN;
+        false_steps += pg_changepoints(cp, &s, NULL) > 0;
+        for (i = 0; i < 50; i++) {
+            x[i] = 100 + normal() + (i >= 25 ? 2 : 0);
+            d[i] = normal() * 0.0025 + (i == 25 ? 0.02 : 0);
+        }
+        d[0] = NAN;
+        found += pg_changepoints(cp, &s, NULL) == 1 && cp[0].at == 25;
+    }
+    CHECK(false_steps <= 1);
+    CHECK(found >= 95);
+}
+
 /* A step across pushes nobody recorded: no pair there, only the levels,
  * and noise pairs beside it say nothing of it (a cut moved onto one was
  * judged by it: a 50% step read as none). */
@@ -354,6 +392,8 @@ static void a_creep_the_levels_do_not_show_is_none(void)
 }
 
 const pg_test pg_tests_changepoint[] = {
+    {"pairs_whose_intervals_lie_are_widened",
+     pairs_whose_intervals_lie_are_widened},
     {"a_step_between_unrecorded_pushes_is_the_levels",
      a_step_between_unrecorded_pushes_is_the_levels},
     {"a_creep_is_the_pushes_that_moved", a_creep_is_the_pushes_that_moved},
