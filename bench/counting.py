@@ -5,6 +5,7 @@ code layouts, how it fares beside a noisy neighbour, and what a decision
 costs against a timed one.  See docs/accuracy.md ("Counting").
 
     python3 bench/counting.py [--trials 50] [--counter callgrind]
+    python3 bench/counting.py --floor-study --kinds compute,memory,libc
 
 Each trial is a throwaway repository: a base and a head of one function,
 compared by the built perfgate.  Rows:
@@ -19,7 +20,13 @@ compared by the built perfgate.  Rows:
 
 A/A rows change the layout only: k unrelated functions ahead of the
 measured one (k drawn per trial), so that the library, its addresses and
-its size differ while the work is the same.  "+1.5%" rows do 1.5% more
+its size differ while the work is the same.
+
+--floor-study runs A/A rows alone, counted as instructions and as cycles,
+at layouts that differ in one way each (functions ahead, the order two
+files are linked in, the measured function's alignment) and in all three,
+on compute, memory and libc (memcpy and qsort, libc's code counted too),
+and says what floor the largest change calls for.  "+1.5%" rows do 1.5% more
 work (ROUNDS 200 -> 203).  "noisy" runs two busy loops beside perfgate
 the whole time.
 """
@@ -88,6 +95,29 @@ uint64_t work(const uint8_t *data, size_t len)
         chain(ROUNDS);
     else
         native(200);
+    return data[0];
+}
+""",
+    "libc": """#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+volatile uint64_t sink;
+static uint32_t buf[16384];
+static int by_value(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+uint64_t work(const uint8_t *data, size_t len)
+{
+    uint64_t h = 0;
+    for (size_t r = 0; r < ROUNDS / 20; r++) {
+        memcpy(buf, data + r * 64, sizeof(buf) < len / 2 ? sizeof(buf) : len / 2);
+        qsort(buf, 2048, sizeof(*buf), by_value);
+        h += buf[r];
+    }
+    sink = h;
     return data[0];
 }
 """,
@@ -205,6 +235,97 @@ def row(tmp, kind, label, base, head, want, trials, counter, noisy):
             "seconds": statistics.median(seconds)}
 
 
+FLOOR_CONFIG = CONFIG.replace("sources: [src/work.c]",
+                              "sources: [src/a.c, src/b.c]")
+FILLER = "".join("long fill%d(long x) { return x * %d ^ %d; }\n" % (i, i + 7, i)
+                 for i in range(24))
+# What a floor-study side may differ in: k functions ahead of the measured
+# one, its alignment, and the order its file is linked in.
+PERTURBATIONS = {
+    "padding": lambda: (random.randrange(0, 40), 16, False),
+    "link order": lambda: (5, 16, random.random() < 0.5),
+    "alignment": lambda: (0, random.choice((16, 32, 64, 128, 256, 512)),
+                          False),
+    "all three": lambda: (random.randrange(0, 40),
+                          random.choice((16, 32, 64, 128, 256, 512)),
+                          random.random() < 0.5),
+}
+
+
+def layout_repo(tmp, kind, base, head):
+    """A repository of two commits of the same work at the layouts `base`
+    and `head`, each (padding, alignment, swapped): the measured function
+    in src/a.c and filler in src/b.c, or swapped (linked the other way)."""
+    repo = tempfile.mkdtemp(dir=tmp)
+    git(repo, "init", "-q")
+    git(repo, "config", "user.email", "bench@example.com")
+    git(repo, "config", "user.name", "bench")
+    os.makedirs(os.path.join(repo, "src"))
+    for i, (padding, align, swapped) in enumerate((base, head)):
+        work = ("#define WORK_ALIGN __attribute__((aligned(%d)))\n" % align +
+                source(kind, 200, padding).replace(
+                    "uint64_t work(", "WORK_ALIGN uint64_t work("))
+        files = (FILLER, work) if swapped else (work, FILLER)
+        with open(os.path.join(repo, "perfgate.yml"), "w") as f:
+            f.write(FLOOR_CONFIG)
+        for name, text in zip(("a.c", "b.c"), files):
+            with open(os.path.join(repo, "src", name), "w") as f:
+                f.write(text)
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", "side %d" % i)
+    return repo
+
+
+def floor_study(tmp, kinds, metrics, trials, counter):
+    """A/A at other layouts, per kind, metric and perturbation: how often
+    the count is exactly the same, and the largest change seen."""
+    rows = []
+    for kind in kinds:
+        for metric in metrics:
+            for name, draw in PERTURBATIONS.items():
+                log("floor: %s %s %s..." % (kind, metric, name))
+                changes, unchanged = [], 0
+                for _ in range(trials):
+                    b, h = draw(), draw()
+                    while h == b:
+                        h = draw()
+                    repo = layout_repo(tmp, kind, b, h)
+                    verdict, change, _, msg, _ = compare(repo, metric,
+                                                         counter)
+                    if verdict == "skipped" or change is None:
+                        sys.exit("counting.py: not counted: %s" % msg)
+                    changes.append(change)
+                    unchanged += verdict == "unchanged"
+                    shutil.rmtree(repo)
+                rows.append({"kind": kind, "metric": metric,
+                             "perturbation": name, "trials": trials,
+                             "exact": sum(c == 0 for c in changes),
+                             "unchanged": unchanged,
+                             "largest": max(abs(c) for c in changes)})
+    return rows
+
+
+def print_floor(rows, counter):
+    print("Counter: %s; %d trials a row; A/A at other layouts only.\n"
+          % (counter, rows[0]["trials"]))
+    print("| kind | metric | perturbation | exactly 0 | unchanged at 1% | "
+          "largest change |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        print("| %s | %s | %s | %d/%d | %d/%d | %.4f%% |"
+              % (r["kind"], r["metric"], r["perturbation"], r["exact"],
+                 r["trials"], r["unchanged"], r["trials"],
+                 r["largest"] * 100))
+    print()
+    for metric in sorted({r["metric"] for r in rows}):
+        worst = max(r["largest"] for r in rows if r["metric"] == metric)
+        # The floor: twice the largest change layout alone made, at least
+        # the default 1%.
+        print("- %s: the largest A/A change at another layout %.4f%%; "
+              "a floor of %.2f%% holds it twice over (the default is 1%%)."
+              % (metric, worst * 100, max(2 * worst * 100, 1.0)))
+
+
 def timing_cost(tmp, kind, counter, trials):
     """Median seconds of a timed decision and of a counted one, on the
     same +1.5% pair (builds done beforehand)."""
@@ -226,10 +347,23 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--kinds", default="compute,memory,dispatch",
                     help="the rows' kinds, comma-separated")
+    ap.add_argument("--floor-study", action="store_true",
+                    help="only the A/A rows at other layouts (padding, "
+                         "link order, alignment), instructions and "
+                         "cycles, and the floor they call for")
     args = ap.parse_args()
     random.seed(args.seed)
     tmp = tempfile.mkdtemp(prefix="pg-counting-")
     os.environ["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")
+    if args.floor_study:
+        kinds = [k for k in args.kinds.split(",") if k != "dispatch"]
+        try:
+            rows = floor_study(tmp, kinds, ("instructions", "cycles"),
+                               args.trials, args.counter)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        print_floor(rows, args.counter)
+        return
     rows = []
     try:
         for kind in args.kinds.split(","):

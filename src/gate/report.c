@@ -312,7 +312,9 @@ static void floor_line(pg_str *out, const pg_result *r)
 /* The verdict of a self-check (A/A), in words. */
 static void aa_line(pg_str *out, const pg_result *r)
 {
-    double noise = r->verdict.aa_noise;
+    double noise = r->verdict.aa_noise, floor = r->verdict.aa_floor * 100;
+    /* Named when it is not the time's: a count is held to its own. */
+    const char *which = r->verdict.aa_floor != r->noise_floor ? " count" : "";
 
     if (isnan(noise)) {
         size_t i, c, unresolved = 0;
@@ -330,22 +332,22 @@ static void aa_line(pg_str *out, const pg_result *r)
         const pg_bench_result *b = &r->benchmarks[r->verdict.aa_bench];
         const pg_result_case *c = &b->cases[r->verdict.aa_case];
         pg_str_printf(out,
-                      "within half the %.3g%% floor, but case %s of %s reads "
-                      "%+.1f%% on identical code: the floor cannot be "
+                      "within half the %.3g%%%s floor, but case %s of %s "
+                      "reads %+.1f%% on identical code: the floor cannot be "
                       "trusted for it here (give it more work per call, or "
                       "raise the floor)",
-                      r->noise_floor * 100, c->name, b->name, c->change * 100);
+                      floor, which, c->name, b->name, c->change * 100);
     } else if (r->verdict.aa_trusted)
         pg_str_printf(out,
-                      "within half the %.3g%% floor: the floor can be "
+                      "within half the %.3g%%%s floor: the floor can be "
                       "trusted here",
-                      r->noise_floor * 100);
+                      floor, which);
     else
         pg_str_printf(out,
-                      "more than half the %.3g%% floor: the floor "
+                      "more than half the %.3g%%%s floor: the floor "
                       "cannot be trusted here (quiet the machine, or "
                       "raise the floor to %.0f%% or more)",
-                      r->noise_floor * 100, ceil(noise * 200));
+                      floor, which, ceil(noise * 200));
 }
 
 /* ---- terminal ---- */

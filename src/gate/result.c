@@ -430,7 +430,7 @@ char *pg_result_to_json(const pg_result *r)
     if (r->aa) {
         cJSON *aa = cJSON_AddObjectToObject(root, "aa");
         pg_json_add_number(aa, "noise", r->verdict.aa_noise);
-        cJSON_AddNumberToObject(aa, "limit", r->noise_floor / 2);
+        cJSON_AddNumberToObject(aa, "limit", r->verdict.aa_floor / 2);
         cJSON_AddBoolToObject(aa, "trusted", r->verdict.aa_trusted);
         if (r->verdict.aa_bench >= 0) {
             const pg_bench_result *b = &r->benchmarks[r->verdict.aa_bench];

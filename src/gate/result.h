@@ -205,8 +205,11 @@ typedef struct pg_verdict {
     int passed;      /* the gate passes */
     int warned;      /* it passes, and a case got slower under the total */
     double aa_noise; /* self-check: the largest change any interval allows
-                        (this machine's noise); NAN when none was measured */
-    int aa_trusted;  /* that noise is within half the floor */
+                        (this machine's noise), of the benchmark nearest its
+                        floor; NAN when none was measured */
+    double aa_floor; /* the floor that noise is held to: the noise floor,
+                        or the count floor for a count */
+    int aa_trusted;  /* that noise is within half its floor */
     /* Self-check: the resolved case whose change on identical code is
      * furthest beyond the floor (it fails the self-check), as indices into
      * benchmarks and their cases; -1 when none. */

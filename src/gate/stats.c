@@ -180,24 +180,40 @@ static int all_unresolved(const pg_bench_result *b)
     return n > 0;
 }
 
-/* Self-check: the largest change any interval allows, of the benchmarks
- * it resolves (one made only of unresolved cases says so instead). */
-static double aa_noise(const pg_result *r)
+/* The largest change any of b's intervals allows, into *noise and *floor
+ * when it is nearer b's floor than what they hold. */
+static void aa_nearest(double *noise, double *floor, const pg_result *r,
+                       const pg_bench_result *b)
 {
-    double noise = NAN;
+    double lo, hi, n, f = pg_result_floor(r, b);
+
+    if (all_unresolved(b))
+        return;
+    lo = isnan(b->change_lo) ? b->change : b->change_lo;
+    hi = isnan(b->change_hi) ? b->change : b->change_hi;
+    n = fabs(lo) > fabs(hi) ? fabs(lo) : fabs(hi);
+    if (!isnan(n) && f > 0 && (isnan(*noise) || n / f > *noise / *floor)) {
+        *noise = n;
+        *floor = f;
+    }
+}
+
+/* Self-check: the largest change any interval allows, of the benchmarks
+ * it resolves (one made only of unresolved cases says so instead), held
+ * to each one's floor: a count's is the count floor, a time's the noise
+ * floor.  The noise nearest its floor, and that floor. */
+static void aa_noise(pg_verdict *v, const pg_result *r)
+{
     size_t i;
 
+    v->aa_noise = NAN;
+    v->aa_floor = r->noise_floor;
     for (i = 0; i < r->nbenchmarks; i++) {
         const pg_bench_result *b = &r->benchmarks[i];
-        if (all_unresolved(b))
-            continue;
-        double lo = isnan(b->change_lo) ? b->change : b->change_lo;
-        double hi = isnan(b->change_hi) ? b->change : b->change_hi;
-        double n = fabs(lo) > fabs(hi) ? fabs(lo) : fabs(hi);
-        if (!isnan(n) && (isnan(noise) || n > noise))
-            noise = n;
+        aa_nearest(&v->aa_noise, &v->aa_floor, r, b);
+        if (b->counted)
+            aa_nearest(&v->aa_noise, &v->aa_floor, r, b->counted);
     }
-    return noise;
 }
 
 /* Self-check: the resolved case of identical code that reads furthest
@@ -260,8 +276,8 @@ void pg_stats_judge(pg_result *r)
                 cr->status = PG_STATUS_UNCHANGED;
         }
     }
-    v->aa_noise = aa_noise(r);
-    v->aa_trusted = !isnan(v->aa_noise) && v->aa_noise <= r->noise_floor / 2;
+    aa_noise(v, r);
+    v->aa_trusted = !isnan(v->aa_noise) && v->aa_noise <= v->aa_floor / 2;
     aa_worst_case(v, r);
     v->passed = passed(r);
     v->warned = 0;

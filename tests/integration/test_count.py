@@ -88,6 +88,27 @@ class Count(RepoTest):
         self.assertFalse(b["code_path"]["gates"])
         self.assertNotIn("other path", r.stdout)
 
+    def test_a_counted_self_check_is_held_to_the_count_floor(self):
+        # --aa counted: what moves a count without a change of code, held
+        # to the count floor (1%), not the time's (5%).
+        self.commit({"perfgate.yml": SPIN_CONFIG, "src/spin.c": spin(200)})
+        r = self.perfgate("--aa", "HEAD", "--measure", "instructions",
+                          "--counter", "callgrind")
+        b = r.bench("spin")
+        if b["status"] == "skipped":
+            self.skipTest(b["message"])
+        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+        self.assertEqual(b["change"], 0)
+        self.assertEqual(r.json["aa"]["limit"], 0.005)
+        self.assertTrue(r.json["aa"]["trusted"])
+        self.assertIn("within half the 1% count floor", r.stdout)
+        # measure: all holds each to its own floor: the count reads
+        # exactly 0, so the time's noise is the nearer to its floor (60%).
+        r = self.perfgate("--aa", "HEAD", "--measure", "all", "--counter",
+                          "callgrind", "--noise-floor", "60%")
+        self.assertEqual(r.bench("spin")["counted"]["change"], 0)
+        self.assertEqual(r.json["aa"]["limit"], 0.3, r.stdout + r.stderr)
+
     def test_two_percent_more_work_fails_at_the_count_floor(self):
         r, b = self.counted("--measure", "instructions", "--counter",
                             "callgrind", code=1)
