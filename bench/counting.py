@@ -284,7 +284,7 @@ def floor_study(tmp, kinds, metrics, trials, counter):
         for metric in metrics:
             for name, draw in PERTURBATIONS.items():
                 log("floor: %s %s %s..." % (kind, metric, name))
-                changes, unchanged = [], 0
+                changes, unchanged, timed = [], 0, []
                 for _ in range(trials):
                     b, h = draw(), draw()
                     while h == b:
@@ -296,12 +296,16 @@ def floor_study(tmp, kinds, metrics, trials, counter):
                         sys.exit("counting.py: not counted: %s" % msg)
                     changes.append(change)
                     unchanged += verdict == "unchanged"
+                    if metric == "instructions":
+                        # The same pair timed, at the time's 5% floor.
+                        timed.append(compare(repo, "time", counter)[:2])
                     shutil.rmtree(repo)
                 rows.append({"kind": kind, "metric": metric,
                              "perturbation": name, "trials": trials,
                              "exact": sum(c == 0 for c in changes),
                              "unchanged": unchanged,
-                             "largest": max(abs(c) for c in changes)})
+                             "largest": max(abs(c) for c in changes),
+                             "timed": timed})
     return rows
 
 
@@ -316,6 +320,16 @@ def print_floor(rows, counter):
               % (r["kind"], r["metric"], r["perturbation"], r["exact"],
                  r["trials"], r["unchanged"], r["trials"],
                  r["largest"] * 100))
+    print("\nThe same pairs timed (`--measure time`, 5% floor):\n")
+    print("| kind | perturbation | unchanged at 5% | largest change |")
+    print("|---|---|---|---|")
+    for r in rows:
+        if r["timed"]:
+            print("| %s | %s | %d/%d | %.2f%% |"
+                  % (r["kind"], r["perturbation"],
+                     sum(v == "unchanged" for v, _ in r["timed"]),
+                     len(r["timed"]),
+                     max(abs(c) for _, c in r["timed"]) * 100))
     print()
     for metric in sorted({r["metric"] for r in rows}):
         worst = max(r["largest"] for r in rows if r["metric"] == metric)
@@ -347,6 +361,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--kinds", default="compute,memory,dispatch",
                     help="the rows' kinds, comma-separated")
+    ap.add_argument("--target-rows", action="store_true",
+                    help="only A/A (quiet) and +1.5%% (noisy) rows")
     ap.add_argument("--floor-study", action="store_true",
                     help="only the A/A rows at other layouts (padding, "
                          "link order, alignment), instructions and "
@@ -371,6 +387,11 @@ def main():
                     ("A/A (layout)", (200, 0), (200, 0), "unchanged"),
                     ("+1.5%", (200, 0), (203, 0), "regression")):
                 for noisy in (False, True):
+                    # --target-rows: the issue's targets alone (A/A quiet,
+                    # +1.5% beside the neighbour); counts do not move with
+                    # load, so the others add little at 50 trials.
+                    if args.target_rows and noisy != (label == "+1.5%"):
+                        continue
                     log("%s %s%s..." % (kind, label,
                                         ", noisy" if noisy else ""))
                     rows.append(row(tmp, kind, label, base, head, want,
