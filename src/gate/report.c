@@ -1316,15 +1316,30 @@ static void md_chart(pg_str *out, const pg_result *r, size_t shown)
 {
     size_t i, n = 0;
 
-    for (i = 0; i < shown && n < CHART_MAX; i++)
-        n += r->benchmarks[i].rounds > 0 && isfinite(r->benchmarks[i].change);
+    double floor = NAN;
+    int floors = 0; /* how many floors the bars are held to: 1, or 2 */
+
+    for (i = 0; i < shown && n < CHART_MAX; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        if (b->rounds <= 0 || !isfinite(b->change))
+            continue;
+        n++;
+        if (!floors || pg_result_floor(r, b) != floor)
+            floors++;
+        floor = pg_result_floor(r, b);
+    }
     if (n < 1)
         return;
-    pg_str_printf(out,
-                  "<details><summary>📊 Chart</summary>\n\n```mermaid\n"
-                  "xychart-beta\n    title \"Change against the base (%%), "
-                  "floor %.0f%%\"\n    x-axis [",
-                  r->noise_floor * 100);
+    pg_str_puts(out, "<details><summary>📊 Chart</summary>\n\n```mermaid\n"
+                     "xychart-beta\n    title \"Change against the base (%), ");
+    /* A count's bar is held to the count floor, a time's to the noise
+     * floor: the title names the one the line is at, or both. */
+    if (floors == 1)
+        pg_str_printf(out, "floor %.3g%%", floor * 100);
+    else
+        pg_str_printf(out, "floors %.3g%% (time), %.3g%% (counts)",
+                      r->noise_floor * 100, r->count_floor * 100);
+    pg_str_puts(out, "\"\n    x-axis [");
     for (i = 0, n = 0; i < shown && n < CHART_MAX; i++) {
         const pg_bench_result *b = &r->benchmarks[i];
         if (b->rounds <= 0 || !isfinite(b->change) || !pg_valid_name(b->name))

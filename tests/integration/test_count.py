@@ -81,6 +81,8 @@ class Count(RepoTest):
         self.assertIn("counted, with a floor of 1%: spin (instructions "
                       "per call, by callgrind", r.stdout)
         self.assertIn("instr →", r.markdown)
+        # The chart's line is at the count floor, and its title says so.
+        self.assertIn('Change against the base (%), floor 1%"', r.markdown)
         self.assertEqual(r.json["count_floor"], 0.01)
         # The same code path natively and under callgrind: checked, not
         # marked.
