@@ -1315,7 +1315,6 @@ static size_t md_head(pg_str *out, const pg_result *r, size_t room)
 static void md_chart(pg_str *out, const pg_result *r, size_t shown)
 {
     size_t i, n = 0;
-
     double floor = NAN;
     int floors = 0; /* how many floors the bars are held to: 1, or 2 */
 
