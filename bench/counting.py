@@ -149,14 +149,20 @@ def source(kind, rounds, padding):
     return pad + "#define ROUNDS %d\n" % rounds + SOURCES[kind]
 
 
-def make_repo(tmp, kind, base, head):
-    """A repository whose HEAD~1 is `base` and HEAD is `head`, each
-    (rounds, padding)."""
+def init_repo(tmp):
+    """An empty repository under `tmp`, with a src/ folder."""
     repo = tempfile.mkdtemp(dir=tmp)
     git(repo, "init", "-q")
     git(repo, "config", "user.email", "bench@example.com")
     git(repo, "config", "user.name", "bench")
     os.makedirs(os.path.join(repo, "src"))
+    return repo
+
+
+def make_repo(tmp, kind, base, head):
+    """A repository whose HEAD~1 is `base` and HEAD is `head`, each
+    (rounds, padding)."""
+    repo = init_repo(tmp)
     for i, (rounds, padding) in enumerate((base, head)):
         with open(os.path.join(repo, "perfgate.yml"), "w") as f:
             f.write(CONFIG)
@@ -256,11 +262,7 @@ def layout_repo(tmp, kind, base, head):
     """A repository of two commits of the same work at the layouts `base`
     and `head`, each (padding, alignment, swapped): the measured function
     in src/a.c and filler in src/b.c, or swapped (linked the other way)."""
-    repo = tempfile.mkdtemp(dir=tmp)
-    git(repo, "init", "-q")
-    git(repo, "config", "user.email", "bench@example.com")
-    git(repo, "config", "user.name", "bench")
-    os.makedirs(os.path.join(repo, "src"))
+    repo = init_repo(tmp)
     for i, (padding, align, swapped) in enumerate((base, head)):
         work = ("#define WORK_ALIGN __attribute__((aligned(%d)))\n" % align +
                 source(kind, 200, padding).replace(
