@@ -17,10 +17,20 @@
 #                            the side's own LZ4_compress_default
 #   base64 b8b3c58^ b8b3c58  "Generic64: enc: use 12-bit lookup table":
 #                            base64_encode faster (the project's own make)
+#   zlib-ng 34e18dbf^ 34e18dbf  "Speed up crc32_[v]pclmulqdq on small
+#                            strings": zng_crc32 through zlib-ng's own
+#                            CMake build, which picks its code path by the
+#                            CPU's features at run time (VPCLMULQDQ where
+#                            the CPU has AVX-512, PCLMULQDQ under valgrind)
 #
-# MIRRORS_DIR holds clones named madler+zlib/repo, lz4+lz4/repo and
-# aklomp+base64/repo (as the search tool's fetch leaves them); a missing
-# one is skipped.
+# MIRRORS_DIR holds clones named madler+zlib/repo, lz4+lz4/repo,
+# aklomp+base64/repo and zlib-ng+zlib-ng/repo (as the search tool's fetch
+# leaves them); a missing one is skipped.
+#
+# MEASURE=all (or instructions, cycles) passes --measure: under `all` each
+# benchmark gets a second line, its counted verdict, and a third when the
+# two disagree (perfgate's own reason) or the count ran on another code
+# path.
 set -eu
 mirrors=${1:?usage: bench/function/run.sh MIRRORS_DIR [TRIALS]}
 trials=${2:-3}
@@ -47,19 +57,31 @@ project() {
     i=0
     while [ "$i" -lt "$trials" ]; do
         i=$((i + 1))
+        # shellcheck disable=SC2086
         "$perfgate" -C "$repo" compare -q HEAD~1 HEAD --json "$tmp/r.json" \
-            >/dev/null || true
+            ${MEASURE:+--measure "$MEASURE"} >/dev/null || true
         python3 - "$name $base..$head" "$tmp/r.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[2]))
-for b in r["benchmarks"]:
+def line(pair, name, b):
     iv = b.get("change_interval") or [float("nan")] * 2
     cases = " ".join("%s %+.1f%%" % (c["name"], 100 * c["change"])
                      for c in b.get("cases", []) if c.get("change") is not None)
-    change = b["change"] if b["change"] is not None else float("nan")
-    print("%-26s %-16s %-12s %+7.2f%% [%+.2f, %+.2f] %5.2fs  %s" % (
-        sys.argv[1], b["name"], b["status"], 100 * change, 100 * iv[0],
+    change = b["change"] if b.get("change") is not None else float("nan")
+    metric = b.get("metric", "time")
+    print("%-26s %-16s %-12s %-12s %+7.2f%% [%+.2f, %+.2f] %6.2fs  %s" % (
+        pair, name, metric, b["status"], 100 * change, 100 * iv[0],
         100 * iv[1], b.get("seconds") or 0, cases or b.get("message") or ""))
+for b in r["benchmarks"]:
+    line(sys.argv[1], b["name"], b)
+    if b.get("counted"):
+        line("", "", b["counted"])
+    if b.get("disagreement"):
+        print("%-26s %-16s disagree: %s" % ("", "", b["disagreement"]))
+    path = b.get("code_path") or {}
+    for key in ("other", "uncounted"):
+        if path.get(key):
+            print("%-26s %-16s %s: %s" % ("", "", key, path[key]))
 PY
     done
 }
@@ -95,6 +117,15 @@ benchmarks:
     args: {src: {count: srclen}, out: {count: "srclen*4/3 + 4"}, outlen: {count: 1}, flags: 0}
     cases: [{srclen: 64}, {srclen: 4096}, {srclen: 1048576}]
 '
+ZLIBNG='version: 1
+benchmarks:
+  - name: zng_crc32
+    function: "uint32_t zng_crc32(uint32_t crc, const uint8_t *buf, uint32_t len)"
+    build: cmake -S . -B out -DCMAKE_BUILD_TYPE=Release -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DBUILD_SHARED_LIBS=OFF -DZLIB_ENABLE_TESTS=OFF -DWITH_GTEST=OFF >/dev/null && cmake --build out -j2 >/dev/null
+    library: out/libz-ng.a
+    args: {crc: 0, buf: {count: len}}
+    cases: [{len: 12}, {len: 64}, {len: 4096}]
+'
 if [ -d "$mirrors/madler+zlib/repo" ]; then
     z=$mirrors/madler+zlib/repo
     files="crc32.c crc32.h adler32.c zutil.h zlib.h zconf.h"
@@ -108,4 +139,8 @@ fi
 if [ -d "$mirrors/aklomp+base64/repo" ]; then
     project "$mirrors/aklomp+base64/repo" base64 "$BASE64" \
         "lib include Makefile" b8b3c58^ b8b3c58
+fi
+if [ -d "$mirrors/zlib-ng+zlib-ng/repo" ]; then
+    project "$mirrors/zlib-ng+zlib-ng/repo" zlib-ng "$ZLIBNG" . \
+        34e18dbf^ 34e18dbf
 fi
