@@ -64,21 +64,27 @@ project() {
 import json, sys
 r = json.load(open(sys.argv[2]))
 def line(pair, name, b):
+    change = b["change"] if b.get("change") is not None else float("nan")
+    metric = b.get("metric", "time")
+    head = "%-26s %-16s %-12s %-12s %+7.2f%%" % (pair, name, metric,
+                                                 b["status"], 100 * change)
+    if b.get("identical_code"):
+        print(head + " (identical code)")
+        return
     iv = b.get("change_interval") or [float("nan")] * 2
     cases = " ".join("%s %+.1f%%" % (c["name"], 100 * c["change"])
                      for c in b.get("cases", []) if c.get("change") is not None)
-    change = b["change"] if b.get("change") is not None else float("nan")
-    metric = b.get("metric", "time")
-    print("%-26s %-16s %-12s %-12s %+7.2f%% [%+.2f, %+.2f] %6.2fs  %s" % (
-        pair, name, metric, b["status"], 100 * change, 100 * iv[0],
-        100 * iv[1], b.get("seconds") or 0, cases or b.get("message") or ""))
+    print("%s [%+.2f, %+.2f] %6.2fs  %s" % (
+        head, 100 * iv[0], 100 * iv[1], b.get("seconds") or 0,
+        cases or b.get("message") or ""))
 for b in r["benchmarks"]:
     line(sys.argv[1], b["name"], b)
     if b.get("counted"):
         line("", "", b["counted"])
     if b.get("disagreement"):
         print("%-26s %-16s disagree: %s" % ("", "", b["disagreement"]))
-    path = b.get("code_path") or {}
+    # Under `all` the dispatch check's findings are the count's.
+    path = b.get("code_path") or (b.get("counted") or {}).get("code_path") or {}
     for key in ("other", "uncounted"):
         if path.get(key):
             print("%-26s %-16s %s: %s" % ("", "", key, path[key]))
