@@ -206,7 +206,7 @@ class Neighbour:
 
 
 def row(tmp, kind, label, base, head, want, trials, counter, noisy):
-    hits, changes, seconds, exact, marked = 0, [], [], 0, 0
+    hits, changes, seconds, exact, marked, faults = 0, [], [], 0, 0, []
     for t in range(trials):
         b = (base[0], random.randrange(0, 40))
         h = (head[0], random.randrange(0, 40))
@@ -231,15 +231,24 @@ def row(tmp, kind, label, base, head, want, trials, counter, noisy):
             hits += other and not b["fails_gate"]
         else:
             hits += verdict == want and not other
-        exact += change == 0
-        changes.append(change)
+        if change is None:
+            # Not measured (crashed, timed out, an error): a miss, and
+            # what happened is kept for the table's notes.
+            faults.append("%s: %s" % (verdict, msg))
+        else:
+            exact += change == 0
+            changes.append(change)
         seconds.append(s)
         shutil.rmtree(repo)
-    return {"row": "%s %s%s" % (kind, label, ", noisy" if noisy else ""),
-            "want": want, "hits": hits, "trials": trials,
-            "exact": exact, "marked": marked,
-            "lo": min(changes), "hi": max(changes),
-            "seconds": statistics.median(seconds)}
+    r = {"row": "%s %s%s" % (kind, label, ", noisy" if noisy else ""),
+         "want": want, "hits": hits, "trials": trials,
+         "exact": exact, "marked": marked, "faults": faults,
+         "lo": min(changes, default=float("nan")),
+         "hi": max(changes, default=float("nan")),
+         "seconds": statistics.median(seconds)}
+    # Each row as it ends, so that a long run's rows outlive its end.
+    log(json.dumps(r))
+    return r
 
 
 FLOOR_CONFIG = CONFIG.replace("sources: [src/work.c]",
@@ -453,6 +462,9 @@ def main():
               % (r["row"], r["hits"], r["trials"], want, r["exact"],
                  r["trials"], r["marked"], r["trials"], r["lo"] * 100,
                  r["hi"] * 100, r["seconds"]))
+    for r in rows:
+        for f in r["faults"]:
+            print("\n- %s, not measured: %s" % (r["row"], f))
     print("\n| row | timed decision | counted decision | ratio |")
     print("|---|---|---|---|")
     for kind, (t, c) in cost.items():

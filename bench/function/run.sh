@@ -79,6 +79,8 @@ def line(pair, name, b):
         cases or b.get("message") or ""))
 for b in r["benchmarks"]:
     line(sys.argv[1], b["name"], b)
+    if b.get("fails_gate") and b.get("counted"):
+        print("%-26s %-16s fails the gate" % ("", ""))
     if b.get("counted"):
         line("", "", b["counted"])
     if b.get("disagreement"):

@@ -2,6 +2,7 @@
  * bisect.c - which commit made a benchmark slower (bisect.h).
  */
 #include "bisect.h"
+#include "stats.h"
 #include "json.h"
 #include "str.h"
 #include "cleanup.h"
@@ -78,9 +79,12 @@ pg_probe_outcome pg_bisect_outcome(const pg_result *r, double floor)
     for (i = 0; i < r->nbenchmarks; i++) {
         const pg_bench_result *b = &r->benchmarks[i];
         /* A count is judged by its own floor; measure: all's count
-         * too, and either slower is slower. */
-        seen[bench_outcome(b, b->metric ? r->count_floor : floor)] = 1;
-        if (b->counted && b->counted->rounds > 0)
+         * too, and either slower is slower, but for a count that cannot
+         * fail the gate (stats.h: another code path, or a head the time
+         * found faster). */
+        if (!b->metric || pg_stats_count_gates(b))
+            seen[bench_outcome(b, b->metric ? r->count_floor : floor)] = 1;
+        if (pg_stats_counted_may_gate(b) && b->counted->rounds > 0)
             seen[bench_outcome(b->counted, r->count_floor)] = 1;
     }
     return seen[PG_PROBE_SLOWER]    ? PG_PROBE_SLOWER

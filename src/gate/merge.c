@@ -56,6 +56,7 @@ static int check_parts(const pg_result *parts, size_t n,
             : !same(p->base.commit, first->base.commit) ? "the base commit"
             : !same(p->head.commit, first->head.commit) ? "the head commit"
             : p->noise_floor != first->noise_floor      ? "the noise floor"
+            : p->count_floor != first->count_floor      ? "the count floor"
             : p->aa != first->aa                        ? "the mode (--aa)"
             : !same(p->config_digest, first->config_digest) ? "the config"
             : !same(p->shards[0].balance, first->shards[0].balance)
@@ -65,7 +66,7 @@ static int check_parts(const pg_result *parts, size_t n,
             return pg_error_set(PG_ERR_USAGE,
                                 "%s and %s differ in %s: shards of one run "
                                 "compare the same revisions with the same "
-                                "config and floor",
+                                "config and floors",
                                 names[0], names[i], what);
     }
     seen = pg_calloc((size_t)count + 1, sizeof(*seen));

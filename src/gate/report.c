@@ -112,11 +112,10 @@ static int fixed_by_head(const pg_bench_result *b)
 }
 
 /* What `b` counts as in the summary: a regression when measure: all's
- * count of it is one, whatever the time says (both gate). */
+ * count of it is one that gates (stats.h), whatever the time says. */
 static pg_status summary_status(const pg_bench_result *b)
 {
-    if (b->counted && b->counted->status == PG_STATUS_REGRESSION &&
-        pg_stats_count_gates(b->counted) && !pg_status_failed(b->status))
+    if (pg_stats_counted_fails(b) && !pg_status_failed(b->status))
         return PG_STATUS_REGRESSION;
     return b->status;
 }
@@ -1045,6 +1044,9 @@ static void md_bench_row(pg_str *out, const pg_bench_result *b)
         pg_str_printf(out, " %s %s", status_icon(b->counted),
                       pg_status_name(b->counted->status));
         md_other_path_mark(out, b->counted);
+        if (b->counted->status == PG_STATUS_REGRESSION &&
+            pg_stats_count_gates(b->counted) && !pg_stats_counted_fails(b))
+            pg_str_puts(out, " (⚖️ faster in time, not gating)");
     } else if (b->counted) {
         pg_str_printf(out, "; %s %s", pg_metric_name(b->counted->metric),
                       pg_status_name(b->counted->status));

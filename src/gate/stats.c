@@ -146,13 +146,24 @@ int pg_stats_count_gates(const pg_bench_result *b)
     return !b->other_path || b->other_path_gates;
 }
 
+int pg_stats_counted_may_gate(const pg_bench_result *b)
+{
+    return b->counted && pg_stats_count_gates(b->counted) &&
+           b->status != PG_STATUS_IMPROVEMENT;
+}
+
+int pg_stats_counted_fails(const pg_bench_result *b)
+{
+    return pg_stats_counted_may_gate(b) &&
+           b->counted->status == PG_STATUS_REGRESSION;
+}
+
 int pg_stats_fails_gate(const pg_bench_result *b)
 {
-    /* measure: all: the count gates too (disagreement is said, not
-     * settled for one of them), unless it was taken on another code path
-     * than the machine runs (pathcheck.h). */
-    if (b->counted && b->counted->status == PG_STATUS_REGRESSION &&
-        pg_stats_count_gates(b->counted))
+    /* measure: all: the count gates too (a disagreement is said, not
+     * settled for one of them), but for pg_stats_counted_fails()'s two
+     * exceptions. */
+    if (pg_stats_counted_fails(b))
         return 1;
     switch (b->status) {
     case PG_STATUS_REGRESSION:

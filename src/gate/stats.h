@@ -70,4 +70,16 @@ int pg_stats_fails_gate(const pg_bench_result *b);
  * code path than the machine runs (path_check: warn, pathcheck.h). */
 int pg_stats_count_gates(const pg_bench_result *b);
 
+/*
+ * measure: all: 1 when the count beside `b`'s time may gate: unless it ran
+ * on another code path, or the time itself found the head faster beyond
+ * its floor (the count is a stand-in for the time, and here the time
+ * answered: more work that runs faster, a disagreement that is said).
+ */
+int pg_stats_counted_may_gate(const pg_bench_result *b);
+
+/* measure: all: 1 when the count beside `b`'s time is a regression that
+ * fails the gate (pg_stats_counted_may_gate()). */
+int pg_stats_counted_fails(const pg_bench_result *b);
+
 #endif

@@ -182,6 +182,57 @@ class Count(RepoTest):
         self.assertEqual(b["counted"]["change"], 0)
         self.assertIsNone(b["disagreement"])
 
+    def test_more_work_that_runs_faster_does_not_fail_on_its_count(self):
+        # The head splits the base's one chain of multiply-adds into four
+        # that run side by side, each step with a shift and an xor more:
+        # some 15% more instructions, in well under half the time (zlib's
+        # braided CRC-32 is such a change: +82% instructions, -48% time).
+        # The time is what the count stands in for; here it answered.
+        four = SPIN.replace(
+            "uint64_t h = 0, x = len;",
+            "uint64_t h = 0, a = len, b = len + 1, c = len + 2, "
+            "d = len + 3;").replace(
+            "    for (size_t r = 0; r < ROUNDS * len / 64; r++)\n"
+            "        x = x * 0x9E3779B97F4A7C15u + r;\n"
+            "    spin_sink = x;",
+            "    for (size_t r = 0; r < ROUNDS * len / 256; r++) {\n"
+            "        a = (a * 0x9E3779B97F4A7C15u + r) ^ (a >> 29);\n"
+            "        b = (b * 0xD6E8FEB86659FD93u + r) ^ (b >> 29);\n"
+            "        c = (c * 0x9E3779B97F4A7C15u + r) ^ (c >> 31);\n"
+            "        d = (d * 0xD6E8FEB86659FD93u + r) ^ (d >> 31);\n"
+            "    }\n"
+            "    spin_sink = a ^ b ^ c ^ d;")
+        self.assertIn("ROUNDS * len / 256", four)
+        self.commit({"perfgate.yml": SPIN_CONFIG,
+                     "src/spin.c": spin(200)}, "base")
+        self.commit({"src/spin.c": "#define ROUNDS 200\n" + four}, "head")
+        r = self.perfgate("HEAD~1", "HEAD", "--measure", "all", "--counter",
+                          "callgrind")
+        b = r.bench("spin")
+        k = b["counted"]
+        if k["status"] == "skipped":
+            self.skipTest(k["message"])
+        self.assertEqual(b["status"], "improvement", r.stdout + r.stderr)
+        self.assertEqual(k["status"], "regression", r.stdout + r.stderr)
+        self.assertGreater(k["change"], 0.05)
+        self.assertLess(b["change"], -0.2)
+        self.assertFalse(b["fails_gate"])
+        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+        self.assertIn("moved opposite ways", b["disagreement"])
+        self.assertIn("does not fail the gate", b["disagreement"])
+        self.assertIn("PASS: 1 improvement", r.stdout)
+        self.assertIn("faster in time, not gating", r.markdown)
+        # The other way round (less work that runs slower) the time's
+        # regression fails, as ever.
+        self.commit({"src/spin.c": spin(200)}, "back")
+        r = self.perfgate("HEAD~1", "HEAD", "--measure", "all", "--counter",
+                          "callgrind")
+        b = r.bench("spin")
+        self.assertEqual(b["status"], "regression", r.stdout + r.stderr)
+        self.assertEqual(b["counted"]["status"], "improvement")
+        self.assertTrue(b["fails_gate"])
+        self.assertEqual(r.code, 1, r.stdout + r.stderr)
+
     def test_measure_in_the_config_and_per_benchmark(self):
         config = SPIN_CONFIG.replace(
             "settings:\n", "settings:\n  measure: instructions\n"

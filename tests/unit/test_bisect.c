@@ -5,6 +5,8 @@
 
 #include "bisect.h"
 #include "result.h"
+#include "counter.h"
+#include "str.h"
 #include "test.h"
 
 /* A result of one benchmark with `status` and the interval [lo, hi] of
@@ -108,6 +110,41 @@ static void one_slower_benchmark_makes_the_probe_slower(void)
     pg_result_clear(&r);
 }
 
+/* A count that cannot fail the gate cannot make a probe slower either:
+ * one taken on another code path (path_check: warn), and measure: all's
+ * count of a head the time found faster (stats.h). */
+static void counts_that_cannot_gate_are_not_slower(void)
+{
+    pg_result r;
+    pg_bench_result *b;
+
+    one(&r, PG_STATUS_REGRESSION, 0.02, 0.03, 0);
+    b = &r.benchmarks[0];
+    b->metric = PG_METRIC_INSTRUCTIONS;
+    CHECK(pg_bisect_outcome(&r, 0.05) == PG_PROBE_SLOWER);
+    b->other_path = pg_strdup("natively 40% in f(), never counted");
+    CHECK(pg_bisect_outcome(&r, 0.05) == PG_PROBE_NOT_SLOWER);
+    b->other_path_gates = 1;
+    CHECK(pg_bisect_outcome(&r, 0.05) == PG_PROBE_SLOWER);
+    pg_result_clear(&r);
+
+    one(&r, PG_STATUS_IMPROVEMENT, -0.5, -0.4, 0);
+    b = &r.benchmarks[0];
+    b->counted = pg_calloc(1, sizeof(*b->counted));
+    b->counted->metric = PG_METRIC_INSTRUCTIONS;
+    b->counted->status = PG_STATUS_REGRESSION;
+    b->counted->change = 0.8;
+    b->counted->change_lo = 0.8;
+    b->counted->change_hi = 0.8;
+    b->counted->rounds = 5;
+    CHECK(pg_bisect_outcome(&r, 0.05) == PG_PROBE_NOT_SLOWER);
+    b->status = PG_STATUS_UNCHANGED;
+    b->change_lo = -0.01;
+    b->change_hi = 0.01;
+    CHECK(pg_bisect_outcome(&r, 0.05) == PG_PROBE_SLOWER);
+    pg_result_clear(&r);
+}
+
 /* The middle first; around a skipped one, the nearest below, then above;
  * nothing between neighbours or when all between are skipped. */
 static void the_next_probe_halves_around_skips(void)
@@ -134,5 +171,7 @@ const pg_test pg_tests_bisect[] = {
     {"failures_are_skipped", failures_are_skipped},
     {"one_slower_benchmark_makes_the_probe_slower",
      one_slower_benchmark_makes_the_probe_slower},
+    {"counts_that_cannot_gate_are_not_slower",
+     counts_that_cannot_gate_are_not_slower},
     {"the_next_probe_halves_around_skips", the_next_probe_halves_around_skips},
     PG_TESTS_END};

@@ -58,6 +58,10 @@ static void other_floor(pg_result *r)
 {
     r->noise_floor = 0.1;
 }
+static void other_count_floor(pg_result *r)
+{
+    r->count_floor = 0.02;
+}
 static void self_check(pg_result *r)
 {
     r->aa = 1;
@@ -97,6 +101,7 @@ static void shards_of_another_run_are_refused(void)
     } cases[] = {
         {other_head, "one.json and two.json differ in the head commit"},
         {other_floor, "differ in the noise floor"},
+        {other_count_floor, "differ in the count floor"},
         {self_check, "differ in the mode (--aa)"},
         {other_config, "differ in the config"},
         {of_three, "differ in the number of shards"},
