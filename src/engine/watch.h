@@ -46,7 +46,8 @@ typedef struct pg_watch {
 void pg_watch_enter(pg_watch *w, int side);
 void pg_watch_leave(pg_watch *w);
 
-/* Says what is called next, on which case (-1: none); `w` may be NULL. */
+/* Says what is called next, on which case (-1: none), and dates it now
+ * (since_ns) before it names it; `w` may be NULL. */
 void pg_watch_call(pg_watch *w, pg_call call, int case_index);
 
 #endif

@@ -184,6 +184,8 @@ static int watchdog(void *payload)
 
     if (side > 1 || (side < 0 && !problem_call(ctx->watch->call)))
         return 0;
+    /* since_ns is written before side and call (watch.c): read after. */
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
     used = pg_now_ns() - ctx->watch->since_ns;
     if ((double)used / 1e9 > ctx->spec->settings->timeout) {
         ctx->timeout_side = side;

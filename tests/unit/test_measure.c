@@ -6,8 +6,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "clock.h"
 #include "measure.h"
 #include "test.h"
+#include "watch.h"
 
 typedef void (*chain_fn)(uint64_t *x);
 
@@ -162,9 +164,36 @@ static void placements_take_turns(void)
     CHECK(sum.change.lo < -0.3);
 }
 
+/*
+ * A call is dated before it is named: the parent reads a named call of
+ * the problem's own with the date beside it, and a fresh watch's date is
+ * 0 (boot), an old one's an earlier call's.  Named before dated, the
+ * first call read as running since boot and was stopped as hung.
+ */
+static void the_watch_dates_a_call_before_it_names_it(void)
+{
+    pg_watch w;
+    int64_t before;
+
+    memset(&w, 0, sizeof(w));
+    w.side = -1;
+    before = pg_now_ns();
+    pg_watch_call(&w, PG_CALL_LOAD, -1);
+    CHECK(w.call == PG_CALL_LOAD);
+    CHECK(w.since_ns >= before);
+    CHECK(w.since_ns <= pg_now_ns());
+    w.since_ns = 1; /* an earlier call's */
+    before = pg_now_ns();
+    pg_watch_call(&w, PG_CALL_SETUP, 2);
+    CHECK(w.since_ns >= before);
+    CHECK(w.case_index == 2);
+}
+
 const pg_test pg_tests_measure[] = {
     {"empty_solution_measures_zero", empty_solution_measures_zero},
     {"known_ratio", known_ratio},
     {"placements_take_turns", placements_take_turns},
     {"calibration", calibration},
+    {"the_watch_dates_a_call_before_it_names_it",
+     the_watch_dates_a_call_before_it_names_it},
     PG_TESTS_END};
