@@ -108,12 +108,20 @@ def main():
     gpu = None
     for trial in range(args.trials):
         for label, text in (("A/A", base), ("+10%", chain(4400))):
-            repo.commit({"kernel.cu": text + "// trial %d %s\n" % (trial,
-                                                                   label)})
+            # A host function of the trial's own, so that the library
+            # differs and is measured: a comment alone would build the same
+            # one, which perfgate does not measure ("identical code").
+            repo.commit({"kernel.cu": text + 'extern "C" int trial_%d(void) '
+                         '{ return %d; }\n' % (trial, trial)})
             r, b, wall = repo.compare()
             if b["status"] == "skipped":
                 print("no GPU: " + (b["message"] or ""), file=sys.stderr)
                 return 2
+            if b["change"] is None:
+                print("%s trial %d not measured: %s %s" % (
+                    label, trial + 1, b["status"], b["message"] or ""),
+                    file=sys.stderr)
+                return 1
             gpu = r.get("gpu", gpu)
             rows[label].append((b, wall))
             print("%-5s trial %2d: %-10s %s  [%s, %s]  %.2f s measuring, "

@@ -376,6 +376,9 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 from gpu import chain as gpu_chain  # noqa: E402  (bench/gpu.py)
 
 
+# A host function: the library differs, the kernel does not.
+HOST_ONLY = 'extern "C" int host_only(int x) { return 3 * x + 1; }\n'
+
 GPU_CONFIG = """version: 1
 benchmarks:
   - name: chain
@@ -394,13 +397,26 @@ class Gpu(RepoTest):
 
     def test_same_kernel_is_unchanged(self):
         self.commit({"perfgate.yml": GPU_CONFIG, "src/chain.cu": gpu_chain(4000)})
+        # The kernel's machine code the same, the library not: measured.
+        # (A comment alone builds the same library, "identical code".)
+        self.commit({"src/chain.cu": gpu_chain(4000) + HOST_ONLY})
+        r = self.perfgate("HEAD~1", "HEAD")
+        b = r.bench("chain")
+        self.assertEqual(b["status"], "unchanged", r.stdout + r.stderr)
+        self.assertFalse(b["identical_code"])
+        self.assertLess(abs(b["change"]), 0.03)
+        self.assertTrue(b["gpu"]["samples"] > 0)
+        self.assertIn("gpu", r.json)
+
+    def test_a_change_that_builds_the_same_code_is_not_measured(self):
+        # A comment alone builds the same library: not measured, and said.
+        self.commit({"perfgate.yml": GPU_CONFIG, "src/chain.cu": gpu_chain(4000)})
         self.commit({"src/chain.cu": gpu_chain(4000) + "// again\n"})
         r = self.perfgate("HEAD~1", "HEAD")
         b = r.bench("chain")
         self.assertEqual(b["status"], "unchanged", r.stdout + r.stderr)
-        self.assertLess(abs(b["change"]), 0.03)
-        self.assertTrue(b["gpu"]["samples"] > 0)
-        self.assertIn("gpu", r.json)
+        self.assertTrue(b["identical_code"])
+        self.assertEqual(r.code, 0)
 
     def test_a_quarter_more_work_is_a_regression(self):
         self.commit({"perfgate.yml": GPU_CONFIG, "src/chain.cu": gpu_chain(4000)})
