@@ -427,6 +427,56 @@ class Gpu(RepoTest):
         self.assertGreater(b["change"], 0.15)
         self.assertLess(b["change"], 0.35)
 
+    # Faults on the device itself, as FakeDevice has them on the stand-in:
+    # the head's solution launches something else before the chain.
+    LAUNCH = "    add_after_chain<<<"
+
+    def head_does(self, code, kernel="", *args):
+        base = gpu_chain(400)
+        self.commit({"perfgate.yml": GPU_CONFIG, "src/chain.cu": base})
+        head = base.replace("extern \"C\" void solution",
+                            kernel + "extern \"C\" void solution")
+        head = head.replace(self.LAUNCH, "    " + code + "\n" + self.LAUNCH)
+        self.commit({"src/chain.cu": head})
+        r = self.perfgate("HEAD~1", "HEAD", *args)
+        return r, r.bench("chain")
+
+    def test_a_kernel_that_faults_is_crashed_on_its_side(self):
+        r, b = self.head_does(
+            "write_nowhere<<<1, 1>>>((float *)16);",
+            "__global__ static void write_nowhere(float *p) { *p = 1; }\n")
+        self.assertEqual((b["status"], b["side"]), ("crashed", "head"),
+                         r.stdout + r.stderr)
+        self.assertIn("illegal", b["message"])
+        self.assertEqual(r.code, 1)
+
+    def test_a_launch_the_device_refuses_is_crashed_on_its_side(self):
+        # 2048 threads a block: more than any NVIDIA GPU allows.  CUDA 13
+        # on an H100 answers error 1, "invalid argument" (the stand-in's
+        # 9, "invalid configuration argument", is what older runtimes say).
+        r, b = self.head_does("add_after_chain<<<1, 2048>>>(a, b, c, n);")
+        self.assertEqual((b["status"], b["side"]), ("crashed", "head"),
+                         r.stdout + r.stderr)
+        self.assertIn("from the solution's launch", b["message"])
+
+    def test_a_kernel_that_hangs_times_out_on_its_side(self):
+        r, b = self.head_does(
+            "spin_forever<<<1, 1>>>();",
+            "__device__ long long spun;\n"
+            "__global__ static void spin_forever(void)\n"
+            "{ while (clock64() >= 0) spun++; }\n", "--timeout", "5s")
+        self.assertEqual((b["status"], b["side"]), ("timeout", "head"),
+                         r.stdout + r.stderr)
+        self.assertEqual(r.code, 1)
+
+    def test_a_solution_that_waits_for_the_device_is_not_gated(self):
+        r, b = self.head_does("cudaDeviceSynchronize();", "",
+                              "--noise-floor", "50%")
+        self.assertIn(b["status"], ("unchanged", "regression"),
+                      r.stdout + r.stderr)
+        self.assertFalse(b["gpu"]["gated"])
+        self.assertIn("does a solution wait for the device", r.markdown)
+
     def test_every_example_is_correct_on_the_device(self):
         examples = sorted(p for p in EXAMPLES)
         for src in examples:
