@@ -103,7 +103,8 @@ static double ratio_change(double base, double head)
 }
 
 /* Which placements of each side a resample keeps: bit p of keep[side]
- * for placement p (round r was timed at placement r % placed[side]). */
+ * for the placement of the rounds r with r % placed[side] == p (which of
+ * the copies that is, measure.c chooses). */
 typedef struct placement_pick {
     const int *placed;
     uint32_t keep[2];

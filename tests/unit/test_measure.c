@@ -164,6 +164,69 @@ static void placements_take_turns(void)
     CHECK(sum.change.lo < -0.3);
 }
 
+/* Faster at first: its first call runs half the chain, every later call
+ * the whole of it. */
+static int fast_calls_left;
+
+static void fast_at_first(uint64_t *x)
+{
+    if (fast_calls_left > 0) {
+        fast_calls_left--;
+        chain_400(x);
+    } else {
+        chain_800(x);
+    }
+}
+
+/* A placement that runs faster when it ran last, its code and data still
+ * warm: half the chain then, the whole otherwise. */
+static pg_fn last_placement;
+
+#define WARM_WHEN_LAST(name)                                                   \
+    static void name(uint64_t *x)                                              \
+    {                                                                          \
+        if (last_placement == (pg_fn)name)                                     \
+            chain_400(x);                                                      \
+        else                                                                   \
+            chain_800(x);                                                      \
+        last_placement = (pg_fn)name;                                          \
+    }
+WARM_WHEN_LAST(at_a)
+WARM_WHEN_LAST(at_b)
+WARM_WHEN_LAST(at_c)
+
+/* Calibration's pass is not a sample, and the rounds do not start on the
+ * placement it ran: identical work that ran faster only while calibration
+ * had left it warm reads as the same.  (Before, the base's first call,
+ * kept as a sample, and then the same placement run twice in a row each
+ * read it twice as fast as the head.) */
+static void what_calibration_warmed_is_not_a_sample(void)
+{
+    static const pg_fn where[3] = {(pg_fn)at_a, (pg_fn)at_b, (pg_fn)at_c};
+    pg_measure_summary sum;
+    pg_measure_opts opts;
+    pg_timing t;
+
+    pg_measure_opts_init(&opts, 5, 0.3, 0.05);
+    opts.sample_ns = 1; /* one call a sample: the calls are counted */
+    fast_calls_left = 1;
+    measure_pair_opts(&t, fast_at_first, chain_800, &opts, &sum);
+    CHECK(t.inner == 1);
+    CHECK(fast_calls_left == 0);
+    CHECK(t.ns[0] > 0.8 * t.ns[1]);
+    CHECK(t.ns[0] < 1.25 * t.ns[1]);
+
+    placed = where;
+    nplaced = 3;
+    last_placement = NULL;
+    measure_pair_opts(&t, at_a, chain_800, &opts, &sum);
+    placed = NULL;
+    nplaced = 0;
+    CHECK(t.inner == 1);
+    CHECK(t.ns[0] > 0.8 * t.ns[1]);
+    CHECK(t.ns[0] < 1.25 * t.ns[1]);
+}
+
 /*
  * A call is dated before it is named: the parent reads a named call of
  * the problem's own with the date beside it, and a fresh watch's date is
@@ -194,6 +257,8 @@ const pg_test pg_tests_measure[] = {
     {"known_ratio", known_ratio},
     {"placements_take_turns", placements_take_turns},
     {"calibration", calibration},
+    {"what_calibration_warmed_is_not_a_sample",
+     what_calibration_warmed_is_not_a_sample},
     {"the_watch_dates_a_call_before_it_names_it",
      the_watch_dates_a_call_before_it_names_it},
     PG_TESTS_END};
