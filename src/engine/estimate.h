@@ -66,11 +66,12 @@ void pg_estimate_interval(pg_interval *out, pg_interval *cases,
 /*
  * The same, when each side's code was timed at several placements (copies
  * of its library at other addresses, taken in turn: the rounds r with the
- * same r % placed[side] at one placement): each resample also draws, for each side, which of its
- * placements it keeps (as many as there are, with replacement), so that the
- * interval holds how much a side's minimum owes to the luck of the
- * addresses it drew, which no resampling of one process's rounds can see
- * and the next run draws afresh.  `placed` NULL: pg_estimate_interval().
+ * same r % placed[side] at one placement): each resample also draws, for
+ * each side, which of its placements it keeps (as many as there are, with
+ * replacement), so that the interval holds how much a side's minimum owes
+ * to the luck of the addresses it drew, which no resampling of one
+ * process's rounds can see and the next run draws afresh.  `placed` NULL:
+ * pg_estimate_interval().
  */
 void pg_estimate_interval_placed(pg_interval *out, pg_interval *cases,
                                  const double *samples, const double *overhead,
