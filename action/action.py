@@ -207,6 +207,8 @@ def cmd_compare():
     # Counts are the comparison's alone: a history keeps times.
     if inp("measure"):
         args += ["--measure", inp("measure")]
+    if inp("inconclusive"):
+        args += ["--inconclusive", inp("inconclusive")]
     args += measure_args()
     revs = []
     if inp("base"):

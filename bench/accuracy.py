@@ -44,6 +44,8 @@ PAIRS = [
 ]
 DURATIONS = [("30 ns", 30e-9), ("2 µs", 2e-6), ("200 µs", 200e-6),
              ("20 ms", 20e-3)]
+# The large-code solution (bench/bigcode.c): 200 passes, about 4 ms a call.
+BIG = ("large code", None)
 CASES = 3
 
 
@@ -67,6 +69,16 @@ class Builder:
         out = os.path.join(self.tmp, "chain_%d_%d.so" % (steps, self.n))
         run([self.cc, "-O2", "-fPIC", "-shared", "-DSTEPS=%d" % steps,
              os.path.join(ROOT, "bench", "chain.c"), "-o", out])
+        return out
+
+    def big(self, passes):
+        """bench/bigcode.c: the chain in 2,000 distinct functions, about
+        235 KB of code, `passes` times through them a call."""
+        self.n += 1
+        out = os.path.join(self.tmp, "big_%d_%d.so" % (passes, self.n))
+        run([self.cc, "-O2", "-fPIC", "-shared", "-fno-ipa-icf",
+             "-DPASSES=%d" % passes, os.path.join(ROOT, "bench", "bigcode.c"),
+             "-o", out])
         return out
 
     def problem(self):
@@ -137,8 +149,25 @@ def gbench_decision(j1, j2, name, floor):
             "pvalue": pvalue}
 
 
+def contradicts(status, lo, hi, floor=0.05):
+    """1 when a label says what its own interval does not (issue 48's
+    target: never): a regression whose interval reaches below the floor,
+    an improvement whose reaches above minus it, an unchanged whose leaves
+    +-floor.  No interval, or no label: 0."""
+    if lo is None or hi is None:
+        return 0
+    if status == "regression":
+        return int(lo <= floor)
+    if status == "improvement":
+        return int(hi >= -floor)
+    if status == "unchanged":
+        return int(lo < -floor or hi > floor)
+    return 0
+
+
 def summarize(results, truth, expected):
-    counts = {"regression": 0, "unchanged": 0, "improvement": 0, "other": 0}
+    counts = {"regression": 0, "unchanged": 0, "improvement": 0,
+              "inconclusive": 0, "other": 0}
     for r in results:
         v = r["verdict"]
         counts[v if v in counts else "other"] += 1
@@ -152,6 +181,8 @@ def summarize(results, truth, expected):
         "median_error": statistics.median(errors) if errors else None,
         "median_seconds": statistics.median(r["seconds"] for r in results)
         if results else None,
+        "contradictions": sum(contradicts(r["verdict"], r.get("lo"),
+                                          r.get("hi")) for r in results),
     }
 
 
@@ -173,6 +204,27 @@ class Neighbour:
         self.proc.wait()
 
 
+class Loaded:
+    """A neighbour that saturates every CPU: a busy loop pinned to each,
+    and a memory streamer copying 64 MiB back and forth (out of every
+    cache), for the whole row: the machine a new user's CI job shares."""
+
+    def __init__(self):
+        busy = "while True: pass\n"
+        stream = ("a = bytearray(64 << 20)\nb = bytearray(64 << 20)\n"
+                  "while True:\n    b[:] = a\n    a[:] = b\n")
+        self.procs = [subprocess.Popen(["taskset", "-c", str(c),
+                                        sys.executable, "-c", busy])
+                      for c in sorted(os.sched_getaffinity(0))]
+        self.procs.append(subprocess.Popen([sys.executable, "-c", stream]))
+
+    def stop(self):
+        for p in self.procs:
+            p.kill()
+        for p in self.procs:
+            p.wait()
+
+
 def fmt_pct(x, digits=1):
     return "–" if x is None else "%+.*f%%" % (digits, x * 100)
 
@@ -189,6 +241,10 @@ def fmt_counts(s):
     c = s["counts"]
     text = "%d / %d / %d" % (c["regression"], c["unchanged"],
                              c["improvement"])
+    if c.get("inconclusive"):
+        text += " (+%d inconclusive)" % c["inconclusive"]
+    if s.get("contradictions"):
+        text += " (%d labels against their interval)" % s["contradictions"]
     if c["other"]:
         text += " (+%d failed)" % c["other"]
     return text
@@ -239,6 +295,14 @@ def main():
                    help="which call durations (default: all four)")
     p.add_argument("--no-noisy", action="store_true",
                    help="skip the noisy-neighbour row")
+    p.add_argument("--loaded", action="store_true",
+                   help="add rows beside a neighbour that saturates both "
+                        "cores (busy loops and a memory streamer): 2 µs and "
+                        "200 µs at A/A, +8%% and +25%%, and the large-code "
+                        "solution (bench/bigcode.c, about 4 ms a call) "
+                        "quiet and loaded")
+    p.add_argument("--only-loaded", action="store_true",
+                   help="only the rows --loaded adds")
     p.add_argument("--quick", action="store_true",
                    help="a smoke run: 3 trials, 2 peer trials, 2 µs only")
     p.add_argument("--out", help="also write the table to this file")
@@ -272,22 +336,36 @@ def main():
         log("one multiply-add step: %.3f ns; measuring on CPU %d"
             % (ns_per_step, cpu))
 
-        plan = [(d, pair, False) for d in durations for pair in PAIRS]
-        if not args.no_noisy and not args.quick:
+        plan = [] if args.only_loaded else [
+            (d, pair, False) for d in durations for pair in PAIRS]
+        if not args.no_noisy and not args.quick and not args.only_loaded:
             plan.append((DURATIONS[1], PAIRS[0], True))
+        if args.loaded or args.only_loaded:
+            scored = [p for p in PAIRS if p[0] in ("A/A", "+8%", "+25%")]
+            plan += [(d, pair, "loaded") for d in DURATIONS[1:3]
+                     for pair in scored]
+            plan += [(BIG, pair, load) for load in (False, "loaded")
+                     for pair in scored]
         for (dname, dsec), (pname, pct, expected), noisy in plan:
-            base_steps, head_steps = choose_steps(ns_per_step, dsec, pct)
+            if dname == BIG[0]:
+                base_steps, head_steps = 200, 200 * (100 + pct) // 100
+                base = build.big(base_steps)
+                head = build.big(head_steps)
+            else:
+                base_steps, head_steps = choose_steps(ns_per_step, dsec, pct)
+                base = build.solution(base_steps)
+                head = build.solution(head_steps)
             truth = head_steps / base_steps - 1
-            base = build.solution(base_steps)
-            head = build.solution(head_steps)
             trials = args.trials
             if pname == "-20%":
                 trials = min(args.trials, 30)
-            label = "%s %s%s" % (dname, pname, " noisy" if noisy else "")
+            label = "%s %s%s" % (dname, pname, " " + (
+                "loaded" if noisy == "loaded" else "noisy") if noisy else "")
             log("%s: %d vs %d steps (true %+.2f%%), %d + %d trials"
                 % (label, base_steps, head_steps, truth * 100, trials,
                    args.peer_trials))
-            neighbour = Neighbour(cpu) if noisy else None
+            neighbour = (Loaded() if noisy == "loaded"
+                         else Neighbour(cpu) if noisy else None)
             try:
                 pg = perfgate_trials(args, problem, base, head, trials, cpu)
                 gb = [gbench_trial(args, base, head, cpu, tmp)
@@ -344,8 +422,12 @@ def render(args, rows, ns_per_step, cpu, seconds):
     for r in rows:
         s, g = r["perfgate"], r["gbench"]
         out.append("| %s | %s%s | %s | %s | %s | %s | %s | %s | %s | %s | %s |"
-                   % (fmt_call(r["call_ns"]), r["pair"],
-                      " with a noisy neighbour" if r["noisy"] else "",
+                   % (fmt_call(r["call_ns"]) + (
+                       ", large code" if r["duration"] == BIG[0] else ""),
+                      r["pair"],
+                      " beside two busy cores and a memory streamer"
+                      if r["noisy"] == "loaded"
+                      else " with a noisy neighbour" if r["noisy"] else "",
                       fmt_pct(r["truth"], 2), fmt_counts(s),
                       fmt_pct(s["median_change"], 2), fmt_pp(s["median_error"]),
                       fmt_s(s["median_seconds"]), fmt_counts(g),

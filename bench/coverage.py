@@ -138,6 +138,11 @@ def summarize(label, kind, results):
              for i in range(ncases)]
     labelled = sum(1 for r in results for c in r["cases"]
                    if c["status"] in ("regression", "improvement"))
+    # A label its own interval does not back, of a total or a case.
+    contradictions = sum(
+        accuracy.contradicts(r["status"], r["lo"], r["hi"]) +
+        sum(accuracy.contradicts(c["status"], c["lo"], c["hi"])
+            for c in r["cases"]) for r in results)
     unresolved = sum(1 for r in results for c in r["cases"]
                      if c.get("resolved") is False)
     calls = [statistics.median(r["cases"][i]["base_ns"] for r in results
@@ -146,6 +151,7 @@ def summarize(label, kind, results):
     return {"label": label, "kind": kind, "trials": len(results),
             "total": total, "cases": cases, "labelled": labelled,
             "unresolved": unresolved, "calls": calls,
+            "contradictions": contradictions,
             "verdicts": [r["status"] for r in results]}
 
 
@@ -162,13 +168,14 @@ def render(args, summaries, cpu, seconds):
                  "case). Width: the median interval's width. Labelled: A/A "
                  "cases labelled regression or improvement, over all runs "
                  "and cases. Unresolved: cases said to be below what the "
-                 "machine resolves.\n"
+                 "machine resolves. Against: labels (totals and cases) that "
+                 "their own interval does not back.\n"
                  % (args.trials, seconds / 60, cpu, args.trials,
                     args.trials))
     lines.append("| row | calls (base) | total coverage | total width | "
                  "case coverage | case widths | labelled (A/A) | "
-                 "unresolved | verdicts |")
-    lines.append("|---|---|---|---|---|---|---|---|---|")
+                 "unresolved | against | verdicts |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|")
     for s in summaries:
         calls = " / ".join(accuracy.fmt_call(c) for c in s["calls"])
         cov = " / ".join(pct(c[0]) for c in s["cases"])
@@ -177,12 +184,12 @@ def render(args, summaries, cpu, seconds):
         verdicts = {}
         for v in s["verdicts"]:
             verdicts[v] = verdicts.get(v, 0) + 1
-        lines.append("| %s | %s | %s | %s | %s | %s | %s | %d | %s |" % (
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %d | %d | %s |" % (
             s["label"], calls, pct(s["total"][0]),
             "–" if s["total"][2] is None else "%.2f pp" % (s["total"][2] * 100),
             cov, widths,
             ("%d" % s["labelled"]) if s["kind"] == "A/A" else "–",
-            s["unresolved"],
+            s["unresolved"], s["contradictions"],
             ", ".join("%d %s" % (n, v) for v, n in sorted(verdicts.items()))))
     return "\n".join(lines) + "\n"
 

@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include "cleanup.h"
 #include "config.h"
+#include "draws.h"
 #include "error.h"
 #include "fs.h"
 #include "result.h"
@@ -75,17 +76,39 @@ int main(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         /* dlopen() searches the library path for a name without '/'. */
-        case 'p': problem = realpath(optarg, NULL); break;
-        case 'b': lib[0] = realpath(optarg, NULL); break;
-        case 'h': lib[1] = realpath(optarg, NULL); break;
-        case 's': symbol = optarg; break;
-        case 'c': cases_text = optarg; break;
-        case 't': trials = atoi(optarg); break;
-        case 'f': settings.noise_floor = atof(optarg); break;
-        case 'm': settings.max_time = atof(optarg); break;
-        case 'r': settings.min_rounds = atoi(optarg); break;
-        case 'u': cpu = atoi(optarg); break;
-        case 'g': gate_cases = !strcmp(optarg, "cases"); break;
+        case 'p':
+            problem = realpath(optarg, NULL);
+            break;
+        case 'b':
+            lib[0] = realpath(optarg, NULL);
+            break;
+        case 'h':
+            lib[1] = realpath(optarg, NULL);
+            break;
+        case 's':
+            symbol = optarg;
+            break;
+        case 'c':
+            cases_text = optarg;
+            break;
+        case 't':
+            trials = atoi(optarg);
+            break;
+        case 'f':
+            settings.noise_floor = atof(optarg);
+            break;
+        case 'm':
+            settings.max_time = atof(optarg);
+            break;
+        case 'r':
+            settings.min_rounds = atoi(optarg);
+            break;
+        case 'u':
+            cpu = atoi(optarg);
+            break;
+        case 'g':
+            gate_cases = !strcmp(optarg, "cases");
+            break;
         default:
             fprintf(stderr, "usage: see the comment at the top of "
                             "bench/pg_bench.c\n");
@@ -139,7 +162,7 @@ int main(int argc, char **argv)
         spec.gate_cases = b->gate_cases = gate_cases;
 
         start = pg_now_ns();
-        if (pg_run_bench(b, &spec, spec_path) < 0) {
+        if (pg_draws_run(b, &spec, spec_path) < 0) {
             fprintf(stderr, "pg_bench: %s\n", pg_error_last());
             return 3;
         }
@@ -151,7 +174,7 @@ int main(int argc, char **argv)
                pg_status_name(b->status));
         print_figures(b->change, b->change_lo, b->change_hi, b->base_ns,
                       b->head_ns);
-        printf(", \"rounds\": %d", b->rounds);
+        printf(", \"rounds\": %d, \"processes\": %d", b->rounds, b->processes);
         print_number("measure_s", b->seconds);
         print_number("wall_s", wall);
         printf(", \"stop\": \"%s\"", b->stop ? b->stop : "");
@@ -167,8 +190,7 @@ int main(int argc, char **argv)
             printf(", \"resolved\": %s}", cr->unresolved ? "false" : "true");
         }
         printf("]");
-        printf(", \"message\": \"%s\"}\n",
-               b->message ? "see stderr" : "");
+        printf(", \"message\": \"%s\"}\n", b->message ? "see stderr" : "");
         if (b->message)
             fprintf(stderr, "pg_bench: trial %d: %s\n", t, b->message);
         fflush(stdout);

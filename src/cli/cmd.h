@@ -40,7 +40,8 @@ void pg_cmd_bench_done(void *payload, const pg_bench_result *b, size_t index,
 
 /*
  * Reads the result saved at `path` (a file a user names: it may hold
- * anything).  0, or PG_ERR_USAGE saying why, and `out` then empty.
+ * anything) and judges it (pg_stats_judge: its own verdict is not
+ * trusted).  0, or PG_ERR_USAGE saying why, and `out` then empty.
  */
 int pg_cmd_read_result(pg_result *out, const char *path);
 
@@ -53,9 +54,9 @@ typedef struct pg_cmd_outputs {
 } pg_cmd_outputs;
 
 /*
- * Shows `r`: its text made safe and judged (pg_stats_judge), the report
- * on stdout, then the JSON and markdown files asked for.  0, or a set
- * error when a file cannot be written.
+ * Shows `r`, judged where it was made or read (pg_stats_judge): its text
+ * made safe, the report on stdout, then the JSON and markdown files asked
+ * for.  0, or a set error when a file cannot be written.
  */
 int pg_cmd_show(pg_result *r, const pg_cmd_outputs *outputs);
 
@@ -88,12 +89,17 @@ int pg_cmd_opt_sandbox(void *unused, const char *arg);
                       "what counts: the CPU's counter, or\n"                   \
                       "valgrind's callgrind; auto (default):\n"                \
                       "the CPU's where it has one"),                           \
-        PG_OPT_ONE_OF("path-check", &(o)->path_check, "MODE",                  \
-                      "warn|gate|off",                                         \
+        PG_OPT_ONE_OF("path-check", &(o)->path_check, "MODE", "warn|gate|off", \
                       "a count that callgrind took on another\n"               \
                       "code path than the machine runs: warn\n"                \
                       "(default: said, not gating), gate, or\n"                \
                       "off (not checked)"),                                    \
+        PG_OPT_ONE_OF("inconclusive", &(o)->inconclusive, "POLICY",            \
+                      "pass|fail",                                             \
+                      "a benchmark whose interval still\n"                     \
+                      "straddles the floor when the budget\n"                  \
+                      "runs out: pass (default, with a\n"                      \
+                      "warning) or fail the gate"),                            \
         PG_OPT_TIME("max-time", &(o)->max_time, "DURATION", 1,                 \
                     "want a duration such as 10s or 500ms",                    \
                     "measuring budget per benchmark (10s)"),                   \

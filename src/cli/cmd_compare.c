@@ -49,7 +49,8 @@ static const char usage_text[] =
     "private temporary directory, removed on exit and on Ctrl-C.\n";
 
 static const char epilogue[] =
-    "exit status: 0 pass; 1 the gate failed (a regression, or HEAD is\n"
+    "exit status: 0 pass (an inconclusive benchmark too, unless\n"
+    "--inconclusive fail); 1 the gate failed (a regression, or HEAD is\n"
     "incorrect, crashed, timed out or failed to build; with --aa, noise\n"
     "above half the floor); 2 usage, config or\n"
     "revision error; 3 internal error; 130 interrupted.\n"

@@ -132,7 +132,6 @@ int pg_cmd_show(pg_result *r, const pg_cmd_outputs *outputs)
      * any bytes: the terminal, the JSON and the comment get valid UTF-8
      * without control characters. */
     pg_result_clean_text(r);
-    pg_stats_judge(r);
     /* A file asked for as "-" has standard output: the report goes to
      * standard error, so that the file can be piped whole. */
     int to_stdout = (outputs->json_path && !strcmp(outputs->json_path, "-")) ||
@@ -175,6 +174,10 @@ int pg_cmd_read_result(pg_result *out, const char *path)
                                            : strerror(errno));
     err = pg_result_from_json(out, text, path);
     free(text);
+    /* A saved result is judged as it enters (its own verdict is not
+     * trusted); renderers read what was decided. */
+    if (err == 0)
+        pg_stats_judge(out);
     return err;
 }
 

@@ -41,6 +41,8 @@ const char *pg_estimate_stop_name(pg_stop stop)
         return "settled";
     case PG_STOP_MAX_TIME:
         return "max_time";
+    case PG_STOP_TOO_FEW:
+        return "too_few_rounds";
     default:
         return "running";
     }
@@ -56,6 +58,9 @@ int pg_estimate_is_clear(const pg_estimate_rule *rule, const pg_interval *c)
         return c->change - f >= m;
     if (c->hi < -f)
         return -f - c->change >= m;
+    /* A self-check asks more of "unchanged": within half the floor. */
+    if (rule->self_check)
+        f /= 2;
     if (c->lo > -f && c->hi < f)
         return f - fabs(c->change) >= m;
     return 0;
@@ -102,57 +107,136 @@ static double ratio_change(double base, double head)
     return head > 0 ? INFINITY : 0;
 }
 
-/* Which placements of each side a resample keeps: bit p of keep[side]
- * for the placement of the rounds r with r % placed[side] == p (which of
- * the copies that is, measure.c chooses). */
-typedef struct placement_pick {
-    const int *placed;
-    uint32_t keep[2];
-} placement_pick;
-
-/* head / base - 1 of the sums of minimums over the rounds in `pick`
- * (NULL: every round), of each side only the rounds at the placements
- * `pp` keeps (NULL: all); with `cases`, each case's own change too. */
-static double change_of(const double *samples, const double *overhead,
-                        size_t ncases, size_t rounds, const uint32_t *pick,
-                        const placement_pick *pp, double *min_buf,
-                        double *cases)
+/* The median of n values, sorted in place (n small: placements, runs). */
+static double median_of(double *v, size_t n)
 {
-    double sum[2] = {0, 0};
-    size_t r, c;
-    int s;
+    size_t i, j;
 
-    for (c = 0; c < ncases * 2; c++)
-        min_buf[c] = INFINITY;
-    for (r = 0; r < rounds; r++) {
-        size_t at = pick ? pick[r] : r;
-        const double *row = samples + at * ncases * 2;
-        for (c = 0; c < ncases * 2; c++) {
-            s = (int)(c & 1);
-            if (pp && !(pp->keep[s] >> (at % (size_t)pp->placed[s]) & 1))
-                continue;
-            if (row[c] < min_buf[c])
-                min_buf[c] = row[c];
+    for (i = 1; i < n; i++)
+        for (j = i; j > 0 && v[j] < v[j - 1]; j--) {
+            double t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
         }
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int pg_estimate_run_slots(const pg_estimate_run *run)
+{
+    return run->slots > 1 ? run->slots : 1;
+}
+
+int pg_estimate_run_ready(const pg_estimate_run *run)
+{
+    return run->rounds >= 2 * (size_t)pg_estimate_run_slots(run);
+}
+
+/* Where a run's rounds lie, slot by slot: the rounds of slot k are
+ * index[first[k]] .. index[first[k + 1] - 1]. */
+typedef struct run_slots {
+    size_t *index;
+    size_t *first; /* slots + 1 */
+    int slots;
+} run_slots;
+
+static void run_slots_init(run_slots *out, const pg_estimate_run *run)
+{
+    int k, n = pg_estimate_run_slots(run);
+    size_t r, at = 0;
+
+    out->slots = n;
+    out->index = pg_malloc((run->rounds ? run->rounds : 1) * sizeof(size_t));
+    out->first = pg_calloc((size_t)n + 1, sizeof(size_t));
+    for (k = 0; k < n; k++) {
+        out->first[k] = at;
+        for (r = 0; r < run->rounds; r++)
+            if ((r + (size_t)run->shift) % (size_t)n == (size_t)k)
+                out->index[at++] = r;
     }
-    /* A side none of whose kept placements was picked: all of its picks. */
-    for (c = 0; pp && c < ncases * 2; c++)
-        if (!isfinite(min_buf[c]))
-            for (r = 0; r < rounds; r++) {
-                const double *row = samples + (pick ? pick[r] : r) * ncases * 2;
-                if (row[c] < min_buf[c])
-                    min_buf[c] = row[c];
-            }
-    for (c = 0; c < ncases; c++) {
-        double ns[2];
-        for (s = 0; s < 2; s++) {
-            ns[s] = min_buf[c * 2 + s] - overhead[c];
-            ns[s] = ns[s] > 0 ? ns[s] : 0;
-            sum[s] += ns[s];
+    out->first[n] = at;
+}
+
+/* What one resample (or the data itself) needs: a scratch area. */
+typedef struct pooled {
+    const pg_estimate_run *runs;
+    const run_slots *slots; /* one per run */
+    size_t nruns, ncases;
+    double *slot_min; /* [slot draw][case][side] */
+    double *per_run;  /* [run draw][case][side]: ns, overhead discounted */
+    double *cell;     /* [case][side]: the estimate */
+    double *work;     /* median scratch: max(slots, runs) */
+    uint64_t *seed;   /* NULL: the data as it is, no resampling */
+} pooled;
+
+static uint64_t draw(pooled *p, uint64_t n)
+{
+    return p->seed ? next_random(p->seed) % n : 0;
+}
+
+/*
+ * One run's time per call for every case and side (ns, into out[case][2]):
+ * its minimum over the rounds, less the harness's cost.  Resampling, the
+ * slots are drawn with replacement, and each drawn slot's rounds likewise
+ * (both sides and every case of a round together, so that what hit a
+ * round hits both sides of it): a minimum that one placement's luck
+ * decided is then missing from a third of the resamples, and the
+ * interval says so.
+ */
+static void run_estimate(pooled *p, size_t run, double *out)
+{
+    const pg_estimate_run *r = &p->runs[run];
+    const run_slots *rs = &p->slots[run];
+    size_t ncells = p->ncases * 2, c, k, used = 0, i;
+
+    for (k = 0; k < (size_t)rs->slots; k++) {
+        size_t slot = p->seed ? (size_t)draw(p, (uint64_t)rs->slots) : k;
+        size_t lo = rs->first[slot], n = rs->first[slot + 1] - lo;
+        double *m = p->slot_min + used * ncells;
+        if (!n)
+            continue;
+        for (c = 0; c < ncells; c++)
+            m[c] = INFINITY;
+        for (i = 0; i < n; i++) {
+            size_t at = rs->index[lo + (p->seed ? draw(p, n) : i)];
+            const double *row = r->samples + at * ncells;
+            for (c = 0; c < ncells; c++)
+                if (row[c] < m[c])
+                    m[c] = row[c];
         }
-        if (cases)
-            cases[c] = ratio_change(ns[0], ns[1]);
+        used++;
     }
+    for (c = 0; c < ncells; c++) {
+        double v;
+        for (k = 0; k < used; k++)
+            p->work[k] = p->slot_min[k * ncells + c];
+        v = INFINITY;
+        for (k = 0; k < used; k++)
+            v = fmin(v, p->slot_min[k * ncells + c]);
+        v = used ? v : NAN;
+        v -= r->overhead ? r->overhead[c / 2] : 0;
+        out[c] = v > 0 ? v : isnan(v) ? v : 0;
+    }
+}
+
+/* The estimate from every run (or a resample of them): each case's time
+ * per side, the median over the runs, into p->cell[case][side]; returns
+ * the total's change, and with `cases` each case's. */
+static double pooled_change(pooled *p, double *cases)
+{
+    size_t ncells = p->ncases * 2, c, k;
+    double sum[2] = {0, 0};
+
+    for (k = 0; k < p->nruns; k++)
+        run_estimate(p, p->seed ? (size_t)draw(p, p->nruns) : k,
+                     p->per_run + k * ncells);
+    for (c = 0; c < ncells; c++) {
+        for (k = 0; k < p->nruns; k++)
+            p->work[k] = p->per_run[k * ncells + c];
+        p->cell[c] = median_of(p->work, p->nruns);
+        sum[c & 1] += p->cell[c];
+    }
+    for (c = 0; cases && c < p->ncases; c++)
+        cases[c] = ratio_change(p->cell[c * 2], p->cell[c * 2 + 1]);
     return ratio_change(sum[0], sum[1]);
 }
 
@@ -164,97 +248,133 @@ static void percentile_interval(pg_interval *out, double point, double *est,
     out->change = point;
     out->lo = est[(size_t)(0.025 * (n - 1) + 0.5)];
     out->hi = est[(size_t)(0.975 * (n - 1) + 0.5)];
-    /* A resampled minimum is never below the sample's own: keep the point
-     * estimate inside its interval. */
+    /* Keep the point estimate inside its own interval. */
     if (point < out->lo)
         out->lo = point;
     if (point > out->hi)
         out->hi = point;
 }
 
-void pg_estimate_interval(pg_interval *out, pg_interval *cases,
-                          const double *samples, const double *overhead,
-                          size_t ncases, size_t rounds, int resamples)
+void pg_estimate_pooled(pg_interval *out, pg_interval *cases, double *ns,
+                        const pg_estimate_run *runs, size_t nruns,
+                        size_t ncases, int resamples)
 {
-    pg_estimate_interval_placed(out, cases, samples, overhead, ncases, rounds,
-                                resamples, NULL);
-}
-
-/* A resample of `n` placements (with replacement), as a set. */
-static uint32_t pick_placements(uint64_t *seed, int n)
-{
-    uint32_t keep = 0;
-    int i;
-
-    if (n <= 1)
-        return 1;
-    for (i = 0; i < n; i++)
-        keep |= 1u << (next_random(seed) % (uint64_t)n);
-    return keep;
-}
-
-void pg_estimate_interval_placed(pg_interval *out, pg_interval *cases,
-                                 const double *samples, const double *overhead,
-                                 size_t ncases, size_t rounds, int resamples,
-                                 const int placed[2])
-{
-    placement_pick pp;
-    double *est, *min_buf, *point, *row;
-    uint32_t *pick;
+    pooled p;
+    run_slots *slots;
+    double *est, *point;
     uint64_t seed = 0x9E3779B97F4A7C15ULL;
-    size_t r, c, ncols = cases ? ncases + 1 : 1;
+    size_t c, k, ncols = cases ? ncases + 1 : 1, most = nruns, ncells;
     int b;
 
     out->change = out->lo = out->hi = NAN;
     for (c = 0; cases && c < ncases; c++)
         cases[c] = *out;
-    if (!rounds || !ncases)
+    for (c = 0; ns && c < ncases * 2; c++)
+        ns[c] = NAN;
+    for (k = 0; k < nruns; k++)
+        if (!runs[k].rounds)
+            return;
+    if (!nruns || !ncases)
         return;
-    min_buf = pg_malloc(ncases * 2 * sizeof(*min_buf));
-    point = pg_malloc(ncols * sizeof(*point));
-    point[0] = change_of(samples, overhead, ncases, rounds, NULL, NULL, min_buf,
-                         cases ? point + 1 : NULL);
-    if (placed) {
-        pp.placed = placed;
-        /* More than 32 placements: resampled among the first 32. */
-        pp.keep[0] = pp.keep[1] = 0;
+    ncells = ncases * 2;
+    slots = pg_calloc(nruns, sizeof(*slots));
+    for (k = 0; k < nruns; k++) {
+        run_slots_init(&slots[k], &runs[k]);
+        if ((size_t)slots[k].slots > most)
+            most = (size_t)slots[k].slots;
     }
+    memset(&p, 0, sizeof(p));
+    p.runs = runs;
+    p.slots = slots;
+    p.nruns = nruns;
+    p.ncases = ncases;
+    p.slot_min = pg_malloc(most * ncells * sizeof(double));
+    p.per_run = pg_malloc(nruns * ncells * sizeof(double));
+    p.cell = pg_malloc(ncells * sizeof(double));
+    p.work = pg_malloc(most * sizeof(double));
+    point = pg_malloc(ncols * sizeof(*point));
+    point[0] = pooled_change(&p, cases ? point + 1 : NULL);
+    if (ns)
+        memcpy(ns, p.cell, ncells * sizeof(double));
     if (resamples < 2) {
         for (c = 0; c < ncols; c++) {
             pg_interval *iv = c ? &cases[c - 1] : out;
             iv->change = iv->lo = iv->hi = point[c];
         }
-        free(point);
-        free(min_buf);
-        return;
+        goto done;
     }
     /* est[c * resamples + b]: column c (the total, then each case). */
     est = pg_malloc(ncols * (size_t)resamples * sizeof(*est));
-    row = pg_malloc(ncols * sizeof(*row));
-    pick = pg_malloc(rounds * sizeof(*pick));
+    p.seed = &seed;
     for (b = 0; b < resamples; b++) {
-        for (r = 0; r < rounds; r++)
-            pick[r] = (uint32_t)(next_random(&seed) % rounds);
-        if (placed) {
-            pp.keep[0] =
-                pick_placements(&seed, placed[0] < 32 ? placed[0] : 32);
-            pp.keep[1] =
-                pick_placements(&seed, placed[1] < 32 ? placed[1] : 32);
-        }
-        row[0] =
-            change_of(samples, overhead, ncases, rounds, pick,
-                      placed ? &pp : NULL, min_buf, cases ? row + 1 : NULL);
-        for (c = 0; c < ncols; c++)
-            est[c * (size_t)resamples + (size_t)b] = row[c];
+        est[(size_t)b] = pooled_change(&p, NULL);
+        for (c = 1; c < ncols; c++)
+            est[c * (size_t)resamples + (size_t)b] =
+                ratio_change(p.cell[(c - 1) * 2], p.cell[(c - 1) * 2 + 1]);
     }
     for (c = 0; c < ncols; c++)
         percentile_interval(c ? &cases[c - 1] : out, point[c],
                             est + c * (size_t)resamples, resamples);
     free(est);
-    free(row);
-    free(pick);
+done:
+    for (k = 0; k < nruns; k++) {
+        free(slots[k].index);
+        free(slots[k].first);
+    }
+    free(slots);
     free(point);
-    free(min_buf);
+    free(p.slot_min);
+    free(p.per_run);
+    free(p.cell);
+    free(p.work);
+}
+
+void pg_estimate_interval(pg_interval *out, pg_interval *cases,
+                          const double *samples, const double *overhead,
+                          size_t ncases, size_t rounds, int resamples)
+{
+    pg_estimate_run run;
+
+    memset(&run, 0, sizeof(run));
+    run.samples = samples;
+    run.rounds = rounds;
+    run.overhead = overhead;
+    run.slots = 1;
+    pg_estimate_pooled(out, cases, NULL, &run, 1, ncases, resamples);
+}
+
+int pg_estimate_unresolved(double base_ns, double head_ns, double overhead_ns,
+                           double noise_floor)
+{
+    return isfinite(base_ns) && isfinite(head_ns) && isfinite(overhead_ns) &&
+           overhead_ns > 0 && noise_floor > 0 &&
+           fmax(base_ns, head_ns) * noise_floor <
+               PG_ESTIMATE_PLACEMENT_JITTER * overhead_ns;
+}
+
+void pg_estimate_widen_all(pg_interval *total, pg_interval *cases,
+                           const double *ns, const double *overhead,
+                           const double *quantum, size_t ncases, double jitter,
+                           double noise_floor)
+{
+    double sum[2] = {0, 0}, q_total = 0;
+    size_t c;
+
+    for (c = 0; c < ncases; c++) {
+        const double *cell = ns + c * 2;
+        double q = quantum ? quantum[c] : 0;
+        /* A case below what the machine resolves moves with where its
+         * code lies by a share of the harness's cost, which no run
+         * shows. */
+        if (jitter > 0 && overhead &&
+            pg_estimate_unresolved(cell[0], cell[1], overhead[c], noise_floor))
+            q += jitter * overhead[c];
+        pg_estimate_widen(&cases[c], cell[0], cell[1], q);
+        sum[0] += cell[0];
+        sum[1] += cell[1];
+        q_total += q;
+    }
+    pg_estimate_widen(total, sum[0], sum[1], q_total);
 }
 
 /* Under gate: cases, every case must be clear of the floor as well. */
@@ -291,7 +411,12 @@ double pg_estimate_settle_threshold(const pg_estimate_rule *rule,
     if (!change || isnan(change->change))
         return rule->settle;
     d = fmin(fabs(change->change - f), fabs(change->change + f));
-    return d / 2 > rule->settle ? d / 2 : rule->settle;
+    /* Never looser than half the floor: the size printed is to be right
+     * too, not only the side of the floor it lies on (a process that
+     * spent its first rounds in a slow state read a 8x regression as
+     * 4.9x, stopped "clear" on a threshold of 175%). */
+    d = fmin(d / 2, f / 2);
+    return d > rule->settle ? d : rule->settle;
 }
 
 int pg_estimate_last_gain(const double *gain, int rounds, double threshold)
@@ -304,21 +429,22 @@ int pg_estimate_last_gain(const double *gain, int rounds, double threshold)
     return 0;
 }
 
-pg_stop pg_estimate_check(pg_interval *change, pg_interval *cases,
-                          const pg_estimate_rule *rule, const double *samples,
-                          const double *overhead, const double *gain,
-                          size_t ncases, int rounds, double elapsed)
+pg_stop pg_estimate_check(const pg_estimate_rule *rule,
+                          const pg_interval *change, const pg_interval *cases,
+                          size_t ncases, const double *gain, int rounds,
+                          double elapsed, int ready)
 {
-    pg_stop stop;
-
-    pg_estimate_interval(change, cases, samples, overhead, ncases,
-                         (size_t)rounds, PG_ESTIMATE_RESAMPLES);
-    stop = pg_estimate_should_stop(
+    pg_stop stop = pg_estimate_should_stop(
         rule, rounds,
         pg_estimate_last_gain(gain, rounds,
                               settle_threshold(rule, change, cases, ncases)),
         elapsed, change);
-    if (stop == PG_STOP_CLEAR && !cases_clear(rule, cases, ncases))
+
+    /* The budget spent before every placement was seen twice: no label
+     * rests on what one or two placements drew. */
+    if (stop == PG_STOP_MAX_TIME && !ready)
+        return PG_STOP_TOO_FEW;
+    if (stop == PG_STOP_CLEAR && (!ready || !cases_clear(rule, cases, ncases)))
         stop = PG_STOP_NO;
     return stop;
 }

@@ -3,11 +3,18 @@
  * that says when measuring may stop (README.md, "How perfgate measures").
  *
  * The timing loop (measure.h) records each round's time per call for every
- * case and side.  From them: the change between the sums of per-case
- * minimums, with a 95% interval from a bootstrap over whole rounds; and
- * the stopping rule, which ends a measurement once the minimums have
- * settled and the change lies clear of the noise floor, or the budget is
- * spent.
+ * case and side, each round at one of a side's placements (copies of its
+ * library at other addresses), in one or more measuring processes.  From
+ * them, one statistic: a side's time for a case is, in each process, its
+ * minimum (noise only ever adds time), and over the processes their
+ * median (the luck of one process, where its code and pages landed, is
+ * not a best to keep: the next run draws it afresh); the change is between
+ * the sums of those times, and its 95% interval comes from a bootstrap
+ * that draws processes, then placements within each, then rounds within
+ * each placement.  The
+ * interval is what the stopping rule asks (it stops once the minimums
+ * have settled and the whole interval lies on one side of the floor, or
+ * within it) and what the verdict reads (stats.h): there is no other.
  */
 #ifndef PG_ESTIMATE_H
 #define PG_ESTIMATE_H
@@ -21,9 +28,10 @@ typedef struct pg_interval {
 
 typedef enum {
     PG_STOP_NO = 0,
-    PG_STOP_CLEAR,   /* settled, and the change is clear of the floor */
-    PG_STOP_SETTLED, /* settled (one side: nothing to compare) */
-    PG_STOP_MAX_TIME /* the budget ran out first */
+    PG_STOP_CLEAR,    /* settled, and the change is clear of the floor */
+    PG_STOP_SETTLED,  /* settled (one side: nothing to compare) */
+    PG_STOP_MAX_TIME, /* the budget ran out first */
+    PG_STOP_TOO_FEW   /* it ran out before every placement was seen twice */
 } pg_stop;
 
 /* When to stop measuring. */
@@ -35,12 +43,16 @@ typedef struct pg_estimate_rule {
     double noise_floor; /* the verdict's floor, for the stopping margin */
     double margin;      /* stop once the change is this far from the floor */
     int gate_cases;     /* gate: cases: every case must be clear to stop */
+    int self_check;     /* compare --aa: the same code on both sides, whose
+                           question is whether the noise lies within half
+                           the floor: "unchanged" is clear only there */
 } pg_estimate_rule;
 
 /* Bootstrap resamples per interval. */
 #define PG_ESTIMATE_RESAMPLES 200
 
-/* "clear", "settled", "max_time" ("running" for PG_STOP_NO). */
+/* "clear", "settled", "max_time", "too_few_rounds" ("running" for
+ * PG_STOP_NO). */
 const char *pg_estimate_stop_name(pg_stop stop);
 
 /* Fills `out` with the defaults for a given budget and noise floor. */
@@ -48,35 +60,75 @@ void pg_estimate_rule_init(pg_estimate_rule *out, int min_rounds,
                            double max_time, double noise_floor);
 
 /*
- * The change between the sums of per-case minimums, and its interval from
- * the paired rounds: `resamples` bootstrap resamples of whole rounds (both
- * sides and every case of a round stay together, so what hit a round hits
- * both sides of it), percentiles 2.5 and 97.5, from a fixed seed so that
- * the same samples always give the same interval.  With `cases` (NULL:
- * not wanted), each case's own change and interval too, from the same
- * resamples.
- *
- * samples[(r * ncases + c) * 2 + side] is round r's time per call for case
- * c and side (raw); overhead[c] is discounted from every case-c figure.
+ * One measuring process's rounds.  samples[(r * ncases + c) * 2 + side] is
+ * round r's raw time per call for case c and side; overhead[c] (NULL: 0)
+ * the harness's cost per call, discounted from every figure.  Round r ran
+ * each side at placement slot (r + shift) % slots (slots 0 or 1: every
+ * round at one).
  */
+typedef struct pg_estimate_run {
+    const double *samples;
+    size_t rounds;
+    const double *overhead;
+    int slots;
+    int shift;
+} pg_estimate_run;
+
+/* A run's slots, at least 1. */
+int pg_estimate_run_slots(const pg_estimate_run *run);
+
+/* 1 when every slot of `run` has at least two rounds: before that no
+ * interval of it may stop a measurement or carry a label. */
+int pg_estimate_run_ready(const pg_estimate_run *run);
+
+/*
+ * The estimate and its interval from `nruns` processes' rounds (header
+ * comment): into `out` the total's change (the sums over the cases), with
+ * `cases` (NULL: not wanted) each case's, and with `ns` (NULL: not
+ * wanted) each case's time per call and side, ns[c * 2 + side], the
+ * overhead discounted.  `resamples` bootstrap resamples, percentiles 2.5
+ * and 97.5, from a fixed seed so that the same samples always give the
+ * same interval; fewer than 2: the point alone.  Every run must have
+ * rounds; else all is NAN.
+ */
+void pg_estimate_pooled(pg_interval *out, pg_interval *cases, double *ns,
+                        const pg_estimate_run *runs, size_t nruns,
+                        size_t ncases, int resamples);
+
+/* pg_estimate_pooled() of one process whose rounds all ran at one
+ * placement: the ratio of the sums of minimums, rounds resampled. */
 void pg_estimate_interval(pg_interval *out, pg_interval *cases,
                           const double *samples, const double *overhead,
                           size_t ncases, size_t rounds, int resamples);
 
 /*
- * The same, when each side's code was timed at several placements (copies
- * of its library at other addresses, taken in turn: the rounds r with the
- * same r % placed[side] at one placement): each resample also draws, for
- * each side, which of its placements it keeps (as many as there are, with
- * replacement), so that the interval holds how much a side's minimum owes
- * to the luck of the addresses it drew, which no resampling of one
- * process's rounds can see and the next run draws afresh.  `placed` NULL:
- * pg_estimate_interval().
+ * How much a call's time moves with where its code lies and with the
+ * discount of the harness's own cost, as a fraction of that cost: 0.55 ns
+ * against 4.05 ns for identical code of a few nanoseconds
+ * (docs/accuracy.md, "Cases too small to resolve").
  */
-void pg_estimate_interval_placed(pg_interval *out, pg_interval *cases,
-                                 const double *samples, const double *overhead,
-                                 size_t ncases, size_t rounds, int resamples,
-                                 const int placed[2]);
+#define PG_ESTIMATE_PLACEMENT_JITTER 0.15
+
+/*
+ * 1 when a case of `base_ns` and `head_ns` per call (overhead discounted)
+ * is below what this machine resolves at `noise_floor`: on both sides a
+ * call is so short that PG_ESTIMATE_PLACEMENT_JITTER of the harness's
+ * own cost `overhead_ns` is more than the floor of it.
+ */
+int pg_estimate_unresolved(double base_ns, double head_ns, double overhead_ns,
+                           double noise_floor);
+
+/*
+ * Widens each case's interval (cases[c], of times ns[c * 2 + side]) by
+ * what is known of neither side better than quantum[c] ns (one sample's
+ * timer error over its calls; NULL: 0), and, with `jitter` > 0, a case
+ * that pg_estimate_unresolved() finds below the machine's resolution by
+ * jitter x overhead[c] as well; the total by the sum of them.
+ */
+void pg_estimate_widen_all(pg_interval *total, pg_interval *cases,
+                           const double *ns, const double *overhead,
+                           const double *quantum, size_t ncases, double jitter,
+                           double noise_floor);
 
 /*
  * Widens `iv`, the interval of a change from `base` to `head` ns (NAN
@@ -100,7 +152,8 @@ pg_stop pg_estimate_should_stop(const pg_estimate_rule *rule, int rounds,
 /*
  * How much a minimum may still improve and count as settled, given the
  * change so far: half its distance to the nearer of +-floor (a smaller
- * move cannot carry the estimate across), and at least rule->settle.
+ * move cannot carry the estimate across), but no more than half the
+ * floor (the size said must be right too), and at least rule->settle.
  */
 double pg_estimate_settle_threshold(const pg_estimate_rule *rule,
                                     const pg_interval *change);
@@ -117,15 +170,16 @@ int pg_estimate_is_clear(const pg_estimate_rule *rule,
 int pg_estimate_last_gain(const double *gain, int rounds, double threshold);
 
 /*
- * One check of a two-sided measurement after `rounds` rounds: computes
- * `change` and each case's (`cases`, ncases of them) from the samples, as
- * pg_estimate_interval(), and says whether to stop.  Under gate: cases the
- * minimums must settle for the case nearest the floor, and every case must
- * be clear too.
+ * One check of a two-sided measurement after `rounds` rounds, given the
+ * interval of the change and of each case (ncases of them), from
+ * pg_estimate_pooled() and widened as reported: whether to stop.  Under
+ * gate: cases the minimums must settle for the case nearest the floor,
+ * and every case must be clear too.  Not `ready` (pg_estimate_run_ready):
+ * never clear, and the budget spent is PG_STOP_TOO_FEW.
  */
-pg_stop pg_estimate_check(pg_interval *change, pg_interval *cases,
-                          const pg_estimate_rule *rule, const double *samples,
-                          const double *overhead, const double *gain,
-                          size_t ncases, int rounds, double elapsed);
+pg_stop pg_estimate_check(const pg_estimate_rule *rule,
+                          const pg_interval *change, const pg_interval *cases,
+                          size_t ncases, const double *gain, int rounds,
+                          double elapsed, int ready);
 
 #endif

@@ -101,7 +101,8 @@ typedef struct engine {
     const pg_measure_opts *opts;
     const pg_clock_info *clock;
     unsigned char *evict; /* cold caches: the buffer written between samples */
-    int shift;            /* round r runs at placement r + shift (pg_measure) */
+    int slots;            /* placements the rounds take in turn (1: one) */
+    int shift;            /* round r runs at slot (r + shift) % slots */
 } engine;
 
 /* Writing every line of a buffer larger than the last-level cache leaves
@@ -119,8 +120,11 @@ static double time_side(const engine *e, const pg_target *t, int side,
                         uint64_t n, int round)
 {
     const pg_device_clock *dev = e->opts->device;
-    pg_fn fn =
-        t->nplaced ? t->placed[(size_t)(round + e->shift) % t->nplaced] : t->fn;
+    /* A side with fewer copies than slots runs one of them in each. */
+    pg_fn fn = t->nplaced > 1 && e->slots > 1
+                   ? t->placed[(size_t)(round + e->shift) % (size_t)e->slots %
+                               t->nplaced]
+                   : t->fn;
     double ns;
 
     if (e->opts->sides)
@@ -205,6 +209,7 @@ void pg_measure_opts_init(pg_measure_opts *opts, int min_rounds,
 {
     memset(opts, 0, sizeof(*opts));
     pg_estimate_rule_init(&opts->rule, min_rounds, max_time, noise_floor);
+    opts->jitter = PG_ESTIMATE_PLACEMENT_JITTER;
 }
 
 /* What one measurement keeps between rounds. */
@@ -215,6 +220,7 @@ typedef struct rounds {
     double *overhead; /* [case]: the harness's cost per call */
     double *first;    /* [case][side]: calibration's last sample, or INF */
     pg_interval *case_change; /* [case] */
+    double *ns;               /* [case][side]: the estimate (estimate.h) */
     int next_check; /* the round after which the interval is computed */
 } rounds;
 
@@ -291,29 +297,49 @@ static void run_round(const engine *e, rounds *rs, pg_timing *out,
     }
 }
 
-/* The reported intervals, total and per case, widened by one sample's
- * error spread over its calls: a minimum is no better known than that,
- * however many rounds repeat it (where they all tie, the bootstrap alone
- * would say zero). */
-static void widen_all(const engine *e, pg_interval *total, pg_interval *cases,
-                      const pg_timing *out, size_t ncases)
+/* The rounds so far as one process's run (estimate.h). */
+static pg_estimate_run as_run(const engine *e, const rounds *rs, int nrounds)
+{
+    pg_estimate_run run;
+
+    memset(&run, 0, sizeof(run));
+    run.samples = rs->samples;
+    run.rounds = (size_t)nrounds;
+    run.overhead = rs->overhead;
+    run.slots = e->slots;
+    run.shift = e->shift;
+    return run;
+}
+
+/*
+ * The estimate after `nrounds` rounds: each case's time per side into
+ * rs->ns, the change into `total` and rs->case_change, each interval
+ * widened by one sample's error spread over its calls (a minimum is no
+ * better known than that, however many rounds repeat it: where they all
+ * tie, the bootstrap alone would say zero) and, for a case below what the
+ * machine resolves, by the jitter of where its code lies.  The stopping
+ * rule asks this interval, and it is the one reported.
+ */
+static void estimate_now(const engine *e, rounds *rs, pg_timing *out,
+                         size_t ncases, int nrounds, pg_interval *total)
 {
     const pg_device_clock *dev = e->opts->device;
     double err = dev ? dev->error_ns : pg_timer_error_ns(e->clock);
-    double sum[2] = {0, 0}, quantum = 0;
+    double *quantum = pg_malloc(ncases * sizeof(*quantum));
+    pg_estimate_run run = as_run(e, rs, nrounds);
     size_t c;
 
-    for (c = 0; c < ncases; c++) {
-        double q = err / (double)(out[c].inner ? out[c].inner : 1);
-        pg_estimate_widen(&cases[c], out[c].ns[0], out[c].ns[1], q);
-        sum[0] += out[c].ns[0];
-        sum[1] += out[c].ns[1];
-        quantum += q;
-    }
-    pg_estimate_widen(total, sum[0], sum[1], quantum);
+    for (c = 0; c < ncases; c++)
+        quantum[c] = out[c].quantum_ns =
+            err / (double)(out[c].inner ? out[c].inner : 1);
+    pg_estimate_pooled(total, rs->case_change, rs->ns, &run, 1, ncases,
+                       PG_ESTIMATE_RESAMPLES);
+    pg_estimate_widen_all(total, rs->case_change, rs->ns, rs->overhead, quantum,
+                          ncases, e->opts->jitter, e->opts->rule.noise_floor);
+    free(quantum);
 }
 
-/* Per-call figures from the minimums, the overhead discounted. */
+/* Per-call figures from the estimate, the overhead discounted. */
 static void finish(pg_timing *out, pg_measure_summary *summary,
                    const rounds *rs, size_t ncases, int nsides)
 {
@@ -321,30 +347,32 @@ static void finish(pg_timing *out, pg_measure_summary *summary,
 
     for (c = 0; c < ncases; c++) {
         pg_timing *r = &out[c];
-        double n = (double)r->inner;
         int s;
 
         r->overhead_ns = rs->overhead[c];
         r->change = rs->case_change[c];
         for (s = 0; s < nsides; s++) {
-            double raw = r->raw_ns[s] / n;
-            r->raw_ns[s] = raw;
-            r->ns[s] = raw > r->overhead_ns ? raw - r->overhead_ns : 0;
+            r->ns[s] = rs->ns[c * 2 + s];
+            r->raw_ns[s] = r->ns[s] + r->overhead_ns;
             summary->calls[s] += r->samples * r->inner;
         }
     }
 }
 
 /* Whether to stop after `r` rounds, `elapsed` seconds in. */
-static pg_stop after_round(const pg_measure_opts *opts, rounds *rs,
+static pg_stop after_round(const engine *e, rounds *rs, pg_timing *out,
                            pg_interval *change, size_t ncases, int nsides,
                            int r, double elapsed)
 {
+    const pg_measure_opts *opts = e->opts;
+    pg_estimate_run run = as_run(e, rs, r);
     /* First the budget and the minimums of rounds and time (with no
      * improvement to wait for, "settled" means only that they passed);
      * whether the minimums have settled is judged below. */
     pg_stop stop = pg_estimate_should_stop(&opts->rule, r, 0, elapsed, NULL);
 
+    if (stop == PG_STOP_MAX_TIME && nsides == 2 && !pg_estimate_run_ready(&run))
+        return PG_STOP_TOO_FEW;
     if (stop != PG_STOP_SETTLED)
         return stop;
     if (nsides == 1)
@@ -352,13 +380,42 @@ static pg_stop after_round(const pg_measure_opts *opts, rounds *rs,
             &opts->rule, r,
             pg_estimate_last_gain(rs->gain, r, opts->rule.settle), elapsed,
             NULL);
-    /* The interval costs rounds x resamples: recompute it as the rounds
-     * grow by a quarter, not every round. */
-    if (r < rs->next_check)
+    /* Not before every placement was seen twice; and the interval costs
+     * rounds x resamples: recompute it as the rounds grow by a quarter,
+     * not every round. */
+    if (!pg_estimate_run_ready(&run) || r < rs->next_check)
         return PG_STOP_NO;
     rs->next_check = r + (r / 4 > 1 ? r / 4 : 1);
-    return pg_estimate_check(change, rs->case_change, &opts->rule, rs->samples,
-                             rs->overhead, rs->gain, ncases, r, elapsed);
+    estimate_now(e, rs, out, ncases, r, change);
+    return pg_estimate_check(&opts->rule, change, rs->case_change, ncases,
+                             rs->gain, r, elapsed, 1);
+}
+
+/*
+ * How many placements the rounds take in turn: every copy there is, but
+ * no more than leave time, within an eighth of the budget, for each to be
+ * seen twice (a call of 20 ms and more, or many cases, gets fewer: the
+ * processes draw where the code lies as well, draws.h).  One round lasts
+ * about `round_ns`, from calibration.
+ */
+static int choose_slots(const pg_measure_opts *opts, pg_target (*targets)[2],
+                        size_t ncases, int nsides, double round_ns)
+{
+    size_t most = 1;
+    double fit;
+    int s;
+
+    if (opts->device || !ncases)
+        return 1;
+    for (s = 0; s < nsides; s++)
+        if (targets[0][s].nplaced > most)
+            most = targets[0][s].nplaced;
+    if (!(round_ns > 0) || !isfinite(round_ns))
+        return (int)most;
+    fit = opts->rule.max_time * 1e9 / 8 / (2 * round_ns);
+    if (fit < 1)
+        return 1;
+    return fit < (double)most ? (int)fit : (int)most;
 }
 
 int pg_measure(pg_timing *out, pg_measure_summary *summary,
@@ -366,7 +423,7 @@ int pg_measure(pg_timing *out, pg_measure_summary *summary,
                const pg_measure_opts *opts)
 {
     int64_t start;
-    double elapsed = 0;
+    double elapsed = 0, round_ns = 0;
     size_t c;
     int round;
     pg_interval change = {NAN, NAN, NAN};
@@ -387,6 +444,9 @@ int pg_measure(pg_timing *out, pg_measure_summary *summary,
     for (c = 0; c < ncases; c++)
         rs.case_change[c] = change;
     rs.first = pg_calloc(ncases * 2, sizeof(*rs.first));
+    rs.ns = pg_malloc(ncases * 2 * sizeof(*rs.ns));
+    for (c = 0; c < ncases * 2; c++)
+        rs.ns[c] = INFINITY;
     start = pg_now_ns();
     for (c = 0; c < ncases; c++) {
         memset(&out[c], 0, sizeof(out[c]));
@@ -396,6 +456,10 @@ int pg_measure(pg_timing *out, pg_measure_summary *summary,
         pg_watch_call(opts->watch, PG_CALL_RUN, (int)c);
         out[c].inner = calibrate(&e, targets[c], nsides, rs.first + c * 2);
     }
+    for (c = 0; c < ncases * 2; c++)
+        if (isfinite(rs.first[c]))
+            round_ns += rs.first[c];
+    e.slots = choose_slots(opts, targets, ncases, nsides, round_ns);
     /*
      * On the CPU, no sample is taken while what calibration left behind
      * lasts: its pass is not kept, and the rounds start at the next
@@ -416,37 +480,31 @@ int pg_measure(pg_timing *out, pg_measure_summary *summary,
     }
 
     for (round = 0; stop == PG_STOP_NO; round++) {
+        int64_t began = pg_now_ns();
         run_round(&e, &rs, out, targets, ncases, nsides, round);
+        /* Cold, calibration timed nothing: the first round says how long
+         * one lasts.  (Its placement stays its slot's.) */
+        if (!round && !(round_ns > 0))
+            e.slots = choose_slots(opts, targets, ncases, nsides,
+                                   (double)(pg_now_ns() - began));
         /* Rounds always complete, so every case has as many samples. */
         elapsed = (double)(pg_now_ns() - start) / 1e9;
         summary->rounds = round + 1;
         if (opts->on_round)
             opts->on_round(opts->payload, round + 1, elapsed);
 
-        stop =
-            after_round(opts, &rs, &change, ncases, nsides, round + 1, elapsed);
+        stop = after_round(&e, &rs, out, &change, ncases, nsides, round + 1,
+                           elapsed);
     }
 
-    /* The interval reported is not the stopping rule's: it also resamples
-     * which of its placements each side drew (whose luck the next run
-     * draws afresh, and more rounds cannot average out). */
-    if (nsides == 2) {
-        int placed[2];
-        for (c = 0; c < 2; c++)
-            placed[c] = ncases && targets[0][c].nplaced > 1
-                            ? (int)targets[0][c].nplaced
-                            : 1;
-        pg_estimate_interval_placed(
-            &change, rs.case_change, rs.samples, rs.overhead, ncases,
-            (size_t)summary->rounds, PG_ESTIMATE_RESAMPLES, placed);
-    }
+    /* What is reported is what the stopping rule asked, of every round. */
+    estimate_now(&e, &rs, out, ncases, summary->rounds, &change);
+    if (nsides == 1)
+        change.change = change.lo = change.hi = NAN;
     summary->stop = stop;
+    summary->slots = e.slots;
+    summary->shift = e.shift;
     finish(out, summary, &rs, ncases, nsides);
-    if (nsides == 2) {
-        widen_all(&e, &change, rs.case_change, out, ncases);
-        for (c = 0; c < ncases; c++)
-            out[c].change = rs.case_change[c];
-    }
     summary->change = change;
     summary->seconds = (double)(pg_now_ns() - start) / 1e9;
     if (opts->keep_samples) {
@@ -458,6 +516,7 @@ int pg_measure(pg_timing *out, pg_measure_summary *summary,
     free(rs.overhead);
     free(rs.case_change);
     free(rs.first);
+    free(rs.ns);
     free(e.evict);
     return 0;
 }

@@ -59,7 +59,12 @@ typedef struct pg_measure_opts {
     size_t evict_bytes;    /* cold caches: bytes written before each sample, one
                               call per sample; 0: warm */
     const pg_device_clock *device; /* NULL: the CPU's clock times samples */
-    int device_cold;  /* with `device`: its caches cold for each sample */
+    int device_cold; /* with `device`: its caches cold for each sample */
+    /* How much a case below the machine's resolution moves with where
+     * its code lies, as a share of the harness's cost: its interval is
+     * widened by it (PG_ESTIMATE_PLACEMENT_JITTER; 0 for a count, which
+     * has none). */
+    double jitter;
     pg_watch *watch;  /* may be NULL */
     const int *sides; /* the side the watch is told for each target
                          index; NULL: the index itself */
@@ -74,10 +79,12 @@ typedef struct pg_measure_opts {
 /* The result for one case. */
 typedef struct pg_timing {
     double ns[2];       /* minimum per call, overhead discounted */
-    double raw_ns[2];   /* minimum per call, as measured */
+    double raw_ns[2];   /* the same, as measured (overhead included) */
     double overhead_ns; /* the harness's cost per call */
     uint64_t inner;     /* calls per sample */
     uint64_t samples;   /* samples per side */
+    double quantum_ns;  /* one sample's timer error over its calls: what no
+                           figure per call is known better than */
     pg_interval change; /* this case's own change; two sides only */
 } pg_timing;
 
@@ -87,6 +94,8 @@ typedef struct pg_measure_summary {
     uint64_t calls[2];  /* calls per side, all cases together */
     pg_interval change; /* two sides only; else NAN */
     pg_stop stop;
+    int slots, shift; /* round r ran at placement slot (r + shift) % slots
+                         (pg_estimate_run) */
 } pg_measure_summary;
 
 /* Fills `opts` with the defaults for a given budget and noise floor

@@ -25,12 +25,18 @@
 #define PG_EV_VERIFIED "verified"
 #define PG_EV_VERIFIED_HEAD "head"
 
-/* I BASE HEAD OVERHEAD INNER FLOPS BYTES LO HI: case I's minimums (ns per
- * call), the harness's cost per call, the calls per sample, the work of
- * one call, and the case's 95% interval of the change. */
+/* I BASE HEAD OVERHEAD INNER FLOPS BYTES LO HI QUANTUM: case I's times
+ * (ns per call, estimate.h), the harness's cost per call, the calls per
+ * sample, the work of one call, the case's 95% interval of the change,
+ * and one sample's timer error over its calls (ns). */
 #define PG_EV_CASE "case"
 #define PG_EV_CASE_FMT                                                         \
-    PG_EV_CASE " %zu %.6f %.6f %.6f %llu %.17g %.17g %.9f %.9f"
+    PG_EV_CASE " %zu %.6f %.6f %.6f %llu %.17g %.17g %.9f %.9f %.9g"
+
+/* SLOTS SHIFT: round r ran each side at placement slot (r + SHIFT) %
+ * SLOTS (pg_estimate_run), for the samples' owner to pool them. */
+#define PG_EV_PLACED "placed"
+#define PG_EV_PLACED_FMT PG_EV_PLACED " %d %d"
 
 /* CASE SIDE FIRST NS...: a side's samples of a case, in round order from
  * sample FIRST, at most PG_EV_SAMPLES_PER_LINE a line. */

@@ -41,8 +41,13 @@ int pg_run_spec_write(const pg_run_spec *spec, const char *path)
                   st->max_time, st->noise_floor, st->timeout);
     pg_str_printf(&s, "cpu %d\nevict_bytes %zu\ngpu %d\ncold %d\n", spec->cpu,
                   spec->evict_bytes, spec->gpu, spec->cold);
-    pg_str_printf(&s, "verify_only %d\ngate_cases %d\nverbose %d\n",
-                  spec->verify_only, spec->gate_cases, spec->verbose);
+    pg_str_printf(
+        &s, "verify_only %d\nskip_checks %d\ngate_cases %d\nverbose %d\n",
+        spec->verify_only, spec->skip_checks, spec->gate_cases, spec->verbose);
+    if (spec->min_time > 0)
+        pg_str_printf(&s, "min_time %.17g\n", spec->min_time);
+    if (spec->self_check)
+        pg_str_puts(&s, "self_check 1\n");
     if (spec->clock)
         pg_str_printf(&s, "clock %d %.17g %.17g %.17g\n", (int)spec->clock->id,
                       spec->clock->ticks_per_ns, spec->clock->overhead_ns,
@@ -69,8 +74,8 @@ int pg_run_spec_write(const pg_run_spec *spec, const char *path)
 /* The strings of the spec, one per line, each the rest of its line (a
  * path may have spaces); count_dump is on the "count" line. */
 static const char *const string_keys[8] = {
-    "problem_lib", "problem_name", "lib0", "lib1", "symbol", "token", NULL,
-    "sample"};
+    "problem_lib", "problem_name", "lib0", "lib1",
+    "symbol",      "token",        NULL,   "sample"};
 
 /* One "key value" line into `f`; -1 when it is not one we know. */
 static int read_line(pg_run_file *f, const char *key, const char *value)
@@ -89,6 +94,11 @@ static int read_line(pg_run_file *f, const char *key, const char *value)
         return sscanf(value, "%d %lf %lf %lf", &f->settings.min_rounds,
                       &f->settings.max_time, &f->settings.noise_floor,
                       &f->settings.timeout) == 4
+                   ? 0
+                   : -1;
+    if (!strcmp(key, "min_time"))
+        return sscanf(value, "%lf", &spec->min_time) == 1 &&
+                       spec->min_time > 0 && spec->min_time < 1e6
                    ? 0
                    : -1;
     if (!strcmp(key, "clock")) {
@@ -134,6 +144,10 @@ static int read_line(pg_run_file *f, const char *key, const char *value)
         spec->cold = n != 0;
     else if (!strcmp(key, "verify_only"))
         spec->verify_only = n != 0;
+    else if (!strcmp(key, "self_check"))
+        spec->self_check = n != 0;
+    else if (!strcmp(key, "skip_checks") && n >= 0 && n <= 3)
+        spec->skip_checks = (int)n;
     else if (!strcmp(key, "gate_cases"))
         spec->gate_cases = n != 0;
     else if (!strcmp(key, "verbose"))

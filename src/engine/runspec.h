@@ -41,6 +41,8 @@
 #include "settings.h"
 #include "timer.h"
 
+enum { PG_CHECK_BEFORE = 1, PG_CHECK_AFTER = 2 };
+
 typedef struct pg_run_spec {
     const char *problem_lib;
     const char *problem_name;
@@ -49,11 +51,19 @@ typedef struct pg_run_spec {
     const pg_casespec *cases;
     size_t ncases;
     const pg_settings *settings;
-    int cpu;                    /* pin the measuring child to it; -1: do not */
-    size_t evict_bytes;         /* cache: cold; 0: warm (CPU solutions) */
-    int gpu;                    /* CUDA solutions: measured on the device */
-    int cold;                   /* cache: cold (the device flushes its own) */
-    int verify_only;            /* check the sides, do not time them */
+    int cpu;            /* pin the measuring child to it; -1: do not */
+    size_t evict_bytes; /* cache: cold; 0: warm (CPU solutions) */
+    int gpu;            /* CUDA solutions: measured on the device */
+    int cold;           /* cache: cold (the device flushes its own) */
+    int verify_only;    /* check the sides, do not time them */
+    /* Checks another process of this measurement makes on the same
+     * inputs (draws.h), PG_CHECK_* or'ed: the first checks before timing,
+     * the later ones after.  0: both, here. */
+    int skip_checks;
+    int self_check; /* compare --aa (pg_estimate_rule) */
+    /* Seconds measured at least (0: the rule's own, from max_time): each
+     * of several processes measures its share of the whole's. */
+    double min_time;
     int gate_cases;             /* gate: cases, each case clear of the floor */
     int verbose;                /* say what is called, as "trace" events */
     const pg_clock_info *clock; /* the clock to time with; NULL: choose */
@@ -68,7 +78,7 @@ typedef struct pg_run_spec {
     /* Natively: where each side's calls spend their time, sampled into
      * this file instead of timing them; NULL: time them. */
     const char *sample;
-    const char *token;          /* starts each report line; NULL: none */
+    const char *token; /* starts each report line; NULL: none */
     /* Progress while measuring; may be NULL (the parent's only). */
     void (*on_progress)(void *payload, const char *stage, int round,
                         double elapsed);

@@ -31,6 +31,10 @@ typedef struct pg_settings {
      * (path_check:, pathcheck.h): PG_PATH_WARN, said and not gating (the
      * default); PG_PATH_GATE, said and gating; PG_PATH_OFF, not checked. */
     int path_check;
+    /* inconclusive: fail: an inconclusive verdict (its interval on both
+     * sides of the floor when the budget ran out) fails the gate; 0
+     * (pass, the default): it passes, with a warning above the fold. */
+    int inconclusive_fails;
 } pg_settings;
 
 enum { PG_PATH_WARN = 0, PG_PATH_GATE, PG_PATH_OFF };

@@ -2,6 +2,7 @@
  * benchmark.c - one benchmark of a comparison (benchmark.h).
  */
 #include "benchmark.h"
+#include "draws.h"
 #include "counter.h"
 #include "affected.h"
 #include "build.h"
@@ -184,8 +185,12 @@ static void fill_spec(pg_run_spec *spec, pg_bench_ctx *c,
     spec->evict_bytes = b->cold && !spec->gpu ? 2 * c->system->llc_bytes : 0;
     spec->cold = b->cold;
     out->cold = b->cold;
+    spec->self_check = c->aa;
     spec->gate_cases = out->gate_cases =
         b->gate >= 0 ? b->gate : c->cfg->settings.gate_cases;
+    out->inconclusive_fails = b->inconclusive >= 0
+                                  ? b->inconclusive
+                                  : c->cfg->settings.inconclusive_fails;
     spec->clock = &pg_timer_current()->chosen;
     spec->on_progress = on_run_progress;
     spec->payload = c;
@@ -240,8 +245,8 @@ static int count_instead(pg_bench_ctx *c, pg_run_spec *spec,
     spec->metric = metric;
     spec->counter = kind;
     /* A simulated CPU may send the code down another path: checked. */
-    spec->code_path = kind == PG_COUNTER_CALLGRIND &&
-                      settings->path_check != PG_PATH_OFF;
+    spec->code_path =
+        kind == PG_COUNTER_CALLGRIND && settings->path_check != PG_PATH_OFF;
     out->other_path_gates = settings->path_check == PG_PATH_GATE;
     out->metric = metric;
     out->counter = pg_strdup(pg_counter_name((pg_counter_kind)kind));
@@ -346,15 +351,10 @@ static int count_too(pg_bench_ctx *c, const pg_run_spec *timed,
 {
     pg_run_spec spec = *timed;
     pg_settings settings;
-    pg_bench_result *k = pg_calloc(1, sizeof(*k));
+    pg_bench_result *k = pg_malloc(sizeof(*k));
     int err;
 
-    k->name = pg_strdup(out->name);
-    k->problem = pg_strdup(out->problem ? out->problem : "");
-    k->side = PG_SIDE_NONE;
-    k->change = k->base_ns = k->head_ns = NAN;
-    k->change_lo = k->change_hi = NAN;
-    k->slower_case = -1;
+    pg_bench_result_init(k, out->name, out->problem);
     k->gate_cases = out->gate_cases;
     out->counted = k;
     if (count_instead(c, &spec, k, PG_METRIC_INSTRUCTIONS, &settings) < 0)
@@ -572,7 +572,7 @@ int pg_benchmark_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)
         goto done;
     pg_progress_sayf(c->progress, "verifying");
     spec_path = pg_strdupf("%s/%s.run", c->build_dir, b->name);
-    if ((err = pg_run_bench(out, &spec, spec_path)) < 0)
+    if ((err = pg_draws_run(out, &spec, spec_path)) < 0)
         goto done;
     settle(c, out, &build[0], base_failed);
     if (b->function)

@@ -49,29 +49,27 @@ static int spent(pg_bisect_result *out, const pg_bisect_opts *opts,
 }
 
 /*
- * One benchmark's outcome against GOOD.  Under gate: cases the measuring
- * went on until every case was clear of the floor, so the status says it;
- * under gate: total, the interval of the total must be wholly on one side.
+ * One benchmark's outcome against GOOD, as its status says (stats.h: a
+ * label is earned by the whole interval, so a status is the interval's
+ * side of the floor): inconclusive and unresolved cannot tell.
  */
-static pg_probe_outcome bench_outcome(const pg_bench_result *b, double floor)
+static pg_probe_outcome bench_outcome(const pg_bench_result *b)
 {
     switch (b->status) {
     case PG_STATUS_REGRESSION:
-        if (b->gate_cases || isnan(b->change_lo) || b->change_lo > floor)
-            return PG_PROBE_SLOWER;
-        return PG_PROBE_UNCLEAR;
+        return PG_PROBE_SLOWER;
     case PG_STATUS_UNCHANGED:
     case PG_STATUS_IMPROVEMENT:
-        if (b->identical || b->not_affected || b->gate_cases ||
-            isnan(b->change_hi) || b->change_hi <= floor)
-            return PG_PROBE_NOT_SLOWER;
+        return PG_PROBE_NOT_SLOWER;
+    case PG_STATUS_INCONCLUSIVE:
+    case PG_STATUS_UNRESOLVED:
         return PG_PROBE_UNCLEAR;
     default:
         return PG_PROBE_SKIPPED;
     }
 }
 
-pg_probe_outcome pg_bisect_outcome(const pg_result *r, double floor)
+pg_probe_outcome pg_bisect_outcome(const pg_result *r)
 {
     int seen[4] = {0, 0, 0, 0};
     size_t i;
@@ -83,9 +81,9 @@ pg_probe_outcome pg_bisect_outcome(const pg_result *r, double floor)
          * fail the gate (stats.h: another code path, or a head the time
          * found faster). */
         if (!b->metric || pg_stats_count_gates(b))
-            seen[bench_outcome(b, b->metric ? r->count_floor : floor)] = 1;
+            seen[bench_outcome(b)] = 1;
         if (pg_stats_counted_may_gate(b) && b->counted->rounds > 0)
-            seen[bench_outcome(b->counted, r->count_floor)] = 1;
+            seen[bench_outcome(b->counted)] = 1;
     }
     return seen[PG_PROBE_SLOWER]    ? PG_PROBE_SLOWER
            : seen[PG_PROBE_SKIPPED] ? PG_PROBE_SKIPPED
@@ -110,7 +108,7 @@ static void probe_clear(pg_probe *p)
 }
 
 /* What the probe keeps of a comparison. */
-static void keep(pg_probe *p, const pg_result *r, double floor)
+static void keep(pg_probe *p, const pg_result *r)
 {
     size_t i;
 
@@ -125,7 +123,7 @@ static void keep(pg_probe *p, const pg_result *r, double floor)
         pb->name = pg_strdup(b->name);
         pb->status = b->status;
         pb->side = b->side;
-        pb->outcome = bench_outcome(b, floor);
+        pb->outcome = bench_outcome(b);
         pb->same = b->identical || b->not_affected;
         pb->change = b->change;
         pb->change_lo = b->change_lo;
@@ -173,8 +171,8 @@ static int probe(bisect_ctx *ctx, size_t index, pg_probe_outcome *outcome)
         err = pg_compare(&r, &o);
         if (err >= 0) {
             out->noise_floor = r.noise_floor;
-            keep(&p, &r, r.noise_floor);
-            p.outcome = pg_bisect_outcome(&r, r.noise_floor);
+            keep(&p, &r);
+            p.outcome = pg_bisect_outcome(&r);
         }
         p.attempts = attempt;
         pg_result_clear(&r);

@@ -98,12 +98,12 @@ void pg_bisect_opts_init(pg_bisect_opts *opts);
 
 /*
  * A probe's outcome from its comparison with GOOD, `r`: slower when any
- * benchmark is (gate: cases, by its status; gate: total, by the whole
- * interval of its total above `floor`); else what cannot be told
- * (skipped: a benchmark did not build, was wrong or failed; then
- * unclear: an interval straddles the floor); else not slower.
+ * benchmark is a regression (its whole interval above the floor, stats.h);
+ * else what cannot be told (skipped: a benchmark did not build, was wrong
+ * or failed; then unclear: one is inconclusive or unresolved); else not
+ * slower.
  */
-pg_probe_outcome pg_bisect_outcome(const pg_result *r, double floor);
+pg_probe_outcome pg_bisect_outcome(const pg_result *r);
 
 /*
  * The commit to probe between lo and hi (exclusive), `skipped[i]` set for

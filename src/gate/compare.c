@@ -135,6 +135,12 @@ static int load_config(compare_ctx *ctx)
             !strcmp(o->counter, "auto") ? 0 : pg_counter_parse(o->counter);
     if (o->path_check)
         ctx->cfg.settings.path_check = pg_path_check_parse(o->path_check);
+    if (o->inconclusive) {
+        size_t i;
+        ctx->cfg.settings.inconclusive_fails = !strcmp(o->inconclusive, "fail");
+        for (i = 0; i < ctx->cfg.nbenchmarks; i++)
+            ctx->cfg.benchmarks[i].inconclusive = -1;
+    }
     if (o->max_time > 0)
         ctx->cfg.settings.max_time = o->max_time;
     if (o->min_rounds > 0)

@@ -29,14 +29,15 @@ typedef struct pg_compare_opts {
      * kept with no_cache. */
     const char *cache_dir;
     int no_cache;
-    int jobs; /* builds at once; 0: one per CPU */
+    int jobs;    /* builds at once; 0: one per CPU */
     int profile; /* profile each C regression's worst case (profile.h) */
     /* Overrides from flags; negative when not given. */
     double noise_floor;
     const char *measure; /* "time", "instructions", "cycles", "all" */
     double count_floor;
-    const char *counter; /* "auto", "hardware", "callgrind" */
-    const char *path_check; /* "warn", "gate", "off" */
+    const char *counter;      /* "auto", "hardware", "callgrind" */
+    const char *path_check;   /* "warn", "gate", "off" */
+    const char *inconclusive; /* "pass", "fail" */
     double max_time;
     int min_rounds;
     double timeout;

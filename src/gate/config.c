@@ -47,14 +47,16 @@ typedef struct parse_ctx {
 static const char *const top_keys[] = {"version", "settings", "benchmarks",
                                        NULL};
 static const char *const settings_keys[] = {
-    "noise_floor", "max_time", "min_rounds",  "timeout", "gate", "build",
-    "library",     "measure",  "count_floor", "counter", "path_check", NULL};
+    "noise_floor", "max_time",     "min_rounds", "timeout",     "gate",
+    "build",       "library",      "measure",    "count_floor", "counter",
+    "path_check",  "inconclusive", NULL};
 static const char *const bench_keys[] = {
     "name",       "problem",  "sources",     "symbol",   "language",
     "cflags",     "include",  "cases",       "cache",    "cuda_arch",
     "nvcc_flags", "symbols",  "gate",        "build",    "library",
     "ldflags",    "adapters", "file_cflags", "function", "args",
-    "check",      "helpers",  "work",        "measure",  NULL};
+    "check",      "helpers",  "work",        "measure",  "inconclusive",
+    NULL};
 static const char *const buffer_keys[] = {"count", "fill", "range", "file",
                                           "from",  "with", NULL};
 static const char *const check_keys_[] = {"rel", "abs", "reference", NULL};
@@ -429,6 +431,10 @@ static int parse_settings(parse_ctx *ctx, yaml_node_t *node, pg_settings *s)
         (err = get_choice(ctx, v, "gate", "total", "cases", &s->gate_cases)) <
             0)
         return err;
+    if ((v = lookup(ctx, node, "inconclusive", NULL)) &&
+        (err = get_choice(ctx, v, "inconclusive", "pass", "fail",
+                          &s->inconclusive_fails)) < 0)
+        return err;
     return 0;
 }
 
@@ -633,6 +639,11 @@ static int parse_choices(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
     b->gate = -1;
     if ((v = lookup(ctx, node, "gate", NULL)) &&
         (err = get_choice(ctx, v, "gate", "total", "cases", &b->gate)) < 0)
+        return err;
+    b->inconclusive = -1;
+    if ((v = lookup(ctx, node, "inconclusive", NULL)) &&
+        (err = get_choice(ctx, v, "inconclusive", "pass", "fail",
+                          &b->inconclusive)) < 0)
         return err;
     if ((v = lookup(ctx, node, "symbols", NULL)) &&
         (err = get_choice(ctx, v, "symbols", "local", "interposable",

@@ -41,6 +41,7 @@ typedef struct pg_bench_config {
     int cold;         /* cache: cold, caches evicted before each sample (the
                          default for CUDA) */
     int gate;         /* gate: -1 as in settings, 0 total, 1 cases */
+    int inconclusive; /* inconclusive: -1 as in settings, 0 pass, 1 fail */
     int measure;      /* measure: -1 as in settings, else as there */
     int interposable; /* symbols: interposable, a plain -shared build whose
                          calls to its own exported functions go through

@@ -14,8 +14,8 @@
 
 #include "banned.h"
 
-#define W 640 /* chart width, px */
-#define H 160 /* chart height */
+#define W 640   /* chart width, px */
+#define H 160   /* chart height */
 #define LEFT 66 /* room for the y axis's labels */
 #define RIGHT 10
 #define TOP 10
@@ -534,6 +534,15 @@ static void bench_section(pg_str *out, const pg_result *r,
         esc(out, b->message);
     }
     pg_str_puts(out, "</p>");
+    if (b->status == PG_STATUS_INCONCLUSIVE ||
+        b->status == PG_STATUS_UNRESOLVED) {
+        pg_str why = PG_STR_INIT;
+        pg_report_no_label(&why, r, b);
+        pg_str_puts(out, "<p class=\"nolabel\">");
+        esc(out, pg_str_cstr(&why));
+        pg_str_puts(out, "</p>");
+        pg_str_clear(&why);
+    }
     if (b->culprit) {
         pg_str_printf(
             out, "<p><b>Culprit</b>: first slower at %s commit <code>",

@@ -3,6 +3,7 @@
  */
 #include "merge.h"
 #include "error.h"
+#include "stats.h"
 #include "str.h"
 
 #include <stdlib.h>
@@ -163,6 +164,8 @@ int pg_merge(pg_result *out, pg_result *parts, size_t n,
     qsort(out->shards, out->nshards, sizeof(*out->shards), by_index);
     if ((err = check_benchmarks(out)) < 0)
         pg_result_clear(out);
+    else
+        pg_stats_judge(out); /* a merged result is judged where it is made */
     return err;
 }
 

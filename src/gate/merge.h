@@ -16,7 +16,7 @@
  * base and head commits, noise floor, mode and config, each shard K of N
  * once and none missing, no benchmark twice.  PG_ERR_USAGE with a message
  * that names the files otherwise; `out` is then empty.  The merged result
- * is unjudged (pg_stats_judge).
+ * is judged (pg_stats_judge) here, where it is made.
  */
 int pg_merge(pg_result *out, pg_result *parts, size_t n,
              const char *const *names);

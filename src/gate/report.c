@@ -131,9 +131,10 @@ static int ungated(const pg_bench_result *b)
 void pg_report_summary(pg_str *out, const pg_result *r)
 {
     static const pg_status order[] = {
-        PG_STATUS_REGRESSION, PG_STATUS_INCORRECT,    PG_STATUS_CRASHED,
-        PG_STATUS_TIMEOUT,    PG_STATUS_BUILD_FAILED, PG_STATUS_IMPROVEMENT,
-        PG_STATUS_UNCHANGED,  PG_STATUS_NEW,          PG_STATUS_SKIPPED};
+        PG_STATUS_REGRESSION,  PG_STATUS_INCORRECT,    PG_STATUS_CRASHED,
+        PG_STATUS_TIMEOUT,     PG_STATUS_BUILD_FAILED, PG_STATUS_INCONCLUSIVE,
+        PG_STATUS_IMPROVEMENT, PG_STATUS_UNCHANGED,    PG_STATUS_UNRESOLVED,
+        PG_STATUS_NEW,         PG_STATUS_SKIPPED};
     size_t i, j, n, fixed = 0, other = 0, parts = 0;
 
     /* A failure of the base alone is a head that fixed it: counted as
@@ -308,6 +309,47 @@ static void floor_line(pg_str *out, const pg_result *r)
     pg_str_putc(out, ')');
 }
 
+/*
+ * Why `b` got no label, and what to do ("its interval ... straddles the 5%
+ * floor ..."), for an inconclusive or unresolved benchmark; nothing for
+ * any other.  The terminal, the comment and the HTML say the same.
+ */
+void pg_report_no_label(pg_str *out, const pg_result *r,
+                        const pg_bench_result *b)
+{
+    double floor = pg_result_floor(r, b) * 100;
+
+    if (b->status == PG_STATUS_UNRESOLVED) {
+        pg_str_puts(out, "unresolved: every case is too short to resolve "
+                         "here, so it gets no label (give each call more "
+                         "work: a larger input, or several calls in one)");
+        return;
+    }
+    if (b->status != PG_STATUS_INCONCLUSIVE)
+        return;
+    pg_str_puts(out, "inconclusive: ");
+    if (b->stop && !strcmp(b->stop, "too_few_rounds")) {
+        pg_str_printf(out,
+                      "the budget ran out after %d rounds, before every "
+                      "placement of the code was measured twice, so no "
+                      "label rests on what one draw of it found",
+                      b->rounds);
+    } else {
+        pg_str_puts(out, "its interval (");
+        pg_format_interval(out, b->change_lo, b->change_hi);
+        pg_str_printf(out,
+                      ") still holds both sides of the %.3g%% floor when "
+                      "the budget ran out, after %d rounds",
+                      floor, b->rounds);
+    }
+    pg_str_printf(out,
+                  "; it %s the gate (inconclusive: %s).  To decide it: a "
+                  "quieter runner, a longer --max-time, a larger floor, or "
+                  "--measure all (a count has a 1%% floor and no noise)",
+                  b->inconclusive_fails ? "fails" : "passes",
+                  b->inconclusive_fails ? "fail" : "pass");
+}
+
 /* The verdict of a self-check (A/A), in words. */
 static void aa_line(pg_str *out, const pg_result *r)
 {
@@ -358,13 +400,14 @@ static void aa_line(pg_str *out, const pg_result *r)
 #define BOLD "\033[1m"
 #define RESET "\033[0m"
 
+/* What was decided (pg_stats_judge), read, never asked again. */
 static const char *status_color(const pg_bench_result *b)
 {
-    if (pg_stats_fails_gate(b))
+    if (b->fails_gate)
         return RED;
     if (b->status == PG_STATUS_IMPROVEMENT)
         return GREEN;
-    if (pg_status_failed(b->status))
+    if (pg_status_failed(b->status) || b->status == PG_STATUS_INCONCLUSIVE)
         return YELLOW;
     return DIM;
 }
@@ -410,8 +453,9 @@ static void hidden_line(pg_str *out, const pg_bench_result *b,
                         const pg_result_case *c)
 {
     pg_str_printf(out, "the total is %s, but case %s is ",
-                  b->status == PG_STATUS_IMPROVEMENT ? "an improvement"
-                                                     : "unchanged",
+                  b->status == PG_STATUS_IMPROVEMENT
+                      ? "an improvement"
+                      : pg_status_name(b->status),
                   c->name);
     slower_text(out, c->change);
     pg_str_puts(out, " (");
@@ -620,7 +664,9 @@ static void bench_cells(pg_str *row, const pg_bench_result *b)
     pg_result_format_figure(&row[2], b, b->head_ns);
     change_text(&row[3], b->change, b->rounds > 0);
     pg_format_interval(&row[4], b->change_lo, b->change_hi);
-    if (b->rounds > 0)
+    if (b->rounds > 0 && b->processes > 1)
+        pg_str_printf(&row[5], "%d in %d", b->rounds, b->processes);
+    else if (b->rounds > 0)
         pg_str_printf(&row[5], "%d", b->rounds);
     else
         pg_str_puts(&row[5], "–");
@@ -867,6 +913,23 @@ static void counted_line(pg_str *out, const pg_result *r, int md)
         pg_str_putc(out, '.');
 }
 
+/* A line per benchmark that got no label, and why. */
+static void no_label_lines(pg_str *out, const pg_result *r, int color)
+{
+    size_t i;
+
+    for (i = 0; i < r->nbenchmarks; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        if (b->status != PG_STATUS_INCONCLUSIVE &&
+            b->status != PG_STATUS_UNRESOLVED)
+            continue;
+        pg_str_printf(out, "%s%s%s: ", color ? YELLOW : "", b->name,
+                      color ? RESET : "");
+        pg_report_no_label(out, r, b);
+        pg_str_putc(out, '\n');
+    }
+}
+
 /* The floor, the GPU, the machine's warnings. */
 static void terminal_notes(pg_str *out, const pg_result *r, int color)
 {
@@ -875,10 +938,11 @@ static void terminal_notes(pg_str *out, const pg_result *r, int color)
 
     pg_str_puts(out, "\nnoise floor ");
     floor_line(out, r);
-    pg_str_puts(out, "; runs: rounds of both sides interleaved, best of each "
-                     "kept");
+    pg_str_puts(out, "; a label needs its whole interval on one side of "
+                     "it; runs: rounds, in that many processes");
     counted_line(out, r, 0);
     pg_str_putc(out, '\n');
+    no_label_lines(out, r, color);
     unresolved_lines(out, r);
     disagreement_lines(out, r);
     if (r->gpu.present) {
@@ -983,7 +1047,7 @@ static void html_text(pg_str *out, const char *s, size_t max)
 
 static const char *status_icon(const pg_bench_result *b)
 {
-    if (pg_stats_fails_gate(b))
+    if (b->fails_gate)
         return "❌";
     switch (b->status) {
     case PG_STATUS_IMPROVEMENT:
@@ -994,6 +1058,10 @@ static const char *status_icon(const pg_bench_result *b)
         return "🆕";
     case PG_STATUS_SKIPPED:
         return "⏭️";
+    case PG_STATUS_INCONCLUSIVE:
+        return "❔";
+    case PG_STATUS_UNRESOLVED:
+        return "➖";
     default:
         return "⚠️";
     }
@@ -1262,6 +1330,32 @@ static void md_footer(pg_str *footer, const pg_result *r)
     pg_system_clear(&notes);
 }
 
+/* Each benchmark that got no label, and why, as a quote above the table:
+ * an inconclusive verdict passes by default, and the reader must see it. */
+static void md_no_label(pg_str *out, const pg_result *r, size_t room)
+{
+    size_t i, start = out->size;
+
+    for (i = 0; i < r->nbenchmarks; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        pg_str tmp = PG_STR_INIT;
+        if (b->status != PG_STATUS_INCONCLUSIVE &&
+            b->status != PG_STATUS_UNRESOLVED)
+            continue;
+        if (out->size - start > room) {
+            pg_str_puts(out, "More without a label: see the JSON report.\n\n");
+            break;
+        }
+        pg_report_no_label(&tmp, r, b);
+        pg_str_printf(out, "> %s **", status_icon(b));
+        md_text(out, b->name, MD_NAME_MAX);
+        pg_str_puts(out, "**: ");
+        md_text(out, pg_str_cstr(&tmp), 800);
+        pg_str_puts(out, "\n\n");
+        pg_str_clear(&tmp);
+    }
+}
+
 /* The marker, the headline and the table of benchmarks, as many rows as
  * fit in `room` bytes; how many were shown. */
 static size_t md_head(pg_str *out, const pg_result *r, size_t room)
@@ -1281,6 +1375,7 @@ static size_t md_head(pg_str *out, const pg_result *r, size_t room)
         pg_report_summary(out, r);
     }
     pg_str_puts(out, "\n\n");
+    md_no_label(out, r, room / 4);
     for (shown = 0; shown < r->nbenchmarks; shown++) {
         if (collapsed(&r->benchmarks[shown]))
             continue;

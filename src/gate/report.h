@@ -50,4 +50,12 @@ void pg_report_cost_change(pg_str *out, double base, double head);
 /* "1 regression, 2 unchanged" etc.; the one-line verdict's detail. */
 void pg_report_summary(pg_str *out, const pg_result *r);
 
+/*
+ * Why `b` got no label and what to do, for an inconclusive or unresolved
+ * benchmark ("inconclusive: its interval (...) still holds both sides of
+ * the 5% floor ..."); nothing for any other.
+ */
+void pg_report_no_label(pg_str *out, const pg_result *r,
+                        const pg_bench_result *b);
+
 #endif

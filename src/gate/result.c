@@ -19,8 +19,9 @@
 #include "banned.h"
 
 static const char *const status_names[] = {
-    "unchanged", "regression",   "improvement", "incorrect", "crashed",
-    "timeout",   "build_failed", "new",         "skipped"};
+    "unchanged", "regression",   "improvement",  "incorrect",
+    "crashed",   "timeout",      "build_failed", "new",
+    "skipped",   "inconclusive", "unresolved"};
 
 const char *pg_status_name(pg_status status)
 {
@@ -64,14 +65,20 @@ pg_bench_result *pg_result_add(pg_result *r, const char *name,
     r->benchmarks = pg_realloc(r->benchmarks,
                                (r->nbenchmarks + 1) * sizeof(*r->benchmarks));
     b = &r->benchmarks[r->nbenchmarks++];
+    pg_bench_result_init(b, name, problem);
+    return b;
+}
+
+void pg_bench_result_init(pg_bench_result *b, const char *name,
+                          const char *problem)
+{
     memset(b, 0, sizeof(*b));
-    b->name = pg_strdup(name);
-    b->problem = pg_strdup(problem);
+    b->name = pg_strdup(name ? name : "");
+    b->problem = pg_strdup(problem ? problem : "");
     b->side = PG_SIDE_NONE;
     b->change = b->base_ns = b->head_ns = NAN;
     b->change_lo = b->change_hi = NAN;
     b->slower_case = -1;
-    return b;
 }
 
 const pg_result_case *pg_result_slower_case(const pg_bench_result *b)
@@ -267,6 +274,8 @@ static cJSON *bench_json(const pg_bench_result *b)
     pg_json_add_number(o, "change", b->change);
     add_interval(o, b->change_lo, b->change_hi);
     cJSON_AddStringToObject(o, "gate", b->gate_cases ? "cases" : "total");
+    cJSON_AddStringToObject(o, "inconclusive",
+                            b->inconclusive_fails ? "fail" : "pass");
     cJSON_AddBoolToObject(o, "identical_code", b->identical);
     if (b->unchecked)
         cJSON_AddBoolToObject(o, "checked", 0);
@@ -290,6 +299,8 @@ static cJSON *bench_json(const pg_bench_result *b)
     pg_json_add_number(o, "base_ns", b->base_ns);
     pg_json_add_number(o, "head_ns", b->head_ns);
     cJSON_AddNumberToObject(o, "rounds", b->rounds);
+    if (b->processes > 0)
+        cJSON_AddNumberToObject(o, "processes", b->processes);
     calls = cJSON_AddObjectToObject(o, "calls");
     cJSON_AddNumberToObject(calls, "base", (double)b->calls[0]);
     cJSON_AddNumberToObject(calls, "head", (double)b->calls[1]);
@@ -469,7 +480,7 @@ char *pg_result_to_json(const pg_result *r)
     if (r->gpu.present)
         cJSON_AddItemToObject(root, "gpu", gpu_json(&r->gpu));
     counts = cJSON_AddObjectToObject(root, "counts");
-    for (st = PG_STATUS_UNCHANGED; st <= PG_STATUS_SKIPPED; st++)
+    for (st = PG_STATUS_UNCHANGED; st < PG_STATUS_COUNT; st++)
         cJSON_AddNumberToObject(counts, pg_status_name(st),
                                 (double)pg_result_count(r, st));
     arr = cJSON_AddArrayToObject(root, "benchmarks");
@@ -777,6 +788,9 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
     read_interval(o, &b->change_lo, &b->change_hi);
     iv = cJSON_GetObjectItemCaseSensitive(o, "gate");
     b->gate_cases = cJSON_IsString(iv) && !strcmp(iv->valuestring, "cases");
+    iv = cJSON_GetObjectItemCaseSensitive(o, "inconclusive");
+    b->inconclusive_fails =
+        cJSON_IsString(iv) && !strcmp(iv->valuestring, "fail");
     b->identical =
         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "identical_code"));
     b->unchecked =
@@ -785,6 +799,7 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
     b->not_affected =
         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "not_affected"));
     b->stop = get_string(o, "stop");
+    b->processes = get_int(o, "processes");
     b->cold = cJSON_IsString(cache) && !strcmp(cache->valuestring, "cold");
     read_built(o, b->built);
     read_culprit(b, cJSON_GetObjectItemCaseSensitive(o, "culprit"));
@@ -839,9 +854,11 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
         read_interval(c, &cr->change_lo, &cr->change_hi);
         iv = cJSON_GetObjectItemCaseSensitive(c, "status");
         st = cJSON_IsString(iv) ? pg_status_parse(iv->valuestring) : -1;
-        cr->status = st == PG_STATUS_REGRESSION || st == PG_STATUS_IMPROVEMENT
-                         ? (pg_status)st
-                         : PG_STATUS_UNCHANGED;
+        cr->status =
+            st == PG_STATUS_REGRESSION || st == PG_STATUS_IMPROVEMENT ||
+                    st == PG_STATUS_INCONCLUSIVE || st == PG_STATUS_UNRESOLVED
+                ? (pg_status)st
+                : PG_STATUS_UNCHANGED;
         cr->flops = get_number(c, "flops");
         cr->bytes = get_number(c, "bytes");
         cr->inner = get_count(c, "inner");

@@ -25,8 +25,16 @@ typedef enum {
     PG_STATUS_TIMEOUT,
     PG_STATUS_BUILD_FAILED,
     PG_STATUS_NEW,
-    PG_STATUS_SKIPPED
+    PG_STATUS_SKIPPED,
+    /* The interval straddles the floor when the budget ran out (or every
+     * placement was not seen twice): no label is earned (stats.h). */
+    PG_STATUS_INCONCLUSIVE,
+    /* Made only of cases below what this machine resolves: no label. */
+    PG_STATUS_UNRESOLVED
 } pg_status;
+
+/* The number of statuses, for tables indexed by one. */
+#define PG_STATUS_COUNT (PG_STATUS_UNRESOLVED + 1)
 
 /* Which side a failure belongs to. */
 typedef enum { PG_SIDE_NONE = -1, PG_SIDE_BASE = 0, PG_SIDE_HEAD = 1 } pg_side;
@@ -37,8 +45,10 @@ typedef struct pg_result_case {
     double change;           /* NAN when not measured */
     double change_lo;        /* its 95% interval; NAN */
     double change_hi;
-    pg_status status;    /* unchanged, regression or improvement by its
-                            own change; unchanged when not measured */
+    pg_status status;    /* unchanged, regression, improvement or
+                            inconclusive by its own interval (stats.h),
+                            unresolved below the machine's resolution;
+                            unchanged when not measured */
     double flops, bytes; /* per call; 0 when the problem does not say */
     uint64_t inner;      /* calls per sample */
     double overhead_ns;  /* harness cost per call, discounted */
@@ -47,6 +57,9 @@ typedef struct pg_result_case {
      * discounted, so what is left is mostly the discount's error and where
      * the code lies.  Such a case gets no label. */
     int unresolved;
+    double quantum_ns; /* one sample's timer error over its calls: what no
+                          figure per call is known better than (not kept
+                          in the JSON) */
     /* Every sample of each side (base, head), in round order: the raw
      * time per call, for pictures; NULL when not kept. */
     double *samples[2];
@@ -56,6 +69,11 @@ typedef struct pg_result_case {
 /* The most samples a case keeps per side (the first rounds'): enough for
  * a picture, and a JSON report of hundreds of benchmarks stays small. */
 #define PG_MAX_SAMPLES 2000
+
+/* The most one measuring process's samples perfgate reads per case and
+ * side, to pool the processes' rounds (draws.h); what is kept of them is
+ * PG_MAX_SAMPLES. */
+#define PG_MAX_POOLED_SAMPLES (1 << 18)
 
 /* How the device behaved while a CUDA benchmark was measured. */
 typedef struct pg_gpu_run {
@@ -110,16 +128,19 @@ typedef struct pg_bench_result {
     double change;    /* head_ns / base_ns - 1; NAN when not measured */
     double change_lo; /* its 95% interval from the paired rounds; NAN */
     double change_hi;
-    char *stop;     /* why measuring stopped: "clear", "max_time" */
-    int gate_cases; /* gate: cases (any case beyond the floor fails);
-                       0: gate: total, the sum of minimums */
-    int identical;  /* both sides load the same code: unchanged, not
-                       measured */
-    int not_affected; /* both sides build from the same files: unchanged,
-                         neither built nor measured */
-    int unchecked;    /* a function benchmark whose head's output was checked
-                         against nothing (message says why) */
-    int cold;       /* measured with cold caches */
+    char *stop;             /* why measuring stopped: "clear", "max_time",
+                               "too_few_rounds" */
+    int inconclusive_fails; /* inconclusive: fail (the gate fails on an
+                               inconclusive verdict); 0: pass */
+    int gate_cases;         /* gate: cases (any case beyond the floor fails);
+                               0: gate: total, the sum of minimums */
+    int identical;          /* both sides load the same code: unchanged, not
+                               measured */
+    int not_affected;       /* both sides build from the same files: unchanged,
+                               neither built nor measured */
+    int unchecked; /* a function benchmark whose head's output was checked
+                      against nothing (message says why) */
+    int cold;      /* measured with cold caches */
     /* How each side's library came to be, base then head: 0 not built
      * (not affected, missing, failed), 1 compiled in this run, 2 taken
      * from the build cache. */
@@ -140,9 +161,12 @@ typedef struct pg_bench_result {
     double main_change;
     int main_steps, main_creeps;
     pg_profile *profile; /* with compare --profile, a regression's; NULL */
-    double base_ns; /* sums of per-case minimums; NAN when not measured */
+    double base_ns;      /* sums of per-case minimums; NAN when not measured */
     double head_ns;
-    int rounds;        /* samples per case and side ("best of N") */
+    int rounds;        /* samples per case and side, all processes */
+    int processes;     /* measuring processes pooled (draws.h); 0: none */
+    int slots, shift;  /* one process's placements (pg_estimate_run): how
+                          its samples pool; not kept in the JSON */
     uint64_t calls[2]; /* calls timed per side */
     double seconds;    /* measuring time */
     char *message;     /* why, for anything but a plain verdict */
@@ -224,17 +248,17 @@ typedef struct pg_result {
     pg_side_info base, head;
     pg_bench_result *benchmarks;
     size_t nbenchmarks;
-    double seconds; /* the whole compare, wall time */
+    double seconds;       /* the whole compare, wall time */
     double build_seconds; /* of it, building and checking what a change
                              reaches (keys, project builds, problems) */
-    int aa;         /* a self-check: the same revision on both sides */
+    int aa;               /* a self-check: the same revision on both sides */
     pg_system system;
     pg_gpu_info gpu; /* present: a CUDA benchmark was measured on it */
     pg_verdict verdict;
-    char *config_digest;   /* the config's (pg_config.digest); NULL: unknown */
-    char *main_machine;    /* whose records main_* are; NULL: no history */
-    char *unboxed; /* why the revisions' code ran outside the box (box.h);
-                      NULL when it ran inside, or the result does not say */
+    char *config_digest; /* the config's (pg_config.digest); NULL: unknown */
+    char *main_machine;  /* whose records main_* are; NULL: no history */
+    char *unboxed;       /* why the revisions' code ran outside the box (box.h);
+                            NULL when it ran inside, or the result does not say */
     pg_shard_info *shards; /* one for a shard's own result, all of them for
                               a merged one; none when not sharded */
     size_t nshards;
@@ -256,7 +280,13 @@ const pg_result_case *pg_result_slower_case(const pg_bench_result *b);
 /* How many benchmarks have `status`. */
 size_t pg_result_count(const pg_result *r, pg_status status);
 
-/* Adds a zeroed benchmark to `r` (measured figures NAN) and returns it. */
+/* A benchmark not yet measured, named (copies of `name` and `problem`;
+ * NULL: ""): figures NAN, no side, no slower case.  The one place these
+ * defaults are written. */
+void pg_bench_result_init(pg_bench_result *b, const char *name,
+                          const char *problem);
+
+/* Adds a benchmark to `r` (pg_bench_result_init) and returns it. */
 pg_bench_result *pg_result_add(pg_result *r, const char *name,
                                const char *problem);
 

@@ -68,7 +68,7 @@ static void add_samples(pg_bench_result *out, const char *rest)
         return;
     cr = &out->cases[c];
     /* In order, or not at all; a line has at most PG_EV_SAMPLES_PER_LINE. */
-    if (first != cr->nsamples[side] || first >= PG_MAX_SAMPLES)
+    if (first != cr->nsamples[side] || first >= PG_MAX_POOLED_SAMPLES)
         return;
     cr->samples[side] = pg_realloc(
         cr->samples[side], (first + PG_EV_SAMPLES_PER_LINE) * sizeof(double));
@@ -112,10 +112,11 @@ static void on_line(void *payload, const char *line)
             ctx->spec->on_progress)
             ctx->spec->on_progress(ctx->spec->payload, a, round, elapsed);
     } else if (!strcmp(word, PG_EV_CASE)) {
-        char f[8][40];
+        char f[9][40];
         size_t i;
-        if (sscanf(rest, "%zu %39s %39s %39s %39s %39s %39s %39s %39s", &i,
-                   f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7]) != 9 ||
+        if (sscanf(rest, "%zu %39s %39s %39s %39s %39s %39s %39s %39s %39s", &i,
+                   f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7],
+                   f[8]) != 10 ||
             i >= out->ncases)
             return;
         out->cases[i].base_ns = parse_double(f[0]);
@@ -126,6 +127,10 @@ static void on_line(void *payload, const char *line)
         out->cases[i].bytes = parse_double(f[5]);
         out->cases[i].change_lo = parse_double(f[6]);
         out->cases[i].change_hi = parse_double(f[7]);
+        out->cases[i].quantum_ns = parse_double(f[8]);
+    } else if (!strcmp(word, PG_EV_PLACED)) {
+        if (sscanf(rest, "%d %d", &out->slots, &out->shift) != 2)
+            out->slots = out->shift = 0;
     } else if (!strcmp(word, PG_EV_CPU)) {
         char **f = ctx->spec->metric ? &out->cpu_simulated : &out->cpu_native;
         free(*f);
@@ -254,8 +259,7 @@ static int check_head_alone(pg_bench_result *out, const pg_run_spec *spec,
     alone.lib[0] = NULL;
     alone.verify_only = !timed;
     alone.on_progress = NULL;
-    memset(&head, 0, sizeof(head));
-    head.side = PG_SIDE_NONE;
+    pg_bench_result_init(&head, out->name, NULL);
     err = pg_run_bench(&head, &alone, spec_path);
     if (!err && head.side == PG_SIDE_HEAD) {
         char *msg = pg_strdupf("%s (the base side failed too: %s)",
@@ -415,9 +419,7 @@ static int check_path(pg_bench_result *out, const pg_run_spec *counted,
     spec.code_path = 0;
     spec.sample = samples;
     spec.on_progress = NULL;
-    memset(&n, 0, sizeof(n));
-    n.side = PG_SIDE_NONE;
-    n.change = n.base_ns = n.head_ns = NAN;
+    pg_bench_result_init(&n, out->name, NULL);
     if ((err = pg_run_bench(&n, &spec, path)) < 0)
         goto done;
     if (pg_status_failed(n.status)) {

@@ -5,6 +5,7 @@
 #include "estimate.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "banned.h"
 
@@ -17,68 +18,60 @@ pg_status pg_stats_classify(double change, double noise_floor)
     return PG_STATUS_UNCHANGED;
 }
 
-/*
- * A case's own verdict.  Under gate: cases it is the rule itself, and the
- * measurement went on until every case was clear of the floor.  Under
- * gate: total only the total was made clear, so a case counts as slower
- * (or faster) only when its whole interval is beyond the floor: what is
- * said of a case must not be noise.
- */
-static pg_status case_status(const pg_result_case *c, int gate_cases,
-                             double noise_floor)
+pg_status pg_stats_label(double change, double lo, double hi,
+                         double noise_floor)
 {
-    if (isnan(c->change) || c->unresolved)
-        return PG_STATUS_UNCHANGED;
-    if (gate_cases)
-        return pg_stats_classify(c->change, noise_floor);
-    if (c->change_lo > noise_floor)
+    if (isnan(lo) || isnan(hi))
+        return pg_stats_classify(change, noise_floor);
+    if (lo > noise_floor)
         return PG_STATUS_REGRESSION;
-    if (c->change_hi < -noise_floor)
+    if (hi < -noise_floor)
         return PG_STATUS_IMPROVEMENT;
-    return PG_STATUS_UNCHANGED;
+    if (lo >= -noise_floor && hi <= noise_floor)
+        return PG_STATUS_UNCHANGED;
+    return PG_STATUS_INCONCLUSIVE;
 }
 
 int pg_stats_unresolved(const pg_result_case *c, double noise_floor)
 {
-    return isfinite(c->base_ns) && isfinite(c->head_ns) &&
-           isfinite(c->overhead_ns) && c->overhead_ns > 0 && noise_floor > 0 &&
-           fmax(c->base_ns, c->head_ns) * noise_floor <
-               PG_STATS_PLACEMENT_JITTER * c->overhead_ns;
+    return pg_estimate_unresolved(c->base_ns, c->head_ns, c->overhead_ns,
+                                  noise_floor);
 }
 
-/* Widens [lo, hi] of a change from `base` to `head` by `quantum` ns. */
-static void widen(double *lo, double *hi, double change, double base,
-                  double head, double quantum)
+/* A case's own label, by its interval (pg_stats_label); a case not
+ * measured is unchanged, one below the machine's resolution unresolved. */
+static pg_status case_status(const pg_result_case *c, double noise_floor)
 {
-    pg_interval iv = {change, *lo, *hi};
-
-    pg_estimate_widen(&iv, base, head, quantum);
-    *lo = iv.lo;
-    *hi = iv.hi;
+    if (isnan(c->change))
+        return PG_STATUS_UNCHANGED;
+    if (c->unresolved)
+        return PG_STATUS_UNRESOLVED;
+    return pg_stats_label(c->change, c->change_lo, c->change_hi, noise_floor);
 }
 
-/*
- * An unresolved case can move by PG_STATS_PLACEMENT_JITTER of the
- * harness's cost on either side with where its code lies, which one run
- * does not show: its interval says so, and so does the total's.
- */
-static void widen_unresolved(pg_bench_result *b)
+/* The benchmark's status from its total and, under gate: cases, from
+ * every case: any case slower beyond the floor is a regression, and any
+ * case left inconclusive leaves the benchmark so unless it is one. */
+static pg_status bench_status(const pg_bench_result *b, double noise_floor,
+                              size_t unresolved)
 {
-    double quantum = 0;
+    pg_status st;
     size_t i;
 
-    for (i = 0; i < b->ncases; i++) {
-        pg_result_case *c = &b->cases[i];
-        double q = PG_STATS_PLACEMENT_JITTER * c->overhead_ns;
-        if (!c->unresolved)
-            continue;
-        widen(&c->change_lo, &c->change_hi, c->change, c->base_ns, c->head_ns,
-              q);
-        quantum += q;
+    /* Nothing in it that this machine resolves: no label at all. */
+    if (unresolved && unresolved == b->ncases)
+        return PG_STATUS_UNRESOLVED;
+    /* The budget ran out before every placement was seen twice. */
+    if (b->stop && !strcmp(b->stop, "too_few_rounds"))
+        return PG_STATUS_INCONCLUSIVE;
+    st = pg_stats_label(b->change, b->change_lo, b->change_hi, noise_floor);
+    for (i = 0; b->gate_cases && i < b->ncases; i++) {
+        if (b->cases[i].status == PG_STATUS_REGRESSION)
+            return PG_STATUS_REGRESSION;
+        if (b->cases[i].status == PG_STATUS_INCONCLUSIVE)
+            st = PG_STATUS_INCONCLUSIVE;
     }
-    if (b->base_ns > 0 && quantum > 0)
-        widen(&b->change_lo, &b->change_hi, b->head_ns / b->base_ns - 1,
-              b->base_ns, b->head_ns, quantum);
+    return st;
 }
 
 void pg_stats_decide(pg_bench_result *b, double noise_floor)
@@ -97,13 +90,11 @@ void pg_stats_decide(pg_bench_result *b, double noise_floor)
                     : c->head_ns > 0  ? INFINITY
                     : c->base_ns == 0 ? 0
                                       : NAN;
-        c->status = b->status == PG_STATUS_NEW
-                        ? PG_STATUS_UNCHANGED
-                        : case_status(c, b->gate_cases, noise_floor);
+        c->status = b->status == PG_STATUS_NEW ? PG_STATUS_UNCHANGED
+                                               : case_status(c, noise_floor);
     }
     b->base_ns = base;
     b->head_ns = head;
-    widen_unresolved(b);
     if (b->status == PG_STATUS_NEW) {
         b->base_ns = NAN;
         b->change = NAN;
@@ -114,15 +105,8 @@ void pg_stats_decide(pg_bench_result *b, double noise_floor)
         b->change = head / base - 1;
     else
         b->change = head > 0 ? INFINITY : 0;
-    /* Nothing in it that this machine resolves: no label for the total
-     * either. */
-    b->status = unresolved && unresolved == b->ncases
-                    ? PG_STATUS_UNCHANGED
-                    : pg_stats_classify(b->change, noise_floor);
     b->side = PG_SIDE_NONE;
-    for (i = 0; b->gate_cases && i < b->ncases; i++)
-        if (b->cases[i].status == PG_STATUS_REGRESSION)
-            b->status = PG_STATUS_REGRESSION;
+    b->status = bench_status(b, noise_floor, unresolved);
 }
 
 const pg_result_case *pg_stats_hidden_regression(const pg_bench_result *b)
@@ -168,6 +152,8 @@ int pg_stats_fails_gate(const pg_bench_result *b)
     switch (b->status) {
     case PG_STATUS_REGRESSION:
         return pg_stats_count_gates(b);
+    case PG_STATUS_INCONCLUSIVE:
+        return b->inconclusive_fails;
     case PG_STATUS_INCORRECT:
     case PG_STATUS_CRASHED:
     case PG_STATUS_TIMEOUT:
@@ -284,7 +270,7 @@ void pg_stats_judge(pg_result *r)
             /* A count has no placement jitter: nothing is below it. */
             if ((cr->unresolved =
                      !b->metric && pg_stats_unresolved(cr, r->noise_floor)))
-                cr->status = PG_STATUS_UNCHANGED;
+                cr->status = PG_STATUS_UNRESOLVED;
         }
     }
     aa_noise(v, r);
@@ -299,6 +285,12 @@ void pg_stats_judge(pg_result *r)
         /* In a self-check only a failure fails (passed()). */
         b->fails_gate =
             r->aa ? pg_status_failed(b->status) : pg_stats_fails_gate(b);
+        /* measure: all: the count's own mark, as its status alone would
+         * gate (whether it does, beside the time, is b's). */
+        if (b->counted)
+            b->counted->fails_gate = r->aa
+                                         ? pg_status_failed(b->counted->status)
+                                         : pg_stats_fails_gate(b->counted);
         if (c && !r->aa && v->passed)
             v->warned = 1;
     }

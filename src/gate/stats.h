@@ -1,18 +1,23 @@
 /*
  * stats.h - the decision rule (README.md, "How perfgate measures").
  *
- * A side's total is the sum of its cases' minimum times.  The change is
- * head_total / base_total - 1: a regression when it is above the noise
- * floor, an improvement below minus the floor, else unchanged.  Under
- * gate: cases, any case whose own change is above the floor makes the
- * benchmark a regression too.  The gate
- * fails on any regression, and on a head side that is incorrect, crashed,
- * timed out or failed to build.  A failure on the base side alone is
- * reported and does not fail the gate.
+ * A side's total is the sum of its cases' times (estimate.h).  The change
+ * is head_total / base_total - 1, and its label is its interval's, the
+ * one the measurement stopped on: a regression when the whole interval
+ * lies above the noise floor, an improvement when below minus the floor,
+ * unchanged when within both, and otherwise inconclusive (the budget ran
+ * out first).  A case is labelled by its own interval the same way.
+ * Under gate: cases, any case that is a regression makes the benchmark
+ * one, and any case left inconclusive leaves it inconclusive.  The gate
+ * fails on any regression, on an inconclusive verdict under
+ * `inconclusive: fail` (pass by default), and on a head side that is
+ * incorrect, crashed, timed out or failed to build.  A failure on the
+ * base side alone is reported and does not fail the gate.
  *
- * A case too small to resolve (pg_stats_unresolved) gets no label, and a
- * benchmark made only of such cases none either.  A self-check fails when
- * a case it resolves reads beyond the floor on identical code.
+ * A case too small to resolve (pg_stats_unresolved) is unresolved, with
+ * no label, and a benchmark made only of such cases is unresolved too.
+ * A self-check fails when a case it resolves reads beyond the floor on
+ * identical code.
  */
 #ifndef PG_STATS_H
 #define PG_STATS_H
@@ -43,16 +48,9 @@ void pg_stats_judge(pg_result *r);
 const pg_result_case *pg_stats_hidden_regression(const pg_bench_result *b);
 
 /*
- * How much a call's time moves with where its code lies and with the
- * discount of the harness's own cost, as a fraction of that cost: 0.55 ns
- * against 4.05 ns for identical code of a few nanoseconds
- * (docs/accuracy.md, "Cases too small to resolve").
- */
-#define PG_STATS_PLACEMENT_JITTER 0.15
-
-/*
- * 1 when case `c` is below what this machine resolves at `noise_floor`:
- * on both sides a call is so short that PG_STATS_PLACEMENT_JITTER of the
+ * 1 when case `c` is below what this machine resolves at `noise_floor`
+ * (pg_estimate_unresolved): on both sides a call is so short that
+ * PG_ESTIMATE_PLACEMENT_JITTER of the
  * harness's own cost (measured apart and discounted) is more than the
  * floor of it, so that where the code lies and the discount's error alone
  * can carry it across the floor (a 4 ns call at 4 ns of harness, a few
@@ -60,8 +58,17 @@ const pg_result_case *pg_stats_hidden_regression(const pg_bench_result *b);
  */
 int pg_stats_unresolved(const pg_result_case *c, double noise_floor);
 
-/* The status for `change` against `noise_floor`. */
+/* The status for `change` against `noise_floor`, its interval unknown. */
 pg_status pg_stats_classify(double change, double noise_floor);
+
+/*
+ * The label a change's interval [lo, hi] earns against `noise_floor`:
+ * regression when the whole interval lies above the floor, improvement
+ * when below minus the floor, unchanged when within both, else
+ * inconclusive.  An interval not known (NAN): pg_stats_classify().
+ */
+pg_status pg_stats_label(double change, double lo, double hi,
+                         double noise_floor);
 
 /* 1 when `b` fails the gate. */
 int pg_stats_fails_gate(const pg_bench_result *b);

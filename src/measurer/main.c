@@ -468,9 +468,8 @@ static int load_sides(child_ctx *ctx, sides *st)
     /* A GPU's time is the kernel's, not the host code's around it; a
      * count is the same wherever the code lies, and is taken where it was
      * loaded, so that it is the same in every run. */
-    for (side = 0;
-         side < 2 && !spec->gpu && !spec->metric && !spec->verify_only &&
-         !spec->sample;
+    for (side = 0; side < 2 && !spec->gpu && !spec->metric &&
+                   !spec->verify_only && !spec->sample;
          side++)
         if (spec->lib[side]) {
             st->placed[side][0] = st->syms[side];
@@ -682,8 +681,7 @@ static int sample_sides(child_ctx *ctx, sides *st)
     }
     pg_str_clear(&why);
     if (fclose(f) != 0)
-        err = child_fail(ctx, "skipped", -1, "cannot write %s",
-                         spec->sample);
+        err = child_fail(ctx, "skipped", -1, "cannot write %s", spec->sample);
     return err;
 }
 
@@ -701,9 +699,12 @@ static int time_sides(child_ctx *ctx, sides *st, pg_timing *timing,
 
     pg_measure_opts_init(&opts, spec->settings->min_rounds,
                          spec->settings->max_time, spec->settings->noise_floor);
+    if (spec->min_time > 0)
+        opts.rule.min_time = spec->min_time;
     opts.watch = ctx->watch;
     opts.sides = st->order;
     opts.rule.gate_cases = spec->gate_cases;
+    opts.rule.self_check = spec->self_check;
     if (spec->metric) {
         if (pg_counter_open(&counter, (pg_counter_kind)spec->counter,
                             (pg_metric)spec->metric, spec->count_dump,
@@ -716,6 +717,7 @@ static int time_sides(child_ctx *ctx, sides *st, pg_timing *timing,
         trace(ctx, "counting %s with %s", pg_metric_name(spec->metric),
               pg_counter_name(spec->counter));
         opts.device = &counter.clock;
+        opts.jitter = 0; /* a count does not move with where code lies */
     } else if (ctx->gpu) {
         /* To its working clocks first, then measured as any other. */
         send_line(ctx, PG_EV_PROGRESS_FMT, "warming", 0, 0.0);
@@ -812,8 +814,10 @@ static void send_figures(child_ctx *ctx, const sides *st,
         }
         send_line(ctx, PG_EV_CASE_FMT, c, ns[0], ns[1], timing[c].overhead_ns,
                   (unsigned long long)timing[c].inner, flops, bytes,
-                  timing[c].change.lo, timing[c].change.hi);
+                  timing[c].change.lo, timing[c].change.hi,
+                  timing[c].quantum_ns);
     }
+    send_line(ctx, PG_EV_PLACED_FMT, summary->slots, summary->shift);
     trace(ctx, "%d rounds in %.3f s, stopped: %s", summary->rounds,
           summary->seconds, pg_estimate_stop_name(summary->stop));
     send_samples(ctx, st, summary->rounds);
@@ -919,8 +923,12 @@ static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
         goto done;
 
     send_line(&ctx, PG_EV_PROGRESS_FMT, "verifying", 0, 0.0);
-    if (verify_sides(&ctx, st.p, st.cases, st.own, "") < 0 ||
-        spec->verify_only) {
+    /* Checked by an earlier process on the same inputs: the check after
+     * timing is this one's. */
+    if ((spec->skip_checks & PG_CHECK_BEFORE) && !spec->verify_only)
+        send_line(&ctx, PG_EV_VERIFIED " " PG_EV_VERIFIED_HEAD);
+    else if (verify_sides(&ctx, st.p, st.cases, st.own, "") < 0 ||
+             spec->verify_only) {
         send_line(&ctx, PG_EV_VERIFIED);
         goto done;
     }
@@ -937,7 +945,8 @@ static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
         goto done;
     /* Right once is not enough: after all those calls, each side must
      * still be right. */
-    if (verify_sides(&ctx, st.p, st.cases, st.own, " (after timing)") < 0)
+    if (!(spec->skip_checks & PG_CHECK_AFTER) &&
+        verify_sides(&ctx, st.p, st.cases, st.own, " (after timing)") < 0)
         goto done;
     send_figures(&ctx, &st, timing, &summary);
 done:

@@ -11,9 +11,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import PERFGATE, RepoTest  # noqa: E402
-
-MEASURED = ("unchanged", "improvement", "regression")
+from harness import MEASURED, PERFGATE, RepoTest  # noqa: E402
 
 CHECKSUM = """#include <stddef.h>
 unsigned long adler32_z(unsigned long adler, const unsigned char *buf,

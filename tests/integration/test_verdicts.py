@@ -40,6 +40,43 @@ class Verdicts(RepoTest):
         self.assertEqual(len(b["cases"]), 2)
         self.assertIsNone(b["side"])
 
+    def test_a_budget_too_short_for_a_label_is_inconclusive(self):
+        """A --max-time in which no measuring process can see its code's
+        placements twice (a round of two 4 ms calls against a share of
+        2.5 ms) gives no label: inconclusive, saying why, passing the
+        gate by default, failing it under inconclusive: fail."""
+        config = CONFIG.replace("cases: [{n: 20000}, {n: 60000}]",
+                                "cases: [{n: 4000000}]")
+        self.base_repo(config=config)
+        self.commit({"src/sum.c": SERIAL + "int sum_revision(void) "
+                                           "{ return 2; }\n"})
+        r = self.perfgate("HEAD~1", "HEAD", "--max-time", "10ms")
+        self.assertEqual(r.code, 0, r.stderr)
+        b = r.bench()
+        self.assertEqual(b["status"], "inconclusive")
+        self.assertEqual(b["stop"], "too_few_rounds")
+        self.assertEqual(b["inconclusive"], "pass")
+        self.assertFalse(b["fails_gate"])
+        self.assertGreaterEqual(b["processes"], 2)
+        self.assertEqual(r.json["counts"]["inconclusive"], 1)
+        self.assertIn("sum: inconclusive: the budget ran out", r.stdout)
+        self.assertIn("PASS: 1 inconclusive", r.stdout)
+        # Above the comment's fold: before the table.
+        self.assertLess(r.markdown.index("inconclusive: the budget"),
+                        r.markdown.index("| Benchmark |"))
+        r = self.perfgate("HEAD~1", "HEAD", "--max-time", "10ms",
+                          "--inconclusive", "fail")
+        self.assertEqual(r.code, 1, r.stdout)
+        self.assertTrue(r.bench()["fails_gate"])
+        self.assertEqual(r.json["verdict"], "fail")
+        # The same from the config, per benchmark.
+        self.commit({"perfgate.yml": config.replace(
+            "    problem: reduce_sum",
+            "    problem: reduce_sum\n    inconclusive: fail")})
+        r = self.perfgate("HEAD~2", "HEAD", "--max-time", "10ms")
+        self.assertEqual(r.code, 1, r.stdout)
+        self.assertEqual(r.bench()["inconclusive"], "fail")
+
     def test_identical_code_is_not_measured(self):
         self.base_repo()
         self.commit({"src/sum.c": "/* reworded comment */\n" + SERIAL,

@@ -32,35 +32,27 @@ static pg_probe_outcome outcome_of(pg_status status, double lo, double hi,
     pg_probe_outcome o;
 
     one(&r, status, lo, hi, gate_cases);
-    o = pg_bisect_outcome(&r, 0.05);
+    o = pg_bisect_outcome(&r);
     pg_result_clear(&r);
     return o;
 }
 
-/* Under gate: total a probe is slower only when the whole interval is
- * above the floor, not slower only when it is wholly within; straddling,
- * it is unclear and measured again. */
-static void the_interval_decides_under_a_total(void)
+/* The status is the outcome: a label is earned by the whole interval
+ * (stats.h), so that a regression's interval lies above the floor, and
+ * what straddles it is inconclusive, measured again. */
+static void the_status_decides(void)
 {
     CHECK(outcome_of(PG_STATUS_REGRESSION, 0.08, 0.12, 0) == PG_PROBE_SLOWER);
-    CHECK(outcome_of(PG_STATUS_REGRESSION, 0.03, 0.12, 0) == PG_PROBE_UNCLEAR);
+    CHECK(outcome_of(PG_STATUS_INCONCLUSIVE, 0.03, 0.12, 0) ==
+          PG_PROBE_UNCLEAR);
     CHECK(outcome_of(PG_STATUS_UNCHANGED, -0.01, 0.02, 0) ==
           PG_PROBE_NOT_SLOWER);
-    CHECK(outcome_of(PG_STATUS_UNCHANGED, 0.01, 0.07, 0) == PG_PROBE_UNCLEAR);
+    CHECK(outcome_of(PG_STATUS_UNRESOLVED, -0.6, 0.8, 0) == PG_PROBE_UNCLEAR);
     CHECK(outcome_of(PG_STATUS_IMPROVEMENT, -0.3, -0.2, 0) ==
           PG_PROBE_NOT_SLOWER);
-    /* No interval (too few rounds to have one): the status stands. */
-    CHECK(outcome_of(PG_STATUS_REGRESSION, NAN, NAN, 0) == PG_PROBE_SLOWER);
-    CHECK(outcome_of(PG_STATUS_UNCHANGED, NAN, NAN, 0) == PG_PROBE_NOT_SLOWER);
-}
-
-/* Under gate: cases the measuring went on until each case was clear of
- * the floor: the status is the outcome, whatever the total's interval. */
-static void the_status_decides_under_cases(void)
-{
     CHECK(outcome_of(PG_STATUS_REGRESSION, 0.01, 0.12, 1) == PG_PROBE_SLOWER);
-    CHECK(outcome_of(PG_STATUS_UNCHANGED, 0.01, 0.07, 1) ==
-          PG_PROBE_NOT_SLOWER);
+    CHECK(outcome_of(PG_STATUS_INCONCLUSIVE, 0.01, 0.07, 1) ==
+          PG_PROBE_UNCLEAR);
 }
 
 /* What cannot be measured is skipped, as git bisect skip; identical or
@@ -76,10 +68,10 @@ static void failures_are_skipped(void)
         CHECK(outcome_of(s[i], NAN, NAN, 0) == PG_PROBE_SKIPPED);
     one(&r, PG_STATUS_UNCHANGED, 0.01, 0.09, 0);
     r.benchmarks[0].identical = 1;
-    CHECK(pg_bisect_outcome(&r, 0.05) == PG_PROBE_NOT_SLOWER);
+    CHECK(pg_bisect_outcome(&r) == PG_PROBE_NOT_SLOWER);
     r.benchmarks[0].identical = 0;
     r.benchmarks[0].not_affected = 1;
-    CHECK(pg_bisect_outcome(&r, 0.05) == PG_PROBE_NOT_SLOWER);
+    CHECK(pg_bisect_outcome(&r) == PG_PROBE_NOT_SLOWER);
     pg_result_clear(&r);
 }
 
@@ -90,23 +82,23 @@ static void one_slower_benchmark_makes_the_probe_slower(void)
     pg_result r;
     pg_bench_result *b;
 
-    one(&r, PG_STATUS_UNCHANGED, -0.01, 0.07, 0); /* unclear */
+    one(&r, PG_STATUS_INCONCLUSIVE, -0.01, 0.07, 0); /* unclear */
     b = pg_result_add(&r, "b", "reduce_sum");
     b->status = PG_STATUS_CRASHED; /* skipped */
-    CHECK(pg_bisect_outcome(&r, 0.05) == PG_PROBE_SKIPPED);
+    CHECK(pg_bisect_outcome(&r) == PG_PROBE_SKIPPED);
     b = pg_result_add(&r, "c", "reduce_sum");
     b->status = PG_STATUS_REGRESSION;
     b->change_lo = 0.2;
     b->change_hi = 0.3;
-    CHECK(pg_bisect_outcome(&r, 0.05) == PG_PROBE_SLOWER);
+    CHECK(pg_bisect_outcome(&r) == PG_PROBE_SLOWER);
     pg_result_clear(&r);
 
-    one(&r, PG_STATUS_UNCHANGED, -0.01, 0.07, 0);
+    one(&r, PG_STATUS_INCONCLUSIVE, -0.01, 0.07, 0);
     b = pg_result_add(&r, "b", "reduce_sum");
     b->status = PG_STATUS_UNCHANGED;
     b->change_lo = -0.01;
     b->change_hi = 0.01;
-    CHECK(pg_bisect_outcome(&r, 0.05) == PG_PROBE_UNCLEAR);
+    CHECK(pg_bisect_outcome(&r) == PG_PROBE_UNCLEAR);
     pg_result_clear(&r);
 }
 
@@ -121,11 +113,11 @@ static void counts_that_cannot_gate_are_not_slower(void)
     one(&r, PG_STATUS_REGRESSION, 0.02, 0.03, 0);
     b = &r.benchmarks[0];
     b->metric = PG_METRIC_INSTRUCTIONS;
-    CHECK(pg_bisect_outcome(&r, 0.05) == PG_PROBE_SLOWER);
+    CHECK(pg_bisect_outcome(&r) == PG_PROBE_SLOWER);
     b->other_path = pg_strdup("natively 40% in f(), never counted");
-    CHECK(pg_bisect_outcome(&r, 0.05) == PG_PROBE_NOT_SLOWER);
+    CHECK(pg_bisect_outcome(&r) == PG_PROBE_NOT_SLOWER);
     b->other_path_gates = 1;
-    CHECK(pg_bisect_outcome(&r, 0.05) == PG_PROBE_SLOWER);
+    CHECK(pg_bisect_outcome(&r) == PG_PROBE_SLOWER);
     pg_result_clear(&r);
 
     one(&r, PG_STATUS_IMPROVEMENT, -0.5, -0.4, 0);
@@ -137,11 +129,11 @@ static void counts_that_cannot_gate_are_not_slower(void)
     b->counted->change_lo = 0.8;
     b->counted->change_hi = 0.8;
     b->counted->rounds = 5;
-    CHECK(pg_bisect_outcome(&r, 0.05) == PG_PROBE_NOT_SLOWER);
+    CHECK(pg_bisect_outcome(&r) == PG_PROBE_NOT_SLOWER);
     b->status = PG_STATUS_UNCHANGED;
     b->change_lo = -0.01;
     b->change_hi = 0.01;
-    CHECK(pg_bisect_outcome(&r, 0.05) == PG_PROBE_SLOWER);
+    CHECK(pg_bisect_outcome(&r) == PG_PROBE_SLOWER);
     pg_result_clear(&r);
 }
 
@@ -166,8 +158,7 @@ static void the_next_probe_halves_around_skips(void)
 }
 
 const pg_test pg_tests_bisect[] = {
-    {"the_interval_decides_under_a_total", the_interval_decides_under_a_total},
-    {"the_status_decides_under_cases", the_status_decides_under_cases},
+    {"the_status_decides", the_status_decides},
     {"failures_are_skipped", failures_are_skipped},
     {"one_slower_benchmark_makes_the_probe_slower",
      one_slower_benchmark_makes_the_probe_slower},

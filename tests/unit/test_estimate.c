@@ -42,7 +42,8 @@ static void stopping_rule(void)
     pg_estimate_rule_init(&o, 5, 10, 0.05);
     CHECK_NEAR(pg_estimate_settle_threshold(&o, &clear_aa), (0.05 - 0.001) / 2,
                1e-12);
-    CHECK_NEAR(pg_estimate_settle_threshold(&o, &regression), 0.10, 1e-12);
+    /* However far from it, never looser than half the floor. */
+    CHECK_NEAR(pg_estimate_settle_threshold(&o, &regression), 0.025, 1e-12);
     CHECK_NEAR(pg_estimate_settle_threshold(&o, &near_floor), 0.005, 1e-12);
     CHECK_NEAR(pg_estimate_settle_threshold(&o, NULL), 0.005, 1e-12);
 }
@@ -181,12 +182,139 @@ static void check_under_gate_cases(void)
         samples[(r * CASES + 1) * 2 + 1] = 1000 + noise;
     }
     pg_estimate_rule_init(&rule, 5, 10, 0.05);
-    CHECK(pg_estimate_check(&total, cases, &rule, samples, overhead, gain,
-                            CASES, ROUNDS, 5.0) == PG_STOP_CLEAR);
+    pg_estimate_interval(&total, cases, samples, overhead, CASES, ROUNDS, 200);
+    CHECK(pg_estimate_check(&rule, &total, cases, CASES, gain, ROUNDS, 5.0,
+                            1) == PG_STOP_CLEAR);
+    /* Not every placement seen twice yet: never clear. */
+    CHECK(pg_estimate_check(&rule, &total, cases, CASES, gain, ROUNDS, 5.0,
+                            0) == PG_STOP_NO);
     rule.gate_cases = 1;
-    CHECK(pg_estimate_check(&total, cases, &rule, samples, overhead, gain,
-                            CASES, ROUNDS, 5.0) == PG_STOP_NO);
+    CHECK(pg_estimate_check(&rule, &total, cases, CASES, gain, ROUNDS, 5.0,
+                            1) == PG_STOP_NO);
     CHECK_NEAR(cases[0].change, 0.05, 1e-9);
+}
+
+/* The budget spent before every placement was seen twice is a stop of
+ * its own, which the verdict reads as inconclusive. */
+static void too_few_rounds(void)
+{
+    const pg_interval clear = {0.20, 0.15, 0.25};
+    const double gain[4] = {INFINITY, 0, 0, 0};
+    pg_estimate_rule rule;
+    pg_estimate_run run;
+
+    pg_estimate_rule_init(&rule, 1, 1, 0.05);
+    CHECK(pg_estimate_check(&rule, &clear, NULL, 0, gain, 4, 2.0, 0) ==
+          PG_STOP_TOO_FEW);
+    CHECK(pg_estimate_check(&rule, &clear, NULL, 0, gain, 4, 2.0, 1) ==
+          PG_STOP_MAX_TIME);
+    CHECK_STR(pg_estimate_stop_name(PG_STOP_TOO_FEW), "too_few_rounds");
+    memset(&run, 0, sizeof(run));
+    run.slots = 8;
+    run.rounds = 15;
+    CHECK(!pg_estimate_run_ready(&run));
+    run.rounds = 16;
+    CHECK(pg_estimate_run_ready(&run));
+    run.slots = 0;
+    run.rounds = 2;
+    CHECK(pg_estimate_run_ready(&run));
+}
+
+/* Identical code; one placement of eight on the base side runs in a
+ * faster mode in some of its rounds (the one-library-loaded-twice row of
+ * bench/memory.py).  Its minimum reads a false 7.6%, which the interval
+ * of rounds alone (the old stop rule's) called clear; resampling the
+ * placements, the interval holds no change, so that no label comes of
+ * it.  Two more processes without such luck: their median reads none. */
+static void a_lucky_placement_does_not_decide(void)
+{
+    enum { SLOTS = 8, ROUNDS = 64 };
+    static double lucky[ROUNDS * 2], plain[ROUNDS * 2];
+    pg_estimate_run runs[3];
+    pg_interval iv, rounds_only;
+    double ns[2];
+    size_t r;
+
+    for (r = 0; r < ROUNDS; r++) {
+        double noise = (double)(r * 7919 % 13) * 0.05;
+        lucky[r * 2 + 0] = plain[r * 2 + 0] = 260 + noise;
+        lucky[r * 2 + 1] = plain[r * 2 + 1] =
+            260 + (double)(r * 104729 % 11) * 0.05;
+        /* Slot 3 (shift 1: rounds 2, 10, 18, ...), every other time. */
+        if ((r + 1) % SLOTS == 3 && r % 16 == 2)
+            lucky[r * 2 + 0] = 241.6;
+    }
+    pg_estimate_interval(&rounds_only, NULL, lucky, NULL, 1, ROUNDS, 200);
+    CHECK(rounds_only.lo > 0.05); /* the old rule's false regression */
+    memset(runs, 0, sizeof(runs));
+    runs[0].samples = lucky;
+    runs[1].samples = runs[2].samples = plain;
+    for (r = 0; r < 3; r++) {
+        runs[r].rounds = ROUNDS;
+        runs[r].slots = SLOTS;
+        runs[r].shift = 1;
+    }
+    pg_estimate_pooled(&iv, NULL, NULL, runs, 1, 1, 200);
+    CHECK(iv.change > 0.05);
+    CHECK(iv.lo < 0.01); /* the luck of one placement is in the interval */
+    pg_estimate_pooled(&iv, NULL, ns, runs, 3, 1, 200);
+    CHECK(fabs(iv.change) < 0.01);
+    CHECK(ns[0] >= 260 && ns[0] < 261);
+}
+
+/* The process is the outer draw: two processes that disagree by 10%
+ * (each one's own luck) give an interval that spans them both, where
+ * either alone is tight. */
+static void processes_are_the_outer_draw(void)
+{
+    enum { ROUNDS = 40 };
+    static double a[ROUNDS * 2], b[ROUNDS * 2];
+    pg_estimate_run runs[2];
+    pg_interval one, both;
+    double ns[2];
+    size_t r;
+
+    for (r = 0; r < ROUNDS; r++) {
+        double noise = (double)(r * 7919 % 13) * 0.01;
+        a[r * 2 + 0] = 100 + noise;
+        a[r * 2 + 1] = 100 + noise;
+        b[r * 2 + 0] = 100 + noise;
+        b[r * 2 + 1] = 110 + noise;
+    }
+    memset(runs, 0, sizeof(runs));
+    runs[0].samples = a;
+    runs[1].samples = b;
+    runs[0].rounds = runs[1].rounds = ROUNDS;
+    runs[0].slots = runs[1].slots = 4;
+    pg_estimate_pooled(&one, NULL, NULL, &runs[1], 1, 1, 200);
+    CHECK(one.lo > 0.09 && one.hi < 0.11);
+    pg_estimate_pooled(&both, NULL, ns, runs, 2, 1, 200);
+    /* The median of two processes is their mean. */
+    CHECK_NEAR(both.change, 0.05, 1e-3);
+    CHECK_NEAR(ns[1], 105, 0.1);
+    CHECK(both.lo < 0.01 && both.hi > 0.09);
+}
+
+/* A case below the machine's resolution is widened by the jitter of
+ * where its code lies, and the total with it. */
+static void unresolved_cases_are_widened(void)
+{
+    pg_interval total = {0.0, -0.001, 0.001},
+                cases[2] = {{0.0, -0.001, 0.001}, {0.0, -0.001, 0.001}};
+    const double ns[4] = {1, 1, 1000, 1000}, overhead[2] = {4, 4};
+
+    CHECK(pg_estimate_unresolved(1, 1, 4, 0.05));
+    CHECK(!pg_estimate_unresolved(1000, 1000, 4, 0.05));
+    pg_estimate_widen_all(&total, cases, ns, overhead, NULL, 2,
+                          PG_ESTIMATE_PLACEMENT_JITTER, 0.05);
+    CHECK(cases[0].hi > 0.5 && cases[0].lo < -0.3);
+    CHECK(cases[1].hi < 0.002);
+    CHECK(total.hi > 0.0005 && total.hi < 0.01);
+    /* A count has no jitter. */
+    cases[0].lo = -0.001;
+    cases[0].hi = 0.001;
+    pg_estimate_widen_all(&total, cases, ns, overhead, NULL, 2, 0, 0.05);
+    CHECK(cases[0].hi < 0.002);
 }
 
 const pg_test pg_tests_estimate[] = {
@@ -196,4 +324,8 @@ const pg_test pg_tests_estimate[] = {
     {"interval", interval},
     {"last_gain", last_gain},
     {"check_under_gate_cases", check_under_gate_cases},
+    {"too_few_rounds", too_few_rounds},
+    {"a_lucky_placement_does_not_decide", a_lucky_placement_does_not_decide},
+    {"processes_are_the_outer_draw", processes_are_the_outer_draw},
+    {"unresolved_cases_are_widened", unresolved_cases_are_widened},
     PG_TESTS_END};

@@ -16,6 +16,10 @@ static pg_bench_result bench(double base1, double head1, double base2,
     cases[0].head_ns = head1;
     cases[1].base_ns = base2;
     cases[1].head_ns = head2;
+    /* Intervals not known unless a test sets them. */
+    cases[0].change_lo = cases[0].change_hi = NAN;
+    cases[1].change_lo = cases[1].change_hi = NAN;
+    b.change_lo = b.change_hi = NAN;
     b.cases = cases;
     b.ncases = 2;
     b.side = PG_SIDE_NONE;
@@ -83,21 +87,112 @@ static void every_case_gated(void)
     CHECK(pg_stats_hidden_regression(&b) == &b.cases[0]);
 
     /* Under gate: total, a case is said slower only when its whole
-     * interval is beyond the floor. */
+     * interval is beyond the floor; one that straddles it has no label. */
     b = bench(100, 106, 1000, 1000);
     b.cases[0].change_lo = 0.01;
     b.cases[0].change_hi = 0.08;
     pg_stats_decide(&b, 0.05);
-    CHECK(b.cases[0].status == PG_STATUS_UNCHANGED);
+    CHECK(b.cases[0].status == PG_STATUS_INCONCLUSIVE);
     CHECK(pg_stats_hidden_regression(&b) == NULL);
 
     /* gate: cases: any case beyond the floor fails. */
     b = bench(10, 30, 1090, 980);
+    b.cases[0].change_lo = 1.9;
+    b.cases[0].change_hi = 2.1;
     b.gate_cases = 1;
     pg_stats_decide(&b, 0.05);
     CHECK(b.status == PG_STATUS_REGRESSION);
     CHECK(pg_stats_fails_gate(&b));
     CHECK(pg_stats_hidden_regression(&b) == NULL);
+
+    /* gate: cases: a case left straddling the floor leaves the benchmark
+     * without a label, whatever the total says. */
+    b = bench(100, 100, 1000, 1000);
+    b.change_lo = -0.01;
+    b.change_hi = 0.01;
+    b.cases[0].change_lo = -0.03;
+    b.cases[0].change_hi = 0.09;
+    b.cases[1].change_lo = -0.01;
+    b.cases[1].change_hi = 0.01;
+    b.gate_cases = 1;
+    pg_stats_decide(&b, 0.05);
+    CHECK(b.status == PG_STATUS_INCONCLUSIVE);
+}
+
+/* One statistic: the label is the interval's, never the point's.  The
+ * cases a new user met on cmark (issue 48): a "regression" of +75.6%
+ * whose interval reached -3.9%, and a PASSing "improvement" of -30.9%
+ * whose interval reached +16.7%. */
+static void the_label_is_the_interval(void)
+{
+    pg_bench_result b = bench(100, 175.6, 0, 0);
+
+    b.change_lo = -0.039;
+    b.change_hi = 2.149;
+    pg_stats_decide(&b, 0.05);
+    CHECK(b.status == PG_STATUS_INCONCLUSIVE);
+    CHECK(!pg_stats_fails_gate(&b)); /* inconclusive: pass, the default */
+    b.inconclusive_fails = 1;
+    CHECK(pg_stats_fails_gate(&b));
+
+    b = bench(100, 69.1, 0, 0);
+    b.change_lo = -0.575;
+    b.change_hi = 0.167;
+    pg_stats_decide(&b, 0.05);
+    CHECK(b.status == PG_STATUS_INCONCLUSIVE);
+
+    /* Wholly beyond the floor: labelled, whatever the point's distance. */
+    b = bench(100, 106, 0, 0);
+    b.change_lo = 0.051;
+    b.change_hi = 0.07;
+    pg_stats_decide(&b, 0.05);
+    CHECK(b.status == PG_STATUS_REGRESSION);
+    b = bench(100, 102, 0, 0);
+    b.change_lo = -0.03;
+    b.change_hi = 0.049;
+    pg_stats_decide(&b, 0.05);
+    CHECK(b.status == PG_STATUS_UNCHANGED);
+
+    CHECK(pg_stats_label(0.06, 0.051, 0.07, 0.05) == PG_STATUS_REGRESSION);
+    CHECK(pg_stats_label(-0.06, -0.07, -0.051, 0.05) == PG_STATUS_IMPROVEMENT);
+    CHECK(pg_stats_label(0.0, -0.05, 0.05, 0.05) == PG_STATUS_UNCHANGED);
+    CHECK(pg_stats_label(0.06, 0.04, 0.07, 0.05) == PG_STATUS_INCONCLUSIVE);
+    CHECK(pg_stats_label(0.06, NAN, NAN, 0.05) == PG_STATUS_REGRESSION);
+
+    /* The budget spent before every placement was seen twice. */
+    b = bench(100, 200, 0, 0);
+    b.change_lo = 0.9;
+    b.change_hi = 1.1;
+    b.stop = "too_few_rounds";
+    pg_stats_decide(&b, 0.05);
+    CHECK(b.status == PG_STATUS_INCONCLUSIVE);
+}
+
+/* A benchmark made only of cases too short to resolve gets no label
+ * (xxHash's XXH3_64bits at 24-128 bytes read "unchanged -13.1% (-61.1 …
+ * +81.2%)"). */
+static void unresolved_means_no_label(void)
+{
+    pg_bench_result b = bench(0.8, 0.7, 1.2, 1.1);
+
+    b.cases[0].overhead_ns = b.cases[1].overhead_ns = 3.2;
+    b.change_lo = -0.611;
+    b.change_hi = 0.812;
+    pg_stats_decide(&b, 0.05);
+    CHECK(b.status == PG_STATUS_UNRESOLVED);
+    CHECK(b.cases[0].status == PG_STATUS_UNRESOLVED);
+    CHECK(!pg_stats_fails_gate(&b));
+    CHECK_STR(pg_status_name(PG_STATUS_UNRESOLVED), "unresolved");
+    CHECK(pg_status_parse("inconclusive") == PG_STATUS_INCONCLUSIVE);
+
+    /* One resolved case among them: the benchmark is labelled by it. */
+    b = bench(0.8, 0.7, 1000, 1001);
+    b.cases[0].overhead_ns = b.cases[1].overhead_ns = 3.2;
+    b.change_lo = -0.01;
+    b.change_hi = 0.01;
+    pg_stats_decide(&b, 0.05);
+    CHECK(b.status == PG_STATUS_UNCHANGED);
+    CHECK(b.cases[0].status == PG_STATUS_UNRESOLVED);
 }
 
 static void which_failures_fail_the_gate(void)
@@ -170,4 +265,6 @@ const pg_test pg_tests_stats[] = {
     {"new_keeps_its_status", new_keeps_its_status},
     {"which_failures_fail_the_gate", which_failures_fail_the_gate},
     {"every_case_gated", every_case_gated},
+    {"the_label_is_the_interval", the_label_is_the_interval},
+    {"unresolved_means_no_label", unresolved_means_no_label},
     PG_TESTS_END};
