@@ -376,8 +376,11 @@ class FunctionInit(RepoTest):
             files["src/checksum.c"] = f.read()
         self.commit(files, "base")
         r = self.perfgate("--aa", "--max-time", "0.5s")
-        self.assertEqual(r.bench("checksum")["status"], "unchanged",
-                         r.stdout + r.stderr)
+        # Checked and measured against itself: unchanged, or, on a machine
+        # too busy for the floor in half a second (the sanitizer's run),
+        # inconclusive; never a label on identical code.
+        self.assertIn(r.bench("checksum")["status"],
+                      ("unchanged", "inconclusive"), r.stdout + r.stderr)
 
     def test_bad_uses_say_what_to_write(self):
         for args, want in (

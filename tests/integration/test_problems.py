@@ -135,7 +135,10 @@ class Library(RepoTest):
         self.assertIsNotNone(r.json, r.stdout + r.stderr)
         for name in LIBRARY:
             b = r.bench(name)
-            self.assertEqual(b["status"], "unchanged", (name, b["message"]))
+            # Never a label on identical code; a machine too busy for the
+            # floor leaves it without one.
+            self.assertIn(b["status"], ("unchanged", "inconclusive"),
+                          (name, b["message"]))
             self.assertGreater(b["cases"][0]["flops"], 0, name)
             self.assertGreater(b["cases"][0]["bytes"], 0, name)
 
