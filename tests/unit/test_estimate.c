@@ -220,6 +220,28 @@ static void too_few_rounds(void)
     CHECK(pg_estimate_run_ready(&run));
 }
 
+/* One process's rounds of one case: base and head at `base` and `head`
+ * ns, each round slowed alike by up to 12 x `noise`, at `slots`
+ * placements taken in turn from slot 1. */
+static pg_estimate_run rounds_of(double *samples, size_t rounds, double base,
+                                 double head, double noise, int slots)
+{
+    pg_estimate_run run;
+    size_t r;
+
+    for (r = 0; r < rounds; r++) {
+        double slow = (double)(r * 7919 % 13) * noise;
+        samples[r * 2 + 0] = base + slow;
+        samples[r * 2 + 1] = head + slow;
+    }
+    memset(&run, 0, sizeof(run));
+    run.samples = samples;
+    run.rounds = rounds;
+    run.slots = slots;
+    run.shift = 1;
+    return run;
+}
+
 /* Identical code; one placement of eight on the base side runs in a
  * faster mode in some of its rounds (the one-library-loaded-twice row of
  * bench/memory.py).  Its minimum reads a false 7.6%, which the interval
@@ -235,25 +257,13 @@ static void a_lucky_placement_does_not_decide(void)
     double ns[2];
     size_t r;
 
-    for (r = 0; r < ROUNDS; r++) {
-        double noise = (double)(r * 7919 % 13) * 0.05;
-        lucky[r * 2 + 0] = plain[r * 2 + 0] = 260 + noise;
-        lucky[r * 2 + 1] = plain[r * 2 + 1] =
-            260 + (double)(r * 104729 % 11) * 0.05;
-        /* Slot 3 (shift 1: rounds 2, 10, 18, ...), every other time. */
-        if ((r + 1) % SLOTS == 3 && r % 16 == 2)
-            lucky[r * 2 + 0] = 241.6;
-    }
+    runs[0] = rounds_of(lucky, ROUNDS, 260, 260, 0.05, SLOTS);
+    runs[1] = runs[2] = rounds_of(plain, ROUNDS, 260, 260, 0.05, SLOTS);
+    /* Slot 3 (shift 1: rounds 2, 10, 18, ...), every other time. */
+    for (r = 2; r < ROUNDS; r += 16)
+        lucky[r * 2 + 0] = 241.6;
     pg_estimate_interval(&rounds_only, NULL, lucky, NULL, 1, ROUNDS, 200);
     CHECK(rounds_only.lo > 0.05); /* the old rule's false regression */
-    memset(runs, 0, sizeof(runs));
-    runs[0].samples = lucky;
-    runs[1].samples = runs[2].samples = plain;
-    for (r = 0; r < 3; r++) {
-        runs[r].rounds = ROUNDS;
-        runs[r].slots = SLOTS;
-        runs[r].shift = 1;
-    }
     pg_estimate_pooled(&iv, NULL, NULL, runs, 1, 1, 200);
     CHECK(iv.change > 0.05);
     CHECK(iv.lo < 0.01); /* the luck of one placement is in the interval */
@@ -272,20 +282,9 @@ static void processes_are_the_outer_draw(void)
     pg_estimate_run runs[2];
     pg_interval one, both;
     double ns[2];
-    size_t r;
 
-    for (r = 0; r < ROUNDS; r++) {
-        double noise = (double)(r * 7919 % 13) * 0.01;
-        a[r * 2 + 0] = 100 + noise;
-        a[r * 2 + 1] = 100 + noise;
-        b[r * 2 + 0] = 100 + noise;
-        b[r * 2 + 1] = 110 + noise;
-    }
-    memset(runs, 0, sizeof(runs));
-    runs[0].samples = a;
-    runs[1].samples = b;
-    runs[0].rounds = runs[1].rounds = ROUNDS;
-    runs[0].slots = runs[1].slots = 4;
+    runs[0] = rounds_of(a, ROUNDS, 100, 100, 0.01, 4);
+    runs[1] = rounds_of(b, ROUNDS, 100, 110, 0.01, 4);
     pg_estimate_pooled(&one, NULL, NULL, &runs[1], 1, 1, 200);
     CHECK(one.lo > 0.09 && one.hi < 0.11);
     pg_estimate_pooled(&both, NULL, ns, runs, 2, 1, 200);
