@@ -274,7 +274,7 @@ int pg_draws_run(pg_bench_result *out, const pg_run_spec *spec,
         double left = budget - (double)(pg_now_ns() - start) / 1e9;
         const int later = ds.n > 0; /* into `one`, then added to `out` */
         pg_bench_result one, *dst = later ? &one : out;
-        size_t at = later ? out->cases[0].nsamples[0] : 0;
+        size_t at = later && out->ncases ? out->cases[0].nsamples[0] : 0;
 
         /* Two processes at least, each on a quarter of the budget, then
          * more while it lasts; the last takes what is left. */
@@ -286,9 +286,8 @@ int pg_draws_run(pg_bench_result *out, const pg_run_spec *spec,
         /* Both sides are checked once before timing, by the first
          * process, and after it by each later one (there is always one). */
         child.skip_checks = later ? PG_CHECK_BEFORE : PG_CHECK_AFTER;
-        if (later) {
+        if (later)
             pg_bench_result_init(&one, out->name, NULL);
-        }
         if ((err = pg_run_bench(dst, &child, spec_path)) < 0) {
             if (later)
                 pg_bench_result_clear(&one);
