@@ -161,11 +161,10 @@ typedef struct pooled {
     const pg_estimate_run *runs;
     const run_slots *slots; /* one per run */
     size_t nruns, ncases;
-    double *slot_min; /* [slot draw][case][side] */
-    double *per_run;  /* [run draw][case][side]: ns, overhead discounted */
-    double *cell;     /* [case][side]: the estimate */
-    double *work;     /* median scratch: max(slots, runs) */
-    uint64_t *seed;   /* NULL: the data as it is, no resampling */
+    double *per_run; /* [run draw][case][side]: ns, overhead discounted */
+    double *cell;    /* [case][side]: the estimate */
+    double *work;    /* median scratch: one per run */
+    uint64_t *seed;  /* NULL: the data as it is, no resampling */
 } pooled;
 
 static uint64_t draw(pooled *p, uint64_t n)
@@ -186,35 +185,25 @@ static void run_estimate(pooled *p, size_t run, double *out)
 {
     const pg_estimate_run *r = &p->runs[run];
     const run_slots *rs = &p->slots[run];
-    size_t ncells = p->ncases * 2, c, k, used = 0, i;
+    size_t ncells = p->ncases * 2, c, k, i, taken = 0;
 
+    for (c = 0; c < ncells; c++)
+        out[c] = INFINITY;
     for (k = 0; k < (size_t)rs->slots; k++) {
         size_t slot = p->seed ? (size_t)draw(p, (uint64_t)rs->slots) : k;
         size_t lo = rs->first[slot], n = rs->first[slot + 1] - lo;
-        double *m = p->slot_min + used * ncells;
-        if (!n)
-            continue;
-        for (c = 0; c < ncells; c++)
-            m[c] = INFINITY;
+        taken += n;
         for (i = 0; i < n; i++) {
             size_t at = rs->index[lo + (p->seed ? draw(p, n) : i)];
             const double *row = r->samples + at * ncells;
             for (c = 0; c < ncells; c++)
-                if (row[c] < m[c])
-                    m[c] = row[c];
+                if (row[c] < out[c])
+                    out[c] = row[c];
         }
-        used++;
     }
     for (c = 0; c < ncells; c++) {
-        double v;
-        for (k = 0; k < used; k++)
-            p->work[k] = p->slot_min[k * ncells + c];
-        v = INFINITY;
-        for (k = 0; k < used; k++)
-            v = fmin(v, p->slot_min[k * ncells + c]);
-        v = used ? v : NAN;
-        v -= r->overhead ? r->overhead[c / 2] : 0;
-        out[c] = v > 0 ? v : isnan(v) ? v : 0;
+        double v = out[c] - (r->overhead ? r->overhead[c / 2] : 0);
+        out[c] = !taken ? NAN : v > 0 ? v : 0;
     }
 }
 
@@ -263,7 +252,7 @@ void pg_estimate_pooled(pg_interval *out, pg_interval *cases, double *ns,
     run_slots *slots;
     double *est, *point;
     uint64_t seed = 0x9E3779B97F4A7C15ULL;
-    size_t c, k, ncols = cases ? ncases + 1 : 1, most = nruns, ncells;
+    size_t c, k, ncols = cases ? ncases + 1 : 1, ncells;
     int b;
 
     out->change = out->lo = out->hi = NAN;
@@ -278,20 +267,16 @@ void pg_estimate_pooled(pg_interval *out, pg_interval *cases, double *ns,
         return;
     ncells = ncases * 2;
     slots = pg_calloc(nruns, sizeof(*slots));
-    for (k = 0; k < nruns; k++) {
+    for (k = 0; k < nruns; k++)
         run_slots_init(&slots[k], &runs[k]);
-        if ((size_t)slots[k].slots > most)
-            most = (size_t)slots[k].slots;
-    }
     memset(&p, 0, sizeof(p));
     p.runs = runs;
     p.slots = slots;
     p.nruns = nruns;
     p.ncases = ncases;
-    p.slot_min = pg_malloc(most * ncells * sizeof(double));
     p.per_run = pg_malloc(nruns * ncells * sizeof(double));
     p.cell = pg_malloc(ncells * sizeof(double));
-    p.work = pg_malloc(most * sizeof(double));
+    p.work = pg_malloc(nruns * sizeof(double));
     point = pg_malloc(ncols * sizeof(*point));
     point[0] = pooled_change(&p, cases ? point + 1 : NULL);
     if (ns)
@@ -323,7 +308,6 @@ done:
     }
     free(slots);
     free(point);
-    free(p.slot_min);
     free(p.per_run);
     free(p.cell);
     free(p.work);
