@@ -317,9 +317,10 @@ int pg_draws_run(pg_bench_result *out, const pg_run_spec *spec,
         done = ready >= 2 && clear(spec, &total, cases, out->ncases);
     }
     free(out->stop);
-    out->stop = pg_strdup(done         ? "clear"
-                          : ready >= 2 ? "max_time"
-                                       : "too_few_rounds");
+    out->stop =
+        pg_strdup(pg_estimate_stop_name(done         ? PG_STOP_CLEAR
+                                        : ready >= 2 ? PG_STOP_MAX_TIME
+                                                     : PG_STOP_TOO_FEW));
     out->processes = (int)ds.n;
     store(out, &total, cases, ns, &ds);
 cleanup:

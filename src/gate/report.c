@@ -328,7 +328,7 @@ void pg_report_no_label(pg_str *out, const pg_result *r,
     if (b->status != PG_STATUS_INCONCLUSIVE)
         return;
     pg_str_puts(out, "inconclusive: ");
-    if (b->stop && !strcmp(b->stop, "too_few_rounds")) {
+    if (pg_stats_too_few(b)) {
         pg_str_printf(out,
                       "the budget ran out after %d rounds, before every "
                       "placement of the code was measured twice, so no "

@@ -38,6 +38,11 @@ int pg_stats_unresolved(const pg_result_case *c, double noise_floor)
                                   noise_floor);
 }
 
+int pg_stats_too_few(const pg_bench_result *b)
+{
+    return b->stop && !strcmp(b->stop, pg_estimate_stop_name(PG_STOP_TOO_FEW));
+}
+
 /* A case's own label, by its interval (pg_stats_label); a case not
  * measured is unchanged, one below the machine's resolution unresolved. */
 static pg_status case_status(const pg_result_case *c, double noise_floor)
@@ -62,7 +67,7 @@ static pg_status bench_status(const pg_bench_result *b, double noise_floor,
     if (unresolved && unresolved == b->ncases)
         return PG_STATUS_UNRESOLVED;
     /* The budget ran out before every placement was seen twice. */
-    if (b->stop && !strcmp(b->stop, "too_few_rounds"))
+    if (pg_stats_too_few(b))
         return PG_STATUS_INCONCLUSIVE;
     st = pg_stats_label(b->change, b->change_lo, b->change_hi, noise_floor);
     for (i = 0; b->gate_cases && i < b->ncases; i++) {

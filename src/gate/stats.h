@@ -58,6 +58,11 @@ const pg_result_case *pg_stats_hidden_regression(const pg_bench_result *b);
  */
 int pg_stats_unresolved(const pg_result_case *c, double noise_floor);
 
+/* 1 when `b`'s budget ran out before every placement of its measuring
+ * processes was seen twice (PG_STOP_TOO_FEW): inconclusive, whatever its
+ * interval. */
+int pg_stats_too_few(const pg_bench_result *b);
+
 /* The status for `change` against `noise_floor`, its interval unknown. */
 pg_status pg_stats_classify(double change, double noise_floor);
 
