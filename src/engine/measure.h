@@ -58,6 +58,8 @@ typedef struct pg_measure_opts {
                               0: a thousand times the timer's error */
     size_t evict_bytes;    /* cold caches: bytes written before each sample, one
                               call per sample; 0: warm */
+    double warm_ns;        /* a call timed alone that takes less starts warm
+                              (PG_MEASURE_WARM_NS); 0: only batches do */
     const pg_device_clock *device; /* NULL: the CPU's clock times samples */
     int device_cold; /* with `device`: its caches cold for each sample */
     /* How much a case below the machine's resolution moves with where
@@ -76,12 +78,19 @@ typedef struct pg_measure_opts {
     double **keep_samples;
 } pg_measure_opts;
 
+/* A call timed alone (inner 1) that takes less than this starts warm, with
+ * an untimed call of its side first, as every batch of several calls does
+ * (measure.c); pg_measure_opts_init's warm_ns. */
+#define PG_MEASURE_WARM_NS 10e6
+
 /* The result for one case. */
 typedef struct pg_timing {
     double ns[2];       /* minimum per call, overhead discounted */
     double raw_ns[2];   /* the same, as measured (overhead included) */
     double overhead_ns; /* the harness's cost per call */
     uint64_t inner;     /* calls per sample */
+    int warm;           /* each sample starts with an untimed call of its
+                           side (measure.c: PG_MEASURE_WARM_NS) */
     uint64_t samples;   /* samples per side */
     double quantum_ns;  /* one sample's timer error over its calls: what no
                            figure per call is known better than */

@@ -382,10 +382,8 @@ static void settle(pg_bench_ctx *c, pg_bench_result *out, const pg_build *base,
     } else if (base_failed) {
         set_build_failure(out, base, PG_SIDE_BASE);
     } else if (out->identical) {
-        if (out->side != PG_SIDE_HEAD) {
-            out->status = PG_STATUS_UNCHANGED;
-            out->change = 0;
-        }
+        if (out->side != PG_SIDE_HEAD)
+            pg_stats_same_code(out);
     } else {
         if (out->gpu.runtime_version)
             c->result->gpu.runtime_version = out->gpu.runtime_version;
@@ -534,8 +532,7 @@ int pg_benchmark_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)
     else if ((err = pg_benchmark_keys(c, b, &keys)) < 0)
         goto done;
     if (pg_benchmark_unreached(c, &keys)) {
-        out->status = PG_STATUS_UNCHANGED;
-        out->change = 0;
+        pg_stats_same_code(out);
         out->not_affected = 1;
         goto done;
     }

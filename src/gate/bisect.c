@@ -80,9 +80,9 @@ pg_probe_outcome pg_bisect_outcome(const pg_result *r)
          * too, and either slower is slower, but for a count that cannot
          * fail the gate (stats.h: another code path, or a head the time
          * found faster). */
-        if (!b->metric || pg_stats_count_gates(b))
+        if (!b->metric || b->gates)
             seen[bench_outcome(b)] = 1;
-        if (pg_stats_counted_may_gate(b) && b->counted->rounds > 0)
+        if (b->count_gates && b->counted->rounds > 0)
             seen[bench_outcome(b->counted)] = 1;
     }
     return seen[PG_PROBE_SLOWER]    ? PG_PROBE_SLOWER

@@ -111,21 +111,17 @@ static int fixed_by_head(const pg_bench_result *b)
     return pg_status_failed(b->status) && b->side == PG_SIDE_BASE;
 }
 
-/* What `b` counts as in the summary: a regression when measure: all's
- * count of it is one that gates (stats.h), whatever the time says. */
+/* What `b` counts as in the summary, as judged (stats.h). */
 static pg_status summary_status(const pg_bench_result *b)
 {
-    if (pg_stats_counted_fails(b) && !pg_status_failed(b->status))
-        return PG_STATUS_REGRESSION;
-    return b->status;
+    return b->counts_as;
 }
 
 /* A regression that does not gate: a count taken on another code path
  * than the machine runs (pathcheck.h). */
 static int ungated(const pg_bench_result *b)
 {
-    return summary_status(b) == PG_STATUS_REGRESSION &&
-           !pg_stats_count_gates(b);
+    return summary_status(b) == PG_STATUS_REGRESSION && !b->gates;
 }
 
 void pg_report_summary(pg_str *out, const pg_result *r)
@@ -1112,8 +1108,8 @@ static void md_bench_row(pg_str *out, const pg_bench_result *b)
         pg_str_printf(out, " %s %s", status_icon(b->counted),
                       pg_status_name(b->counted->status));
         md_other_path_mark(out, b->counted);
-        if (b->counted->status == PG_STATUS_REGRESSION &&
-            pg_stats_count_gates(b->counted) && !pg_stats_counted_fails(b))
+        if (b->counted->status == PG_STATUS_REGRESSION && b->counted->gates &&
+            !b->count_gates)
             pg_str_puts(out, " (⚖️ faster in time, not gating)");
     } else if (b->counted) {
         pg_str_printf(out, "; %s %s", pg_metric_name(b->counted->metric),

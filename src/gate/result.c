@@ -79,6 +79,7 @@ void pg_bench_result_init(pg_bench_result *b, const char *name,
     b->change = b->base_ns = b->head_ns = NAN;
     b->change_lo = b->change_hi = NAN;
     b->slower_case = -1;
+    b->gates = 1;
 }
 
 const pg_result_case *pg_result_slower_case(const pg_bench_result *b)

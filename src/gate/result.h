@@ -177,7 +177,16 @@ typedef struct pg_bench_result {
                          -1: none (set by pg_stats_judge) */
     int fails_gate;   /* this benchmark fails the gate (set by
                          pg_stats_judge; the JSON's "fails_gate") */
-    int shard;        /* the shard that measured it (1-based); 0: none */
+    /* Set by pg_stats_judge too, so that nothing after it asks the rule
+     * again: whether a regression of this verdict may gate (not a count
+     * taken on another code path: pathcheck.h); measure: all, whether the
+     * count beside the time may gate (stats.h); and what the benchmark
+     * counts as in a summary (a regression when that count gates as one,
+     * whatever the time says). */
+    int gates;
+    int count_gates;
+    pg_status counts_as;
+    int shard; /* the shard that measured it (1-based); 0: none */
     pg_gpu_run gpu;
     /* What base_ns, head_ns and the cases' figures are (a pg_metric,
      * counter.h): PG_METRIC_TIME, nanoseconds per call; else a count per

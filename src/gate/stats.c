@@ -130,21 +130,26 @@ const pg_result_case *pg_stats_hidden_regression(const pg_bench_result *b)
     return worst;
 }
 
-int pg_stats_count_gates(const pg_bench_result *b)
+static int count_gates(const pg_bench_result *b)
 {
     return !b->other_path || b->other_path_gates;
 }
 
-int pg_stats_counted_may_gate(const pg_bench_result *b)
+static int counted_may_gate(const pg_bench_result *b)
 {
-    return b->counted && pg_stats_count_gates(b->counted) &&
+    return b->counted && count_gates(b->counted) &&
            b->status != PG_STATUS_IMPROVEMENT;
 }
 
-int pg_stats_counted_fails(const pg_bench_result *b)
+static int counted_fails(const pg_bench_result *b)
 {
-    return pg_stats_counted_may_gate(b) &&
-           b->counted->status == PG_STATUS_REGRESSION;
+    return counted_may_gate(b) && b->counted->status == PG_STATUS_REGRESSION;
+}
+
+void pg_stats_same_code(pg_bench_result *b)
+{
+    b->status = PG_STATUS_UNCHANGED;
+    b->change = 0;
 }
 
 int pg_stats_fails_gate(const pg_bench_result *b)
@@ -152,11 +157,11 @@ int pg_stats_fails_gate(const pg_bench_result *b)
     /* measure: all: the count gates too (a disagreement is said, not
      * settled for one of them), but for pg_stats_counted_fails()'s two
      * exceptions. */
-    if (pg_stats_counted_fails(b))
+    if (counted_fails(b))
         return 1;
     switch (b->status) {
     case PG_STATUS_REGRESSION:
-        return pg_stats_count_gates(b);
+        return count_gates(b);
     case PG_STATUS_INCONCLUSIVE:
         return b->inconclusive_fails;
     case PG_STATUS_INCORRECT:
@@ -296,6 +301,15 @@ void pg_stats_judge(pg_result *r)
             b->counted->fails_gate = r->aa
                                          ? pg_status_failed(b->counted->status)
                                          : pg_stats_fails_gate(b->counted);
+        b->gates = count_gates(b);
+        b->count_gates = counted_may_gate(b);
+        b->counts_as = counted_fails(b) && !pg_status_failed(b->status)
+                           ? PG_STATUS_REGRESSION
+                           : b->status;
+        if (b->counted) {
+            b->counted->gates = count_gates(b->counted);
+            b->counted->counts_as = b->counted->status;
+        }
         if (c && !r->aa && v->passed)
             v->warned = 1;
     }

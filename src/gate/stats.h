@@ -18,6 +18,11 @@
  * no label, and a benchmark made only of such cases is unresolved too.
  * A self-check fails when a case it resolves reads beyond the floor on
  * identical code.
+ *
+ * This file owns every label and the gate's rule.  The stages record only
+ * what happened (a side that failed, and how; a benchmark skipped, or new);
+ * a result is judged once where it enters (the end of a compare, a saved
+ * result read back, a merge), and renderers read what was decided.
  */
 #ifndef PG_STATS_H
 #define PG_STATS_H
@@ -75,23 +80,23 @@ pg_status pg_stats_classify(double change, double noise_floor);
 pg_status pg_stats_label(double change, double lo, double hi,
                          double noise_floor);
 
-/* 1 when `b` fails the gate. */
+/*
+ * 1 when `b` fails the gate.  A regression may gate unless it is a count
+ * taken on another code path than the machine runs (path_check: warn,
+ * pathcheck.h); under measure: all, the count beside the time gates too,
+ * unless it ran on another code path or the time itself found the head
+ * faster beyond its floor (the count is a stand-in for the time, and here
+ * the time answered: more work that runs faster, a disagreement that is
+ * said).  pg_stats_judge() stores what this decides in the result (fails_
+ * gate, gates, count_gates, counts_as), for everything after it to read.
+ */
 int pg_stats_fails_gate(const pg_bench_result *b);
 
-/* 1 when `b`'s verdict may gate: always, but for a count taken on another
- * code path than the machine runs (path_check: warn, pathcheck.h). */
-int pg_stats_count_gates(const pg_bench_result *b);
-
 /*
- * measure: all: 1 when the count beside `b`'s time may gate: unless it ran
- * on another code path, or the time itself found the head faster beyond
- * its floor (the count is a stand-in for the time, and here the time
- * answered: more work that runs faster, a disagreement that is said).
+ * The one label given without measuring: both sides load identical code,
+ * or build from the same files (the change does not reach them):
+ * unchanged, by a change of 0.
  */
-int pg_stats_counted_may_gate(const pg_bench_result *b);
-
-/* measure: all: 1 when the count beside `b`'s time is a regression that
- * fails the gate (pg_stats_counted_may_gate()). */
-int pg_stats_counted_fails(const pg_bench_result *b);
+void pg_stats_same_code(pg_bench_result *b);
 
 #endif

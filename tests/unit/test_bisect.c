@@ -6,6 +6,7 @@
 #include "bisect.h"
 #include "result.h"
 #include "counter.h"
+#include "stats.h"
 #include "str.h"
 #include "test.h"
 
@@ -102,9 +103,18 @@ static void one_slower_benchmark_makes_the_probe_slower(void)
     pg_result_clear(&r);
 }
 
+/* The outcome of `r` as it enters bisect: judged (stats.h), as pg_compare
+ * leaves it. */
+static pg_probe_outcome judged(pg_result *r)
+{
+    r->noise_floor = r->count_floor = 0.05;
+    pg_stats_judge(r);
+    return pg_bisect_outcome(r);
+}
+
 /* A count that cannot fail the gate cannot make a probe slower either:
  * one taken on another code path (path_check: warn), and measure: all's
- * count of a head the time found faster (stats.h). */
+ * count of a head the time found faster (stats.h), as judged. */
 static void counts_that_cannot_gate_are_not_slower(void)
 {
     pg_result r;
@@ -113,11 +123,11 @@ static void counts_that_cannot_gate_are_not_slower(void)
     one(&r, PG_STATUS_REGRESSION, 0.02, 0.03, 0);
     b = &r.benchmarks[0];
     b->metric = PG_METRIC_INSTRUCTIONS;
-    CHECK(pg_bisect_outcome(&r) == PG_PROBE_SLOWER);
+    CHECK(judged(&r) == PG_PROBE_SLOWER);
     b->other_path = pg_strdup("natively 40% in f(), never counted");
-    CHECK(pg_bisect_outcome(&r) == PG_PROBE_NOT_SLOWER);
+    CHECK(judged(&r) == PG_PROBE_NOT_SLOWER);
     b->other_path_gates = 1;
-    CHECK(pg_bisect_outcome(&r) == PG_PROBE_SLOWER);
+    CHECK(judged(&r) == PG_PROBE_SLOWER);
     pg_result_clear(&r);
 
     one(&r, PG_STATUS_IMPROVEMENT, -0.5, -0.4, 0);
@@ -129,11 +139,11 @@ static void counts_that_cannot_gate_are_not_slower(void)
     b->counted->change_lo = 0.8;
     b->counted->change_hi = 0.8;
     b->counted->rounds = 5;
-    CHECK(pg_bisect_outcome(&r) == PG_PROBE_NOT_SLOWER);
+    CHECK(judged(&r) == PG_PROBE_NOT_SLOWER);
     b->status = PG_STATUS_UNCHANGED;
     b->change_lo = -0.01;
     b->change_hi = 0.01;
-    CHECK(pg_bisect_outcome(&r) == PG_PROBE_SLOWER);
+    CHECK(judged(&r) == PG_PROBE_SLOWER);
     pg_result_clear(&r);
 }
 
