@@ -211,10 +211,11 @@ static uint64_t calibrate(const engine *e, pg_target *targets, int nsides,
  * Otherwise a call timed alone ran right after the other side's, and paid
  * for what that one left in the caches and the branch predictors: zlib-ng's
  * deflate of 1 MiB, 290 us a call in a loop outside perfgate, read 7-12%
- * slower timed after the other side's (issue 48, docs/accuracy.md).  Above
- * the limit that refill is a small part of a call, and a second call would
- * double the cost of a round.  Cold caches (evict) and a device's clock
- * choose for themselves.
+ * slower timed after the other side's (issue 48, docs/accuracy.md): some
+ * 25 us, a percent or so of a 2 ms call.  Above the limit a second call
+ * would double the cost of a round for little (4 ms calls beside a busy
+ * neighbour took twice as long to decide).  Cold caches (evict) and a
+ * device's clock choose for themselves.
  */
 static int starts_warm(const engine *e, const pg_timing *t, const double *first,
                        int nsides)

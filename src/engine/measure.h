@@ -81,7 +81,7 @@ typedef struct pg_measure_opts {
 /* A call timed alone (inner 1) that takes less than this starts warm, with
  * an untimed call of its side first, as every batch of several calls does
  * (measure.c); pg_measure_opts_init's warm_ns. */
-#define PG_MEASURE_WARM_NS 10e6
+#define PG_MEASURE_WARM_NS 2e6
 
 /* The result for one case. */
 typedef struct pg_timing {
