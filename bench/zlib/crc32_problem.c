@@ -1,6 +1,7 @@
 /*
- * crc32 - zlib's crc32(crc, buf, len) over n random bytes, for
- * bench/zlib/run.sh: perfgate on real code that nobody here wrote.
+ * crc32 - zlib's crc32(crc, buf, len) over n random bytes: the problem
+ * file with which perfgate gated real code nobody here wrote, in a scratch
+ * folder (docs/accuracy.md, "A real project: zlib's crc32()").
  *
  * The reference is the CRC-32 of the definition (reflected, polynomial
  * 0xedb88320), bit by bit, computed once per case in setup().
