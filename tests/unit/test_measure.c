@@ -199,6 +199,21 @@ WARM_WHEN_LAST(at_a)
 WARM_WHEN_LAST(at_b)
 WARM_WHEN_LAST(at_c)
 
+/* at_a (at three placements, each faster when it ran last) against the
+ * whole chain. */
+static void measure_placed(pg_timing *t, pg_measure_opts *opts)
+{
+    static const pg_fn where[3] = {(pg_fn)at_a, (pg_fn)at_b, (pg_fn)at_c};
+    pg_measure_summary sum;
+
+    placed = where;
+    nplaced = 3;
+    last_placement = NULL;
+    measure_pair_opts(t, at_a, chain_800, opts, &sum);
+    placed = NULL;
+    nplaced = 0;
+}
+
 /* Calibration's pass is not a sample, and, where a call timed alone
  * does not start warm (warm_ns 0), the rounds do not start on the
  * placement it ran: identical work that ran faster only while calibration
@@ -207,7 +222,6 @@ WARM_WHEN_LAST(at_c)
  * read it twice as fast as the head.) */
 static void what_calibration_warmed_is_not_a_sample(void)
 {
-    static const pg_fn where[3] = {(pg_fn)at_a, (pg_fn)at_b, (pg_fn)at_c};
     pg_measure_summary sum;
     pg_measure_opts opts;
     pg_timing t;
@@ -222,12 +236,7 @@ static void what_calibration_warmed_is_not_a_sample(void)
     CHECK(t.ns[0] > 0.8 * t.ns[1]);
     CHECK(t.ns[0] < 1.25 * t.ns[1]);
 
-    placed = where;
-    nplaced = 3;
-    last_placement = NULL;
-    measure_pair_opts(&t, at_a, chain_800, &opts, &sum);
-    placed = NULL;
-    nplaced = 0;
+    measure_placed(&t, &opts);
     CHECK(t.inner == 1);
     CHECK(t.ns[0] > 0.8 * t.ns[1]);
     CHECK(t.ns[0] < 1.25 * t.ns[1]);
@@ -241,19 +250,12 @@ static void what_calibration_warmed_is_not_a_sample(void)
  * sample. */
 static void a_call_timed_alone_starts_warm(void)
 {
-    static const pg_fn where[3] = {(pg_fn)at_a, (pg_fn)at_b, (pg_fn)at_c};
-    pg_measure_summary sum;
     pg_measure_opts opts;
     pg_timing t;
 
     pg_measure_opts_init(&opts, 5, 0.3, 0.05);
     opts.sample_ns = 1;
-    placed = where;
-    nplaced = 3;
-    last_placement = NULL;
-    measure_pair_opts(&t, at_a, chain_800, &opts, &sum);
-    placed = NULL;
-    nplaced = 0;
+    measure_placed(&t, &opts);
     CHECK(t.inner == 1);
     CHECK(t.warm);
     CHECK(t.ns[0] < 0.75 * t.ns[1]);
