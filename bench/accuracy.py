@@ -301,6 +301,8 @@ def main():
                         "200 µs at A/A, +8%% and +25%%, and the large-code "
                         "solution (bench/bigcode.c, about 4 ms a call) "
                         "quiet and loaded")
+    p.add_argument("--pairs",
+                   help="only these pairs, comma-separated (A/A,+8%%,...)")
     p.add_argument("--only-loaded", action="store_true",
                    help="only the rows --loaded adds")
     p.add_argument("--quick", action="store_true",
@@ -346,6 +348,8 @@ def main():
                      for pair in scored]
             plan += [(BIG, pair, load) for load in (False, "loaded")
                      for pair in scored]
+        if args.pairs:
+            plan = [p for p in plan if p[1][0] in args.pairs.split(",")]
         for (dname, dsec), (pname, pct, expected), noisy in plan:
             if dname == BIG[0]:
                 base_steps, head_steps = 200, 200 * (100 + pct) // 100

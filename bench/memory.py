@@ -149,6 +149,8 @@ def main():
     p.add_argument("--sizes", default="L1,L2,LLC,DRAM")
     p.add_argument("--only-placement", action="store_true",
                    help="only the rows of one library loaded twice")
+    p.add_argument("--only-cases", action="store_true",
+                   help="only the A/A rows of every size as a case")
     p.add_argument("--only-oneshot", action="store_true",
                    help="only the rows of a one-shot API's state per call")
     p.add_argument("--quick", action="store_true",
@@ -191,10 +193,12 @@ def main():
     try:
         build = Builder(tmp, os.environ.get("CC", "cc"))
         only = args.only_placement or args.only_oneshot
+        rest = only or args.only_cases
         for fn in [] if only else functions:
             problem = build.problem(fn)
             base = build.solution(fn, 0)
-            for size, n in [s for s in SIZES[fn] if s[0] in sizes]:
+            for size, n in ([] if args.only_cases else
+                            [s for s in SIZES[fn] if s[0] in sizes]):
                 for name, variant, expected in PAIRS:
                     head = build.solution(fn, variant)
                     truth = (0.0 if variant == 1 else
@@ -225,7 +229,7 @@ def main():
         # Code placement: the same library twice, byte for byte (as
         # `perfgate compare --aa` builds it), at an unaligned size.  The
         # sides share their data; only the code's addresses differ.
-        for fn in [] if args.only_oneshot else functions:
+        for fn in [] if args.only_oneshot or args.only_cases else functions:
             problem, base = build.problem(fn), build.solution(fn, 0)
             twin = base.replace(".so", ".twin.so")
             shutil.copyfile(base, twin)
@@ -234,7 +238,8 @@ def main():
                                  args.trials, cpu)
             row(fn, "n=1001 A/A, one library loaded twice", 1, base, twin,
                 "unchanged", 0.0, pg, [])
-        if not args.only_placement and "reduce_sum" in functions:
+        if not (args.only_placement or args.only_cases) and \
+                "reduce_sum" in functions:
             # A one-shot API: its state allocated and freed on every call
             # (issue 48, item 4: zlib-ng's compress2 read slower in perfgate
             # than outside it while what ran before in the measuring process
@@ -262,7 +267,7 @@ def main():
                 gb = [gbench_trial(args, base, head, fn, n, cpu, tmp)
                       for _ in range(args.peer_trials)]
                 row(fn, label, 1, base, head, expected, truth, pg, gb)
-        if not only:
+        if not rest:
             # A load that comes and goes, on the measuring CPU.
             fn = functions[0]
             size, n = [s for s in SIZES[fn] if s[0] in sizes][-1]
