@@ -488,9 +488,11 @@ int pg_measure(pg_timing *out, pg_measure_summary *summary,
         out[c].inner = calibrate(&e, targets[c], nsides, rs.first + c * 2);
         out[c].warm = starts_warm(&e, &out[c], rs.first + c * 2, nsides);
     }
+    /* A warm sample costs one call more than it times. */
     for (c = 0; c < ncases * 2; c++)
         if (isfinite(rs.first[c]))
-            round_ns += rs.first[c] * (out[c / 2].warm ? 2 : 1);
+            round_ns += rs.first[c] *
+                        (1 + (out[c / 2].warm ? 1.0 / out[c / 2].inner : 0));
     e.slots = choose_slots(opts, targets, ncases, nsides, round_ns);
     /*
      * On the CPU, no sample is taken while what calibration left behind
