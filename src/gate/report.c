@@ -111,17 +111,11 @@ static int fixed_by_head(const pg_bench_result *b)
     return pg_status_failed(b->status) && b->side == PG_SIDE_BASE;
 }
 
-/* What `b` counts as in the summary, as judged (stats.h). */
-static pg_status summary_status(const pg_bench_result *b)
-{
-    return b->counts_as;
-}
-
 /* A regression that does not gate: a count taken on another code path
  * than the machine runs (pathcheck.h). */
 static int ungated(const pg_bench_result *b)
 {
-    return summary_status(b) == PG_STATUS_REGRESSION && !b->gates;
+    return b->counts_as == PG_STATUS_REGRESSION && !b->gates;
 }
 
 void pg_report_summary(pg_str *out, const pg_result *r)
@@ -141,7 +135,7 @@ void pg_report_summary(pg_str *out, const pg_result *r)
     }
     for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
         for (j = 0, n = 0; j < r->nbenchmarks; j++)
-            n += summary_status(&r->benchmarks[j]) == order[i] &&
+            n += r->benchmarks[j].counts_as == order[i] &&
                  !fixed_by_head(&r->benchmarks[j]) &&
                  !ungated(&r->benchmarks[j]);
         if (!n)

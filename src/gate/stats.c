@@ -155,7 +155,7 @@ void pg_stats_same_code(pg_bench_result *b)
 int pg_stats_fails_gate(const pg_bench_result *b)
 {
     /* measure: all: the count gates too (a disagreement is said, not
-     * settled for one of them), but for pg_stats_counted_fails()'s two
+     * settled for one of them), but for counted_may_gate()'s two
      * exceptions. */
     if (counted_fails(b))
         return 1;
