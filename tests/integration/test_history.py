@@ -264,7 +264,10 @@ SPIN_CONFIG = fixture("spin.yml")
 REF = "refs/perfgate/history"
 
 
-class Mainline(RepoTest):
+class MainlineBase(RepoTest):
+    """Helpers for perfgate record and history on throwaway repositories;
+    no tests of its own."""
+
     def spin(self, rounds, comment=""):
         return ("/* %s */\n#define ROUNDS %d\n" % (comment, rounds)) + SPIN
 
@@ -325,6 +328,10 @@ class Mainline(RepoTest):
             c[subject] = self.commit(files, subject)
         return c, [s for s, _ in steps]
 
+class Creep(MainlineBase):
+    """Steps of 2% measured for real: a timing test (ctest's label), run
+    alone, never beside other work such as the sanitizer build's suite."""
+
     def test_a_step_and_a_creep_are_named_and_nothing_else(self):
         c, order = self.scenario()
         for subject in order[1:]:
@@ -351,6 +358,8 @@ class Mainline(RepoTest):
         self.assertIn("the step", text)
         self.assertRegex(text, r"creep [12] \.\. creep [45]")
 
+
+class Mainline(MainlineBase):
     def test_records_of_identical_code_cost_nothing(self):
         self.commit({"perfgate.yml": SPIN_CONFIG,
                      "src/spin.c": self.spin(100)}, "base")
