@@ -347,6 +347,9 @@ void pg_estimate_widen_all(pg_interval *total, pg_interval *cases,
     for (c = 0; c < ncases; c++) {
         const double *cell = ns + c * 2;
         double q = quantum ? quantum[c] : 0;
+        /* A time repeats from process to process only so closely. */
+        if (jitter > 0 && isfinite(cell[0]) && isfinite(cell[1]))
+            q += PG_ESTIMATE_REPEATABILITY * fmax(cell[0], cell[1]);
         /* A case below what the machine resolves moves with where its
          * code lies by a share of the harness's cost, which no run
          * shows. */
@@ -359,6 +362,26 @@ void pg_estimate_widen_all(pg_interval *total, pg_interval *cases,
         q_total += q;
     }
     pg_estimate_widen(total, sum[0], sum[1], q_total);
+}
+
+int pg_estimate_pooled_clear(const pg_estimate_rule *rule,
+                             const pg_interval *total, const pg_interval *cases,
+                             const double *ns, const double *overhead,
+                             size_t ncases)
+{
+    size_t c;
+
+    if (!pg_estimate_is_clear(rule, total))
+        return 0;
+    for (c = 0; (rule->gate_cases || rule->self_check) && c < ncases; c++) {
+        if (!rule->gate_cases &&
+            pg_estimate_unresolved(ns[c * 2], ns[c * 2 + 1], overhead[c],
+                                   rule->noise_floor))
+            continue;
+        if (!pg_estimate_is_clear(rule, &cases[c]))
+            return 0;
+    }
+    return 1;
 }
 
 /* Under gate: cases, every case must be clear of the floor as well. */

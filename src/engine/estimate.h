@@ -119,11 +119,22 @@ int pg_estimate_unresolved(double base_ns, double head_ns, double overhead_ns,
                            double noise_floor);
 
 /*
+ * How closely a time per call repeats from one measuring process to the
+ * next beyond what the rounds of two processes show, as a fraction of it:
+ * identical 20 ms calls (bench/coverage.py) read changes that moved from
+ * run to run by 0.11-0.24% (one standard deviation), and the pooled
+ * interval of two processes held the median of 20 runs in 85% of cases;
+ * with each side known to no better than this, in 95-100%.
+ */
+#define PG_ESTIMATE_REPEATABILITY 0.0003
+
+/*
  * Widens each case's interval (cases[c], of times ns[c * 2 + side]) by
  * what is known of neither side better than quantum[c] ns (one sample's
- * timer error over its calls; NULL: 0), and, with `jitter` > 0, a case
- * that pg_estimate_unresolved() finds below the machine's resolution by
- * jitter x overhead[c] as well; the total by the sum of them.
+ * timer error over its calls; NULL: 0), and, with `jitter` > 0 (times,
+ * not counts), by PG_ESTIMATE_REPEATABILITY of the slower side, and a
+ * case that pg_estimate_unresolved() finds below the machine's resolution
+ * by jitter x overhead[c] as well; the total by the sum of them.
  */
 void pg_estimate_widen_all(pg_interval *total, pg_interval *cases,
                            const double *ns, const double *overhead,
@@ -161,6 +172,20 @@ double pg_estimate_settle_threshold(const pg_estimate_rule *rule,
 /* 1 when `change` lies clear of +-rule->noise_floor by rule->margin. */
 int pg_estimate_is_clear(const pg_estimate_rule *rule,
                          const pg_interval *change);
+
+/*
+ * Whether the estimate pooled from several processes (`total`, and each
+ * case's of times ns[c * 2 + side] with the harness's cost overhead[c])
+ * earns its stop: the total clear of the floor; under gate: cases every
+ * case too; and in a self-check every case it resolves, which the
+ * self-check judges: one process whose luck put one side of a short case
+ * 12-25% off (conv1d's 15 us case beside its 43 ms one) is outvoted only
+ * by the processes that follow it.
+ */
+int pg_estimate_pooled_clear(const pg_estimate_rule *rule,
+                             const pg_interval *total, const pg_interval *cases,
+                             const double *ns, const double *overhead,
+                             size_t ncases);
 
 /*
  * The last round (1-based) in which a minimum improved by more than

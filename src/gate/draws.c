@@ -187,23 +187,28 @@ static size_t pool(pg_interval *total, pg_interval *cases, double *ns,
     return ready;
 }
 
-/* Under the rule of `spec`: is the pooled interval clear of the floor? */
+/* Under the rule of `spec`: does the pooled estimate earn its stop
+ * (pg_estimate_pooled_clear())? */
 static int clear(const pg_run_spec *spec, const pg_interval *total,
-                 const pg_interval *cases, size_t ncases)
+                 const pg_interval *cases, const double *ns, const draws *ds,
+                 size_t ncases)
 {
     pg_estimate_rule rule;
-    size_t c;
+    double *overhead = pg_calloc(ncases ? ncases : 1, sizeof(*overhead));
+    size_t c, k;
+    int yes;
 
     pg_estimate_rule_init(&rule, spec->settings->min_rounds,
                           spec->settings->max_time,
                           spec->settings->noise_floor);
     rule.self_check = spec->self_check;
-    if (!pg_estimate_is_clear(&rule, total))
-        return 0;
-    for (c = 0; spec->gate_cases && c < ncases; c++)
-        if (!pg_estimate_is_clear(&rule, &cases[c]))
-            return 0;
-    return 1;
+    rule.gate_cases = spec->gate_cases;
+    for (c = 0; c < ncases; c++)
+        for (k = 0; k < ds->n; k++)
+            overhead[c] += ds->d[k].overhead[c] / (double)ds->n;
+    yes = pg_estimate_pooled_clear(&rule, total, cases, ns, overhead, ncases);
+    free(overhead);
+    return yes;
 }
 
 /* The pooled estimate into `out`: its cases' times and intervals, the
@@ -314,7 +319,7 @@ int pg_draws_run(pg_bench_result *out, const pg_run_spec *spec,
             ns = pg_calloc(out->ncases * 2 + 1, sizeof(*ns));
         }
         ready = pool(&total, cases, ns, out, &ds);
-        done = ready >= 2 && clear(spec, &total, cases, out->ncases);
+        done = ready >= 2 && clear(spec, &total, cases, ns, &ds, out->ncases);
     }
     free(out->stop);
     out->stop =

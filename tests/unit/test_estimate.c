@@ -194,6 +194,29 @@ static void check_under_gate_cases(void)
     CHECK_NEAR(cases[0].change, 0.05, 1e-9);
 }
 
+/* The processes go on until the total is clear, and under gate: cases
+ * every case; a self-check until every case it resolves is as well (one
+ * process's luck on a short case is outvoted only by more processes). */
+static void pooled_stop_in_a_self_check(void)
+{
+    const pg_interval total = {0.001, -0.01, 0.01};
+    pg_interval cases[2] = {{0.0, -0.01, 0.25}, {0.0, -0.5, 0.5}};
+    /* Case 0 of 15 us resolved, case 1 of 1 ns below the resolution. */
+    const double ns[4] = {15000, 15000, 1, 1}, overhead[2] = {4, 4};
+    pg_estimate_rule rule;
+
+    pg_estimate_rule_init(&rule, 5, 10, 0.05);
+    CHECK(pg_estimate_pooled_clear(&rule, &total, cases, ns, overhead, 2));
+    rule.self_check = 1;
+    CHECK(!pg_estimate_pooled_clear(&rule, &total, cases, ns, overhead, 2));
+    cases[0].hi = 0.01;
+    CHECK(pg_estimate_pooled_clear(&rule, &total, cases, ns, overhead, 2));
+    /* gate: cases asks it of every case, resolved or not. */
+    rule.self_check = 0;
+    rule.gate_cases = 1;
+    CHECK(!pg_estimate_pooled_clear(&rule, &total, cases, ns, overhead, 2));
+}
+
 /* The budget spent before every placement was seen twice is a stop of
  * its own, which the verdict reads as inconclusive. */
 static void too_few_rounds(void)
@@ -316,6 +339,27 @@ static void unresolved_cases_are_widened(void)
     CHECK(cases[0].hi < 0.002);
 }
 
+/* Two processes' rounds do not show how closely a third would repeat a
+ * time: no timing's interval is narrower than PG_ESTIMATE_REPEATABILITY
+ * on each side allows; a count's is left as it is. */
+static void times_repeat_only_so_closely(void)
+{
+    pg_interval total = {0.0, -0.0001, 0.0001},
+                cases[1] = {{0.0, -0.0001, 0.0001}};
+    const double ns[2] = {20e6, 20e6}, overhead[1] = {4};
+
+    pg_estimate_widen_all(&total, cases, ns, overhead, NULL, 1,
+                          PG_ESTIMATE_PLACEMENT_JITTER, 0.05);
+    CHECK(cases[0].hi > 2 * PG_ESTIMATE_REPEATABILITY && cases[0].hi < 0.002);
+    CHECK(cases[0].lo < -2 * PG_ESTIMATE_REPEATABILITY && cases[0].lo > -0.002);
+    CHECK(total.hi > 2 * PG_ESTIMATE_REPEATABILITY);
+    cases[0].lo = total.lo = -0.0001;
+    cases[0].hi = total.hi = 0.0001;
+    pg_estimate_widen_all(&total, cases, ns, overhead, NULL, 1, 0, 0.05);
+    CHECK_NEAR(cases[0].hi, 0.0001, 1e-12);
+    CHECK_NEAR(total.lo, -0.0001, 1e-12);
+}
+
 const pg_test pg_tests_estimate[] = {
     {"case_intervals", case_intervals},
     {"stopping_rule", stopping_rule},
@@ -324,7 +368,9 @@ const pg_test pg_tests_estimate[] = {
     {"last_gain", last_gain},
     {"check_under_gate_cases", check_under_gate_cases},
     {"too_few_rounds", too_few_rounds},
+    {"pooled_stop_in_a_self_check", pooled_stop_in_a_self_check},
     {"a_lucky_placement_does_not_decide", a_lucky_placement_does_not_decide},
     {"processes_are_the_outer_draw", processes_are_the_outer_draw},
     {"unresolved_cases_are_widened", unresolved_cases_are_widened},
+    {"times_repeat_only_so_closely", times_repeat_only_so_closely},
     PG_TESTS_END};
