@@ -560,8 +560,9 @@ class Code(unittest.TestCase):
             name = os.path.basename(path)
             if not name.startswith("test_") or name + ")" in cmake:
                 continue
-            for cls in re.findall(r"^class (\w+)\((?:RepoTest|[\w.]*TestCase)\)",
-                                  text, re.M):
+            for cls in re.findall(
+                    r"^class (\w+)\((?:\w+, )*(?:RepoTest|[\w.]*TestCase)\)",
+                    text, re.M):
                 with self.subTest(test=name, cls=cls):
                     self.assertRegex(cmake, r"\b%s\b" % cls,
                                      "not run by ctest")

@@ -264,9 +264,9 @@ SPIN_CONFIG = fixture("spin.yml")
 REF = "refs/perfgate/history"
 
 
-class MainlineBase(RepoTest):
-    """Helpers for perfgate record and history on throwaway repositories;
-    no tests of its own."""
+class Records:
+    """Helpers for perfgate record and history on throwaway repositories
+    (a mixin of RepoTest's; no tests of its own)."""
 
     def spin(self, rounds, comment=""):
         return ("/* %s */\n#define ROUNDS %d\n" % (comment, rounds)) + SPIN
@@ -328,7 +328,7 @@ class MainlineBase(RepoTest):
             c[subject] = self.commit(files, subject)
         return c, [s for s, _ in steps]
 
-class Creep(MainlineBase):
+class Creep(Records, RepoTest):
     """Steps of 2% measured for real: a timing test (ctest's label), run
     alone, never beside other work such as the sanitizer build's suite."""
 
@@ -359,7 +359,7 @@ class Creep(MainlineBase):
         self.assertRegex(text, r"creep [12] \.\. creep [45]")
 
 
-class Mainline(MainlineBase):
+class Mainline(Records, RepoTest):
     def test_records_of_identical_code_cost_nothing(self):
         self.commit({"perfgate.yml": SPIN_CONFIG,
                      "src/spin.c": self.spin(100)}, "base")
