@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include "affected.h"
+#include "box.h"
 #include "sources.h"
 #include "cache.h"
 #include "error.h"
@@ -613,6 +614,8 @@ static void inputs_init(inputs *in, pg_cache *cache, const char *dir,
      * shadow; 3, solutions are linked with --no-undefined. */
     pg_str_printf(&in->doc, "perfgate %s 3 %s\n%s\n", what, PG_VERSION,
                   compiler_id(timeout));
+    /* What pass_env: lets into the box reaches the compiler too. */
+    pg_box_describe_env(&in->doc);
 }
 
 static void inputs_clear(inputs *in)

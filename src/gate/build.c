@@ -174,6 +174,19 @@ static int compile(pg_build *out, pg_strvec *a, const char *cwd,
     return 0;
 }
 
+/* What a failed build command is told of the box it ran in, if any: a
+ * build that needed a variable of the machine's can say so. */
+static const char *box_hint(void)
+{
+    const char *why;
+
+    return pg_box_ready(&why)
+               ? " (it ran in the box: no environment variables but PATH, "
+                 "the locale's and the compilers', and an empty HOME; "
+                 "pass_env: in settings lets others through)"
+               : "";
+}
+
 int pg_build_project(pg_build *out, const char *command, const char *side_dir,
                      const char *other_dir, const char *side, double timeout)
 {
@@ -209,8 +222,8 @@ int pg_build_project(pg_build *out, const char *command, const char *side_dir,
                                   pg_signal_describe(res.signal), command);
     else if (!out->ok)
         out->message = pg_strdupf("the build command failed (exit status "
-                                  "%d): %s",
-                                  res.exit_code, command);
+                                  "%d): %s%s",
+                                  res.exit_code, command, box_hint());
 done:
     pg_proc_result_clear(&res);
     pg_strvec_clear(&a);

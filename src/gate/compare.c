@@ -115,6 +115,8 @@ static int load_config(compare_ctx *ctx)
     free(display);
     if (err < 0)
         return err;
+    /* What the box lets through, for every build and run of this one. */
+    pg_box_pass_env(ctx->cfg.pass_env, ctx->cfg.npass_env);
 
     if (o->noise_floor >= 0) {
         ctx->cfg.settings.noise_floor = o->noise_floor;

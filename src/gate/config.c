@@ -7,6 +7,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "config.h"
+#include "box.h"
 #include "cleanup.h"
 #include "counter.h"
 #include "error.h"
@@ -49,7 +50,7 @@ static const char *const top_keys[] = {"version", "settings", "benchmarks",
 static const char *const settings_keys[] = {
     "noise_floor", "max_time",     "min_rounds", "timeout",     "gate",
     "build",       "library",      "measure",    "count_floor", "counter",
-    "path_check",  "inconclusive", NULL};
+    "path_check",  "inconclusive", "pass_env",   NULL};
 static const char *const bench_keys[] = {
     "name",       "problem",  "sources",     "symbol",   "language",
     "cflags",     "include",  "cases",       "cache",    "cuda_arch",
@@ -369,8 +370,39 @@ static int get_measure(parse_ctx *ctx, yaml_node_t *v, int *out)
     return 0;
 }
 
-static int parse_settings(parse_ctx *ctx, yaml_node_t *node, pg_settings *s)
+/*
+ * pass_env: names of environment variables for the box to let through.
+ * A name only (the value is the environment's, at each run); not HOME or
+ * TMPDIR, which are the box's own.
+ */
+static int get_pass_env(parse_ctx *ctx, yaml_node_t *node, pg_config *cfg)
 {
+    size_t i;
+    int err;
+
+    if ((err = get_string_list(ctx, node, "pass_env", &cfg->pass_env,
+                               &cfg->npass_env)) < 0)
+        return err;
+    for (i = 0; i < cfg->npass_env; i++) {
+        const char *n = cfg->pass_env[i];
+        if (!pg_box_env_name_ok(n))
+            return fail_at(ctx, node,
+                           "pass_env: '%s' is not the name of an "
+                           "environment variable (letters, digits and _, "
+                           "not starting with a digit)",
+                           n);
+        if (!strcmp(n, "HOME") || !strcmp(n, "TMPDIR"))
+            return fail_at(ctx, node,
+                           "pass_env: %s is the box's own (an empty private "
+                           "directory) and cannot be passed in",
+                           n);
+    }
+    return 0;
+}
+
+static int parse_settings(parse_ctx *ctx, yaml_node_t *node, pg_config *cfg)
+{
+    pg_settings *s = &cfg->settings;
     yaml_node_t *v;
     int err;
 
@@ -434,6 +466,9 @@ static int parse_settings(parse_ctx *ctx, yaml_node_t *node, pg_settings *s)
     if ((v = lookup(ctx, node, "inconclusive", NULL)) &&
         (err = get_choice(ctx, v, "inconclusive", "pass", "fail",
                           &s->inconclusive_fails)) < 0)
+        return err;
+    if ((v = lookup(ctx, node, "pass_env", NULL)) &&
+        (err = get_pass_env(ctx, v, cfg)) < 0)
         return err;
     return 0;
 }
@@ -1168,7 +1203,7 @@ static int parse_root(parse_ctx *ctx, yaml_node_t *root, pg_config *cfg)
                        scalar(v) ? scalar(v) : "?");
 
     if ((v = lookup(ctx, root, "settings", NULL)) &&
-        (err = parse_settings(ctx, v, &cfg->settings)) < 0)
+        (err = parse_settings(ctx, v, cfg)) < 0)
         return err;
 
     if (!(v = lookup(ctx, root, "benchmarks", &key)))
@@ -1380,6 +1415,7 @@ void pg_config_clear(pg_config *cfg)
         free(b->cases);
     }
     free(cfg->benchmarks);
+    free_list(cfg->pass_env, cfg->npass_env);
     free(cfg->path);
     memset(cfg, 0, sizeof(*cfg));
 }

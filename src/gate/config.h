@@ -75,6 +75,10 @@ typedef struct pg_config {
     char digest[17]; /* of the text (FNV-1a, hex): shards of one run must
                         agree on it */
     pg_settings settings;
+    /* pass_env: (settings) the environment variables the box lets
+     * through beyond its own few (box.h), by name */
+    char **pass_env;
+    size_t npass_env;
     pg_bench_config *benchmarks;
     size_t nbenchmarks;
 } pg_config;

@@ -1,6 +1,6 @@
 /*
  * box.c - runs in bubblewrap: a read-only world, no network, one PID
- * namespace per run.
+ * namespace per run, an environment of a few names.
  */
 #define _GNU_SOURCE
 #include "box.h"
@@ -30,6 +30,104 @@ static int mode_set;
 static int probed;
 static char *bwrap_path;
 static char why_not[512];
+/* pass_env: the names let through beyond kept_env[] */
+static pg_strvec passed = PG_STRVEC_INIT;
+
+/*
+ * What of perfgate's environment a boxed run keeps, by name (and every
+ * LC_*).  CI systems hand their secrets to the job in the environment
+ * (GITHUB_TOKEN, ACTIONS_RUNTIME_TOKEN, CI_JOB_TOKEN, every GitLab CI/CD
+ * variable), and what a build or a crashing solution prints reaches the
+ * pull request's comment: a build command that printed `env` put all
+ * four in it (issue 49).
+ */
+static const char *const kept_env[] = {
+    /* where programs are; who runs them; how text is read and shown */
+    "PATH", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TERM", "NO_COLOR",
+    /* the compilers perfgate keys its builds on, and what moves their
+     * search paths (affected.c's compiler_id()) */
+    "CC", "CXX", "CUDACXX", "CPATH", "C_INCLUDE_PATH", "LIBRARY_PATH",
+    "COMPILER_PATH", "GCC_EXEC_PREFIX", "GCC_COMPARE_DEBUG",
+    "SOURCE_DATE_EPOCH",
+    /* where the CUDA toolkit and its runtime are, and which devices */
+    "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH",
+    /* perfgate's own, which perfgate-measure reads */
+    "PERFGATE_TIMER", NULL};
+
+void pg_box_pass_env(char *const *names, size_t n)
+{
+    size_t i;
+
+    pg_strvec_clear(&passed);
+    for (i = 0; names && i < n; i++)
+        if (pg_box_env_name_ok(names[i]))
+            pg_strvec_push(&passed, names[i]);
+}
+
+int pg_box_env_name_ok(const char *name)
+{
+    size_t i;
+
+    if (!name || !*name || (name[0] >= '0' && name[0] <= '9'))
+        return 0;
+    for (i = 0; name[i]; i++)
+        if (!(name[i] == '_' || (name[i] >= 'A' && name[i] <= 'Z') ||
+              (name[i] >= 'a' && name[i] <= 'z') ||
+              (name[i] >= '0' && name[i] <= '9')))
+            return 0;
+    return 1;
+}
+
+void pg_box_describe_env(pg_str *out)
+{
+    size_t i;
+
+    for (i = 0; i < passed.n; i++) {
+        const char *v = getenv(passed.v[i]);
+        if (v)
+            pg_str_printf(out, "%s=%s\n", passed.v[i], v);
+    }
+}
+
+/* `name`=its value as a --setenv, when perfgate's environment has it. */
+static void keep_var(pg_strvec *out, const char *name)
+{
+    const char *v = getenv(name);
+
+    if (!v)
+        return;
+    pg_strvec_push(out, "--setenv");
+    pg_strvec_push(out, name);
+    pg_strvec_push(out, v);
+}
+
+/* The box's environment: nothing but the names above, every LC_*, and
+ * pass_env:'s; HOME its private directory `tmp` (or / when it has none). */
+static void environment(pg_strvec *out, const char *tmp)
+{
+    extern char **environ;
+    size_t i;
+    char **e;
+
+    pg_strvec_push(out, "--clearenv");
+    for (i = 0; kept_env[i]; i++)
+        keep_var(out, kept_env[i]);
+    for (e = environ; e && *e; e++) {
+        size_t n = strcspn(*e, "=");
+        char name[256];
+        if (strncmp(*e, "LC_", 3) || n >= sizeof(name) || !(*e)[n])
+            continue;
+        memcpy(name, *e, n);
+        name[n] = '\0';
+        if (pg_box_env_name_ok(name))
+            keep_var(out, name);
+    }
+    for (i = 0; i < passed.n; i++)
+        keep_var(out, passed.v[i]);
+    pg_strvec_push(out, "--setenv");
+    pg_strvec_push(out, "HOME");
+    pg_strvec_push(out, tmp ? tmp : "/");
+}
 
 int pg_box_parse_mode(pg_box_mode *out, const char *text)
 {
@@ -106,6 +204,7 @@ void pg_box_argv(pg_strvec *out, const pg_box *box, const char *tmp,
     gpu_devices(out);
     pg_strvec_push(out, "--proc");
     pg_strvec_push(out, "/proc");
+    environment(out, tmp);
     for (i = 0; box && i < PG_BOX_PATHS && box->hide[i]; i++) {
         pg_strvec_push(out, "--tmpfs");
         pg_strvec_push(out, box->hide[i]);

@@ -9,8 +9,12 @@
  * temporary directory; the paths it must not see are hidden; there is no
  * network; and it has its own PID namespace, so that ending the run ends
  * every process in it, setsid() or not, and a perfgate killed outright
- * takes the whole box along.  The timing of what runs inside is the same
- * (docs/accuracy.md).
+ * takes the whole box along.  Its environment starts empty: PATH, the
+ * locale, the terminal, the compilers' variables that perfgate keys its
+ * builds on, CUDA's, and what pass_env: names are let through; HOME is
+ * its private temporary directory.  The tokens CI systems put in the
+ * environment never reach the pull request's code, or what it prints.  The
+ * timing of what runs inside is the same (docs/accuracy.md).
  *
  * Where no box can be made, runs go on as before (the report says so
  * once); `--sandbox require` makes that an error.
@@ -18,6 +22,7 @@
 #ifndef PG_BOX_H
 #define PG_BOX_H
 
+#include "str.h"
 #include "strvec.h"
 
 typedef enum pg_box_mode {
@@ -49,6 +54,24 @@ pg_box_mode pg_box_mode_get(void);
  * machine refuses it (its own words).
  */
 int pg_box_ready(const char **why);
+
+/*
+ * The environment variables every boxed run is also given, by name,
+ * beyond the box's own few (pass_env:); NULL or 0 for none.  Kept for
+ * the rest of the process.
+ */
+void pg_box_pass_env(char *const *names, size_t n);
+
+/* 1 when `name` can be an environment variable's name: letters, digits
+ * and _, not starting with a digit. */
+int pg_box_env_name_ok(const char *name);
+
+/*
+ * Appends to `out` the variables pass_env: lets into the box that are
+ * set, one "NAME=VALUE" line each: what a build key must hold, since
+ * they reach the build.
+ */
+void pg_box_describe_env(pg_str *out);
 
 /*
  * The command line that runs `argv` in `box`, in `cwd` (NULL: the current

@@ -40,6 +40,18 @@ MAKEFILE = fixture("Makefile")
 
 PROJECT_CONFIG = fixture("project.yml")
 
+# What CI systems put in a job's environment: none of it may reach the
+# pull request's code, or through what it prints, the comment.
+SECRETS = {"GITHUB_TOKEN": "ghs_pg49token", "ACTIONS_RUNTIME_TOKEN":
+           "pg49runtime", "CI_JOB_TOKEN": "pg49jobtoken",
+           "AWS_SECRET_ACCESS_KEY": "pg49awssecret"}
+
+
+def passing(config, *names):
+    """A project config whose settings let `names` through the box."""
+    return config.replace("min_rounds: 5}", "min_rounds: 5, pass_env: [%s]}"
+                          % ", ".join(names))
+
 
 class Contain(RepoTest):
     """Every process perfgate starts stays perfgate's: none outlives it,
@@ -159,8 +171,12 @@ class Box(RepoTest):
     def attack(self, *args, env=None):
         """The attack, with a listener for its connection: the result and
         how many connections reached it."""
-        self.commit({"perfgate.yml": PROJECT_CONFIG % ("'sh attack.sh'",
-                                                       "build/libsum.a"),
+        # (The test's own variables let through, so that the box's walls,
+        # not an empty environment, are what stops the attack.)
+        config = passing(PROJECT_CONFIG, "PG_TEST_REPO", "PG_TEST_PORT",
+                         "GITHUB_ENV")
+        self.commit({"perfgate.yml": config % ("'sh attack.sh'",
+                                               "build/libsum.a"),
                      "Makefile": MAKEFILE, "lib/add.c": LIB_ADD,
                      "lib/sum.c": LIB_SUM, "attack.sh": ATTACK}, "base")
         self.commit({"lib/sum.c": LIB_SUM + "/* the head */\n"})
@@ -211,6 +227,46 @@ class Box(RepoTest):
         self.assertFalse(r.json["sandbox"]["boxed"])
         self.assertIn("--sandbox off", r.json["sandbox"]["why_not"])
         self.assertEqual(r.markdown.count("ran outside the box"), 1)
+
+    def leak(self, *args, config=PROJECT_CONFIG, env=None):
+        """A build command that prints its environment and fails, with a
+        CI job's secrets set: what its output carries into the report."""
+        self.commit({"perfgate.yml": config % (
+            "'env | grep -e TOKEN -e SECRET -e ^PATH= -e ^PG_TEST; "
+            "echo home=$HOME; exit 3'", "build/libsum.a"),
+            "Makefile": MAKEFILE, "lib/add.c": LIB_ADD,
+            "lib/sum.c": LIB_SUM}, "base")
+        self.commit({"lib/sum.c": LIB_SUM + "/* the head */\n"})
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%", *args,
+                          env=dict(SECRETS, HOME=self.home, **(env or {})))
+        b = r.bench()
+        self.assertEqual(b["status"], "build_failed", b)
+        return r, b["message"] + r.markdown + r.stdout + r.stderr
+
+    def test_secrets_in_the_environment_stay_outside(self):
+        self.need_box()
+        r, said = self.leak()
+        self.assertIn("exit status 3", said)
+        for value in list(SECRETS.values()) + [self.home]:
+            self.assertNotIn(value, said)
+        # What it does see, and what to do about what it does not.
+        self.assertIn("PATH=", said)
+        self.assertIn("home=" + self.pgtmp, said)
+        self.assertIn("pass_env: in settings lets others through", said)
+
+    def test_without_the_box_the_secrets_are_printed(self):
+        # The control: the same build prints all of them where nothing
+        # holds it, so the test above tests the box.
+        r, said = self.leak("--sandbox", "off")
+        for value in list(SECRETS.values()) + [self.home]:
+            self.assertIn(value, said)
+
+    def test_pass_env_lets_a_variable_through(self):
+        self.need_box()
+        r, said = self.leak(config=passing(PROJECT_CONFIG, "PG_TEST_PASSED"),
+                            env={"PG_TEST_PASSED": "let-through"})
+        self.assertIn("PG_TEST_PASSED=let-through", said)
+        self.assertNotIn(SECRETS["GITHUB_TOKEN"], said)
 
     def chain(self, *args):
         """A build command that leaves a setsid chain of 2,000 processes

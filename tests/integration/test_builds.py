@@ -358,6 +358,19 @@ class Cache(RepoTest):
                           env={"CC": cc})
         self.assertEqual(self.built(r), ("compiled", "compiled"))
 
+    def test_a_variable_let_into_the_box_is_in_the_key(self):
+        # pass_env: reaches the compiler as much as $CC does.
+        with open(os.path.join(self.repo, "perfgate.yml")) as f:
+            config = f.read()
+        self.assertIn("settings:", config)
+        self.write("perfgate.yml", config.replace(
+            "settings:", "settings:\n  pass_env: [PG_TEST_FLAVOUR]", 1))
+        for value, built in (("a", "compiled"), ("a", "cache"),
+                             ("b", "compiled")):
+            r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%",
+                              env={"PG_TEST_FLAVOUR": value})
+            self.assertEqual(self.built(r), (built, built), value)
+
     def test_a_changed_problem_is_built_again(self):
         config = ("version: 1\nsettings: {max_time: 200ms}\nbenchmarks:\n"
                   "  - {name: probe, problem: perf/probe.c, sources: "

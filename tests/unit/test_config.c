@@ -309,7 +309,32 @@ static void project_builds(void)
                  __LINE__);
 }
 
+/* pass_env: names for the box to let through; not HOME or TMPDIR. */
+static void pass_env(void)
+{
+    pg_config cfg;
+
+    REQUIRE(parse(&cfg, "version: 1\n"
+                        "settings: {pass_env: [CCACHE_DIR, MY_FLAG_2]}\n"
+                        "benchmarks:\n"
+                        "  - {name: a, problem: reduce_sum, "
+                        "sources: [a.c]}\n") == 0);
+    REQUIRE(cfg.npass_env == 2);
+    CHECK_STR(cfg.pass_env[1], "MY_FLAG_2");
+    pg_config_clear(&cfg);
+    EXPECT_ERROR("version: 1\nsettings: {pass_env: [HOME]}\nbenchmarks:\n"
+                 "  - {name: a, problem: reduce_sum, sources: [a.c]}\n",
+                 "perfgate.yml:2:22: pass_env: HOME is the box's own (an "
+                 "empty private directory) and cannot be passed in");
+    EXPECT_ERROR("version: 1\nsettings: {pass_env: ['A=B']}\nbenchmarks:\n"
+                 "  - {name: a, problem: reduce_sum, sources: [a.c]}\n",
+                 "perfgate.yml:2:22: pass_env: 'A=B' is not the name of an "
+                 "environment variable (letters, digits and _, not starting "
+                 "with a digit)");
+}
+
 const pg_test pg_tests_config[] = {
+    {"pass_env", pass_env},
     {"project_builds", project_builds},
     {"gate_and_symbols", gate_and_symbols},
     {"languages", languages},
