@@ -261,6 +261,40 @@ class Box(RepoTest):
         for value in list(SECRETS.values()) + [self.home]:
             self.assertIn(value, said)
 
+    def solution_leak(self, *args):
+        """A head whose solution prints the job's token and aborts: what
+        the measuring child's crash carries into the report."""
+        self.base_repo()
+        self.commit({"src/sum.c": """#include <stdio.h>
+#include <stdlib.h>
+#include <stddef.h>
+void solution(const float *in, float *out, size_t n)
+{
+    const char *t = getenv("GITHUB_TOKEN");
+    (void)in; (void)n;
+    fprintf(stderr, "token=%s home=%s\\n", t ? t : "none", getenv("HOME"));
+    fflush(stderr);
+    out[0] = 0;
+    abort();
+}
+"""})
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%", *args,
+                          env=dict(SECRETS, HOME=self.home))
+        b = r.bench()
+        self.assertEqual(b["status"], "crashed", b)
+        self.assertEqual(b["side"], "head", b)
+        return b["message"] + r.markdown + r.stdout + r.stderr
+
+    def test_a_solution_cannot_print_the_token(self):
+        self.need_box()
+        said = self.solution_leak()
+        self.assertIn("token=none", said)
+        self.assertNotIn(SECRETS["GITHUB_TOKEN"], said)
+        self.assertNotIn(self.home, said)
+        # The control: without the box it can.
+        said = self.solution_leak("--sandbox", "off")
+        self.assertIn("token=" + SECRETS["GITHUB_TOKEN"], said)
+
     def test_pass_env_lets_a_variable_through(self):
         self.need_box()
         r, said = self.leak(config=passing(PROJECT_CONFIG, "PG_TEST_PASSED"),
