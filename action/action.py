@@ -77,14 +77,21 @@ def git(*args, cwd=None):
 def git_fetch(*args, cwd=None):
     """git fetch, with the token (when there is one) on the command line
     only: the checkout keeps no credentials (persist-credentials: false),
-    so that the pull request's code, which runs later, finds none."""
+    so that the pull request's code, which runs later, finds none.  The
+    header is for the GitHub server alone (as actions/checkout scopes it),
+    and the fetch never goes into submodules: a pull request chooses their
+    hosts in .gitmodules, and an unscoped header went to them too."""
     token = inp("github-token")
     auth = []
     if token:
+        server = os.environ.get("GITHUB_SERVER_URL",
+                                "https://github.com").rstrip("/")
         basic = base64.b64encode(("x-access-token:" + token).encode())
-        auth = ["-c", "http.extraheader=AUTHORIZATION: basic "
-                + basic.decode()]
-    return git(*auth, "fetch", "--no-tags", "--quiet", *args, cwd=cwd)
+        auth = ["-c", "http.%s/.extraheader=AUTHORIZATION: basic %s"
+                % (server, basic.decode())]
+    return git(*auth, "-c", "fetch.recurseSubmodules=false", "fetch",
+               "--no-tags", "--quiet", "--no-recurse-submodules", *args,
+               cwd=cwd)
 
 
 def usable_revision(rev):

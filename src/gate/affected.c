@@ -462,11 +462,14 @@ static int reads_unreported(const char *path)
             const char *q = p;
             if (words[i][0] == '.') {
                 /* ".include" as the assembler's directive, not a field of
-                 * a struct: a name character must not precede it. */
+                 * a struct: a name character must not precede it, unless
+                 * it ends an escape of a C string ("...\n.incbin ..."),
+                 * as each line of a top-level asm does (issue 49). */
                 found = p == text ||
                         !(p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z') ||
                           (p[-1] >= 'A' && p[-1] <= 'Z') ||
-                          (p[-1] >= '0' && p[-1] <= '9'));
+                          (p[-1] >= '0' && p[-1] <= '9')) ||
+                        (p - text >= 2 && p[-2] == '\\');
             } else {
                 /* "#embed" or "# embed", and __has_embed */
                 while (q > text && (q[-1] == ' ' || q[-1] == '\t'))

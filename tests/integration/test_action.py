@@ -556,6 +556,18 @@ class Action(RepoTest):
         self.assertIn("another host", p.stdout)
         self.assertEqual(other.requests, [])
 
+    def test_the_token_header_is_for_the_github_server_only(self):
+        # A remote on another host, as a submodule's is (its host is the
+        # pull request's to choose in .gitmodules): git asks it, and the
+        # fetch's token header must not go along.
+        a, b, c = self.pull_request()
+        other, url = self._other_server()
+        subprocess.run(["git", "remote", "set-url", "origin",
+                        url + "/o/r.git"], cwd=self.checkout, check=True)
+        self.step("fetch", self.event(b, c))
+        self.assertNotEqual(other.requests, [])
+        self.assertEqual([r for r in other.requests if r["auth"]], [])
+
     def test_options_are_not_revisions(self):
         a, b, c = self.pull_request()
         pwned = os.path.join(self.tmp, "pwned")

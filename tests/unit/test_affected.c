@@ -225,6 +225,11 @@ static void what_perfgate_cannot_see_into_has_no_key(void)
     put(w.base, "lib/a.h",
         "#define SCALE 1.0f\n__asm__(\".incbin \\\"blob\\\"\");\n");
     CHECK(pg_affected_key(key, w.cache, b, w.base, TIMEOUT) == 1);
+    /* ... also on a line of its own in the asm's string, after "\n". */
+    put(w.base, "lib/a.h",
+        "#define SCALE 1.0f\n__asm__(\".section .rodata\\n.incbin "
+        "\\\"blob\\\"\\n.previous\");\n");
+    CHECK(pg_affected_key(key, w.cache, b, w.base, TIMEOUT) == 1);
     /* A field called include is not the assembler's .include. */
     put(w.base, "lib/a.h",
         "#define SCALE 1.0f\nstruct opts { int include; };\n"
