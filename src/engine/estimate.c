@@ -364,26 +364,6 @@ void pg_estimate_widen_all(pg_interval *total, pg_interval *cases,
     pg_estimate_widen(total, sum[0], sum[1], q_total);
 }
 
-int pg_estimate_pooled_clear(const pg_estimate_rule *rule,
-                             const pg_interval *total, const pg_interval *cases,
-                             const double *ns, const double *overhead,
-                             size_t ncases)
-{
-    size_t c;
-
-    if (!pg_estimate_is_clear(rule, total))
-        return 0;
-    for (c = 0; (rule->gate_cases || rule->self_check) && c < ncases; c++) {
-        if (!rule->gate_cases &&
-            pg_estimate_unresolved(ns[c * 2], ns[c * 2 + 1], overhead[c],
-                                   rule->noise_floor))
-            continue;
-        if (!pg_estimate_is_clear(rule, &cases[c]))
-            return 0;
-    }
-    return 1;
-}
-
 /* Under gate: cases, every case must be clear of the floor as well. */
 static int cases_clear(const pg_estimate_rule *rule, const pg_interval *cases,
                        size_t ncases)
@@ -392,6 +372,24 @@ static int cases_clear(const pg_estimate_rule *rule, const pg_interval *cases,
 
     for (c = 0; rule->gate_cases && c < ncases; c++)
         if (!pg_estimate_is_clear(rule, &cases[c]))
+            return 0;
+    return 1;
+}
+
+int pg_estimate_pooled_clear(const pg_estimate_rule *rule,
+                             const pg_interval *total, const pg_interval *cases,
+                             const double *ns, const double *overhead,
+                             size_t ncases)
+{
+    size_t c;
+
+    if (!pg_estimate_is_clear(rule, total) || !cases_clear(rule, cases, ncases))
+        return 0;
+    /* A self-check judges every case it resolves (stats.c). */
+    for (c = 0; rule->self_check && !rule->gate_cases && c < ncases; c++)
+        if (!pg_estimate_unresolved(ns[c * 2], ns[c * 2 + 1], overhead[c],
+                                    rule->noise_floor) &&
+            !pg_estimate_is_clear(rule, &cases[c]))
             return 0;
     return 1;
 }

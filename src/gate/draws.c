@@ -127,18 +127,22 @@ static void take_failure(pg_bench_result *out, pg_bench_result *one)
 /*
  * The estimate of every process that saw each of its placements twice
  * (all of them when none did), into `total`, `cases` and ns[case][2],
- * widened as the measuring process widens its own (measure.c).  Returns
- * how many processes it pooled that were ready.
+ * widened as the measuring process widens its own (measure.c), with the
+ * harness's mean cost per call of those processes into overhead[case].
+ * Returns how many processes it pooled that were ready.
  */
 static size_t pool(pg_interval *total, pg_interval *cases, double *ns,
-                   const pg_bench_result *out, const draws *ds)
+                   double *overhead, const pg_bench_result *out,
+                   const draws *ds)
 {
     size_t ncases = out->ncases, k, c, r, n = 0, ready = 0;
     pg_estimate_run *runs = pg_calloc(ds->n, sizeof(*runs));
     double **flat = pg_calloc(ds->n, sizeof(*flat));
-    double *overhead = pg_calloc(ncases, sizeof(double));
     double *quantum = pg_calloc(ncases, sizeof(double));
     int s;
+
+    for (c = 0; c < ncases; c++)
+        overhead[c] = 0;
 
     for (k = 0; k < ds->n; k++) {
         const draw *d = &ds->d[k];
@@ -182,7 +186,6 @@ static size_t pool(pg_interval *total, pg_interval *cases, double *ns,
         free(flat[k]);
     free(flat);
     free(runs);
-    free(overhead);
     free(quantum);
     return ready;
 }
@@ -190,25 +193,17 @@ static size_t pool(pg_interval *total, pg_interval *cases, double *ns,
 /* Under the rule of `spec`: does the pooled estimate earn its stop
  * (pg_estimate_pooled_clear())? */
 static int clear(const pg_run_spec *spec, const pg_interval *total,
-                 const pg_interval *cases, const double *ns, const draws *ds,
-                 size_t ncases)
+                 const pg_interval *cases, const double *ns,
+                 const double *overhead, size_t ncases)
 {
     pg_estimate_rule rule;
-    double *overhead = pg_calloc(ncases ? ncases : 1, sizeof(*overhead));
-    size_t c, k;
-    int yes;
 
     pg_estimate_rule_init(&rule, spec->settings->min_rounds,
                           spec->settings->max_time,
                           spec->settings->noise_floor);
     rule.self_check = spec->self_check;
     rule.gate_cases = spec->gate_cases;
-    for (c = 0; c < ncases; c++)
-        for (k = 0; k < ds->n; k++)
-            overhead[c] += ds->d[k].overhead[c] / (double)ds->n;
-    yes = pg_estimate_pooled_clear(&rule, total, cases, ns, overhead, ncases);
-    free(overhead);
-    return yes;
+    return pg_estimate_pooled_clear(&rule, total, cases, ns, overhead, ncases);
 }
 
 /* The pooled estimate into `out`: its cases' times and intervals, the
@@ -249,7 +244,7 @@ int pg_draws_run(pg_bench_result *out, const pg_run_spec *spec,
     pg_settings settings = *spec->settings;
     pg_run_spec child = *spec;
     pg_interval total = {NAN, NAN, NAN}, *cases = NULL;
-    double *ns = NULL;
+    double *ns = NULL, *overhead = NULL;
     size_t k, ready = 0;
     int64_t start = pg_now_ns();
     int err = 0, done = 0;
@@ -317,9 +312,11 @@ int pg_draws_run(pg_bench_result *out, const pg_run_spec *spec,
         if (!cases) {
             cases = pg_calloc(out->ncases ? out->ncases : 1, sizeof(*cases));
             ns = pg_calloc(out->ncases * 2 + 1, sizeof(*ns));
+            overhead = pg_calloc(out->ncases + 1, sizeof(*overhead));
         }
-        ready = pool(&total, cases, ns, out, &ds);
-        done = ready >= 2 && clear(spec, &total, cases, ns, &ds, out->ncases);
+        ready = pool(&total, cases, ns, overhead, out, &ds);
+        done =
+            ready >= 2 && clear(spec, &total, cases, ns, overhead, out->ncases);
     }
     free(out->stop);
     out->stop =
@@ -335,5 +332,6 @@ cleanup:
     }
     free(cases);
     free(ns);
+    free(overhead);
     return err;
 }
