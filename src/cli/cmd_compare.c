@@ -143,9 +143,12 @@ static int parse_args(compare_args *a, int argc, char **argv)
                    "BASE that made it slower (perfgate bisect)\n"
                    "and name it in the reports"),
         PG_OPT_SET("profile", 0, &a->opts.profile,
-                   "for each C regression, profile its worst\n"
-                   "case on both sides (valgrind's callgrind:\n"
-                   "instructions per function and line)"),
+                   "for each regression, profile its worst\n"
+                   "case on both sides: C under valgrind's\n"
+                   "callgrind (instructions per function and\n"
+                   "line), a CUDA kernel under Nsight Compute\n"
+                   "(its GPU time, throughput, occupancy,\n"
+                   "L2 hit rate and warp stalls)"),
         PG_OPT_OUT("json", 0, &a->outputs.json_path, "FILE",
                    "write the full result as JSON"),
         PG_OPT_OUT("markdown", 0, &a->outputs.md_path, "FILE",

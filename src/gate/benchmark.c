@@ -479,8 +479,8 @@ static int checked_cases(pg_bench_ctx *c, const pg_bench_config *b,
 
 /*
  * --profile: the case that got slowest, on both sides, under a profiler
- * (profile.h).  Run after the benchmark is measured, never beside it.  A
- * CUDA kernel's regression says it is not profiled, not silently.
+ * (profile.h): callgrind for C, Nsight Compute for a CUDA kernel.  Run
+ * after the benchmark is measured, never beside it.
  */
 static int profile_worst(pg_bench_ctx *c, const pg_bench_config *b,
                          pg_bench_result *out, const pg_run_spec *spec)
@@ -488,22 +488,15 @@ static int profile_worst(pg_bench_ctx *c, const pg_bench_config *b,
     const char *dirs[2] = {c->rev[0].dir, c->rev[1].dir};
     size_t i, worst = 0;
 
-    if (spec->gpu) {
-        out->profile = pg_calloc(1, sizeof(*out->profile));
-        out->profile->skipped =
-            pg_strdup("CUDA kernels are not profiled yet (Nsight Compute's "
-                      "metrics need a GPU to be developed against)");
-        return 0;
-    }
     for (i = 1; i < out->ncases && i < spec->ncases; i++)
         if (out->cases[i].change > out->cases[worst].change)
             worst = i;
     if (!spec->ncases)
         return 0;
     pg_progress_sayf(c->progress, "profiling %s", spec->cases[worst].name);
-    return pg_profile_bench(out, b, dirs, spec->problem_lib,
-                            &spec->cases[worst], c->build_dir,
-                            pg_build_limit(&c->cfg->settings));
+    return pg_profile_bench(
+        out, b, dirs, spec->problem_lib, &spec->cases[worst], c->build_dir,
+        pg_build_limit(&c->cfg->settings), spec->gpu, spec->cold);
 }
 
 int pg_benchmark_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)

@@ -419,6 +419,73 @@ static void profile_row(pg_str *out, const pg_profile_row *row, int sub)
     pg_str_clear(&t);
 }
 
+/* One cell of text, escaped, in the class `cls` (NULL: none). */
+static void text_cell(pg_str *out, const char *text, const char *cls)
+{
+    pg_str_printf(out, "<td%s%s%s>", cls ? " class=\"" : "", cls ? cls : "",
+                  cls ? "\"" : "");
+    esc(out, text);
+    pg_str_puts(out, "</td>");
+}
+
+/* A CUDA kernel's profile (ncu): each kernel's GPU time, and each of the
+ * costliest kernels' metrics. */
+static void kernel_tables(pg_str *out, const pg_profile *p)
+{
+    pg_str t = PG_STR_INIT;
+    const char *kernel = NULL;
+    size_t i;
+    int s;
+
+    pg_str_puts(out, "<p>Case ");
+    esc(out, p->case_name);
+    pg_str_puts(out, ", Nsight Compute (ncu): each kernel's GPU time, its "
+                     "clocks locked to the base clock.</p><table><tr><th>"
+                     "Kernel</th><th>Base</th><th>Head</th><th>Change</th>"
+                     "</tr>");
+    for (i = 0; i < p->nfunctions; i++) {
+        const pg_profile_row *r = &p->functions[i];
+        pg_str_puts(out, "<tr>");
+        text_cell(out, r->function, NULL);
+        for (s = 0; s < 2; s++) {
+            pg_str_reset(&t);
+            pg_format_ns(&t, r->cost[s]);
+            text_cell(out, pg_str_cstr(&t), "num");
+        }
+        pg_str_reset(&t);
+        pg_report_cost_change(&t, r->cost[0], r->cost[1]);
+        text_cell(out, pg_str_cstr(&t), "num");
+        pg_str_puts(out, "</tr>");
+    }
+    pg_str_puts(out, "</table>");
+    for (i = 0; i < p->nmetrics; i++) {
+        const pg_profile_metric *m = &p->metrics[i];
+        if (!kernel || strcmp(kernel, m->kernel)) {
+            if (kernel)
+                pg_str_puts(out, "</table>");
+            kernel = m->kernel;
+            pg_str_puts(out, "<table><tr><th><code>");
+            esc(out, kernel);
+            pg_str_puts(out, "</code></th><th>Base</th><th>Head</th>"
+                             "<th>Change</th></tr>");
+        }
+        pg_str_puts(out, "<tr>");
+        text_cell(out, m->name, NULL);
+        for (s = 0; s < 2; s++) {
+            pg_str_reset(&t);
+            pg_report_metric_value(&t, m->value[s], m->unit);
+            text_cell(out, pg_str_cstr(&t), "num");
+        }
+        pg_str_reset(&t);
+        pg_report_metric_change(&t, m);
+        text_cell(out, pg_str_cstr(&t), "num");
+        pg_str_puts(out, "</tr>");
+    }
+    if (kernel)
+        pg_str_puts(out, "</table>");
+    pg_str_clear(&t);
+}
+
 static void profile_table(pg_str *out, const pg_profile *p)
 {
     size_t i;
@@ -428,6 +495,10 @@ static void profile_table(pg_str *out, const pg_profile *p)
         pg_str_puts(out, "<p>No profile: ");
         esc(out, p->skipped ? p->skipped : "nothing was recorded");
         pg_str_puts(out, "</p>");
+        return;
+    }
+    if (p->tool && !strcmp(p->tool, "ncu")) {
+        kernel_tables(out, p);
         return;
     }
     pg_str_puts(out, "<p>Case ");

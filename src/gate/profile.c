@@ -6,6 +6,7 @@
 #include "build.h"
 #include "error.h"
 #include "fs.h"
+#include "ncu.h"
 #include "proc.h"
 #include "run.h"
 #include "runspec.h"
@@ -446,17 +447,34 @@ typedef struct job {
     const char *problem_lib, *work_dir;
     const pg_casespec *c;
     double timeout;
+    const char *ncu; /* a CUDA kernel's profile: ncu's path; NULL: C's */
+    int cold;        /* CUDA: the case's inputs cold, as measured */
 } job;
 
+/* Each flag of `flags` and `more`: a new array for a pg_bench_config. */
+static char **with_flag(char *const *flags, size_t n, const char *more)
+{
+    char **all = pg_calloc(n + 2, sizeof(*all));
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        all[i] = flags[i];
+    all[n] = (char *)more;
+    return all;
+}
+
 /*
- * Side s's costs: built again with -g into the work directory, its case
- * run once under callgrind (checked as ever, not timed).  0; or 1 with
- * *why set when it cannot be profiled; negative when interrupted.
+ * Side s's costs: built again with line numbers into the work directory
+ * (C: -g, which does not change the code gcc makes; CUDA: -lineinfo,
+ * which does not change nvcc's), its case run once (checked as ever, not
+ * timed) under callgrind into *out, or under ncu into *kernels.  0; or 1
+ * with *why set when it cannot be profiled; negative when interrupted.
  */
-static int profile_side(costs *out, char **why, const job *j,
-                        const char *side_dir, int s)
+static int profile_side(costs *out, pg_ncu_side *kernels, char **why,
+                        const job *j, const char *side_dir, int s)
 {
     const char *side = s ? "head" : "base";
+    const char *flag = j->ncu ? "-lineinfo" : "-g";
     pg_bench_config b = *j->b;
     pg_build build;
     pg_run_spec spec;
@@ -464,25 +482,28 @@ static int profile_side(costs *out, char **why, const job *j,
     pg_proc_opts opts;
     pg_proc_result res;
     pg_strvec a = PG_STRVEC_INIT;
-    const char **cflags = pg_calloc(b.ncflags + 2, sizeof(*cflags));
+    char **flags;
     char *tag = pg_strdupf("profile-%s", side);
     char *spec_path = pg_strdupf("%s/%s.%s.run", j->work_dir, b.name, tag);
     /* Beside the side's build, in the one directory its run may write. */
     char *own = pg_path_join(j->work_dir, tag);
-    char *cg = pg_strdupf("%s/%s.%s.callgrind", own, b.name, tag);
+    char *cg = pg_strdupf("%s/%s.%s.%s", own, b.name, tag,
+                          j->ncu ? "ncu.csv" : "callgrind");
     pg_box box = {{own}, {NULL}};
-    size_t i;
     int err;
 
-    /* Line numbers: -g, which does not change the code gcc makes. */
-    for (i = 0; i < b.ncflags; i++)
-        cflags[i] = b.cflags[i];
-    cflags[b.ncflags] = "-g";
-    b.cflags = (char **)cflags;
-    b.ncflags++;
+    if (j->ncu) {
+        flags = with_flag(b.nvcc_flags, b.nnvcc_flags, flag);
+        b.nvcc_flags = flags;
+        b.nnvcc_flags++;
+    } else {
+        flags = with_flag(b.cflags, b.ncflags, flag);
+        b.cflags = flags;
+        b.ncflags++;
+    }
     err = pg_build_solution(&build, &b, side_dir, j->work_dir, tag, j->timeout);
     if (err >= 0 && !build.ok) {
-        *why = pg_strdupf("the %s side did not build with -g: %s", side,
+        *why = pg_strdupf("the %s side did not build with %s: %s", side, flag,
                           build.message ? build.message : "?");
         err = 1;
     }
@@ -498,14 +519,20 @@ static int profile_side(costs *out, char **why, const job *j,
     spec.ncases = 1;
     spec.settings = &settings;
     spec.verify_only = 1;
+    spec.gpu = j->ncu != NULL;
+    spec.cold = j->cold;
     if ((err = pg_run_spec_write(&spec, spec_path)) < 0)
         goto done;
-    pg_strvec_push(&a, "valgrind");
-    pg_strvec_push(&a, "--tool=callgrind");
-    pg_strvec_push(&a, "-q");
-    pg_strvec_pushf(&a, "--callgrind-out-file=%s", cg);
-    pg_strvec_push(&a, "--compress-strings=no");
-    pg_strvec_push(&a, "--compress-pos=no");
+    if (j->ncu) {
+        pg_ncu_argv(&a, j->ncu, cg);
+    } else {
+        pg_strvec_push(&a, "valgrind");
+        pg_strvec_push(&a, "--tool=callgrind");
+        pg_strvec_push(&a, "-q");
+        pg_strvec_pushf(&a, "--callgrind-out-file=%s", cg);
+        pg_strvec_push(&a, "--compress-strings=no");
+        pg_strvec_push(&a, "--compress-pos=no");
+    }
     pg_strvec_push(&a, pg_run_program_path());
     pg_strvec_push(&a, spec_path);
     memset(&opts, 0, sizeof(opts));
@@ -514,7 +541,25 @@ static int profile_side(costs *out, char **why, const job *j,
     opts.box = &box;
     if ((err = pg_proc_run_argv(&res, a.v, &opts)) < 0)
         goto done;
-    if (!res.exited || res.exit_code) {
+    if (j->ncu) {
+        /* ncu's own error (no permission for the GPU's counters, say) is
+         * in its report, and is the cause before the exit status. */
+        char *said = NULL;
+        int ran = res.exited && !res.exit_code;
+        err = pg_ncu_read(kernels, cg, &said);
+        if (err || !ran) {
+            pg_ncu_side_clear(kernels);
+            if (said && (ran || !strncmp(said, "ncu: ", 5)))
+                *why = pg_strdupf("the %s side: %s", side, said);
+            else
+                *why = pg_strdupf("the %s side's case did not run under ncu "
+                                  "(%s %d)",
+                                  side, res.exited ? "exit status" : "signal",
+                                  res.exited ? res.exit_code : res.signal);
+            err = 1;
+        }
+        free(said);
+    } else if (!res.exited || res.exit_code) {
         *why = pg_strdupf("the %s side's case did not run under callgrind "
                           "(%s %d)",
                           side, res.exited ? "exit status" : "signal",
@@ -536,7 +581,7 @@ done:
                           pg_error_last());
     pg_build_clear(&build);
     pg_strvec_clear(&a);
-    free(cflags);
+    free(flags);
     free(tag);
     free(spec_path);
     free(cg);
@@ -665,35 +710,68 @@ static void pair_sides(pg_profile *p, const costs sides[2])
     costs_clear(&outside);
 }
 
+/* A CUDA kernel's profile: each side's case under ncu, paired by kernel. */
+static int profile_kernels(pg_profile *p, const job *j,
+                           const char *const side_dir[2])
+{
+    pg_ncu_side sides[2];
+    costs unused;
+    int s, err = 0;
+
+    memset(sides, 0, sizeof(sides));
+    memset(&unused, 0, sizeof(unused));
+    p->tool = pg_strdup("ncu");
+    p->unit = pg_strdup("ns");
+    for (s = 1; s >= 0 && !err; s--)
+        err = profile_side(&unused, &sides[s], &p->skipped, j, side_dir[s], s);
+    if (err >= 0 && sides[0].nkernels + sides[1].nkernels)
+        pg_ncu_pair(p, sides);
+    for (s = 0; s < 2; s++)
+        pg_ncu_side_clear(&sides[s]);
+    return err < 0 ? err : 0;
+}
+
 int pg_profile_bench(pg_bench_result *out, const pg_bench_config *b,
                      const char *const side_dir[2], const char *problem_lib,
-                     const pg_casespec *c, const char *work_dir, double timeout)
+                     const pg_casespec *c, const char *work_dir, double timeout,
+                     int gpu, int cold)
 {
-    job j = {b, problem_lib, work_dir, c, timeout};
+    job j = {b, problem_lib, work_dir, c, timeout, NULL, cold};
     costs sides[2];
     pg_profile *p = pg_calloc(1, sizeof(*p));
-    char *valgrind = pg_path_search("valgrind");
+    char *tool;
     int s, err = 0;
 
     memset(sides, 0, sizeof(sides));
     p->case_name = pg_strdup(c->name);
     out->profile = p;
-    if (!valgrind) {
+    if (gpu) {
+        if (!(tool = pg_ncu_path())) {
+            p->skipped = pg_strdup("no profiler on this machine: install "
+                                   "NVIDIA Nsight Compute (ncu) for a CUDA "
+                                   "kernel's profile");
+            return 0;
+        }
+        j.ncu = tool;
+        err = profile_kernels(p, &j, side_dir);
+        free(tool);
+        return err;
+    }
+    if (!(tool = pg_path_search("valgrind"))) {
         p->skipped = pg_strdup("no profiler on this machine: install "
                                "valgrind for callgrind's profile");
         return 0;
     }
+    free(tool);
 #ifdef PG_UNDER_ASAN
-    free(valgrind);
     p->skipped = pg_strdup("this perfgate is built with AddressSanitizer, "
                            "which does not run under valgrind");
     return 0;
 #endif
-    free(valgrind);
     p->tool = pg_strdup("callgrind");
     p->unit = pg_strdup("instructions");
     for (s = 1; s >= 0 && !err; s--)
-        err = profile_side(&sides[s], &p->skipped, &j, side_dir[s], s);
+        err = profile_side(&sides[s], NULL, &p->skipped, &j, side_dir[s], s);
     if (err >= 0)
         pair_sides(p, sides);
     for (s = 0; s < 2; s++)

@@ -24,15 +24,16 @@
 
 /*
  * Profiles case `c` of `b` on both sides (trees side_dir[0] and [1]) into
- * out->profile, working in `work_dir`, each run within `timeout` seconds.
- * A side that cannot be profiled (no valgrind, a build or run that fails)
- * leaves the profile's `skipped` saying why.  Negative only when
- * interrupted.
+ * out->profile, working in `work_dir`, each run within `timeout` seconds:
+ * under callgrind, or under ncu when `gpu` (a CUDA solution, its inputs
+ * cold when `cold`, as measured).  A side that cannot be profiled (no
+ * profiler, a build or run that fails) leaves the profile's `skipped`
+ * saying why.  Negative only when interrupted.
  */
 int pg_profile_bench(pg_bench_result *out, const pg_bench_config *b,
                      const char *const side_dir[2], const char *problem_lib,
-                     const pg_casespec *c, const char *work_dir,
-                     double timeout);
+                     const pg_casespec *c, const char *work_dir, double timeout,
+                     int gpu, int cold);
 
 /*
  * Reads callgrind's outputs of both sides (path[0] the base's) into p's

@@ -525,6 +525,35 @@ pg_profile_row pg_report_outside_row(const pg_profile *p)
     return row;
 }
 
+void pg_report_metric_value(pg_str *out, double v, const char *unit)
+{
+    if (!isfinite(v))
+        pg_str_puts(out, "–");
+    else if (!strcmp(unit, "%"))
+        pg_str_printf(out, "%.1f%%", v);
+    else if (!strcmp(unit, "bytes"))
+        pg_format_bytes(out, v);
+    else if (!strcmp(unit, "ns"))
+        pg_format_ns(out, v);
+    else if (!strcmp(unit, "warps"))
+        pg_str_printf(out, "%.2f", v);
+    else
+        pg_format_count(out, v);
+}
+
+void pg_report_metric_change(pg_str *out, const pg_profile_metric *m)
+{
+    int share = !strcmp(m->unit, "%"), warps = !strcmp(m->unit, "warps");
+
+    if (!share && !warps) {
+        pg_report_cost_change(out, m->value[0], m->value[1]);
+        return;
+    }
+    if (isfinite(m->value[0]) && isfinite(m->value[1]))
+        pg_str_printf(out, share ? "%+.1f pts" : "%+.2f",
+                      m->value[1] - m->value[0]);
+}
+
 #define PROFILE_SHOWN 8 /* rows of each table in the reports */
 #define OUTSIDE_SHOWN 4 /* functions outside, in the terminal */
 #define PCOL 5          /* label, base, head, change, what else */
@@ -588,6 +617,58 @@ static void prows_put(pg_str *out, prows *t)
     t->n = 0;
 }
 
+/* "add  146 µs → 181 µs  +24.2%", a kernel's GPU time. */
+static void kernel_row_add(prows *t, const pg_profile_row *row)
+{
+    pg_str *c = t->cells[t->n++];
+
+    pg_str_puts(&c[0], row->function);
+    pg_format_ns(&c[1], row->cost[0]);
+    pg_format_ns(&c[2], row->cost[1]);
+    pg_report_cost_change(&c[3], row->cost[0], row->cost[1]);
+}
+
+/* "  achieved occupancy  98.1% → 62.0%  -36.1 pts" */
+static void metric_row_add(prows *t, const pg_profile_metric *m)
+{
+    pg_str *c = t->cells[t->n++];
+
+    pg_str_printf(&c[0], "  %s", m->name);
+    pg_report_metric_value(&c[1], m->value[0], m->unit);
+    pg_report_metric_value(&c[2], m->value[1], m->unit);
+    pg_report_metric_change(&c[3], m);
+}
+
+/* A CUDA kernel's profile (ncu): each kernel's GPU time, then the metrics
+ * of the costliest, kernel by kernel. */
+static void terminal_kernels(pg_str *out, const pg_profile *p)
+{
+    prows *t = pg_calloc(1, sizeof(*t));
+    const char *kernel = NULL;
+    size_t i;
+
+    pg_str_printf(out,
+                  "where the time went in case %s (ncu: each kernel's GPU "
+                  "time, clocks locked to base, base → head)\n",
+                  p->case_name ? p->case_name : "?");
+    for (i = 0; i < p->nfunctions && i < PROFILE_SHOWN; i++)
+        kernel_row_add(t, &p->functions[i]);
+    prows_put(out, t);
+    for (i = 0; i < p->nmetrics; i++) {
+        const pg_profile_metric *m = &p->metrics[i];
+        if (!kernel || strcmp(kernel, m->kernel)) {
+            prows_put(out, t);
+            kernel = m->kernel;
+            pg_str_printf(out, "    %s:\n", kernel);
+        }
+        if (t->n == PROWS)
+            prows_put(out, t);
+        metric_row_add(t, m);
+    }
+    prows_put(out, t);
+    free(t);
+}
+
 /* Where the time went, for a terminal: the costliest functions, what
  * they spent outside the user's code, and the costliest lines (the JSON
  * has them all). */
@@ -603,6 +684,10 @@ static void terminal_profile(pg_str *out, const pg_bench_result *b, int color)
     if (!p->nfunctions) {
         pg_str_printf(out, "no profile: %s\n",
                       p->skipped ? p->skipped : "nothing was recorded");
+        return;
+    }
+    if (p->tool && !strcmp(p->tool, "ncu")) {
+        terminal_kernels(out, p);
         return;
     }
     pg_str_printf(out,
@@ -1594,6 +1679,49 @@ static void md_profile_row(pg_str *out, const pg_profile_row *row,
     pg_str_clear(&cell);
 }
 
+/* A CUDA kernel's profile, collapsed: each kernel's GPU time, and a
+ * table of each costliest kernel's metrics. */
+static void md_kernels(pg_str *out, const pg_profile *p)
+{
+    const char *kernel = NULL;
+    size_t i;
+
+    pg_str_puts(out, "ncu's GPU time per kernel, its clocks locked to the "
+                     "base clock.\n\n| Kernel | Base | Head | Change |\n"
+                     "|---|---|---|---|\n");
+    for (i = 0; i < p->nfunctions && i < PROFILE_SHOWN; i++) {
+        const pg_profile_row *r = &p->functions[i];
+        pg_str_puts(out, "| ");
+        md_text(out, r->function, MD_NAME_MAX);
+        pg_str_puts(out, " | ");
+        pg_format_ns(out, r->cost[0]);
+        pg_str_puts(out, " | ");
+        pg_format_ns(out, r->cost[1]);
+        pg_str_puts(out, " | ");
+        pg_report_cost_change(out, r->cost[0], r->cost[1]);
+        pg_str_puts(out, " |\n");
+    }
+    for (i = 0; i < p->nmetrics; i++) {
+        const pg_profile_metric *m = &p->metrics[i];
+        if (!kernel || strcmp(kernel, m->kernel)) {
+            kernel = m->kernel;
+            pg_str_puts(out, "\n| **");
+            md_text(out, kernel, MD_NAME_MAX);
+            pg_str_puts(out,
+                        "** | Base | Head | Change |\n|---|---|---|---|\n");
+        }
+        pg_str_puts(out, "| ");
+        md_text(out, m->name, MD_NAME_MAX);
+        pg_str_puts(out, " | ");
+        pg_report_metric_value(out, m->value[0], m->unit);
+        pg_str_puts(out, " | ");
+        pg_report_metric_value(out, m->value[1], m->unit);
+        pg_str_puts(out, " | ");
+        pg_report_metric_change(out, m);
+        pg_str_puts(out, " |\n");
+    }
+}
+
 /* Where the time went, collapsed: the costliest functions with what they
  * called outside the user's code, and the lines of the first of them,
  * base and head side by side. */
@@ -1619,7 +1747,13 @@ static void md_profile(pg_str *out, const pg_bench_result *b)
     md_text(out, p->tool ? p->tool : "?", 40);
     pg_str_puts(out, ", ");
     md_text(out, p->unit ? p->unit : "?", 40);
-    pg_str_puts(out, ")</summary>\n\nEach function counts all it calls; "
+    pg_str_puts(out, ")</summary>\n\n");
+    if (p->tool && !strcmp(p->tool, "ncu")) {
+        md_kernels(out, p);
+        pg_str_puts(out, "\n</details>\n\n");
+        return;
+    }
+    pg_str_puts(out, "Each function counts all it calls; "
                      "its own instructions change as the last column "
                      "says.\n\n| Function | Base | Head | Change | Own |\n"
                      "|---|---|---|---|---|\n");

@@ -47,6 +47,14 @@ pg_profile_row pg_report_outside_row(const pg_profile *p);
  * any. */
 void pg_report_cost_change(pg_str *out, double base, double head);
 
+/* A kernel's metric for people (ncu.h): "97.9%", "12.0 MB", "3.21"
+ * (warps), "–" when the side has none. */
+void pg_report_metric_value(pg_str *out, double v, const char *unit);
+
+/* How a kernel's metric changed: a share by its points ("-12.3 pts"), a
+ * stall by its warps ("+1.52"), anything else as a cost changes. */
+void pg_report_metric_change(pg_str *out, const pg_profile_metric *m);
+
 /* "1 regression, 2 unchanged" etc.; the one-line verdict's detail. */
 void pg_report_summary(pg_str *out, const pg_result *r);
 

@@ -195,6 +195,23 @@ static cJSON *profile_rows_json(const pg_profile_row *rows, size_t n)
     return arr;
 }
 
+static cJSON *profile_metrics_json(const pg_profile_metric *m, size_t n)
+{
+    cJSON *arr = cJSON_CreateArray();
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        add_string(o, "kernel", m[i].kernel);
+        add_string(o, "name", m[i].name);
+        add_string(o, "unit", m[i].unit);
+        pg_json_add_number(o, "base", m[i].value[0]);
+        pg_json_add_number(o, "head", m[i].value[1]);
+        cJSON_AddItemToArray(arr, o);
+    }
+    return arr;
+}
+
 static void add_profile(cJSON *o, const pg_profile *p)
 {
     cJSON *po, *out;
@@ -216,6 +233,9 @@ static void add_profile(cJSON *o, const pg_profile *p)
     pg_json_add_number(out, "head", p->outside_total[1]);
     cJSON_AddItemToObject(out, "functions",
                           profile_rows_json(p->outside, p->noutside));
+    if (p->nmetrics)
+        cJSON_AddItemToObject(po, "metrics",
+                              profile_metrics_json(p->metrics, p->nmetrics));
 }
 
 /* "samples": {"base": [ns, ...], "head": [...]}, in round order. */
@@ -710,6 +730,35 @@ static pg_profile_row *read_profile_rows(const cJSON *arr, size_t *n)
     return rows;
 }
 
+/* A saved profile's metrics: at most 1,000. */
+static pg_profile_metric *read_profile_metrics(const cJSON *arr, size_t *n)
+{
+    pg_profile_metric *m = NULL;
+    const cJSON *item;
+
+    *n = 0;
+    cJSON_ArrayForEach(item, arr)
+    {
+        pg_profile_metric *one;
+        if (*n >= 1000 || !cJSON_IsObject(item))
+            break;
+        m = pg_realloc(m, (*n + 1) * sizeof(*m));
+        one = &m[(*n)++];
+        one->kernel = get_string(item, "kernel");
+        one->name = get_string(item, "name");
+        one->unit = get_string(item, "unit");
+        one->value[0] = get_number(item, "base");
+        one->value[1] = get_number(item, "head");
+        if (!one->kernel)
+            one->kernel = pg_strdup("?");
+        if (!one->name)
+            one->name = pg_strdup("?");
+        if (!one->unit)
+            one->unit = pg_strdup("");
+    }
+    return m;
+}
+
 static pg_profile *read_profile(const cJSON *po)
 {
     const cJSON *out = cJSON_GetObjectItemCaseSensitive(po, "outside");
@@ -730,6 +779,8 @@ static pg_profile *read_profile(const cJSON *po)
         cJSON_GetObjectItemCaseSensitive(out, "functions"), &p->noutside);
     p->outside_total[0] = get_number(out, "base");
     p->outside_total[1] = get_number(out, "head");
+    p->metrics = read_profile_metrics(
+        cJSON_GetObjectItemCaseSensitive(po, "metrics"), &p->nmetrics);
     return p;
 }
 
@@ -1013,6 +1064,8 @@ static void profile_rows_free(pg_profile_row *rows, size_t n)
 
 void pg_profile_free(pg_profile *p)
 {
+    size_t i;
+
     if (!p)
         return;
     free(p->tool);
@@ -1022,6 +1075,12 @@ void pg_profile_free(pg_profile *p)
     profile_rows_free(p->functions, p->nfunctions);
     profile_rows_free(p->lines, p->nlines);
     profile_rows_free(p->outside, p->noutside);
+    for (i = 0; i < p->nmetrics; i++) {
+        free(p->metrics[i].kernel);
+        free(p->metrics[i].name);
+        free(p->metrics[i].unit);
+    }
+    free(p->metrics);
     free(p);
 }
 
@@ -1039,6 +1098,8 @@ static void profile_rows_clean(pg_profile_row *rows, size_t n)
 
 void pg_profile_clean_text(pg_profile *p)
 {
+    size_t i;
+
     if (!p)
         return;
     pg_text_clean_in_place(&p->tool);
@@ -1048,6 +1109,11 @@ void pg_profile_clean_text(pg_profile *p)
     profile_rows_clean(p->functions, p->nfunctions);
     profile_rows_clean(p->lines, p->nlines);
     profile_rows_clean(p->outside, p->noutside);
+    for (i = 0; i < p->nmetrics; i++) {
+        pg_text_clean_in_place(&p->metrics[i].kernel);
+        pg_text_clean_in_place(&p->metrics[i].name);
+        pg_text_clean_in_place(&p->metrics[i].unit);
+    }
 }
 
 void pg_bench_result_clear(pg_bench_result *b)

@@ -102,13 +102,22 @@ typedef struct pg_profile_row {
     double self[2]; /* itself only */
 } pg_profile_row;
 
+/* A CUDA kernel's hardware metric on each side (Nsight Compute's, ncu.h). */
+typedef struct pg_profile_metric {
+    char *kernel;    /* the kernel's name, as in the profile's functions */
+    char *name;      /* "achieved occupancy", "stall: long scoreboard" */
+    char *unit;      /* "%", "bytes", "warps" (per issue cycle), "" */
+    double value[2]; /* base, head; NAN where the side has none */
+} pg_profile_metric;
+
 /* Where the time went in a regression's worst case. */
 typedef struct pg_profile {
-    char *tool;      /* "callgrind"; NULL when none was run */
-    char *unit;      /* "instructions" */
+    char *tool;      /* "callgrind", "ncu"; NULL when none was run */
+    char *unit;      /* "instructions"; ncu: "ns" (of GPU time) */
     char *case_name; /* the case profiled */
     char *skipped;   /* why there is no profile (or one side's), or NULL */
-    pg_profile_row *functions; /* the user's, costliest (inclusive) first */
+    pg_profile_row *functions; /* the user's, costliest (inclusive) first;
+                                  ncu: kernels, longest first */
     size_t nfunctions;
     pg_profile_row *lines; /* of the costliest functions */
     size_t nlines;
@@ -118,6 +127,9 @@ typedef struct pg_profile {
     pg_profile_row *outside;
     size_t noutside;
     double outside_total[2];
+    /* ncu: the costliest kernels' metrics, kernel by kernel. */
+    pg_profile_metric *metrics;
+    size_t nmetrics;
 } pg_profile;
 
 typedef struct pg_bench_result {

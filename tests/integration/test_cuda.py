@@ -3,6 +3,7 @@ built on both sides (a head that does not compile fails the gate) and then
 skipped where there is no device.  Skipped as a whole without nvcc."""
 import glob
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -179,7 +180,7 @@ FAKE_CONFIG = """version: 1
 settings:
   max_time: 2s
   pass_env: [FAKECUDA_DIR, FAKECUDA_DEVICES, FAKECUDA_GATE_GIVES_UP,
-             FAKECUDA_NO_PTX, FAKECUDA_THROTTLE]
+             FAKECUDA_NO_PTX, FAKECUDA_THROTTLE, FAKE_NCU_ERROR]
 benchmarks:
   - name: va
     problem: vector_add
@@ -252,6 +253,75 @@ class FakeDevice(RepoTest):
         self.assertEqual(b["cache"], "warm")
         self.assertGreater(b["cases"][0]["inner"], 128)
         self.assertLessEqual(b["cases"][0]["inner"], 256)
+
+    def with_ncu(self):
+        """PATH with the stand-in for ncu (tests/fakecuda/ncu) first."""
+        bin_dir = tempfile.mkdtemp(prefix="pg-ncu-bin-")
+        self.addCleanup(shutil.rmtree, bin_dir, True)
+        os.symlink(os.path.join(ROOT, "tests", "fakecuda", "ncu"),
+                   os.path.join(bin_dir, "ncu"))
+        return {"PATH": bin_dir + os.pathsep + os.environ["PATH"]}
+
+    def test_a_kernel_regression_is_profiled_by_nsight_compute(self):
+        self.two_commits(SLOWER)
+        html = os.path.join(self.repo, "..", "profile.html")
+        r = self.run_fake("HEAD~1", "HEAD", "--profile", "--html", html,
+                          env=self.with_ncu())
+        b = r.bench("va")
+        self.assertEqual(b["status"], "regression", r.stdout + r.stderr)
+        p = b["profile"]
+        self.assertIsNone(p["skipped"], p)
+        self.assertEqual((p["tool"], p["unit"], p["case"]),
+                         ("ncu", "ns", "n=262144"))
+        # The side's kernel, both launches summed; perfgate's own left out.
+        self.assertEqual([f["function"] for f in p["functions"]],
+                         ["va_kernel"])
+        self.assertEqual((p["functions"][0]["base"],
+                          p["functions"][0]["head"]), (800000, 1200000))
+        m = {x["name"]: x for x in p["metrics"]}
+        self.assertEqual((m["achieved occupancy"]["base"],
+                          m["achieved occupancy"]["head"]), (62.25, 31.5))
+        self.assertEqual(m["achieved occupancy"]["unit"], "%")
+        # Bytes add up over the launches; shares are weighted by time.
+        self.assertEqual(m["DRAM traffic"]["head"], 2 * 25165824)
+        self.assertEqual(m["L2 hit rate"]["base"], 50)
+        # The stall reasons, heaviest first; none the report lacks.
+        stalls = [x["name"] for x in p["metrics"]
+                  if x["name"].startswith("stall:")]
+        self.assertEqual(stalls, ["stall: long scoreboard",
+                                  "stall: math pipe", "stall: wait"])
+        self.assertNotIn("registers per thread", m)
+        self.assertIn("where the time went in case n=262144 (ncu", r.stdout)
+        self.assertRegex(r.stdout, r"va_kernel +800 µs → 1\.20 ms +\+50\.0%")
+        self.assertRegex(r.stdout, r"achieved occupancy +62\.2% → +31\.5% "
+                         r"+-30\.8 pts")
+        self.assertIn("| achieved occupancy | 62.2% | 31.5% | -30.8 pts |",
+                      r.markdown)
+        self.assertIn("| stall: long scoreboard | 3.25 | 12.75 | +9.50 |",
+                      r.markdown)
+        with open(html) as f:
+            page = f.read()
+        self.assertIn("<th><code>va_kernel</code></th>", page)
+        self.assertIn("<td>achieved occupancy</td><td class=\"num\">62.2%"
+                      "</td><td class=\"num\">31.5%</td>", page)
+
+    def test_without_nsight_compute_the_profile_says_so(self):
+        self.two_commits(SLOWER)
+        r = self.run_fake("HEAD~1", "HEAD", "--profile")
+        p = r.bench("va")["profile"]
+        self.assertIn("install NVIDIA Nsight Compute (ncu)", p["skipped"])
+        self.assertIn("no profile: no profiler on this machine", r.stdout)
+
+    def test_nsight_compute_refused_the_counters_is_said(self):
+        self.two_commits(SLOWER)
+        env = self.with_ncu()
+        env["FAKE_NCU_ERROR"] = "1"
+        r = self.run_fake("HEAD~1", "HEAD", "--profile", env=env)
+        b = r.bench("va")
+        self.assertEqual(b["status"], "regression")
+        self.assertIn("the head side: ncu: ERR_NVGPUCTRPERM",
+                      b["profile"]["skipped"])
+        self.assertEqual(b["profile"]["functions"], [])
 
     def test_a_crashed_kernel_is_charged_to_its_side(self):
         self.two_commits("fakecuda_fault(700);")
@@ -421,6 +491,29 @@ class Gpu(RepoTest):
         self.assertEqual(b["status"], "unchanged", r.stdout + r.stderr)
         self.assertTrue(b["identical_code"])
         self.assertEqual(r.code, 0)
+
+    @unittest.skipUnless(shutil.which("ncu") or os.access(
+        os.path.join(os.path.dirname(NVCC), "ncu"), os.X_OK),
+        "no Nsight Compute (ncu): its profile not tested")
+    def test_a_regression_is_profiled_by_nsight_compute(self):
+        # A quarter more steps of the chain: a quarter more instructions,
+        # which ncu counts exactly; its time at the base clock, roughly.
+        self.commit({"perfgate.yml": GPU_CONFIG, "src/chain.cu": gpu_chain(4000)})
+        self.commit({"src/chain.cu": gpu_chain(5000)})
+        r = self.perfgate("HEAD~1", "HEAD", "--profile")
+        b = r.bench("chain")
+        self.assertEqual(b["status"], "regression", r.stdout + r.stderr)
+        p = b["profile"]
+        self.assertIsNone(p["skipped"], p)
+        self.assertEqual(p["tool"], "ncu")
+        self.assertEqual(p["functions"][0]["function"], "add_after_chain")
+        m = {x["name"]: x for x in p["metrics"]}
+        inst = m["warp instructions"]
+        self.assertAlmostEqual(inst["head"] / inst["base"], 1.25, delta=0.02)
+        self.assertGreater(p["functions"][0]["head"],
+                           p["functions"][0]["base"])
+        self.assertIn("achieved occupancy", m)
+        self.assertIn("where the time went in case n=1048576 (ncu", r.stdout)
 
     def test_a_quarter_more_work_is_a_regression(self):
         self.commit({"perfgate.yml": GPU_CONFIG, "src/chain.cu": gpu_chain(4000)})
