@@ -216,6 +216,10 @@ def cmd_compare():
         args += ["--measure", inp("measure")]
     if inp("inconclusive"):
         args += ["--inconclusive", inp("inconclusive")]
+    # Names the workflow lets into the box (a pull request's own config
+    # may not add one: it could name a token).
+    for name in inp("pass-env").split():
+        args += ["--pass-env", name]
     args += measure_args()
     revs = []
     if inp("base"):

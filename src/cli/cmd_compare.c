@@ -73,6 +73,7 @@ typedef struct compare_args {
     pg_compare_opts opts;
     pg_cmd_outputs outputs;
     pg_strvec only;
+    pg_strvec pass_env;
     char *range_base; /* the BASE of a BASE..HEAD operand */
     int quiet, no_ci, warning_exit, bisect;
 } compare_args;
@@ -142,6 +143,10 @@ static int parse_args(compare_args *a, int argc, char **argv)
                    "for each regression, find the commit after\n"
                    "BASE that made it slower (perfgate bisect)\n"
                    "and name it in the reports"),
+        PG_OPT_EACH("pass-env", 0, &a->pass_env, "NAME",
+                    "let this environment variable into the\n"
+                    "box (repeatable), beside the names the\n"
+                    "config's pass_env: lets through"),
         PG_OPT_SET("profile", 0, &a->opts.profile,
                    "for each regression, profile its worst\n"
                    "case on both sides: C under valgrind's\n"
@@ -190,6 +195,7 @@ static int parse_args(compare_args *a, int argc, char **argv)
     if ((code = split_range(a, argc - optind)) >= 0)
         return code;
     a->opts.only = a->only.n ? pg_strvec_list(&a->only) : NULL;
+    a->opts.pass_env = a->pass_env.n ? pg_strvec_list(&a->pass_env) : NULL;
     pg_cmd_show_progress(&a->opts, a->quiet);
     return -1;
 }
@@ -257,6 +263,7 @@ int pg_cmd_compare(int argc, char **argv)
     if ((code = parse_args(&a, argc, argv)) < 0)
         code = compare(&a);
     pg_strvec_clear(&a.only);
+    pg_strvec_clear(&a.pass_env);
     free(a.range_base);
     return code;
 }

@@ -191,7 +191,7 @@ static int file_deps(pg_strvec *deps, const pg_strvec *a, const char *dir,
                      const char *file, double timeout)
 {
     pg_strvec argv = PG_STRVEC_INIT;
-    pg_box box = {{NULL}, {NULL}};
+    pg_box box = {{NULL}, {NULL}, {NULL}};
     pg_proc_opts opts;
     pg_proc_result res;
     const char *p;

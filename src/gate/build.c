@@ -133,7 +133,7 @@ static char *undefined_message(const char *output, const char *what)
 static int compile(pg_build *out, pg_strvec *a, const char *cwd,
                    const char *out_dir, const char *what, double timeout)
 {
-    pg_box box = {{out_dir}, {NULL}};
+    pg_box box = {{out_dir}, {NULL}, {NULL}};
     pg_proc_result res;
     int err;
 
@@ -183,7 +183,9 @@ static const char *box_hint(void)
     return pg_box_ready(&why)
                ? " (it ran in the box: no environment variables but PATH, "
                  "the locale's and the compilers', and an empty HOME; "
-                 "pass_env: in settings lets others through)"
+                 "pass_env: in settings lets others through; homes, /tmp "
+                 "and /run hidden but for the directories PATH and the "
+                 "compilers' variables name; no unix sockets)"
                : "";
 }
 
@@ -191,7 +193,7 @@ int pg_build_project(pg_build *out, const char *command, const char *side_dir,
                      const char *other_dir, const char *side, double timeout)
 {
     /* Its own tree to write; the other side's out of sight. */
-    pg_box box = {{side_dir}, {NULL}};
+    pg_box box = {{side_dir}, {NULL}, {NULL}};
     pg_strvec a = PG_STRVEC_INIT;
     pg_proc_result res;
     int err;

@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "catalog.h"
+#include "box.h"
 #include "error.h"
 #include "fs.h"
 #include "plugin.h"
@@ -42,17 +43,21 @@ const char *pg_catalog_data_dir(void)
 
     if (dir)
         return dir;
-    if (getenv("PERFGATE_DATA_DIR") && *getenv("PERFGATE_DATA_DIR"))
-        return dir = pg_strdup(getenv("PERFGATE_DATA_DIR"));
-    if ((bin = pg_self_dir())) {
-        char *share;
-        share = pg_strdupf("%s/../share/perfgate", bin);
+    if (getenv("PERFGATE_DATA_DIR") && *getenv("PERFGATE_DATA_DIR")) {
+        dir = pg_strdup(getenv("PERFGATE_DATA_DIR"));
+    } else if ((bin = pg_self_dir())) {
+        dir = pg_strdupf("%s/../share/perfgate", bin);
         free(bin);
-        if (is_data_dir(share))
-            return dir = share;
-        free(share);
+        if (!is_data_dir(dir)) {
+            free(dir);
+            dir = NULL;
+        }
     }
-    return dir = pg_strdup(PG_SOURCE_DIR);
+    if (!dir)
+        dir = pg_strdup(PG_SOURCE_DIR);
+    /* The problems' sources are compiled in the box, which hides homes. */
+    pg_box_show(dir);
+    return dir;
 }
 
 static int name_cmp(const void *a, const void *b)
@@ -179,7 +184,7 @@ static int describe(describe_ctx *d, const pg_bench_config *b,
 {
     pg_proc_opts opts;
     pg_proc_result res;
-    pg_box box = {{NULL}, {NULL}};
+    pg_box box = {{NULL}, {NULL}, {NULL}};
     pg_str wanted = PG_STR_INIT;
     char *argv[6];
     size_t i;
@@ -188,6 +193,7 @@ static int describe(describe_ctx *d, const pg_bench_config *b,
     memset(&opts, 0, sizeof(opts));
     opts.timeout = 30;
     /* The problem's code, loaded: boxed, writing nothing. */
+    box.show[0] = problem_lib;
     opts.box = &box;
     opts.on_line = describe_line;
     opts.payload = d;

@@ -40,7 +40,8 @@ typedef struct compare_ctx {
     char *tmp;
     char *build_dir;
     pg_progress progress;
-    char *base_note; /* pg_side_info.note of the base, or NULL */
+    char *base_note;   /* pg_side_info.note of the base, or NULL */
+    char *config_path; /* the config's, absolute where it was found */
     pg_result *result;
     int *shard_of; /* per benchmark of the config: its shard; NULL: none */
     char *balance; /* how shards were dealt ("cases", "timings ID") */
@@ -111,12 +112,10 @@ static int load_config(compare_ctx *ctx)
     err = pg_config_load(&ctx->cfg, path, display, pg_catalog_builtin());
     if (err >= 0)
         err = check_problems_inside(ctx, path);
-    free(path);
+    ctx->config_path = path;
     free(display);
     if (err < 0)
         return err;
-    /* What the box lets through, for every build and run of this one. */
-    pg_box_pass_env(ctx->cfg.pass_env, ctx->cfg.npass_env);
 
     if (o->noise_floor >= 0) {
         ctx->cfg.settings.noise_floor = o->noise_floor;
@@ -348,6 +347,87 @@ static void describe_run(compare_ctx *ctx)
     fill_side(&out->head, &ctx->rev[1]);
 }
 
+/* 1 when `name` is among `names`. */
+static int listed(char *const *names, size_t n, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (!strcmp(names[i], name))
+            return 1;
+    return 0;
+}
+
+/*
+ * The names the box lets through, for every build and run of this one.
+ * A config in the repository is the change's own to write, and a name it
+ * adds (GITHUB_TOKEN) would let a job's token into the box: of its
+ * pass_env:, only the names the base revision's config lists too are let
+ * through, and the rest are held out and said (they take effect once
+ * merged).  A config from outside the repository is the user's own, as
+ * --pass-env is the invoker's.  After the sides are checked out.
+ */
+static int trust_pass_env(compare_ctx *ctx)
+{
+    const char *root = pg_repo_workdir(ctx->repo);
+    const char *const *extra = ctx->opts->pass_env;
+    pg_strvec names = PG_STRVEC_INIT;
+    pg_str held = PG_STR_INIT;
+    pg_config base;
+    int judged = 0;
+    size_t i;
+
+    memset(&base, 0, sizeof(base));
+    if (ctx->cfg.npass_env && root && ctx->config_path &&
+        pg_path_inside(root, ctx->config_path) == 1 && ctx->rev[0].dir &&
+        !ctx->rev[0].worktree) {
+        const char *rel = ctx->config_path + strlen(root);
+        char *at;
+        rel += strspn(rel, "/");
+        at = pg_path_join(ctx->rev[0].dir, rel);
+        /* A base without the config, or with one that does not load,
+         * names nothing. */
+        if (pg_config_load(&base, at, "the base's config",
+                           pg_catalog_builtin()) < 0) {
+            pg_error_clear();
+            pg_config_clear(&base);
+            memset(&base, 0, sizeof(base));
+        }
+        free(at);
+        judged = 1;
+    }
+    for (i = 0; i < ctx->cfg.npass_env; i++) {
+        const char *n = ctx->cfg.pass_env[i];
+        if (!judged || listed(base.pass_env, base.npass_env, n))
+            pg_strvec_push(&names, n);
+        else
+            pg_str_printf(&held, "%s%s", held.size ? ", " : "", n);
+    }
+    for (i = 0; extra && extra[i]; i++) {
+        if (!pg_box_env_name_ok(extra[i]) || !strcmp(extra[i], "HOME") ||
+            !strcmp(extra[i], "TMPDIR")) {
+            pg_strvec_clear(&names);
+            pg_str_clear(&held);
+            if (judged)
+                pg_config_clear(&base);
+            return pg_error_set(PG_ERR_USAGE,
+                                "--pass-env %s: not the name of a variable "
+                                "the box may take (HOME and TMPDIR are its "
+                                "own)",
+                                extra[i]);
+        }
+        pg_strvec_push(&names, extra[i]);
+    }
+    pg_box_pass_env(names.v, names.n);
+    if (held.size)
+        ctx->result->held_env = pg_str_detach(&held);
+    pg_str_clear(&held);
+    pg_strvec_clear(&names);
+    if (judged)
+        pg_config_clear(&base);
+    return 0;
+}
+
 /* Everything before the first build: the repository, the config and what
  * of it runs here, the box, the two sides' trees. */
 static int set_up(compare_ctx *ctx)
@@ -360,7 +440,7 @@ static int set_up(compare_ctx *ctx)
         (err = load_config(ctx)) < 0 || (err = check_only(ctx)) < 0 ||
         (err = check_box(ctx->result)) < 0 ||
         (opts->shards > 0 && (err = plan_shards(ctx)) < 0) ||
-        (err = prepare_sides(ctx)) < 0)
+        (err = prepare_sides(ctx)) < 0 || (err = trust_pass_env(ctx)) < 0)
         return err;
     describe_run(ctx);
     return 0;
@@ -436,6 +516,7 @@ static void clean_up(compare_ctx *ctx, int err)
     int s;
 
     free(ctx->base_note);
+    free(ctx->config_path);
     free(ctx->shard_of);
     free(ctx->balance);
     if (ctx->cache) {

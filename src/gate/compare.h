@@ -14,6 +14,9 @@ typedef struct pg_compare_opts {
     const char *config_path; /* NULL: perfgate.yml at the repository root */
     const char *base;        /* NULL: HEAD */
     const char *head;        /* NULL: the working tree */
+    /* --pass-env: more names the box lets through (NULL-ended), beyond
+     * what the config's pass_env: may (the invoker's, always trusted) */
+    const char *const *pass_env;
     /* base...head: the base is the merge base of `base` and the head (the
      * working tree's HEAD), as git's A...B. */
     int merge_base;

@@ -28,6 +28,17 @@
 
 #include "banned.h"
 
+/* The config's own files (a problem, an adapter) are compiled in the box,
+ * which hides homes and /tmp: their directory is shown there, read-only,
+ * and that alone. */
+static void show_dir_of(const char *file)
+{
+    char *dir = pg_path_dirname(file);
+
+    pg_box_show_exact(dir);
+    free(dir);
+}
+
 #define PG_CONFIG_MAX_BYTES (1 << 20)
 /* What a config may be, beyond its size: far more than any real one needs,
  * far less than it takes to keep perfgate busy. */
@@ -518,6 +529,7 @@ static int parse_problem(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
         if (!pg_path_is_file(b->problem_path))
             return fail_at(ctx, node, "problem file '%s' not found (%s)",
                            b->problem, b->problem_path);
+        show_dir_of(b->problem_path);
         return 0;
     }
     for (bi = ctx->builtins; *bi; bi++)
@@ -759,6 +771,7 @@ static int parse_project(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
         }
         free(b->adapters[i]);
         b->adapters[i] = path;
+        show_dir_of(path);
     }
     return 0;
 }
@@ -914,6 +927,8 @@ static int parse_buffer(parse_ctx *ctx, yaml_node_t *node, pg_fvalue *v,
                            "file '%s' not found (%s); it is read from the "
                            "working tree, beside the config",
                            v->file, v->file_path);
+        /* Read by the measuring child, in the box. */
+        pg_box_show_exact(v->file_path);
         v->fill = PG_FILL_FILE;
         v->fill_given = 1;
         v->fill_mark = fmark_of(x);

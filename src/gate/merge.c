@@ -132,6 +132,10 @@ int pg_merge(pg_result *out, pg_result *parts, size_t n,
     for (i = 1; i < n; i++) {
         pg_result *p = &parts[i];
         /* One shard that ran unboxed makes the whole run so. */
+        if (!out->held_env && p->held_env) {
+            out->held_env = p->held_env;
+            p->held_env = NULL;
+        }
         if (!out->unboxed && p->unboxed) {
             out->unboxed = p->unboxed;
             p->unboxed = NULL;

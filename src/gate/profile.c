@@ -489,7 +489,7 @@ static int profile_side(costs *out, pg_ncu_side *kernels, char **why,
     char *own = pg_path_join(j->work_dir, tag);
     char *cg = pg_strdupf("%s/%s.%s.%s", own, b.name, tag,
                           j->ncu ? "ncu.csv" : "callgrind");
-    pg_box box = {{own}, {NULL}};
+    pg_box box = {{own}, {NULL}, {NULL}};
     int err;
 
     if (j->ncu) {
@@ -542,20 +542,28 @@ static int profile_side(costs *out, pg_ncu_side *kernels, char **why,
     if ((err = pg_proc_run_argv(&res, a.v, &opts)) < 0)
         goto done;
     if (j->ncu) {
-        /* ncu's own error (no permission for the GPU's counters, say) is
-         * in its report, and is the cause before the exit status. */
+        /* What ncu read is the profile, whatever the exit status (the
+         * measuring child leaves what the process's end frees, which a
+         * leak checker reports); ncu's own error (no permission for the
+         * GPU's counters, say) is the cause before the exit status. */
         char *said = NULL;
         int ran = res.exited && !res.exit_code;
         err = pg_ncu_read(kernels, cg, &said);
-        if (err || !ran) {
+        if (err) {
             pg_ncu_side_clear(kernels);
             if (said && (ran || !strncmp(said, "ncu: ", 5)))
                 *why = pg_strdupf("the %s side: %s", side, said);
-            else
+            else {
+                /* What it said last, as a failed build says it. */
+                pg_str tail = PG_STR_INIT;
+                pg_str_put_tail_lines(&tail, pg_str_cstr(&res.output), 3);
                 *why = pg_strdupf("the %s side's case did not run under ncu "
-                                  "(%s %d)",
+                                  "(%s %d)%s%s",
                                   side, res.exited ? "exit status" : "signal",
-                                  res.exited ? res.exit_code : res.signal);
+                                  res.exited ? res.exit_code : res.signal,
+                                  tail.size ? ": " : "", pg_str_cstr(&tail));
+                pg_str_clear(&tail);
+            }
             err = 1;
         }
         free(said);

@@ -57,6 +57,14 @@ static void warnings(pg_system *out, const pg_result *r, int machine)
                        "file this user may write and the network in reach "
                        "(%s); --sandbox require makes this an error",
                        r->unboxed);
+    if (r->held_env)
+        pg_system_warn(out,
+                       "pass_env: %s not let into the box: the base "
+                       "revision's config does not name it, and a change's "
+                       "own config may not add a name (it could name a "
+                       "token); it takes effect once merged, or with "
+                       "--pass-env",
+                       r->held_env);
     for (i = 0; i < r->nbenchmarks; i++) {
         const pg_bench_result *b = &r->benchmarks[i];
         const pg_gpu_run *g = &b->gpu;

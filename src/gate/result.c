@@ -482,6 +482,8 @@ char *pg_result_to_json(const pg_result *r)
         cJSON_AddBoolToObject(box, "boxed", !r->unboxed);
         if (r->unboxed)
             cJSON_AddStringToObject(box, "why_not", r->unboxed);
+        if (r->held_env)
+            cJSON_AddStringToObject(box, "held_env", r->held_env);
     }
     if (r->nshards) {
         cJSON *shards = cJSON_AddArrayToObject(root, "shards");
@@ -966,6 +968,7 @@ int pg_result_from_json(pg_result *out, const char *text, const char *display)
     out->config_digest = get_string(root, "config_digest");
     out->main_machine = get_string(root, "main_machine");
     src = cJSON_GetObjectItemCaseSensitive(root, "sandbox");
+    out->held_env = get_string(src, "held_env");
     if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(src, "boxed"))) {
         out->unboxed = get_string(src, "why_not");
         if (!out->unboxed)
@@ -1030,6 +1033,7 @@ void pg_result_clean_text(pg_result *r)
     pg_text_clean_in_place(&r->version);
     pg_text_clean_in_place(&r->config_digest);
     pg_text_clean_in_place(&r->unboxed);
+    pg_text_clean_in_place(&r->held_env);
     pg_text_clean_in_place(&r->main_machine);
     for (i = 0; i < r->nshards; i++) {
         pg_text_clean_in_place(&r->shards[i].host);
@@ -1169,6 +1173,7 @@ void pg_result_clear(pg_result *r)
     pg_system_clear(&r->system);
     free(r->config_digest);
     free(r->unboxed);
+    free(r->held_env);
     free(r->main_machine);
     for (i = 0; i < r->nshards; i++) {
         free(r->shards[i].host);

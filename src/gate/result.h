@@ -280,6 +280,8 @@ typedef struct pg_result {
     char *main_machine;  /* whose records main_* are; NULL: no history */
     char *unboxed;       /* why the revisions' code ran outside the box (box.h);
                             NULL when it ran inside, or the result does not say */
+    char *held_env;      /* pass_env: names the change's own config added,
+                            held out of the box ("A, B"); NULL: none */
     pg_shard_info *shards; /* one for a shard's own result, all of them for
                               a merged one; none when not sharded */
     size_t nshards;

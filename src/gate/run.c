@@ -465,7 +465,7 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
     const pg_run_spec *spec = &run;
     pg_proc_opts opts;
     pg_proc_result res;
-    pg_box box = {{NULL}, {NULL}};
+    pg_box box = {{NULL}, {NULL}, {NULL}};
     parent_ctx pctx;
     pg_watch *watch = MAP_FAILED;
     pg_strvec argv = PG_STRVEC_INIT;
@@ -511,8 +511,12 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
     memset(&opts, 0, sizeof(opts));
     opts.cwd = scratch;
     /* Both sides' code runs here, boxed: that directory is all it may
-     * write. */
+     * write; what it loads and reads is shown wherever it lies. */
     box.write[0] = scratch;
+    box.show[0] = spec_path;
+    box.show[1] = spec->problem_lib;
+    box.show[2] = spec->lib[0];
+    box.show[3] = spec->lib[1];
     opts.box = &box;
     opts.output_cap = OUTPUT_CAP;
     /* The per-side timeout is the watchdog's; this only catches a child

@@ -16,7 +16,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -180,6 +188,354 @@ static void gpu_devices(pg_strvec *out)
     }
 }
 
+/*
+ * The box's seccomp filter, which bubblewrap installs before it starts
+ * the run (--seccomp, from a descriptor): socket(AF_UNIX, ...) fails with
+ * EACCES, so that no socket of the machine's can be reached, wherever it
+ * lies (the docker daemon's, an ssh-agent's, D-Bus's, a CI agent's job
+ * API); the network namespace already keeps IP and abstract sockets out.
+ * A pair of connected sockets (socketpair()) reaches nothing outside, and
+ * stays allowed.  A classic BPF program, as seccomp_export_bpf() writes
+ * it.  On x86-64, 32-bit code's socketcall() is refused whole (its
+ * arguments are in memory, out of the filter's sight).
+ */
+#define LD_DATA(field)                                                         \
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, field))
+#define JEQ(k, jt, jf) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (k), (jt), (jf))
+#define RET(v) BPF_STMT(BPF_RET | BPF_K, (v))
+#define DENY (SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA))
+
+static const struct sock_filter filter[] = {
+#if defined(__x86_64__)
+    LD_DATA(arch),                        /* 0 */
+    JEQ(AUDIT_ARCH_X86_64, 0, 3),         /* 1: else 5 */
+    LD_DATA(nr),                          /* 2 */
+    JEQ(__NR_socket, 5, 0),               /* 3: 9 */
+    JEQ(__NR_socket | 0x40000000u, 4, 6), /* 4: x32's: 9, else 11 */
+    JEQ(AUDIT_ARCH_I386, 0, 5),           /* 5: else 11 */
+    LD_DATA(nr),                          /* 6 */
+    JEQ(102, 4, 0),                       /* 7: socketcall: 12 */
+    JEQ(359, 0, 2),                       /* 8: socket: 9, else 11 */
+    LD_DATA(args[0]),                     /* 9: the domain */
+    JEQ(AF_UNIX, 1, 0),                   /* 10: 12 */
+    RET(SECCOMP_RET_ALLOW),               /* 11 */
+    RET(DENY),                            /* 12 */
+#elif defined(__aarch64__)
+    LD_DATA(arch),                 /* 0 */
+    JEQ(AUDIT_ARCH_AARCH64, 0, 4), /* 1: else 6 */
+    LD_DATA(nr),                   /* 2 */
+    JEQ(__NR_socket, 0, 2),        /* 3: else 6 */
+    LD_DATA(args[0]),              /* 4: the domain */
+    JEQ(AF_UNIX, 1, 0),            /* 5: 7 */
+    RET(SECCOMP_RET_ALLOW),        /* 6 */
+    RET(DENY),                     /* 7 */
+#else
+    RET(SECCOMP_RET_ALLOW),
+#endif
+};
+
+/* Whether this machine's processor has the filter. */
+static int seccomp_ok(void)
+{
+#if defined(__x86_64__) || defined(__aarch64__)
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+int pg_box_seccomp_fd(void)
+{
+    int fd;
+
+    if (!seccomp_ok())
+        return 0;
+    fd = (int)syscall(SYS_memfd_create, "perfgate-seccomp", MFD_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    if (write(fd, filter, sizeof(filter)) != (ssize_t)sizeof(filter) ||
+        lseek(fd, 0, SEEK_SET) != 0 || dup2(fd, PG_BOX_SECCOMP_FD) < 0) {
+        close(fd);
+        return -1;
+    }
+    close(fd);
+    return 0;
+}
+
+/*
+ * Where a machine keeps what is its users' and its daemons' alone: homes
+ * (~/.ssh, ~/.git-credentials, a self-hosted runner's credentials), the
+ * sockets of its services and sessions (docker's, an ssh-agent's, D-Bus),
+ * and temporary files.  In the box each is an empty directory, and what a
+ * run needs of them is bound back, read-only (needs()).  $HOME and
+ * $XDG_RUNTIME_DIR are added wherever they are.
+ */
+static const char *const private_dirs[] = {"/home",    "/root",  "/run",
+                                           "/var/run", "/tmp",   "/var/tmp",
+                                           "/mnt",     "/media", NULL};
+
+/* In a home, the names that hold keys and credentials: never bound back
+ * whole, even when a tool a run needs is below them. */
+static const char *const secret_names[] = {
+    ".ssh",       ".gnupg",  ".aws",
+    ".azure",     ".config", ".docker",
+    ".kube",      ".netrc",  ".git-credentials",
+    ".gitconfig", ".pki",    ".password-store",
+    ".npmrc",     ".pypirc", ".cargo",
+    ".m2",        ".gradle", ".terraform.d",
+    NULL};
+
+/* Paths runs need that the private places may hold, beyond what the
+ * environment names: pg_box_show()'s, and pg_box_show_exact()'s. */
+static pg_strvec shown = PG_STRVEC_INIT, shown_exact = PG_STRVEC_INIT;
+
+static void show(pg_strvec *list, const char *path)
+{
+    size_t i;
+
+    if (!path || path[0] != '/')
+        return;
+    for (i = 0; i < list->n; i++)
+        if (!strcmp(list->v[i], path))
+            return;
+    pg_strvec_push(list, path);
+}
+
+void pg_box_show(const char *dir)
+{
+    show(&shown, dir);
+}
+
+void pg_box_show_exact(const char *path)
+{
+    show(&shown_exact, path);
+}
+
+/* 1 when `path` is `dir` or below it. */
+static int below(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    return !strncmp(path, dir, n) && (path[n] == '/' || path[n] == '\0');
+}
+
+static int is_real_dir(const char *path)
+{
+    struct stat st;
+
+    return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* A mount of the box's: a path hidden (an empty tmpfs), bound back
+ * read-only, or bound writable. */
+typedef enum mount_kind { HIDE, SHOW, WRITE } mount_kind;
+
+typedef struct mount {
+    char *path;
+    mount_kind kind;
+} mount;
+
+typedef struct mounts {
+    mount *m;
+    size_t n;
+} mounts;
+
+static void add_mount(mounts *ms, const char *path, mount_kind kind)
+{
+    size_t i;
+
+    for (i = 0; i < ms->n; i++)
+        if (!strcmp(ms->m[i].path, path) && ms->m[i].kind == kind)
+            return;
+    ms->m = pg_realloc(ms->m, (ms->n + 1) * sizeof(*ms->m));
+    ms->m[ms->n].path = pg_strdup(path);
+    ms->m[ms->n].kind = kind;
+    ms->n++;
+}
+
+/* The private place `path` is in, or NULL. */
+static const char *private_of(const mounts *ms, const char *path)
+{
+    size_t i;
+
+    for (i = 0; i < ms->n; i++)
+        if (ms->m[i].kind == HIDE && below(path, ms->m[i].path))
+            return ms->m[i].path;
+    return NULL;
+}
+
+/*
+ * `dir`, which a run needs, where a private place would hide it: bound
+ * back.  What is bound is the first directory below the private place
+ * on the way to it (a tool under ~/.pyenv/shims needs the rest of
+ * ~/.pyenv), unless that one holds secrets: then `dir` alone.
+ */
+static void need(mounts *ms, const char *dir)
+{
+    const char *place;
+    char *top;
+    size_t n, k, i;
+
+    if (!dir || dir[0] != '/' || !(place = private_of(ms, dir)))
+        return;
+    n = strlen(place);
+    while (n > 1 && place[n - 1] == '/')
+        n--;
+    if (!dir[n] || !dir[n + 1]) {
+        add_mount(ms, dir, SHOW);
+        return;
+    }
+    /* Widened in a home only: /home/USER/TOP, /root/TOP, $HOME/TOP.
+     * Elsewhere (/tmp, /run) the directory itself. */
+    if (strcmp(place, "/home") && strcmp(place, "/root") &&
+        !(getenv("HOME") && !strcmp(place, getenv("HOME")))) {
+        add_mount(ms, dir, SHOW);
+        return;
+    }
+    if (!strcmp(place, "/home")) {
+        n += 1 + strcspn(dir + n + 1, "/");
+        if (!dir[n] || !dir[n + 1]) {
+            add_mount(ms, dir, SHOW);
+            return;
+        }
+    }
+    k = strcspn(dir + n + 1, "/");
+    top = pg_strdupf("%.*s", (int)(n + 1 + k), dir);
+    for (i = 0; secret_names[i]; i++)
+        if (strlen(secret_names[i]) == k &&
+            !strncmp(dir + n + 1, secret_names[i], k)) {
+            free(top);
+            top = pg_strdup(dir);
+            break;
+        }
+    add_mount(ms, top, SHOW);
+    free(top);
+}
+
+/* Each directory of the colon-separated list in variable `name`. */
+static void need_list(mounts *ms, const char *name)
+{
+    const char *v = getenv(name);
+
+    while (v && *v) {
+        size_t n = strcspn(v, ":");
+        char *dir = pg_strdupf("%.*s", (int)n, v);
+        need(ms, dir);
+        free(dir);
+        v += n + (v[n] == ':');
+    }
+}
+
+/* A compiler variable's program ("ccache /opt/cc/bin/gcc"): each word
+ * that is a path, its directory. */
+static void need_program(mounts *ms, const char *name)
+{
+    const char *v = getenv(name);
+
+    while (v && *v) {
+        size_t n = strcspn(v, " \t");
+        if (n && v[0] == '/') {
+            char *word = pg_strdupf("%.*s", (int)n, v);
+            char *dir = pg_path_dirname(word);
+            need(ms, dir);
+            free(dir);
+            free(word);
+        }
+        v += n;
+        v += strspn(v, " \t");
+    }
+}
+
+static int by_length(const void *x, const void *y)
+{
+    const mount *a = x, *b = y;
+    size_t la = strlen(a->path), lb = strlen(b->path);
+
+    /* Outer paths first, so that an inner one mounts over them; at one
+     * path, a writable bind last. */
+    if (la != lb)
+        return la < lb ? -1 : 1;
+    if (a->kind != b->kind)
+        return (int)a->kind - (int)b->kind;
+    return strcmp(a->path, b->path);
+}
+
+/*
+ * The box's mounts beyond the read-only root: the private places hidden;
+ * what the run needs of them shown again (perfgate's own directory, the
+ * directories the environment's PATH and compiler variables name, CUDA's,
+ * pg_box_show()'s, the working directory); the box's own hidden paths and
+ * writable ones.  Pushed outermost first.
+ */
+static void box_mounts(pg_strvec *out, const pg_box *box, const char *tmp,
+                       const char *cwd)
+{
+    static const char *const lists[] = {
+        "PATH",         "LD_LIBRARY_PATH", "CPATH", "C_INCLUDE_PATH",
+        "LIBRARY_PATH", "COMPILER_PATH",   NULL};
+    static const char *const programs[] = {"CC", "CXX", "CUDACXX", NULL};
+    static const char *const homes[] = {"HOME", "XDG_RUNTIME_DIR", NULL};
+    mounts ms = {NULL, 0};
+    char *self = pg_self_dir();
+    size_t i;
+
+    for (i = 0; private_dirs[i]; i++)
+        if (is_real_dir(private_dirs[i]))
+            add_mount(&ms, private_dirs[i], HIDE);
+    for (i = 0; homes[i]; i++) {
+        const char *h = getenv(homes[i]);
+        /* Never the whole machine, whatever the variable says. */
+        if (h && h[0] == '/' && h[strspn(h, "/")] && is_real_dir(h) &&
+            !private_of(&ms, h))
+            add_mount(&ms, h, HIDE);
+    }
+    need(&ms, self);
+    for (i = 0; lists[i]; i++)
+        need_list(&ms, lists[i]);
+    for (i = 0; programs[i]; i++)
+        need_program(&ms, programs[i]);
+    need(&ms, getenv("CUDA_HOME"));
+    need(&ms, getenv("CUDA_PATH"));
+    for (i = 0; i < shown.n; i++)
+        need(&ms, shown.v[i]);
+    for (i = 0; i < shown_exact.n; i++)
+        if (private_of(&ms, shown_exact.v[i]))
+            add_mount(&ms, shown_exact.v[i], SHOW);
+    if (cwd)
+        need(&ms, cwd);
+    for (i = 0; box && i < PG_BOX_PATHS; i++)
+        if (box->show[i] && private_of(&ms, box->show[i]))
+            add_mount(&ms, box->show[i], SHOW);
+    for (i = 0; box && i < PG_BOX_PATHS && box->hide[i]; i++)
+        add_mount(&ms, box->hide[i], HIDE);
+    for (i = 0; box && i < PG_BOX_PATHS && box->write[i]; i++)
+        add_mount(&ms, box->write[i], WRITE);
+    if (tmp)
+        add_mount(&ms, tmp, WRITE);
+    qsort(ms.m, ms.n, sizeof(*ms.m), by_length);
+    for (i = 0; i < ms.n; i++) {
+        static const char *const how[] = {"--tmpfs", "--ro-bind-try", "--bind"};
+        pg_strvec_push(out, how[ms.m[i].kind]);
+        pg_strvec_push(out, ms.m[i].path);
+        if (ms.m[i].kind != HIDE)
+            pg_strvec_push(out, ms.m[i].path);
+    }
+    /* A hidden place is empty and stays so: read-only, as the machine's
+     * files are (what is shown or writable inside it is a mount of its
+     * own, which this leaves as it is). */
+    for (i = 0; i < ms.n; i++) {
+        if (ms.m[i].kind == HIDE) {
+            pg_strvec_push(out, "--remount-ro");
+            pg_strvec_push(out, ms.m[i].path);
+        }
+        free(ms.m[i].path);
+    }
+    free(ms.m);
+    free(self);
+}
+
 void pg_box_argv(pg_strvec *out, const pg_box *box, const char *tmp,
                  const char *cwd, char *const argv[])
 {
@@ -205,25 +561,18 @@ void pg_box_argv(pg_strvec *out, const pg_box *box, const char *tmp,
     pg_strvec_push(out, "--proc");
     pg_strvec_push(out, "/proc");
     environment(out, tmp);
-    for (i = 0; box && i < PG_BOX_PATHS && box->hide[i]; i++) {
-        pg_strvec_push(out, "--tmpfs");
-        pg_strvec_push(out, box->hide[i]);
-    }
-    for (i = 0; box && i < PG_BOX_PATHS && box->write[i]; i++) {
-        pg_strvec_push(out, "--bind");
-        pg_strvec_push(out, box->write[i]);
-        pg_strvec_push(out, box->write[i]);
-    }
+    if (!cwd)
+        cwd = here = getcwd(NULL, 0);
+    box_mounts(out, box, tmp, cwd);
     if (tmp) {
-        pg_strvec_push(out, "--bind");
-        pg_strvec_push(out, tmp);
-        pg_strvec_push(out, tmp);
         pg_strvec_push(out, "--setenv");
         pg_strvec_push(out, "TMPDIR");
         pg_strvec_push(out, tmp);
     }
-    if (!cwd)
-        cwd = here = getcwd(NULL, 0);
+    if (seccomp_ok()) {
+        pg_strvec_push(out, "--seccomp");
+        pg_strvec_pushf(out, "%d", PG_BOX_SECCOMP_FD);
+    }
     if (cwd) {
         pg_strvec_push(out, "--chdir");
         pg_strvec_push(out, cwd);
@@ -273,6 +622,8 @@ static int probe(void)
             dup2(devnull, 0);
         dup2(pipefd[1], 1);
         dup2(pipefd[1], 2);
+        if (pg_box_seccomp_fd() < 0)
+            _exit(126);
         execv(a.v[0], a.v);
         _exit(127);
     }

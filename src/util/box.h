@@ -6,8 +6,11 @@
  * measuring child that loads it, valgrind.  Each of those runs through
  * bubblewrap when the machine allows it (user namespaces): every file is
  * read-only but the paths the run is given to write and a private
- * temporary directory; the paths it must not see are hidden; there is no
- * network; and it has its own PID namespace, so that ending the run ends
+ * temporary directory; the paths it must not see are hidden, and with
+ * them the places that hold the machine's secrets and sockets (homes,
+ * /tmp, /run), but for what the run needs of them; there is no network,
+ * and no unix socket can be opened (seccomp); and it has its own PID
+ * namespace, so that ending the run ends
  * every process in it, setsid() or not, and a perfgate killed outright
  * takes the whole box along.  Its environment starts empty: PATH, the
  * locale, the terminal, the compilers' variables that perfgate keys its
@@ -37,6 +40,9 @@ typedef enum pg_box_mode {
 typedef struct pg_box {
     const char *write[PG_BOX_PATHS]; /* writable (directories) */
     const char *hide[PG_BOX_PATHS];  /* replaced by an empty directory */
+    /* files the run reads wherever they are (the libraries it loads, its
+     * run file), shown read-only where a hidden place holds them */
+    const char *show[PG_BOX_PATHS];
 } pg_box;
 
 /* "auto", "require", "off" into `out`; -1 for anything else. */
@@ -72,6 +78,29 @@ int pg_box_env_name_ok(const char *name);
  * they reach the build.
  */
 void pg_box_describe_env(pg_str *out);
+
+/*
+ * A directory runs need that may lie in a place the box hides (homes,
+ * /tmp, /run): perfgate's data directory.  The environment's PATH,
+ * compilers and CUDA's directories, and perfgate's own, are shown
+ * without asking.
+ */
+void pg_box_show(const char *dir);
+
+/* A file or directory runs need, shown alone (a config's adapter's
+ * directory, a file a function's input is read from): never widened to
+ * the directory above it, as pg_box_show() widens a tool's in a home. */
+void pg_box_show_exact(const char *path);
+
+/* The descriptor the box's seccomp filter is read from (pg_box_argv()). */
+#define PG_BOX_SECCOMP_FD 5
+
+/*
+ * In a child about to run a boxed command: the box's seccomp filter on
+ * descriptor PG_BOX_SECCOMP_FD, where bubblewrap reads it.  0, or -1 when
+ * it cannot be made (then the command must not run).
+ */
+int pg_box_seccomp_fd(void);
 
 /*
  * The command line that runs `argv` in `box`, in `cwd` (NULL: the current

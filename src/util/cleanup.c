@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include "cleanup.h"
+#include "box.h"
 #include "error.h"
 #include "fs.h"
 #include "procfs.h"
@@ -311,6 +312,9 @@ int pg_tempdir_create(char **out)
         return pg_error_set(PG_ERR_GENERIC, "too many temporary directories");
     }
     tempdirs[i] = pg_strdup(path);
+    /* Boxed runs read what perfgate wrote here (the problem's library,
+     * the sides' builds), where the box hides the rest of /tmp. */
+    pg_box_show(path);
     if (!tmpdir_taken)
         take_tmpdir(path);
     {

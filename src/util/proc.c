@@ -462,6 +462,12 @@ child_side(const int outp[2], const int msgp[2], const int execp[2],
             dup2(msg, 3);
         if (share >= 0)
             dup2(share, 4);
+        /* A boxed run's seccomp filter, where bubblewrap reads it. */
+        if (opts->box && pg_box_seccomp_fd() < 0) {
+            fprintf(stderr, "cannot make the box's seccomp filter: %s\n",
+                    strerror(errno));
+            _exit(127);
+        }
         execvp(argv[0], argv);
         err = errno;
         if (write(execp[1], &err, sizeof(err)) < 0) {

@@ -486,6 +486,25 @@ class Action(RepoTest):
             self.assertIn("first slower at commit %s" % slower[:10],
                           f.read())
 
+    def test_pass_env_reaches_perfgate_as_its_flag(self):
+        a, b, c = self.pull_request()
+        argv = os.path.join(self.tmp, "argv")
+        wrapper = os.path.join(self.tmp, "perfgate-wrapper")
+        with open(wrapper, "w") as f:
+            f.write('#!/bin/sh\nprintf "%%s\\n" "$@" > \'%s\'\n'
+                    'exec \'%s\' "$@"\n' % (argv, PERFGATE))
+        os.chmod(wrapper, 0o755)
+        p = self.step("compare", self.event(b, c),
+                      {"INPUT_PASS_ENV": " CCACHE_DIR  PG_TEST_X ",
+                       "PERFGATE": wrapper})
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        with open(argv) as f:
+            words = f.read().split("\n")
+        at = words.index("--pass-env")
+        self.assertEqual(words[at:at + 4],
+                         ["--pass-env", "CCACHE_DIR", "--pass-env",
+                          "PG_TEST_X"])
+
     def test_a_failed_post_is_a_warning(self):
         a, b, c = self.pull_request()
         self.server.fail = 500

@@ -261,6 +261,67 @@ class Box(RepoTest):
         for value in list(SECRETS.values()) + [self.home]:
             self.assertIn(value, said)
 
+    def reach(self, *args):
+        """A build command that connects to a unix socket of the machine's
+        (a listener of the test's, in a directory the run needs: one on
+        PATH) and reads a key in $HOME (a home outside /tmp, so that it
+        is hidden as a home), then fails: how many connections reached
+        the listener, and what the report carries."""
+        work = os.path.join(os.path.dirname(os.path.abspath(PERFGATE)),
+                            "box-test-%d" % os.getpid())
+        home = os.path.join(work, "home")
+        os.makedirs(os.path.join(home, ".ssh"))
+        self.addCleanup(shutil.rmtree, work, True)
+        with open(os.path.join(home, ".ssh", "id_pg49"), "w") as f:
+            f.write("pg49-private-key\n")
+        sock_dir = os.path.join(self.tmp, "sockets")
+        os.makedirs(sock_dir)
+        path = os.path.join(sock_dir, "daemon.sock")
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(path)
+        server.listen(8)
+        server.settimeout(0.2)
+        config = passing(PROJECT_CONFIG, "PG_TEST_SOCK", "PG_TEST_KEY")
+        self.commit({"perfgate.yml": config % (
+            "'python3 -c \"import socket, sys; s = socket.socket("
+            "socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b\\\"hi\\\")\" "
+            "$PG_TEST_SOCK; cat $PG_TEST_KEY; exit 3'", "build/libsum.a"),
+            "Makefile": MAKEFILE, "lib/add.c": LIB_ADD,
+            "lib/sum.c": LIB_SUM}, "base")
+        self.commit({"lib/sum.c": LIB_SUM + "/* the head */\n"})
+        env = {"HOME": home, "PG_TEST_SOCK": path,
+               "PG_TEST_KEY": os.path.join(home, ".ssh", "id_pg49"),
+               "PATH": sock_dir + os.pathsep + os.environ["PATH"]}
+        try:
+            r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%",
+                              *args, env=env)
+            reached = 0
+            while True:
+                try:
+                    server.accept()[0].close()
+                    reached += 1
+                except OSError:
+                    break
+        finally:
+            server.close()
+        b = r.bench()
+        self.assertEqual(b["status"], "build_failed", b)
+        return reached, b["message"] + r.markdown + r.stdout + r.stderr
+
+    def test_the_machines_sockets_and_homes_are_out_of_reach(self):
+        self.need_box()
+        reached, said = self.reach()
+        self.assertEqual(reached, 0)
+        self.assertIn("PermissionError", said)
+        self.assertNotIn("pg49-private-key", said)
+        self.assertIn("exit status 3", said)
+
+    def test_without_the_box_the_socket_and_the_key_are_reached(self):
+        # The control: the same build reaches both where nothing holds it.
+        reached, said = self.reach("--sandbox", "off")
+        self.assertGreaterEqual(reached, 1)
+        self.assertIn("pg49-private-key", said)
+
     def solution_leak(self, *args):
         """A head whose solution prints the job's token and aborts: what
         the measuring child's crash carries into the report."""
@@ -301,6 +362,35 @@ void solution(const float *in, float *out, size_t n)
                             env={"PG_TEST_PASSED": "let-through"})
         self.assertIn("PG_TEST_PASSED=let-through", said)
         self.assertNotIn(SECRETS["GITHUB_TOKEN"], said)
+
+    def test_a_changes_own_pass_env_lets_no_token_in(self):
+        # The head's config names the job's token; the base's does not:
+        # a pull request may not let a secret into its own box.
+        self.need_box()
+        self.commit({"perfgate.yml": PROJECT_CONFIG % (
+            "'env | grep -e TOKEN; exit 3'", "build/libsum.a"),
+            "Makefile": MAKEFILE, "lib/add.c": LIB_ADD,
+            "lib/sum.c": LIB_SUM}, "base")
+        self.commit({"perfgate.yml": passing(PROJECT_CONFIG, "GITHUB_TOKEN")
+                     % ("'env | grep -e TOKEN; exit 3'", "build/libsum.a"),
+                     "lib/sum.c": LIB_SUM + "/* the head */\n"})
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%",
+                          env=dict(SECRETS, HOME=self.home))
+        said = r.bench()["message"] + r.markdown + r.stdout + r.stderr
+        self.assertNotIn(SECRETS["GITHUB_TOKEN"], said)
+        self.assertEqual(r.json["sandbox"]["held_env"], "GITHUB_TOKEN")
+        self.assertIn("pass_env: GITHUB_TOKEN not let into the box", r.stdout)
+        self.assertIn("pass\\_env: GITHUB\\_TOKEN not let into the box",
+                      r.markdown)
+        # The invoker may: --pass-env is the job's own choice.
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%",
+                          "--pass-env", "GITHUB_TOKEN",
+                          env=dict(SECRETS, HOME=self.home))
+        self.assertIn(SECRETS["GITHUB_TOKEN"],
+                      r.bench()["message"] + r.markdown + r.stdout)
+        r = self.perfgate("HEAD~1", "HEAD", "--pass-env", "HOME")
+        self.assertEqual(r.code, 2)
+        self.assertIn("--pass-env HOME", r.stderr)
 
     def chain(self, *args):
         """A build command that leaves a setsid chain of 2,000 processes

@@ -2,11 +2,13 @@
  * Child processes under supervision: exit status, signals, time limits,
  * capped output, and the message channel from a child to perfgate.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "proc.h"
@@ -240,38 +242,72 @@ static size_t find(const pg_strvec *a, size_t from, const char *word)
     return from;
 }
 
+/* The position of the mount `how` of `path` in `a`, or a.n. */
+static size_t mount_at(const pg_strvec *a, const char *how, const char *path)
+{
+    size_t i;
+
+    for (i = 0; i + 1 < a->n; i++)
+        if (!strcmp(a->v[i], how) && !strcmp(a->v[i + 1], path))
+            return i;
+    return a->n;
+}
+
 static void box_command_line(void)
 {
-    pg_box box = {{"/w/side", "/w/out"}, {"/w/other"}};
+    pg_box box = {
+        {"/w/side", "/w/out", "/w/h/in"}, {"/w/other", "/w/h"}, {NULL}};
     char *argv[] = {"sh", "-c", "make", NULL};
     pg_strvec a = PG_STRVEC_INIT;
     pg_box_mode mode;
-    size_t ro, hide, bind, dashes;
+    char *path = getenv("PATH") ? pg_strdup(getenv("PATH")) : NULL;
+    struct stat st;
+    size_t ro, dashes;
 
+    /* A tool in a home's ~/.pyenv needs all of it; one below ~/.ssh gets
+     * its own directory alone; elsewhere a directory is itself. */
+    setenv("PATH", "/root/.pyenv/shims:/root/.ssh/bin:/tmp/t/bin:/usr/bin", 1);
     pg_box_argv(&a, &box, "/w/tmp", "/w/side", argv);
+    if (path)
+        setenv("PATH", path, 1);
+    free(path);
     REQUIRE(a.n > 10);
     /* Every namespace, the network's included; gone with perfgate. */
     CHECK(find(&a, 0, "--unshare-all") < a.n);
     CHECK(find(&a, 0, "--die-with-parent") < a.n);
-    /* The machine read-only first; then hidden; then writable, so that a
-     * writable path inside a hidden one is seen again. */
+    /* The machine read-only first; then, outermost first, what is hidden
+     * and what is seen again inside it, so that a writable path inside a
+     * hidden one is seen. */
     ro = find(&a, 0, "--ro-bind");
-    hide = find(&a, 0, "--tmpfs");
-    bind = find(&a, 0, "--bind");
-    REQUIRE(ro + 2 < a.n && hide + 1 < a.n && bind + 2 < a.n);
+    REQUIRE(ro + 2 < a.n);
     CHECK_STR(a.v[ro + 1], "/");
-    CHECK_STR(a.v[hide + 1], "/w/other");
-    CHECK(ro < hide && hide < bind);
-    CHECK_STR(a.v[bind + 1], "/w/side");
-    CHECK_STR(a.v[bind + 2], "/w/side");
-    bind = find(&a, bind + 1, "--bind");
-    REQUIRE(bind + 2 < a.n);
-    CHECK_STR(a.v[bind + 1], "/w/out");
-    bind = find(&a, bind + 1, "--bind");
-    REQUIRE(bind + 2 < a.n);
-    CHECK_STR(a.v[bind + 1], "/w/tmp");
+    CHECK(ro < mount_at(&a, "--tmpfs", "/tmp"));
+    CHECK(mount_at(&a, "--tmpfs", "/tmp") < mount_at(&a, "--bind", "/w/tmp"));
+    CHECK(mount_at(&a, "--tmpfs", "/w/other") < a.n);
+    CHECK(mount_at(&a, "--bind", "/w/side") < a.n);
+    CHECK(mount_at(&a, "--bind", "/w/out") < a.n);
+    CHECK(mount_at(&a, "--tmpfs", "/w/h") < mount_at(&a, "--bind", "/w/h/in"));
+    CHECK(mount_at(&a, "--bind", "/w/h/in") < a.n);
+    CHECK(mount_at(&a, "--ro-bind-try", "/tmp/t/bin") < a.n);
+    CHECK(mount_at(&a, "--tmpfs", "/tmp") <
+          mount_at(&a, "--ro-bind-try", "/tmp/t/bin"));
+    CHECK(mount_at(&a, "--ro-bind-try", "/usr/bin") == a.n);
+    if (lstat("/root", &st) == 0 && S_ISDIR(st.st_mode)) {
+        CHECK(mount_at(&a, "--tmpfs", "/root") <
+              mount_at(&a, "--ro-bind-try", "/root/.pyenv"));
+        CHECK(mount_at(&a, "--ro-bind-try", "/root/.pyenv") < a.n);
+        CHECK(mount_at(&a, "--ro-bind-try", "/root/.ssh/bin") < a.n);
+        CHECK(mount_at(&a, "--ro-bind-try", "/root/.ssh") == a.n);
+    }
+    /* Hidden places stay empty: read-only once what is inside is mounted. */
+    CHECK(mount_at(&a, "--bind", "/w/tmp") <
+          mount_at(&a, "--remount-ro", "/tmp"));
+    CHECK(mount_at(&a, "--remount-ro", "/w/h") < a.n);
     CHECK(find(&a, 0, "TMPDIR") < a.n);
     CHECK_STR(a.v[find(&a, 0, "--chdir") + 1], "/w/side");
+#if defined(__x86_64__) || defined(__aarch64__)
+    CHECK_STR(a.v[find(&a, 0, "--seccomp") + 1], "5");
+#endif
     /* The command itself, whole, after "--". */
     dashes = find(&a, 0, "--");
     REQUIRE(dashes + 3 < a.n);
