@@ -59,6 +59,8 @@ static void on_probe(void *payload, const pg_bisect_result *r,
     (void)payload;
     fprintf(stderr, "\r\033[Kprobe %zu: %.10s %s", r->nprobes, c->commit,
             pg_probe_outcome_name(p->outcome));
+    if (p->why)
+        fprintf(stderr, " (%s)", p->why);
     for (i = 0; i < p->nbenchmarks; i++) {
         pg_str line = PG_STR_INIT;
         if (p->benchmarks[i].change == p->benchmarks[i].change)

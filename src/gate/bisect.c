@@ -104,6 +104,7 @@ static void probe_clear(pg_probe *p)
     for (i = 0; i < p->nbenchmarks; i++)
         probe_bench_clear(&p->benchmarks[i]);
     free(p->benchmarks);
+    free(p->why);
     memset(p, 0, sizeof(*p));
 }
 
@@ -182,6 +183,15 @@ static int probe(bisect_ctx *ctx, size_t index, pg_probe_outcome *outcome)
     }
     free(only);
     p.seconds = (double)(pg_now_ns() - start) / 1e9;
+    /* A commit between the ends that cannot be compared at all (its tree
+     * refused, an object missing) is skipped and said, as git bisect
+     * skips it; BAD, and an interruption, end the bisect. */
+    if (err < 0 && err != PG_ERR_INTERRUPTED && index + 1 < out->ncommits) {
+        p.why = pg_text_clean(pg_error_last());
+        p.outcome = PG_PROBE_SKIPPED;
+        pg_error_clear();
+        err = 0;
+    }
     if (err < 0) {
         probe_clear(&p);
         return err;
@@ -378,6 +388,8 @@ void pg_bisect_render_text(pg_str *out, const pg_bisect_result *r)
         pg_str_printf(out, "  %-3s %.10s  %-11s ", label(r, i),
                       r->commits[i].commit, pg_probe_outcome_name(p->outcome));
         describe_benches(out, p);
+        if (p->why)
+            pg_str_printf(out, "(%s)", p->why);
         pg_str_printf(out, "  %s\n", r->commits[i].subject);
     }
     pg_str_putc(out, '\n');
@@ -435,6 +447,8 @@ static cJSON *probe_json(const pg_bisect_result *r, const pg_probe *p)
     size_t i;
 
     cJSON_AddStringToObject(o, "outcome", pg_probe_outcome_name(p->outcome));
+    if (p->why)
+        cJSON_AddStringToObject(o, "why", p->why);
     cJSON_AddNumberToObject(o, "attempts", p->attempts);
     pg_json_add_number(o, "seconds", p->seconds);
     arr = cJSON_AddArrayToObject(o, "benchmarks");

@@ -50,6 +50,9 @@ typedef struct pg_probe {
     double seconds; /* all of them, builds included */
     pg_probe_bench *benchmarks;
     size_t nbenchmarks;
+    /* Skipped before anything was built: why (the commit's tree cannot be
+     * checked out, as one with an entry named .git); NULL otherwise. */
+    char *why;
 } pg_probe;
 
 typedef struct pg_bisect_result pg_bisect_result;

@@ -94,6 +94,35 @@ class Bisect(RepoTest):
         self.assertEqual(skipped[0]["benchmarks"][0]["status"],
                          "build_failed")
 
+    def test_a_commit_whose_tree_is_refused_is_skipped(self):
+        # Commit 2 is followed by one whose tree has an entry named .git,
+        # which perfgate never writes; the rest are the same trees again.
+        good, commits = self.history(8, culprit=5)
+
+        def git(*args, text=None):
+            return subprocess.run(["git", *args], cwd=self.repo, check=True,
+                                  capture_output=True, text=True,
+                                  input=text).stdout.strip()
+        blob = git("hash-object", "-w", "--stdin", text="x\n")
+        listing = git("ls-tree", commits[2] + "^{tree}")
+        hostile = git("mktree", text=listing + "\n100644 blob %s\t.git\n"
+                      % blob)
+        parent = git("commit-tree", hostile, "-p", commits[2], "-m",
+                     "a .git entry")
+        chain = commits[:3] + [parent]
+        for c in commits[3:]:
+            parent = git("commit-tree", c + "^{tree}", "-p", parent, "-m",
+                         git("log", "-1", "--format=%s", c))
+            chain.append(parent)
+        git("update-ref", "refs/heads/main", parent)
+        p, r = self.bisect(good, parent)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertEqual(r["culprit"]["commit"], chain[6])
+        skipped = [q for q in r["probes"] if q["outcome"] == "skipped"]
+        self.assertEqual([q["commit"] for q in skipped], [chain[3]])
+        self.assertIn("refusing tree entry '.git'", skipped[0]["why"])
+        self.assertRegex(p.stdout, r"skipped +\(refusing tree entry '\.git'")
+
     def test_a_skipped_commit_next_to_the_culprit_leaves_two(self):
         good, commits = self.history(16, culprit=10, broken=(9,))
         p, r = self.bisect(good, commits[-1])
