@@ -211,8 +211,9 @@ static double floor_of(const pg_bench_ctx *c, const pg_bench_result *out)
 
 /*
  * Makes `spec` count `metric` instead of timing (counter.h), judged by
- * the count floor (`settings`, which must outlive the run).  0; or -1
- * with `out` skipped, saying why, when it cannot be counted here.
+ * the count floor (`settings`, which must outlive the run).  0; -1 with
+ * `out` skipped, saying why, when it cannot be counted here; 1, said in
+ * `out`'s message, when it must be timed instead.
  */
 static int count_instead(pg_bench_ctx *c, pg_run_spec *spec,
                          pg_bench_result *out, pg_metric metric,
@@ -238,6 +239,20 @@ static int count_instead(pg_bench_ctx *c, pg_run_spec *spec,
                                   pg_metric_name(metric));
         pg_str_clear(&why);
         return -1;
+    }
+    /* Code that asks valgrind about itself could do less when counted
+     * (RUNNING_ON_VALGRIND) or switch the count off around its work
+     * (CALLGRIND_TOGGLE_COLLECT): the head's is timed instead. */
+    if (kind == PG_COUNTER_CALLGRIND && spec->lib[1] &&
+        pg_elfcode_asks_valgrind(spec->lib[1]) == 1) {
+        free(out->message);
+        out->message = pg_strdupf(
+            "timed, not counted: the head's code asks valgrind about itself "
+            "(a client request, as RUNNING_ON_VALGRIND or "
+            "CALLGRIND_TOGGLE_COLLECT make), so it could act otherwise "
+            "when callgrind counts it (%s)",
+            pg_metric_name(metric));
+        return 1;
     }
     *settings = c->cfg->settings;
     settings->noise_floor = settings->count_floor;
@@ -357,8 +372,13 @@ static int count_too(pg_bench_ctx *c, const pg_run_spec *timed,
     pg_bench_result_init(k, out->name, out->problem);
     k->gate_cases = out->gate_cases;
     out->counted = k;
-    if (count_instead(c, &spec, k, PG_METRIC_INSTRUCTIONS, &settings) < 0)
+    if (count_instead(c, &spec, k, PG_METRIC_INSTRUCTIONS, &settings) != 0) {
+        if (k->status != PG_STATUS_SKIPPED) {
+            /* Not counted: the time stands alone, and says why. */
+            k->status = PG_STATUS_SKIPPED;
+        }
         return 0;
+    }
     settings.timeout = counted_timeout(out, &c->cfg->settings);
     pg_progress_sayf(c->progress, "counting instructions");
     if ((err = pg_run_bench(k, &spec, spec_path)) < 0)

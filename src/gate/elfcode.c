@@ -1,6 +1,7 @@
 /*
  * elfcode.c - comparing what two ELF files would load.
  */
+#define _GNU_SOURCE
 #include "elfcode.h"
 #include "fs.h"
 #include "str.h"
@@ -97,6 +98,44 @@ done:
     free(da);
     free(db);
     return same;
+}
+
+int pg_elfcode_asks_valgrind(const char *path)
+{
+    /* valgrind.h's "special instruction preamble": rotations of a
+     * register by amounts summing to a multiple of its width, which do
+     * nothing on a processor and are a request under valgrind. */
+    static const unsigned char x86_64[] = {
+        0x48, 0xc1, 0xc7, 0x03, 0x48, 0xc1, 0xc7, 0x0d,
+        0x48, 0xc1, 0xc7, 0x3d, 0x48, 0xc1, 0xc7, 0x33}; /* rolq %rdi */
+    static const unsigned char arm64[] = {0x8c, 0x0d, 0xcc, 0x93, 0x8c, 0x35,
+                                          0xcc, 0x93, 0x8c, 0xcd, 0xcc, 0x93,
+                                          0x8c, 0xf5, 0xcc, 0x93}; /* ror x12 */
+    const unsigned char *seq;
+    char *data = NULL;
+    size_t len = 0;
+    Elf64_Ehdr *e;
+    Elf64_Phdr *ph;
+    int found = 0, i;
+
+    if (pg_read_file(&data, &len, path, ELF_MAX) < 0)
+        return -1;
+    if (!(ph = program_headers(data, len, &e))) {
+        free(data);
+        return -1;
+    }
+    seq = e->e_machine == EM_X86_64    ? x86_64
+          : e->e_machine == EM_AARCH64 ? arm64
+                                       : NULL;
+    for (i = 0; seq && !found && i < e->e_phnum; i++) {
+        size_t off = ph[i].p_offset, n = ph[i].p_filesz;
+        if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X) || off > len ||
+            n > len - off)
+            continue;
+        found = memmem(data + off, n, seq, sizeof(x86_64)) != NULL;
+    }
+    free(data);
+    return found;
 }
 
 static int by_start(const void *x, const void *y)

@@ -49,4 +49,15 @@ const pg_elf_func *pg_elf_funcs_at(const pg_elf_funcs *f, uint64_t offset);
 const pg_elf_func *pg_elf_funcs_named(const pg_elf_funcs *f, const char *name);
 void pg_elf_funcs_clear(pg_elf_funcs *f);
 
+/*
+ * 1 when the code of the 64-bit ELF file at `path` (its executable
+ * segments) holds valgrind's client-request preamble, the instructions
+ * through which code asks valgrind about itself (RUNNING_ON_VALGRIND) or
+ * tells a tool what to do (CALLGRIND_TOGGLE_COLLECT): code that could act
+ * one way when counted and another when run.  0 when it does not, or on
+ * a processor whose preamble perfgate does not know; -1 when the file
+ * cannot be read.
+ */
+int pg_elfcode_asks_valgrind(const char *path);
+
 #endif

@@ -21,6 +21,15 @@ SPIN = fixture("spin.c")
 SPIN_CONFIG = fixture("spin.yml")
 
 
+# Code that tells valgrind's simulated CPU from a real one without asking
+# valgrind (a client request would have it timed, not counted): valgrind
+# preloads its own library into what it runs.
+UNDER_VALGRIND = ("#include <stdlib.h>\n#include <string.h>\n"
+                  "static int under_valgrind(void)\n{\n"
+                  "    const char *p = getenv(\"LD_PRELOAD\");\n"
+                  "    return p && strstr(p, \"vgpreload\") != NULL;\n}\n")
+
+
 def spin(rounds, before=""):
     return before + ("#define ROUNDS %d\n" % rounds) + SPIN
 
@@ -134,6 +143,41 @@ class Count(RepoTest):
                           "--counter", "callgrind", "--count-floor", "5%")
         self.assertEqual(r.code, 0, r.stdout + r.stderr)
         self.assertEqual(r.bench("spin")["status"], "unchanged")
+
+    def test_a_head_that_asks_valgrind_is_timed_not_counted(self):
+        # 20 times the work, but the base's when valgrind runs it: counted,
+        # it would read unchanged.  Its code asks valgrind, so it is timed.
+        if not os.path.exists("/usr/include/valgrind/valgrind.h"):
+            self.skipTest("no valgrind.h (the valgrind package has it)")
+        self.commit({"perfgate.yml": SPIN_CONFIG,
+                     "src/spin.c": spin(200)}, "base")
+        self.commit({"src/spin.c": spin(4000).replace(
+            "#include <stdint.h>\n",
+            "#include <stdint.h>\n#include <valgrind/valgrind.h>\n").replace(
+            "    for (size_t r = 0; r < ROUNDS * len",
+            "    size_t rounds = RUNNING_ON_VALGRIND ? 200 : ROUNDS;\n"
+            "    for (size_t r = 0; r < rounds * len")},
+            "head")
+        r = self.perfgate("HEAD~1", "HEAD", "--measure", "instructions",
+                          "--counter", "callgrind")
+        b = r.bench("spin")
+        if b["status"] == "skipped" and (
+                "valgrind is not installed" in (b["message"] or "") or
+                "AddressSanitizer" in (b["message"] or "")):
+            self.skipTest(b["message"])
+        self.assertEqual(b["status"], "regression", r.stdout + r.stderr)
+        self.assertEqual(r.code, 1)
+        self.assertGreater(b["change"], 3)
+        self.assertEqual(b["metric"], "time")
+        self.assertIn("timed, not counted: the head's code asks valgrind",
+                      b["message"])
+        # measure: all says the same of its count, and the time stands.
+        r = self.perfgate("HEAD~1", "HEAD", "--measure", "all",
+                          "--counter", "callgrind")
+        b = r.bench("spin")
+        self.assertEqual(b["status"], "regression", r.stdout + r.stderr)
+        self.assertEqual(b["counted"]["status"], "skipped")
+        self.assertIn("asks valgrind", b["counted"]["message"])
 
     def test_cycles_count_the_memory_too(self):
         r, b = self.counted("--measure", "cycles", "--counter", "callgrind",
@@ -318,8 +362,7 @@ class Count(RepoTest):
         def dispatching(rounds):
             return spin(rounds).replace(
                 "uint64_t spin(", "__attribute__((noinline)) static "
-                "uint64_t spin_simulated(") + (
-                "#include <valgrind/valgrind.h>\n"
+                "uint64_t spin_simulated(") + UNDER_VALGRIND + (
                 "__attribute__((noinline)) static uint64_t\n"
                 "spin_native(const uint8_t *data, size_t len)\n"
                 "{\n    uint64_t h = 0;\n"
@@ -329,7 +372,7 @@ class Count(RepoTest):
                 "        spin_sink = spin_sink * 3 + r;\n"
                 "    return h;\n}\n"
                 "uint64_t spin(const uint8_t *data, size_t len)\n"
-                "{\n    return RUNNING_ON_VALGRIND ? "
+                "{\n    return under_valgrind() ? "
                 "spin_simulated(data, len) : spin_native(data, len);\n}\n")
         if not os.path.exists("/usr/include/valgrind/valgrind.h"):
             self.skipTest("valgrind's headers are not installed")
@@ -403,12 +446,11 @@ class Count(RepoTest):
         if not os.path.exists("/usr/include/valgrind/valgrind.h"):
             self.skipTest("valgrind's headers are not installed")
         wrong = spin(200).replace("    return h;\n}",
-                                  "    return RUNNING_ON_VALGRIND ? h : h + 1;"
+                                  "    return under_valgrind() ? h : h + 1;"
                                   "\n}")
         self.commit({"perfgate.yml": SPIN_CONFIG,
                      "src/spin.c": spin(200)}, "base")
-        self.commit({"src/spin.c": "#include <valgrind/valgrind.h>\n" +
-                     wrong}, "head")
+        self.commit({"src/spin.c": UNDER_VALGRIND + wrong}, "head")
         r = self.perfgate("HEAD~1", "HEAD", "--measure", "instructions",
                           "--counter", "callgrind")
         b = r.bench("spin")

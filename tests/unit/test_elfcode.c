@@ -193,7 +193,29 @@ static void a_file_that_is_not_what_it_says_is_not_the_same(void)
     free(dir);
 }
 
+#if defined(__x86_64__)
+/* valgrind.h's preamble, as RUNNING_ON_VALGRIND compiles it: in this very
+ * program's code, never run. */
+void pg_test_asks_valgrind(void);
+void pg_test_asks_valgrind(void)
+{
+    __asm__ volatile("rolq $3, %%rdi\n\trolq $13, %%rdi\n\t"
+                     "rolq $61, %%rdi\n\trolq $51, %%rdi" ::
+                         : "rdi");
+}
+#endif
+
+static void code_that_asks_valgrind_is_seen(void)
+{
+#if defined(__x86_64__)
+    CHECK(pg_elfcode_asks_valgrind("/proc/self/exe") == 1);
+#endif
+    CHECK(pg_elfcode_asks_valgrind("/bin/true") == 0);
+    CHECK(pg_elfcode_asks_valgrind("/nonexistent/lib.so") == -1);
+}
+
 const pg_test pg_tests_elfcode[] = {
+    {"code_that_asks_valgrind_is_seen", code_that_asks_valgrind_is_seen},
     {"what_is_loaded_decides", what_is_loaded_decides},
     {"the_build_id_and_debug_information_do_not",
      the_build_id_and_debug_information_do_not},
