@@ -265,6 +265,19 @@ static void cuda_args(pg_strvec *a, const pg_bench_config *b)
 }
 
 /* The compiler and the flags every file of `b` is compiled with. */
+/* cflags' i-th flag names a library to link (-lop, or -l op with the
+ * next): 1 for -lop, 2 for the pair; 0 for any other flag. */
+static int library_flag(const pg_bench_config *b, size_t i)
+{
+    const char *f = b->cflags[i];
+
+    if (strncmp(f, "-l", 2))
+        return 0;
+    return f[2] ? 1 : i + 1 < b->ncflags ? 2 : 1;
+}
+
+/* The compiler and cflags, but the libraries they name, which a link
+ * needs after the code that calls into them (link_libraries()). */
 static void compiler_args(pg_strvec *a, const pg_bench_config *b,
                           const pg_strvec *includes)
 {
@@ -281,10 +294,31 @@ static void compiler_args(pg_strvec *a, const pg_bench_config *b,
         if (!b->interposable)
             pg_strvec_push(a, "-fno-semantic-interposition");
     }
-    for (i = 0; i < b->ncflags; i++)
-        pg_strvec_push(a, b->cflags[i]);
+    for (i = 0; i < b->ncflags; i++) {
+        int lib = library_flag(b, i);
+        if (lib)
+            i += (size_t)lib - 1;
+        else
+            pg_strvec_push(a, b->cflags[i]);
+    }
     for (i = 0; i < includes->n; i++)
         pg_strvec_pushf(a, "-I%s", includes->v[i]);
+}
+
+/* The libraries cflags name (-lop), in their order, after the code: a
+ * static archive before the objects that need it would give nothing. */
+static void link_libraries(pg_strvec *a, const pg_bench_config *b)
+{
+    size_t i;
+    int k;
+
+    for (i = 0; i < b->ncflags; i++) {
+        int lib = library_flag(b, i);
+        for (k = 0; k < lib; k++)
+            pg_strvec_push(a, b->cflags[i + (size_t)k]);
+        if (lib)
+            i += (size_t)lib - 1;
+    }
 }
 
 /*
@@ -432,6 +466,7 @@ int pg_build_solution(pg_build *out, const pg_bench_config *b,
         pg_strvec_push(&a, b->adapters[i]);
     for (i = 0; i < library.n; i++)
         pg_strvec_push(&a, library.v[i]);
+    link_libraries(&a, b);
     for (i = 0; i < b->nldflags; i++)
         pg_strvec_push(&a, b->ldflags[i]);
     pg_strvec_push(&a, "-lm");

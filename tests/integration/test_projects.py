@@ -1,6 +1,7 @@
 """Benchmarks built by a project's own build (make, a library)."""
 import os
 import shutil
+import subprocess
 import sys
 import unittest
 
@@ -147,6 +148,46 @@ benchmarks:
         self.assertEqual(r.code, 2, r.stdout)
         self.assertIn("perfgate.yml:", r.stderr)
         self.assertIn('"-Wl,-Bsymbolic"', r.stderr)
+
+    def archive(self, body):
+        """vendor/libop.a, the library a pull request may replace: op()
+        with `body`, built here as a vendored archive is committed."""
+        src = os.path.join(self.tmp, "op.c")
+        obj = os.path.join(self.tmp, "op.o")
+        os.makedirs(os.path.join(self.repo, "vendor"), exist_ok=True)
+        with open(src, "w") as f:
+            f.write("float op(float x)\n{\n%s\n}\n" % body)
+        subprocess.run([os.environ.get("CC", "cc"), "-O2", "-fPIC", "-c", src,
+                        "-o", obj], check=True)
+        out = os.path.join(self.repo, "vendor", "libop.a")
+        if os.path.exists(out):
+            os.remove(out)
+        subprocess.run(["ar", "rcs", out, obj], check=True)
+        with open(out, "rb") as f:
+            return f.read()
+
+    def test_a_library_named_in_cflags_is_linked_after_the_code(self):
+        # -Lvendor -lop: a static archive the pull request replaces with
+        # one 100 times slower.  Named before the code it would give
+        # nothing to the link (build_failed); after it, both sides are
+        # built and the change is measured.
+        config = CONFIG.replace("sources: [src/sum.c]",
+                                "sources: [src/sum.c]\n"
+                                "    cflags: [-Lvendor, -lop]")
+        sum_c = ("#include <stddef.h>\nfloat op(float x);\n"
+                 "void solution(const float *in, float *out, size_t n)\n"
+                 "{\n    float s = 0;\n    for (size_t i = 0; i < n; i++)\n"
+                 "        s += op(in[i]);\n    out[0] = s;\n}\n")
+        self.archive("    return x;")
+        self.commit({"perfgate.yml": config, "src/sum.c": sum_c}, "base")
+        self.archive("    volatile float y = x;\n"
+                     "    for (int i = 0; i < 100; i++)\n"
+                     "        y = y * 1.0f;\n    return y;")
+        self.commit({}, "a slower vendored library")
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "50%")
+        b = r.bench()
+        self.assertEqual(b["status"], "regression", r.stdout + r.stderr)
+        self.assertGreater(b["change"], 2)
 
     def test_an_adapter_beside_the_config_serves_both_sides(self):
         impl = ("#include <stddef.h>\nfloat sum_impl(const float *in, "
