@@ -89,6 +89,15 @@ class Repo:
         return r, r["benchmarks"][0], wall
 
 
+def emit(lines, path):
+    """The table: printed, and written to `path` too when one is given."""
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if path:
+        with open(path, "w") as f:
+            f.write(text)
+
+
 def pct(x):
     return "%+.2f%%" % (100 * x)
 
@@ -168,11 +177,7 @@ def main():
     lines.append("| matmul naive → optimized (README) | %s | %s | %.2f | "
                  "%.1f |" % (d["status"], pct(d["change"]), d["seconds"],
                              dwall))
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text)
+    emit(lines, args.out)
     return 0
 
 

@@ -41,6 +41,9 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import gpu  # noqa: E402  (bench/gpu.py: its repository and chain())
+
 FLOOR = 0.05
 
 
@@ -48,18 +51,12 @@ def say(msg):
     print(msg, file=sys.stderr, flush=True)
 
 
-def git(repo, *args):
-    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
-
-
 def read(*path):
     with open(os.path.join(ROOT, *path)) as f:
         return f.read()
 
 
-def chain(steps):
-    return read("bench", "gpu_chain.cu").replace(
-        "#define STEPS 4000", "#define STEPS %d" % steps)
+chain = gpu.chain
 
 
 # Launchers on a given stream, for do_bench_cudagraph (which captures on
@@ -119,24 +116,16 @@ def nvcc():
     return os.environ.get("CUDACXX") or "/usr/local/cuda/bin/nvcc"
 
 
-class Repo:
+class Repo(gpu.Repo):
+    """bench/gpu.py's throwaway repository, each commit's id kept, and
+    compares between two of them with a build cache of their own."""
+
     def __init__(self, perfgate, cache):
-        self.path = tempfile.mkdtemp(prefix="pg-triton-repo-")
-        self.perfgate = perfgate
+        super().__init__(perfgate)
         self.cache = cache
-        git(self.path, "init", "-q", "-b", "main")
-        git(self.path, "config", "user.email", "bench@example.com")
-        git(self.path, "config", "user.name", "perfgate bench")
-        git(self.path, "config", "commit.gpgsign", "false")
-        self.n = 0
 
     def commit(self, files):
-        for name, text in files.items():
-            with open(os.path.join(self.path, name), "w") as f:
-                f.write(text)
-        git(self.path, "add", "-A")
-        self.n += 1
-        git(self.path, "commit", "-q", "-m", "c%d" % self.n)
+        super().commit(files)
         p = subprocess.run(["git", "rev-parse", "HEAD"], cwd=self.path,
                            check=True, capture_output=True, text=True)
         return p.stdout.strip()
@@ -174,8 +163,7 @@ class Row:
         self.runs[tool].append((change, status, seconds))
 
 
-def pct(x):
-    return "%+.2f%%" % (100 * x)
+pct = gpu.pct
 
 
 def table(rows):
@@ -343,14 +331,14 @@ def main():
 
     start = time.monotonic()
     walls = []
-    gpu = None
+    device = None
     done = 0
     for trial in range(args.trials):
         if time.monotonic() - start > args.budget:
             say("budget spent after %d trials" % trial)
             break
         r = perfgate_pairs(trial)
-        gpu = r.get("gpu", gpu)
+        device = r.get("gpu", device)
         for name in dl:
             triton_pair(name, trial)
         done = trial + 1
@@ -386,10 +374,10 @@ def main():
                  time.monotonic() - t0)
 
     out = []
-    if gpu:
+    if device:
         out.append("GPU: %s (%s, %d SMs), driver %s, runtime %s" % (
-            gpu.get("name"), gpu.get("arch"), gpu.get("sm_count", 0),
-            gpu.get("driver_version"), gpu.get("runtime_version")))
+            device.get("name"), device.get("arch"), device.get("sm_count", 0),
+            device.get("driver_version"), device.get("runtime_version")))
     out.append("Command: python3 bench/gpu_triton.py --trials %d (%d run)"
                % (args.trials, done))
     out.append("Chain: n=%d, %.3f us fixed + %.3f ns a step; steps %s" % (
@@ -401,11 +389,7 @@ def main():
                "(nvcc) and measured: median %.1f s a compare; matmul %.1f s"
                % (len(rows), statistics.median(walls) if walls else 0,
                   mrow.build_wall or 0))
-    text = "\n".join(out) + "\n"
-    print(text)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text)
+    gpu.emit(out, args.out)
     return 0
 
 

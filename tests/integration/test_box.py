@@ -186,9 +186,14 @@ class Box(RepoTest):
         server.settimeout(0.2)
         full = dict(HOME=self.home, GITHUB_ENV=self.github_env,
                     PG_TEST_PORT=str(server.getsockname()[1]), **(env or {}))
+        return self.listened(server, args, full)
+
+    def listened(self, server, args, env):
+        """perfgate compare HEAD~1 HEAD ARGS in ENV, with `server`
+        listening: the result, and how many connections reached it."""
         try:
             r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%",
-                              *args, env=full)
+                              *args, env=env)
             reached = 0
             while True:
                 try:
@@ -292,18 +297,7 @@ class Box(RepoTest):
         env = {"HOME": home, "PG_TEST_SOCK": path,
                "PG_TEST_KEY": os.path.join(home, ".ssh", "id_pg49"),
                "PATH": sock_dir + os.pathsep + os.environ["PATH"]}
-        try:
-            r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%",
-                              *args, env=env)
-            reached = 0
-            while True:
-                try:
-                    server.accept()[0].close()
-                    reached += 1
-                except OSError:
-                    break
-        finally:
-            server.close()
+        r, reached = self.listened(server, args, env)
         b = r.bench()
         self.assertEqual(b["status"], "build_failed", b)
         return reached, b["message"] + r.markdown + r.stdout + r.stderr
