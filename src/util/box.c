@@ -267,7 +267,7 @@ int pg_box_seccomp_fd(void)
  * (~/.ssh, ~/.git-credentials, a self-hosted runner's credentials), the
  * sockets of its services and sessions (docker's, an ssh-agent's, D-Bus),
  * and temporary files.  In the box each is an empty directory, and what a
- * run needs of them is bound back, read-only (needs()).  $HOME and
+ * run needs of them is bound back, read-only (need()).  $HOME and
  * $XDG_RUNTIME_DIR are added wherever they are.
  */
 static const char *const private_dirs[] = {"/home",    "/root",  "/run",
