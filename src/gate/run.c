@@ -229,8 +229,15 @@ const char *pg_run_program_path(void)
             p = pg_strdupf("%s/../libexec/perfgate/%s", dir, RUNNER);
         }
         free(dir);
-        if (pg_path_is_file(p))
+        if (pg_path_is_file(p)) {
+            /* Boxed runs start it wherever it lies (below /tmp too). */
+            char *real = realpath(p, NULL), *at;
+            at = pg_path_dirname(real ? real : p);
+            pg_box_show(at);
+            free(at);
+            free(real);
             return path = p;
+        }
         free(p);
     }
 #ifdef PG_RUNNER_BUILT

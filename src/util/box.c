@@ -484,11 +484,12 @@ static void box_mounts(pg_strvec *out, const pg_box *box, const char *tmp,
     for (i = 0; private_dirs[i]; i++)
         if (is_real_dir(private_dirs[i]))
             add_mount(&ms, private_dirs[i], HIDE);
+    /* Hidden even inside a private place, since what is shown there (a
+     * perfgate built below /tmp) may hold it; never the whole machine,
+     * whatever the variable says. */
     for (i = 0; homes[i]; i++) {
         const char *h = getenv(homes[i]);
-        /* Never the whole machine, whatever the variable says. */
-        if (h && h[0] == '/' && h[strspn(h, "/")] && is_real_dir(h) &&
-            !private_of(&ms, h))
+        if (h && h[0] == '/' && h[strspn(h, "/")] && is_real_dir(h))
             add_mount(&ms, h, HIDE);
     }
     need(&ms, self);
