@@ -210,41 +210,48 @@ static void set_log(pg_bench_result *out, const pg_str *output)
     out->log = pg_str_detach(&tail);
 }
 
-const char *pg_run_program_path(void)
+/* Where perfgate-measure is, before run programs are boxed: beside
+ * perfgate in a build tree, in libexec when installed, else as built. */
+static char *find_program(void)
 {
-    static char *path;
     const char *env = getenv("PERFGATE_MEASURE");
     char *dir;
 
-    if (path)
-        return path;
     if (env && *env)
-        return path = pg_strdup(env);
+        return pg_strdup(env);
     if ((dir = pg_self_dir())) {
-        char *p;
-        /* Beside perfgate in a build tree; in libexec when installed. */
-        p = pg_path_join(dir, RUNNER);
+        char *p = pg_path_join(dir, RUNNER);
         if (!pg_path_is_file(p)) {
             free(p);
             p = pg_strdupf("%s/../libexec/perfgate/%s", dir, RUNNER);
         }
         free(dir);
-        if (pg_path_is_file(p)) {
-            /* Boxed runs start it wherever it lies (below /tmp too). */
-            char *real = realpath(p, NULL), *at;
-            at = pg_path_dirname(real ? real : p);
-            pg_box_show(at);
-            free(at);
-            free(real);
-            return path = p;
-        }
+        if (pg_path_is_file(p))
+            return p;
         free(p);
     }
 #ifdef PG_RUNNER_BUILT
     if (pg_path_is_file(PG_RUNNER_BUILT))
-        return path = pg_strdup(PG_RUNNER_BUILT);
+        return pg_strdup(PG_RUNNER_BUILT);
 #endif
-    return path = pg_strdup(RUNNER);
+    return pg_strdup(RUNNER);
+}
+
+const char *pg_run_program_path(void)
+{
+    static char *path;
+
+    if (!path) {
+        /* Boxed runs start it wherever it lies (below /tmp too). */
+        char *real, *at;
+        path = find_program();
+        real = realpath(path, NULL);
+        at = pg_path_dirname(real ? real : path);
+        pg_box_show(at);
+        free(at);
+        free(real);
+    }
+    return path;
 }
 
 /*
