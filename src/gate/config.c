@@ -35,7 +35,7 @@ static void show_dir_of(const char *file)
 {
     char *dir = pg_path_dirname(file);
 
-    pg_box_show_exact(dir);
+    pg_box_show(dir);
     free(dir);
 }
 
@@ -928,7 +928,7 @@ static int parse_buffer(parse_ctx *ctx, yaml_node_t *node, pg_fvalue *v,
                            "working tree, beside the config",
                            v->file, v->file_path);
         /* Read by the measuring child, in the box. */
-        pg_box_show_exact(v->file_path);
+        pg_box_show(v->file_path);
         v->fill = PG_FILL_FILE;
         v->fill_given = 1;
         v->fill_mark = fmark_of(x);

@@ -286,29 +286,19 @@ static const char *const secret_names[] = {
     NULL};
 
 /* Paths runs need that the private places may hold, beyond what the
- * environment names: pg_box_show()'s, and pg_box_show_exact()'s. */
-static pg_strvec shown = PG_STRVEC_INIT, shown_exact = PG_STRVEC_INIT;
+ * environment names (pg_box_show()): each shown alone. */
+static pg_strvec shown = PG_STRVEC_INIT;
 
-static void show(pg_strvec *list, const char *path)
+void pg_box_show(const char *path)
 {
     size_t i;
 
     if (!path || path[0] != '/')
         return;
-    for (i = 0; i < list->n; i++)
-        if (!strcmp(list->v[i], path))
+    for (i = 0; i < shown.n; i++)
+        if (!strcmp(shown.v[i], path))
             return;
-    pg_strvec_push(list, path);
-}
-
-void pg_box_show(const char *dir)
-{
-    show(&shown, dir);
-}
-
-void pg_box_show_exact(const char *path)
-{
-    show(&shown_exact, path);
+    pg_strvec_push(&shown, path);
 }
 
 /* 1 when `path` is `dir` or below it. */
@@ -492,7 +482,10 @@ static void box_mounts(pg_strvec *out, const pg_box *box, const char *tmp,
         if (h && h[0] == '/' && h[strspn(h, "/")] && is_real_dir(h))
             add_mount(&ms, h, HIDE);
     }
-    need(&ms, self);
+    /* perfgate's own and what it names: each alone (a perfgate in a
+     * runner's workspace must not show the workspace around it). */
+    if (self && private_of(&ms, self))
+        add_mount(&ms, self, SHOW);
     for (i = 0; lists[i]; i++)
         need_list(&ms, lists[i]);
     for (i = 0; programs[i]; i++)
@@ -500,12 +493,10 @@ static void box_mounts(pg_strvec *out, const pg_box *box, const char *tmp,
     need(&ms, getenv("CUDA_HOME"));
     need(&ms, getenv("CUDA_PATH"));
     for (i = 0; i < shown.n; i++)
-        need(&ms, shown.v[i]);
-    for (i = 0; i < shown_exact.n; i++)
-        if (private_of(&ms, shown_exact.v[i]))
-            add_mount(&ms, shown_exact.v[i], SHOW);
-    if (cwd)
-        need(&ms, cwd);
+        if (private_of(&ms, shown.v[i]))
+            add_mount(&ms, shown.v[i], SHOW);
+    if (cwd && private_of(&ms, cwd))
+        add_mount(&ms, cwd, SHOW);
     for (i = 0; box && i < PG_BOX_PATHS; i++)
         if (box->show[i] && private_of(&ms, box->show[i]))
             add_mount(&ms, box->show[i], SHOW);

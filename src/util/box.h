@@ -80,17 +80,15 @@ int pg_box_env_name_ok(const char *name);
 void pg_box_describe_env(pg_str *out);
 
 /*
- * A directory runs need that may lie in a place the box hides (homes,
- * /tmp, /run): perfgate's data directory.  The environment's PATH,
- * compilers and CUDA's directories, and perfgate's own, are shown
- * without asking.
+ * A file or directory runs need that may lie in a place the box hides
+ * (homes, /tmp, /run): perfgate's data directory, its temporary ones,
+ * perfgate-measure's, a config's adapters' directories, the files a
+ * function's input is read from.  Each is shown alone, read-only.  The
+ * environment's PATH, compilers' and CUDA's directories, and perfgate's
+ * own, are shown without asking (a tool's in a home with the first
+ * directory below the home on its way: ~/.pyenv for ~/.pyenv/shims).
  */
-void pg_box_show(const char *dir);
-
-/* A file or directory runs need, shown alone (a config's adapter's
- * directory, a file a function's input is read from): never widened to
- * the directory above it, as pg_box_show() widens a tool's in a home. */
-void pg_box_show_exact(const char *path);
+void pg_box_show(const char *path);
 
 /* The descriptor the box's seccomp filter is read from (pg_box_argv()). */
 #define PG_BOX_SECCOMP_FD 5
