@@ -100,33 +100,70 @@ time_batch(const pg_target *t, pg_fn fn, uint64_t n, const pg_clock_info *clk)
 typedef struct engine {
     const pg_measure_opts *opts;
     const pg_clock_info *clock;
-    unsigned char *evict; /* cold caches: the buffer written between samples */
+    int cold;             /* caches evicted before each sample */
+    unsigned char *evict; /* cold here: the buffer written between samples */
     int slots;            /* placements the rounds take in turn (1: one) */
     int shift;            /* round r runs at slot (r + shift) % slots */
+    int failed;           /* opts->remote could not take a sample */
 } engine;
 
 /* Writing every line of a buffer larger than the last-level cache leaves
  * nothing of the solution's data or code in any cache. */
-static void evict_caches(const engine *e)
+static void evict_caches(unsigned char *evict, size_t bytes)
 {
-    volatile unsigned char *p = e->evict;
+    volatile unsigned char *p = evict;
     size_t i;
 
-    for (i = 0; i < e->opts->evict_bytes; i += 64)
+    for (i = 0; i < bytes; i += 64)
         p[i]++;
 }
 
-static double time_side(const engine *e, const pg_target *t, int side,
+double pg_measure_sample(const pg_target *t, pg_fn fn, uint64_t n, int warm,
+                         unsigned char *evict, size_t evict_bytes)
+{
+    if (!fn)
+        fn = empty_solution;
+    if (evict)
+        evict_caches(evict, evict_bytes);
+    /* A warm batch starts warm: one untimed call first. */
+    if (warm && !evict)
+        t->problem->run(t->state, fn);
+    return time_batch(t, fn, n, &pg_timer_current()->chosen);
+}
+
+/* A sample another process takes (pg_remote); a failure ends the
+ * measurement, and reads as infinitely long until it does. */
+static double time_remote(engine *e, size_t c, int k, uint64_t n, size_t slot,
+                          int warm)
+{
+    const pg_remote *remote = e->opts->remote;
+    double ns;
+
+    if (e->failed)
+        return INFINITY;
+    ns = remote->time(remote->ctx, c, k, n, slot, warm && !e->cold);
+    if (isnan(ns)) {
+        e->failed = 1;
+        return INFINITY;
+    }
+    return ns;
+}
+
+static double time_side(engine *e, const pg_target *t, size_t c, int side,
                         uint64_t n, int round, int warm)
 {
     const pg_device_clock *dev = e->opts->device;
     /* A side with fewer copies than slots runs one of them in each. */
-    pg_fn fn = t->nplaced > 1 && e->slots > 1
-                   ? t->placed[(size_t)(round + e->shift) % (size_t)e->slots %
-                               t->nplaced]
-                   : t->fn;
+    size_t slot =
+        t->nplaced > 1 && e->slots > 1
+            ? (size_t)(round + e->shift) % (size_t)e->slots % t->nplaced
+            : 0;
+    pg_fn fn;
     double ns;
 
+    if (e->opts->remote)
+        return time_remote(e, c, side, n, slot, warm);
+    fn = slot ? t->placed[slot] : t->fn;
     if (e->opts->sides)
         side = e->opts->sides[side];
     if (dev) {
@@ -135,13 +172,8 @@ static double time_side(const engine *e, const pg_target *t, int side,
         pg_watch_leave(e->opts->watch);
         return ns;
     }
-    if (e->evict)
-        evict_caches(e);
     pg_watch_enter(e->opts->watch, side);
-    /* A warm batch starts warm: one untimed call first. */
-    if (warm && !e->evict)
-        t->problem->run(t->state, fn);
-    ns = time_batch(t, fn, n, e->clock);
+    ns = pg_measure_sample(t, fn, n, warm, e->evict, e->opts->evict_bytes);
     pg_watch_leave(e->opts->watch);
     return ns;
 }
@@ -151,7 +183,7 @@ static double time_side(const engine *e, const pg_target *t, int side,
  * would find them warm.  On a GPU the accepted pass is a sample like any
  * other (base then head, as in an even round): first[side] keeps it for
  * round 0, or INFINITY; on the CPU pg_measure() drops it. */
-static uint64_t calibrate(const engine *e, pg_target *targets, int nsides,
+static uint64_t calibrate(engine *e, pg_target *targets, size_t c, int nsides,
                           double *first)
 {
     const pg_device_clock *dev = e->opts->device;
@@ -160,7 +192,7 @@ static uint64_t calibrate(const engine *e, pg_target *targets, int nsides,
     int s;
 
     first[0] = first[1] = INFINITY;
-    if (e->evict)
+    if (e->cold)
         return 1;
     if (dev) {
         limit = dev->max_inner ? dev->max_inner : 1;
@@ -183,11 +215,11 @@ static uint64_t calibrate(const engine *e, pg_target *targets, int nsides,
         if (n > limit)
             n = limit;
         for (s = 0; s < nsides; s++) {
-            ns[s] = time_side(e, &targets[s], s, n, 0, n > 1);
+            ns[s] = time_side(e, &targets[s], c, s, n, 0, n > 1);
             if (ns[s] < shortest)
                 shortest = ns[s];
         }
-        if (shortest >= sample_ns || n == limit) {
+        if (shortest >= sample_ns || n == limit || e->failed) {
             for (s = 0; s < nsides; s++)
                 first[s] = ns[s];
             break;
@@ -225,7 +257,7 @@ static int starts_warm(const engine *e, const pg_timing *t, const double *first,
 
     if (t->inner > 1)
         return 1;
-    if (e->evict || e->opts->device)
+    if (e->cold || e->opts->device)
         return 0;
     for (s = 0; s < nsides; s++)
         if (first[s] < shortest)
@@ -255,7 +287,7 @@ typedef struct rounds {
 } rounds;
 
 /* Times the harness alone through the same path: its cost per call. */
-static void time_overhead(const engine *e, pg_timing *r, const pg_target *base,
+static void time_overhead(engine *e, pg_timing *r, const pg_target *base,
                           size_t c, double *overhead)
 {
     const pg_measure_opts *opts = e->opts;
@@ -267,14 +299,14 @@ static void time_overhead(const engine *e, pg_timing *r, const pg_target *base,
      * (the watch's clock starts for the per-call timeout). */
     pg_watch_call(opts->watch, PG_CALL_STAND_IN, (int)c);
     pg_watch_enter(opts->watch, -1);
-    if (opts->device) {
+    if (opts->remote)
+        ns = time_remote(e, c, -1, r->inner, 0, 0);
+    else if (opts->device)
         ns = opts->device->time(opts->device->ctx, &empty, r->inner,
                                 opts->device_cold);
-    } else {
-        if (e->evict)
-            evict_caches(e);
-        ns = time_batch(&empty, empty.fn, r->inner, e->clock);
-    }
+    else
+        ns = pg_measure_sample(&empty, empty.fn, r->inner, 0, e->evict,
+                               opts->evict_bytes);
     pg_watch_leave(opts->watch);
     if (ns < r->overhead_ns)
         r->overhead_ns = ns;
@@ -282,7 +314,7 @@ static void time_overhead(const engine *e, pg_timing *r, const pg_target *base,
 }
 
 /* One round: every case, each side once, in ABBA order. */
-static void run_round(const engine *e, rounds *rs, pg_timing *out,
+static void run_round(engine *e, rounds *rs, pg_timing *out,
                       pg_target (*targets)[2], size_t ncases, int nsides,
                       int round)
 {
@@ -314,7 +346,7 @@ static void run_round(const engine *e, rounds *rs, pg_timing *out,
             if (round == 0 && isfinite(rs->first[c * 2 + side]))
                 ns = rs->first[c * 2 + side];
             else
-                ns = time_side(e, &targets[c][side], side, r->inner, round,
+                ns = time_side(e, &targets[c][side], c, side, r->inner, round,
                                r->warm);
             row[c * 2 + side] = ns / n;
             if (ns < r->raw_ns[side]) {
@@ -466,7 +498,8 @@ int pg_measure(pg_timing *out, pg_measure_summary *summary,
     memset(&rs, 0, sizeof(rs));
     e.opts = opts;
     e.clock = &pg_timer_current()->chosen;
-    if (opts->evict_bytes)
+    e.cold = opts->evict_bytes > 0;
+    if (e.cold && !opts->remote)
         e.evict = pg_calloc(opts->evict_bytes, 1);
 
     memset(summary, 0, sizeof(*summary));
@@ -485,7 +518,7 @@ int pg_measure(pg_timing *out, pg_measure_summary *summary,
         out[c].raw_ns[0] = out[c].raw_ns[1] = INFINITY;
         out[c].overhead_ns = INFINITY;
         pg_watch_call(opts->watch, PG_CALL_RUN, (int)c);
-        out[c].inner = calibrate(&e, targets[c], nsides, rs.first + c * 2);
+        out[c].inner = calibrate(&e, targets[c], c, nsides, rs.first + c * 2);
         out[c].warm = starts_warm(&e, &out[c], rs.first + c * 2, nsides);
     }
     /* A warm sample costs one call more than it times. */
@@ -507,13 +540,13 @@ int pg_measure(pg_timing *out, pg_measure_summary *summary,
      * watched apart (gpu.c); cold samples each start from an evicted
      * cache.
      */
-    if (!opts->device && !e.evict) {
+    if (!opts->device && !e.cold) {
         for (c = 0; c < ncases * 2; c++)
             rs.first[c] = INFINITY;
         e.shift = 1;
     }
 
-    for (round = 0; stop == PG_STOP_NO; round++) {
+    for (round = 0; stop == PG_STOP_NO && !e.failed; round++) {
         int64_t began = pg_now_ns();
         run_round(&e, &rs, out, targets, ncases, nsides, round);
         /* Cold, calibration timed nothing: the first round says how long
@@ -527,9 +560,12 @@ int pg_measure(pg_timing *out, pg_measure_summary *summary,
         if (opts->on_round)
             opts->on_round(opts->payload, round + 1, elapsed);
 
-        stop = after_round(&e, &rs, out, &change, ncases, nsides, round + 1,
-                           elapsed);
+        if (!e.failed)
+            stop = after_round(&e, &rs, out, &change, ncases, nsides, round + 1,
+                               elapsed);
     }
+    if (e.failed)
+        goto done;
 
     /* What is reported is what the stopping rule asked, of every round. */
     estimate_now(&e, &rs, out, ncases, summary->rounds, &change);
@@ -545,6 +581,7 @@ int pg_measure(pg_timing *out, pg_measure_summary *summary,
         *opts->keep_samples = rs.samples;
         rs.samples = NULL;
     }
+done:
     free(rs.samples);
     free(rs.gain);
     free(rs.overhead);
@@ -552,5 +589,5 @@ int pg_measure(pg_timing *out, pg_measure_summary *summary,
     free(rs.first);
     free(rs.ns);
     free(e.evict);
-    return 0;
+    return e.failed ? -1 : 0;
 }

@@ -52,6 +52,22 @@ typedef struct pg_device_clock {
     uint64_t max_inner; /* the most calls in one sample */
 } pg_device_clock;
 
+/*
+ * Samples taken in other processes (src/gate/split.c: each side measured
+ * in a process of its own).  time() times `n` calls of target index k's
+ * side of case c (k < 0: the empty stand-in, for the harness's cost) at
+ * placement `slot` of that side, after one untimed call when `warm`, and
+ * returns the sample's ns as that process's clock read it; NAN when it
+ * could not (the process failed), which ends the measurement.  Every other
+ * choice (calibration, warm starts, placements, cold caches, the stopping
+ * rule) is pg_measure()'s, as for samples taken here.
+ */
+typedef struct pg_remote {
+    double (*time)(void *ctx, size_t c, int k, uint64_t n, size_t slot,
+                   int warm);
+    void *ctx;
+} pg_remote;
+
 typedef struct pg_measure_opts {
     pg_estimate_rule rule; /* when to stop */
     double sample_ns;      /* calibration: the shortest sample worth timing;
@@ -61,6 +77,7 @@ typedef struct pg_measure_opts {
     double warm_ns;        /* a call timed alone that takes less starts warm
                               (PG_MEASURE_WARM_NS); 0: only batches do */
     const pg_device_clock *device; /* NULL: the CPU's clock times samples */
+    const pg_remote *remote;       /* NULL: samples are taken here */
     int device_cold; /* with `device`: its caches cold for each sample */
     /* How much a case below the machine's resolution moves with where
      * its code lies, as a share of the harness's cost: its interval is
@@ -115,10 +132,21 @@ void pg_measure_opts_init(pg_measure_opts *opts, int min_rounds,
 /*
  * Times `ncases` cases.  targets[i][side] for side < nsides: nsides is 2
  * for a comparison, 1 to time the base side alone (then it is PG_BASE).
- * Fills out[i] and `summary`.  Returns 0.
+ * Fills out[i] and `summary`.  Returns 0, or -1 when opts->remote failed
+ * to take a sample (nothing is filled then).
  */
 int pg_measure(pg_timing *out, pg_measure_summary *summary,
                pg_target (*targets)[2], size_t ncases, int nsides,
                const pg_measure_opts *opts);
+
+/*
+ * One sample on this process's clock, as pg_measure() takes it: the
+ * caches evicted first when `evict` is not NULL (evict_bytes of it), then
+ * one untimed call when `warm`, then `n` calls of `fn` on t->state timed;
+ * `fn` NULL times the empty stand-in.  For a process that takes the
+ * samples another one asks for (pg_remote).  Returns ns.
+ */
+double pg_measure_sample(const pg_target *t, pg_fn fn, uint64_t n, int warm,
+                         unsigned char *evict, size_t evict_bytes);
 
 #endif

@@ -69,6 +69,38 @@
 #define PG_EV_TRACE "trace"
 #define PG_EV_TRACE_FMT PG_EV_TRACE " %s"
 
+/*
+ * `perfgate-measure --side SIDE SPEC`: one side alone in a process of its
+ * own, taking the samples perfgate asks for (src/gate/split.c), with the
+ * run's token.  Requests come on PG_PROC_REQUEST_FD, one a line; each gets
+ * one answer.  "fail", "verified" and "trace" are as above.
+ */
+
+/* PLACEMENTS: loaded, set up (and checked, unless an earlier process
+ * checked the same inputs): its solution lies at PLACEMENTS addresses. */
+#define PG_EV_READY "ready"
+#define PG_EV_READY_FMT PG_EV_READY " %zu"
+
+/* Request CASE K CALLS SLOT WARM: times CALLS calls of the side's solution
+ * (K 0) or of the empty stand-in (K -1) on case CASE, at placement SLOT,
+ * after an untimed call when WARM is 1.  Answer: "sample NS". */
+#define PG_RQ_TIME "time"
+#define PG_RQ_TIME_FMT PG_RQ_TIME " %zu %d %llu %zu %d"
+#define PG_EV_SAMPLE "sample"
+#define PG_EV_SAMPLE_FMT PG_EV_SAMPLE " %.17g"
+
+/* Request CASE: the problem's flops() and bytes() of one call of case
+ * CASE.  Answer: "figures FLOPS BYTES". */
+#define PG_RQ_FIGURES "figures"
+#define PG_RQ_FIGURES_FMT PG_RQ_FIGURES " %zu"
+#define PG_EV_FIGURES "figures"
+#define PG_EV_FIGURES_FMT PG_EV_FIGURES " %.17g %.17g"
+
+/* Request: timing is over; the side is checked again (unless a later
+ * process checks it) and the process ends.  Answer: "ended", or "fail". */
+#define PG_RQ_END "end"
+#define PG_EV_ENDED "ended"
+
 /* `perfgate-measure --describe LIB NAME [CASES]`: a problem's own words,
  * without a token. */
 

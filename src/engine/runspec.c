@@ -200,11 +200,13 @@ int pg_run_file_read(pg_run_file *out, const char *path)
     out->spec.sample = out->strings[7];
     out->spec.cases = out->cases;
     if (!out->spec.problem_lib || !out->spec.problem_name ||
-        !out->spec.lib[1] || !out->spec.symbol || !out->spec.ncases ||
-        out->settings.min_rounds < 1 || !(out->settings.max_time > 0))
+        (!out->spec.lib[0] && !out->spec.lib[1]) || !out->spec.symbol ||
+        !out->spec.ncases || out->settings.min_rounds < 1 ||
+        !(out->settings.max_time > 0))
         return pg_error_set(PG_ERR_USAGE,
-                            "%s: incomplete run spec (problem, head library, "
-                            "symbol, settings and a case are needed)",
+                            "%s: incomplete run spec (problem, a side's "
+                            "library, symbol, settings and a case are "
+                            "needed)",
                             path);
     return 0;
 }

@@ -18,6 +18,7 @@
 
 #include "result.h"
 #include "runspec.h"
+#include "str.h"
 
 /*
  * Runs the benchmark in perfgate-measure, its spec written to `spec_path`,
@@ -38,5 +39,27 @@ const char *pg_run_program_path(void);
 /* Sets the error for a measuring executable that cannot be run; returns
  * PG_ERR_GENERIC. */
 int pg_run_program_missing(void);
+
+/*
+ * The base failed (`out`): the head is run alone, checked, and timed too
+ * when `timed` (as long as both would have been), so that a head as
+ * broken as its base still fails the gate; its failure, if any, replaces
+ * the base's.  Negative only when perfgate failed or was interrupted.
+ */
+int pg_run_head_alone(pg_bench_result *out, const pg_run_spec *spec,
+                      const char *spec_path, int timed);
+
+/* For the runs of split.c, as run.c's own: the cases in `out`, named,
+ * nothing measured yet. */
+void pg_run_add_cases(pg_bench_result *out, const pg_run_spec *spec);
+
+/* Who a measuring process was running when it ended, before what
+ * happened ("head side: ", "problem P: setup() on case C: ", or ""), and
+ * where, after it (" in run() on case C ..."); `w` is its watch. */
+struct pg_watch;
+void pg_run_describe_who(pg_str *out, const pg_run_spec *spec,
+                         const struct pg_watch *w, int side);
+void pg_run_describe_where(pg_str *out, const pg_run_spec *spec,
+                           const struct pg_watch *w, int side);
 
 #endif

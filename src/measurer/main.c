@@ -71,6 +71,7 @@ enum { PLACEMENTS = 8, PLACEMENT_BYTES = 64 << 20 };
 
 static const char usage_text[] =
     "usage: perfgate-measure SPEC\n"
+    "       perfgate-measure --side 0|1 SPEC\n"
     "       perfgate-measure --describe PROBLEM_LIB PROBLEM_NAME [CASES]\n"
     "\n"
     "The process in which perfgate runs the code it measures; perfgate\n"
@@ -959,6 +960,153 @@ done:
     return 0;
 }
 
+/* One request line from `fd` into `line` (its newline dropped); 0, or
+ * -1 at the end of the pipe. */
+static int read_request(int fd, pg_str *line, pg_str *pending)
+{
+    for (;;) {
+        char *nl =
+            memchr(pending->ptr ? pending->ptr : "", '\n', pending->size);
+        char buf[512];
+        ssize_t n;
+
+        if (nl) {
+            size_t len = (size_t)(nl - pending->ptr);
+            pg_str_reset(line);
+            pg_str_put(line, pending->ptr, len);
+            memmove(pending->ptr, nl + 1, pending->size - len - 1);
+            pending->size -= len + 1;
+            pending->ptr[pending->size] = '\0';
+            return 0;
+        }
+        n = read(fd, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        pg_str_put(pending, buf, (size_t)n);
+    }
+}
+
+/* Answers one "time" request: a sample of this side, or of the stand-in. */
+static void answer_time(child_ctx *ctx, sides *st, int side, const char *rest,
+                        unsigned char *evict)
+{
+    const pg_run_spec *spec = ctx->spec;
+    size_t c, slot;
+    unsigned long long n;
+    int k, warm;
+    pg_fn fn;
+    double ns;
+
+    if (sscanf(rest, "%zu %d %llu %zu %d", &c, &k, &n, &slot, &warm) != 5 ||
+        c >= spec->ncases || n == 0) {
+        send_line(ctx, PG_EV_SAMPLE_FMT, NAN);
+        return;
+    }
+    fn = k < 0                      ? NULL
+         : slot < st->nplaced[side] ? st->placed[side][slot]
+                                    : st->syms[side];
+    calling(ctx, k < 0 ? PG_CALL_STAND_IN : PG_CALL_RUN, k < 0 ? -1 : side, c);
+    ns = pg_measure_sample(&st->own[c][side], fn, (uint64_t)n, warm, evict,
+                           spec->evict_bytes);
+    called_out(ctx);
+    send_line(ctx, PG_EV_SAMPLE_FMT, ns);
+}
+
+/*
+ * `perfgate-measure --side SIDE SPEC`: one side alone, in a process that
+ * holds nothing of the other side's (its code, its set-ups, its figures),
+ * taking the samples perfgate asks for on `req` (protocol.h) and timing
+ * them on its own set-up of each case.  perfgate decides everything else.
+ */
+static int worker_main(const pg_run_spec *given, int side, pg_watch *watch,
+                       int fd, int req)
+{
+    pg_run_spec spec = *given;
+    pg_str line = PG_STR_INIT, pending = PG_STR_INIT;
+    unsigned char *evict = NULL;
+    child_ctx ctx;
+    pg_plugin plugin;
+    sides st;
+    size_t c;
+
+    memset(&ctx, 0, sizeof(ctx));
+    memset(&st, 0, sizeof(st));
+    spec.lib[!side] = NULL;
+    ctx.spec = &spec;
+    ctx.watch = watch;
+    ctx.fd = fd;
+    if (spec.clock)
+        pg_timer_use(spec.clock);
+    limit_resources(0);
+    if (spec.cpu >= 0)
+        pg_system_pin(spec.cpu);
+    calling(&ctx, PG_CALL_LOAD, -1, (size_t)-1);
+    if (pg_plugin_load(&plugin, spec.problem_lib, spec.problem_name) < 0) {
+        called_out(&ctx);
+        child_fail(&ctx, "crashed", -1, "%s", pg_error_last());
+        return 0;
+    }
+    called_out(&ctx);
+    st.p = plugin.problem;
+    st.own = pg_calloc(spec.ncases, sizeof(*st.own));
+    st.cases = pg_calloc(spec.ncases * 3, sizeof(*st.cases));
+    if (!spec.lib[side] || load_sides(&ctx, &st) || set_up_own(&ctx, &st))
+        goto done;
+    if (!(spec.skip_checks & PG_CHECK_BEFORE) &&
+        verify_sides(&ctx, st.p, st.cases, st.own, "") < 0)
+        goto done;
+    if (st.nplaced[side] < 1) {
+        st.placed[side][0] = st.syms[side];
+        st.nplaced[side] = 1;
+    }
+    if (spec.evict_bytes)
+        evict = pg_calloc(spec.evict_bytes, 1);
+    send_line(&ctx, PG_EV_READY_FMT, st.nplaced[side]);
+    while (read_request(req, &line, &pending) == 0) {
+        char word[16];
+        const char *rest =
+            pg_proc_message(pg_str_cstr(&line), NULL, word, sizeof(word));
+        if (!rest)
+            break;
+        if (!strcmp(word, PG_RQ_TIME)) {
+            answer_time(&ctx, &st, side, rest, evict);
+        } else if (!strcmp(word, PG_RQ_FIGURES) &&
+                   sscanf(rest, "%zu", &c) == 1 && c < spec.ncases) {
+            const pg_case *pc = &st.cases[c * 3 + (size_t)side];
+            double flops = 0, bytes = 0;
+            if (st.p->flops) {
+                calling(&ctx, PG_CALL_FLOPS, -1, c);
+                flops = st.p->flops(pc);
+            }
+            if (st.p->bytes) {
+                calling(&ctx, PG_CALL_BYTES, -1, c);
+                bytes = st.p->bytes(pc);
+            }
+            called_out(&ctx);
+            send_line(&ctx, PG_EV_FIGURES_FMT, flops, bytes);
+        } else {
+            /* "end", or words this side does not know: nothing more. */
+            if (!strcmp(word, PG_RQ_END) &&
+                ((spec.skip_checks & PG_CHECK_AFTER) ||
+                 verify_sides(&ctx, st.p, st.cases, st.own,
+                              " (after timing)") == 0))
+                send_line(&ctx, PG_EV_ENDED);
+            break;
+        }
+    }
+done:
+    /* Each side's own set-ups are all there is: tear_down() takes those. */
+    if (st.p && st.p->teardown && st.own)
+        for (c = spec.ncases; c-- > 0;)
+            tear_down_one(&ctx, st.p, st.own[c][side].state, side, c);
+    free(evict);
+    pg_str_clear(&line);
+    pg_str_clear(&pending);
+    return 0;
+}
+
 /*
  * The problem's default cases, for perfgate to check a config against, and
  * for each of `cases` ("k=v,k=v;k=v", or NULL) the bytes one call moves,
@@ -1074,9 +1222,10 @@ static void settle_allocator(void)
 int main(int argc, char **argv)
 {
     int fd = inherited(MSG_FD) ? MSG_FD : 1;
+    int req = inherited(PG_PROC_REQUEST_FD) ? PG_PROC_REQUEST_FD : 0;
     pg_run_file file;
     pg_watch *watch;
-    int err;
+    int err, side = -1;
 
     default_signals();
     if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
@@ -1089,7 +1238,10 @@ int main(int argc, char **argv)
     }
     if ((argc == 4 || argc == 5) && !strcmp(argv[1], "--describe"))
         return describe_main(argv[2], argv[3], argc == 5 ? argv[4] : NULL, fd);
-    if (argc != 2 || argv[1][0] == '-') {
+    if (argc == 4 && !strcmp(argv[1], "--side") &&
+        (!strcmp(argv[2], "0") || !strcmp(argv[2], "1")))
+        side = argv[2][0] - '0';
+    else if (argc != 2 || argv[1][0] == '-') {
         fputs(usage_text, stderr);
         return 2;
     }
@@ -1101,14 +1253,20 @@ int main(int argc, char **argv)
     }
     memset(watch, 0, sizeof(*watch));
     watch->side = -1;
-    if ((err = pg_run_file_read(&file, argv[1])) < 0) {
+    if ((err = pg_run_file_read(&file, argv[side < 0 ? 1 : 3])) < 0) {
         fprintf(stderr, "perfgate-measure: %s\n", pg_error_last());
         pg_run_file_clear(&file);
         return 2;
     }
     if (fd == MSG_FD)
         fd = hide_channel(fd);
-    err = measure_main(&file.spec, watch, fd);
+    if (side >= 0) {
+        if (req == PG_PROC_REQUEST_FD)
+            req = hide_channel(req);
+        err = worker_main(&file.spec, side, watch, fd, req);
+    } else {
+        err = measure_main(&file.spec, watch, fd);
+    }
     pg_run_file_clear(&file);
     return err;
 }

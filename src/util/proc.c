@@ -137,6 +137,7 @@ typedef struct child {
     pid_t pid;
     int out_fd, msg_fd; /* -1 once closed or never opened */
     int exec_fd;        /* says why a program did not start; -1: none */
+    int req_fd;         /* perfgate's end of the request pipe; -1: none */
     int killed;
     int64_t start;
     pg_str pending; /* the message pipe's unfinished line */
@@ -226,6 +227,7 @@ static int child_finish(child *c, int err)
     feed_lines(&c->pending, c->opts, 1);
     close_fd(&c->out_fd);
     close_fd(&c->msg_fd);
+    close_fd(&c->req_fd);
     while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR)
         ;
     /* A program that started closed its end (close-on-exec): nothing. */
@@ -248,22 +250,27 @@ static int child_finish(child *c, int err)
     return err;
 }
 
+/* Waits at most `ms` for the child to write, then looks at it
+ * (child_step). */
+static int child_wait(child *c, int ms, int *err)
+{
+    struct pollfd fds[2];
+    nfds_t n = child_fds(c, fds);
+
+    if (n)
+        poll(fds, n, ms);
+    else
+        usleep((useconds_t)ms * 1000);
+    return child_step(c, err);
+}
+
 /* Watches the child until it is gone. */
 static int supervise(child *c)
 {
     int err = 0;
 
-    for (;;) {
-        struct pollfd fds[2];
-        nfds_t n = child_fds(c, fds);
-
-        if (n)
-            poll(fds, n, TICK_MS);
-        else
-            usleep(TICK_MS * 1000);
-        if (child_step(c, &err))
-            break;
-    }
+    while (!child_wait(c, TICK_MS, &err))
+        ;
     return child_finish(c, err);
 }
 
@@ -401,12 +408,12 @@ static void trace_command(char *const argv[], const char *cwd, int boxed)
 }
 
 /* Closes both ends of each pipe that was made ({-1, -1}: not made). */
-static void close_pipes(int a[2], int b[2], int c[2])
+static void close_pipes(int a[2], int b[2], int c[2], int d[2])
 {
-    int *p[3], i;
+    int *p[4], i;
 
-    p[0] = a, p[1] = b, p[2] = c;
-    for (i = 0; i < 3; i++)
+    p[0] = a, p[1] = b, p[2] = c, p[3] = d;
+    for (i = 0; i < 4; i++)
         if (p[i][0] >= 0) {
             close(p[i][0]);
             close(p[i][1]);
@@ -420,8 +427,8 @@ static void close_pipes(int a[2], int b[2], int c[2])
  */
 __attribute__((noreturn)) static void
 child_side(const int outp[2], const int msgp[2], const int execp[2],
-           pid_t parent, char *const argv[], int (*fn)(void *, int), void *arg,
-           const pg_proc_opts *opts)
+           const int reqp[2], pid_t parent, char *const argv[],
+           int (*fn)(void *, int), void *arg, const pg_proc_opts *opts)
 {
     int devnull = open("/dev/null", O_RDONLY);
 
@@ -456,12 +463,15 @@ child_side(const int outp[2], const int msgp[2], const int execp[2],
         int share = opts->share_fd > 0
                         ? fcntl(opts->share_fd, F_DUPFD_CLOEXEC, 10)
                         : -1;
+        int req = reqp[0] >= 0 ? fcntl(reqp[0], F_DUPFD_CLOEXEC, 10) : -1;
         int err;
 
         if (msg >= 0)
             dup2(msg, 3);
         if (share >= 0)
             dup2(share, 4);
+        if (req >= 0)
+            dup2(req, PG_PROC_REQUEST_FD);
         /* A boxed run's seccomp filter, where bubblewrap reads it. */
         if (opts->box && pg_box_seccomp_fd() < 0) {
             fprintf(stderr, "cannot make the box's seccomp filter: %s\n",
@@ -488,7 +498,8 @@ static int child_start(child *c, pg_proc_result *out, char *const argv[],
                        int (*fn)(void *, int), void *arg,
                        const pg_proc_opts *opts)
 {
-    int outp[2], msgp[2] = {-1, -1}, execp[2] = {-1, -1}, err;
+    int outp[2], msgp[2] = {-1, -1}, execp[2] = {-1, -1}, reqp[2] = {-1, -1};
+    int err;
     pid_t pid, parent;
 
     memset(out, 0, sizeof(*out));
@@ -501,9 +512,10 @@ static int child_start(child *c, pg_proc_result *out, char *const argv[],
         return pg_error_set(PG_ERR_GENERIC, "cannot create a pipe: %s",
                             strerror(errno));
     if (((fn || opts->on_line) && pipe2(msgp, O_CLOEXEC) < 0) ||
-        (argv && pipe2(execp, O_CLOEXEC) < 0)) {
+        (argv && pipe2(execp, O_CLOEXEC) < 0) ||
+        (argv && opts->request && pipe2(reqp, O_CLOEXEC) < 0)) {
         err = errno;
-        close_pipes(outp, msgp, execp);
+        close_pipes(outp, msgp, execp, reqp);
         return pg_error_set(PG_ERR_GENERIC, "cannot create a pipe: %s",
                             strerror(err));
     }
@@ -515,11 +527,11 @@ static int child_start(child *c, pg_proc_result *out, char *const argv[],
     pid = fork();
     if (pid < 0) {
         err = errno;
-        close_pipes(outp, msgp, execp);
+        close_pipes(outp, msgp, execp, reqp);
         return pg_error_set(PG_ERR_GENERIC, "cannot fork: %s", strerror(err));
     }
     if (pid == 0)
-        child_side(outp, msgp, execp, parent, argv, fn, arg, opts);
+        child_side(outp, msgp, execp, reqp, parent, argv, fn, arg, opts);
     setpgid(pid, pid);
     pg_cleanup_add_child(pid);
     close(outp[1]);
@@ -527,7 +539,10 @@ static int child_start(child *c, pg_proc_result *out, char *const argv[],
         close(msgp[1]);
     if (execp[1] >= 0)
         close(execp[1]);
+    if (reqp[0] >= 0)
+        close(reqp[0]);
     c->pid = pid;
+    c->req_fd = reqp[1];
     c->out_fd = outp[0];
     c->msg_fd = msgp[0];
     c->exec_fd = execp[0];
@@ -592,34 +607,146 @@ static int box_argv(pg_strvec *boxed, char **tmp, char *const argv[],
     return 0;
 }
 
-int pg_proc_run_argv(pg_proc_result *out, char *const argv[],
+/* A program started, boxed or not: its child, and the box's command line
+ * and private temporary directory. */
+struct pg_proc_live {
+    child c;
+    pg_strvec boxed;
+    char *tmp;
+};
+
+/* Starts argv as opts say into `p`; 0, or negative with `out` empty. */
+static int live_open(pg_proc_live *p, pg_proc_result *out, char *const argv[],
                      const pg_proc_opts *opts)
 {
-    pg_strvec boxed = PG_STRVEC_INIT;
-    char *tmp = NULL;
     int err;
 
-    if (opts->box && (err = box_argv(&boxed, &tmp, argv, opts)) < 0) {
+    memset(&p->boxed, 0, sizeof(p->boxed));
+    p->tmp = NULL;
+    if (opts->box && (err = box_argv(&p->boxed, &p->tmp, argv, opts)) < 0) {
         memset(out, 0, sizeof(*out));
         pg_str_init(&out->output, 64);
         return err;
     }
     if (pg_tracing())
-        trace_command(argv, opts->cwd, tmp != NULL);
-    err = spawn(out, boxed.n ? boxed.v : argv, NULL, NULL, opts);
+        trace_command(argv, opts->cwd, p->tmp != NULL);
+    err = child_start(&p->c, out, p->boxed.n ? p->boxed.v : argv, NULL, NULL,
+                      opts);
+    if (err < 0) {
+        if (p->tmp)
+            pg_rm_rf(p->tmp);
+        free(p->tmp);
+        pg_strvec_clear(&p->boxed);
+    }
+    return err;
+}
+
+/* After the program exited (or to stop it): as child_finish(), then what
+ * the box adds. */
+static int live_close(pg_proc_live *p, int err)
+{
+    pg_proc_result *out = p->c.out;
+
+    err = child_finish(&p->c, err);
+    end_orphans();
     /* bubblewrap says a signal's end as the shells do, 128 + its number:
      * taken back (a program that exits with such a status on purpose is
      * said to have been killed, as a shell would say it). */
-    if (tmp && out->exited && out->exit_code > 128 &&
+    if (p->tmp && out->exited && out->exit_code > 128 &&
         out->exit_code < 128 + 65) {
         out->signal = out->exit_code - 128;
         out->exited = 0;
         out->exit_code = 0;
     }
-    if (tmp)
-        pg_rm_rf(tmp);
-    free(tmp);
-    pg_strvec_clear(&boxed);
+    if (p->tmp)
+        pg_rm_rf(p->tmp);
+    free(p->tmp);
+    pg_strvec_clear(&p->boxed);
+    return err;
+}
+
+int pg_proc_run_argv(pg_proc_result *out, char *const argv[],
+                     const pg_proc_opts *opts)
+{
+    pg_proc_live p;
+    int err = 0;
+
+    if ((err = live_open(&p, out, argv, opts)) < 0)
+        return err;
+    while (!child_wait(&p.c, TICK_MS, &err))
+        ;
+    return live_close(&p, err);
+}
+
+int pg_proc_start(pg_proc_live **out, pg_proc_result *res, char *const argv[],
+                  const pg_proc_opts *opts)
+{
+    pg_proc_live *p = pg_calloc(1, sizeof(*p));
+    int err;
+
+    if ((err = live_open(p, res, argv, opts)) < 0) {
+        free(p);
+        *out = NULL;
+        return err;
+    }
+    *out = p;
+    return 0;
+}
+
+int pg_proc_live_send(pg_proc_live *p, const char *fmt, ...)
+{
+    pg_str s = PG_STR_INIT;
+    va_list ap;
+    size_t off = 0;
+    int err = 0;
+
+    if (p->c.req_fd < 0)
+        return -1;
+    va_start(ap, fmt);
+    pg_str_vprintf(&s, fmt, ap);
+    va_end(ap);
+    pg_str_putc(&s, '\n');
+    while (off < s.size) {
+        ssize_t n = write(p->c.req_fd, s.ptr + off, s.size - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            err = -1;
+            break;
+        }
+        off += (size_t)n;
+    }
+    pg_str_clear(&s);
+    return err;
+}
+
+int pg_proc_live_wait(pg_proc_live *p, int ms, int *err)
+{
+    return child_wait(&p->c, ms, err);
+}
+
+pid_t pg_proc_live_pid(const pg_proc_live *p)
+{
+    return p->c.pid;
+}
+
+int pg_proc_finish(pg_proc_live *p, int err)
+{
+    if (!p)
+        return err;
+    /* Stopped by perfgate, not ended by a signal of its own. */
+    if (!p->c.killed) {
+        siginfo_t info;
+        memset(&info, 0, sizeof(info));
+        if (waitid(P_PID, (id_t)p->c.pid, &info, WEXITED | WNOHANG | WNOWAIT) !=
+                0 ||
+            info.si_pid != p->c.pid) {
+            kill(-p->c.pid, SIGKILL);
+            p->c.killed = 1;
+        }
+    }
+    err = live_close(p, err);
+    free(p);
     return err;
 }
 

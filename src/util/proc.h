@@ -31,6 +31,9 @@ typedef struct pg_proc_opts {
     void (*on_line)(void *payload, const char *line);
     /* A descriptor a program gets as its fd 4 (0: none). */
     int share_fd;
+    /* 1: a pipe the program reads on PG_PROC_REQUEST_FD, which perfgate
+     * writes with pg_proc_live_send() (pg_proc_start only). */
+    int request;
     /* The most address space the child may map, in bytes (0: no limit). */
     size_t memory_limit;
     /* 1: the child's addresses are not randomized (ASLR off), so that
@@ -73,6 +76,44 @@ int pg_proc_run_fn(pg_proc_result *out, int (*fn)(void *arg, int msg_fd),
                    void *arg, const pg_proc_opts *opts);
 
 void pg_proc_result_clear(pg_proc_result *res);
+
+/* The descriptor a program started with opts->request reads perfgate's
+ * requests on (not 5: bubblewrap reads the box's seccomp filter there). */
+#define PG_PROC_REQUEST_FD 6
+
+/*
+ * A program perfgate talks with while it runs: started as
+ * pg_proc_run_argv() starts it (boxed, its lines to opts->on_line), then
+ * asked with pg_proc_live_send() and heard with pg_proc_live_wait(), and
+ * ended with pg_proc_finish(), which fills `res` as pg_proc_run_argv()
+ * does.  `opts` and `res` must outlive it.
+ */
+typedef struct pg_proc_live pg_proc_live;
+
+/* 0 with *out set, or a negative error (nothing to finish then). */
+int pg_proc_start(pg_proc_live **out, pg_proc_result *res, char *const argv[],
+                  const pg_proc_opts *opts);
+
+/* One request line (a newline is added).  0, or -1 when the program no
+ * longer reads them. */
+int pg_proc_live_send(pg_proc_live *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/*
+ * Waits at most `ms` for the program to write, and takes what it wrote
+ * (its lines reach opts->on_line); kills it at opts->timeout, when the
+ * watchdog says so, or when perfgate is interrupted (*err set).  1 once it
+ * has exited, else 0.
+ */
+int pg_proc_live_wait(pg_proc_live *p, int ms, int *err);
+
+/* Its process id (its process group's too). */
+pid_t pg_proc_live_pid(const pg_proc_live *p);
+
+/* Stops the program if it still runs (not said as a signal of its own),
+ * reaps it, fills its result and frees `p`; returns `err`, or negative
+ * when perfgate was interrupted.  `p` may be NULL. */
+int pg_proc_finish(pg_proc_live *p, int err);
 
 /*
  * Tasks run in children, up to `jobs` at once, as git's

@@ -36,6 +36,9 @@ LIB_ADD = fixture("lib_add.c")
 
 LIB_SUM = fixture("lib_sum.c")
 
+# A head that attacks the run from its own code (issue 49's finding 4).
+FORGER = fixture("forger.c")
+
 MAKEFILE = fixture("Makefile")
 
 PROJECT_CONFIG = fixture("project.yml")
@@ -115,6 +118,46 @@ class Contain(RepoTest):
         b = r.bench("sum")
         self.assertEqual(b["status"], "regression", b)
         self.assertGreater(b["change"], 0.3)
+
+    def forge(self, attack):
+        """A head twice as slow as its base that attacks the run from its
+        own code (fixtures/forger.c): the result."""
+        self.base_repo()
+        self.commit({"src/sum.c": FORGER.replace("#define ATTACK 'x'",
+                                                 "#define ATTACK '%s'" % attack)})
+        return self.perfgate("HEAD~1", "HEAD")
+
+    def test_the_head_cannot_report_for_the_run(self):
+        # With the run's token from the spec, lines claiming a 100x
+        # improvement and the end of the run to every descriptor (the
+        # report channel among them, when both sides shared a process),
+        # then an exit: read as a pass on the landed main.
+        r = self.forge("x")
+        self.assertEqual(r.code, 1, r.stdout + r.stderr)
+        b = r.bench("sum")
+        self.assertEqual((b["status"], b["side"]), ("crashed", "head"), b)
+        self.assertIn("exited with status 0 before finishing", b["message"])
+
+    @unittest.skipUnless(os.uname().machine == "x86_64", "patches x86-64 code")
+    def test_the_head_cannot_slow_the_base_down(self):
+        # Every copy of the base's code patched to run 20 times its work:
+        # the head, twice as slow as the base, read as an improvement when
+        # both shared a process.
+        r = self.forge("s")
+        self.assertEqual(r.code, 1, r.stdout + r.stderr)
+        b = r.bench("sum")
+        self.assertEqual(b["status"], "regression", b)
+        self.assertGreater(b["change"], 0.3)
+
+    def test_the_head_cannot_blame_the_base(self):
+        # A head that reports the base incorrect while both are checked in
+        # one process: the base alone is right, so the failure is the
+        # head's (it passed as "fixed" on the landed main).
+        r = self.forge("b")
+        self.assertEqual(r.code, 1, r.stdout + r.stderr)
+        b = r.bench("sum")
+        self.assertEqual((b["status"], b["side"]), ("incorrect", "head"), b)
+        self.assertIn("failed only beside the head's code", b["message"])
 
     def sleepers(self):
         return processes(lambda cmdline: cmdline == b"sleep\x00%s\x00"

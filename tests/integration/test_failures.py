@@ -293,7 +293,7 @@ class ProblemFaults(RepoTest):
                           "--no-cache")
         self.assertEqual(r.code, 0, r.stderr)
         for said in ("perfgate: run: cc ", "perfgate-measure ",
-                     "measure: setup() on case n=1000: the one both sides",
+                     "measure (head): setup() on case n=1000: the head's own",
                      "measure: run() and verify() on case n=1000, head side: "
                      "right", "calls per sample", "measure: teardown() on "
                      "case n=1000"):

@@ -1,0 +1,579 @@
+/*
+ * split.c - a benchmark's two sides timed each in a process of its own
+ * (split.h).
+ */
+#define _GNU_SOURCE
+#include "split.h"
+#include "clock.h"
+#include "error.h"
+#include "estimate.h"
+#include "measure.h"
+#include "proc.h"
+#include "protocol.h"
+#include "run.h"
+#include "str.h"
+#include "token.h"
+#include "trace.h"
+#include "units.h"
+#include "watch.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "banned.h"
+
+#define OUTPUT_CAP 16384
+#define LOG_LINES 20
+/* How long one wait for an answer lasts before the process is looked at
+ * again (its end, perfgate's interruption). */
+#define TICK_MS 20
+
+static const char *const side_names[2] = {"base", "head"};
+
+struct split;
+
+/* One side's measuring process, and what it said. */
+typedef struct worker {
+    struct split *sp;
+    int side;
+    pg_proc_live *live;
+    pg_proc_result res;
+    pg_proc_opts opts;
+    pg_box box;
+    pg_watch *watch;
+    int wfd;
+    char *scratch;
+    size_t nplaced;
+    int ready, ended, gone, timed_out;
+    int awaiting; /* an answer is due */
+    int answered; /* it came */
+    double answer[2];
+    int out_of_turn; /* it said what it was not asked */
+    int failed;      /* it reported a failure */
+    pg_status status;
+    pg_side charged;
+    char *message;
+} worker;
+
+typedef struct split {
+    const pg_run_spec *spec;
+    worker w[2];
+    int err; /* perfgate's own failure (interrupted) */
+    int64_t last_progress;
+} split;
+
+int pg_split_applies(const pg_run_spec *spec)
+{
+    const char *env = getenv("PERFGATE_SPLIT");
+
+    if (env && !strcmp(env, "0"))
+        return 0;
+    return spec->lib[0] && spec->lib[1] && !spec->metric && !spec->gpu &&
+           !spec->sample && !spec->verify_only && !spec->code_path;
+}
+
+static double parse_double(const char *s)
+{
+    return !strcmp(s, "nan") || !strcmp(s, "-nan") ? NAN : strtod(s, NULL);
+}
+
+/* An answer of `n` numbers, when one is due. */
+static void take_answer(worker *w, const char *rest, int n)
+{
+    char a[40], b[40];
+
+    if (!w->awaiting || (n == 1 ? sscanf(rest, "%39s", a)
+                                : sscanf(rest, "%39s %39s", a, b)) != n) {
+        w->out_of_turn = 1;
+        return;
+    }
+    w->answer[0] = parse_double(a);
+    w->answer[1] = n == 2 ? parse_double(b) : NAN;
+    w->awaiting = 0;
+    w->answered = 1;
+}
+
+/* A failure it reports: the head's is the head's whatever it names. */
+static void take_failure(worker *w, const char *rest)
+{
+    char a[32], b[32];
+    int m = 0, st;
+
+    if (w->failed || sscanf(rest, "%31s %31s %n", a, b, &m) < 2)
+        return;
+    st = pg_status_parse(a);
+    w->status = st < 0 ? PG_STATUS_CRASHED : (pg_status)st;
+    w->charged = w->side == PG_HEAD   ? PG_SIDE_HEAD
+                 : !strcmp(b, "base") ? PG_SIDE_BASE
+                                      : PG_SIDE_NONE;
+    w->message = pg_strdup(rest + m);
+    w->failed = 1;
+}
+
+static void on_line(void *payload, const char *line)
+{
+    worker *w = payload;
+    char word[32];
+    const char *rest =
+        pg_proc_message(line, w->sp->spec->token, word, sizeof(word));
+
+    if (!rest)
+        return;
+    if (!strcmp(word, PG_EV_READY)) {
+        if (w->ready || sscanf(rest, "%zu", &w->nplaced) != 1)
+            w->out_of_turn = 1;
+        w->ready = 1;
+    } else if (!strcmp(word, PG_EV_SAMPLE)) {
+        take_answer(w, rest, 1);
+    } else if (!strcmp(word, PG_EV_FIGURES)) {
+        take_answer(w, rest, 2);
+    } else if (!strcmp(word, PG_EV_ENDED)) {
+        w->ended = 1;
+        w->awaiting = 0;
+    } else if (!strcmp(word, PG_EV_FAIL)) {
+        take_failure(w, rest);
+    } else if (!strcmp(word, PG_EV_TRACE)) {
+        pg_trace("measure (%s): %s", side_names[w->side], rest);
+    }
+}
+
+/* Starts side `side`'s process: its own box, which shows its own library
+ * and not the other side's. */
+static int start_worker(split *sp, worker *w, int side, const char *spec_path)
+{
+    const pg_run_spec *spec = sp->spec;
+    char *argv[5], digit[2] = {(char)('0' + side), '\0'};
+    int err;
+
+    w->sp = sp;
+    w->side = side;
+    w->charged = PG_SIDE_NONE;
+    w->wfd = memfd_create("perfgate-watch", MFD_CLOEXEC);
+    if (w->wfd < 0 || ftruncate(w->wfd, sizeof(*w->watch)) < 0 ||
+        (w->watch = mmap(NULL, sizeof(*w->watch), PROT_READ | PROT_WRITE,
+                         MAP_SHARED, w->wfd, 0)) == MAP_FAILED) {
+        w->watch = NULL;
+        return pg_error_set(PG_ERR_GENERIC, "cannot map shared memory: %s",
+                            strerror(errno));
+    }
+    memset(w->watch, 0, sizeof(*w->watch));
+    w->watch->side = -1;
+    w->scratch = pg_strdupf("%s.cwd%d", spec_path, side);
+    if (mkdir(w->scratch, 0700) < 0 && errno != EEXIST)
+        return pg_error_set(PG_ERR_GENERIC, "cannot create %s: %s", w->scratch,
+                            strerror(errno));
+    w->box.write[0] = w->scratch;
+    w->box.show[0] = spec_path;
+    w->box.show[1] = spec->problem_lib;
+    w->box.show[2] = spec->lib[side];
+    w->opts.cwd = w->scratch;
+    w->opts.box = &w->box;
+    w->opts.output_cap = OUTPUT_CAP;
+    w->opts.timeout =
+        2 * spec->settings->timeout + spec->settings->max_time + 60;
+    w->opts.on_line = on_line;
+    w->opts.payload = w;
+    w->opts.share_fd = w->wfd;
+    w->opts.request = 1;
+    argv[0] = (char *)pg_run_program_path();
+    argv[1] = "--side";
+    argv[2] = digit;
+    argv[3] = (char *)spec_path;
+    argv[4] = NULL;
+    if ((err = pg_proc_start(&w->live, &w->res, argv, &w->opts)) < 0)
+        w->live = NULL;
+    return err;
+}
+
+/*
+ * Waits for `*flag` (an answer, "ready", "ended") from `w`, for at most
+ * the benchmark's timeout.  0, or -1 when the process failed, said what it
+ * was not asked, ended, hung, or perfgate was interrupted (sp->err).
+ */
+static int await(split *sp, worker *w, const int *flag)
+{
+    int64_t deadline =
+        pg_now_ns() + (int64_t)(sp->spec->settings->timeout * 1e9);
+
+    while (!*flag && !w->failed && !w->out_of_turn && !w->gone) {
+        int64_t left = deadline - pg_now_ns();
+        if (left <= 0) {
+            w->timed_out = 1;
+            return -1;
+        }
+        if (pg_proc_live_wait(w->live,
+                              left > TICK_MS * 1000000LL
+                                  ? TICK_MS
+                                  : (int)(left / 1000000) + 1,
+                              &sp->err))
+            w->gone = 1;
+        if (sp->err)
+            return -1;
+    }
+    return *flag && !w->failed && !w->out_of_turn ? 0 : -1;
+}
+
+/* Asks `w` (a request line), for one answer. */
+static int ask(split *sp, worker *w, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int ask(split *sp, worker *w, const char *fmt, ...)
+{
+    pg_str line = PG_STR_INIT;
+    va_list ap;
+    int err;
+
+    va_start(ap, fmt);
+    pg_str_vprintf(&line, fmt, ap);
+    va_end(ap);
+    w->answered = 0;
+    w->awaiting = 1;
+    err = pg_proc_live_send(w->live, "%s", pg_str_cstr(&line));
+    pg_str_clear(&line);
+    if (err < 0) {
+        /* It stopped reading: it ended, or is ending. */
+        w->awaiting = 0;
+        await(sp, w, &w->ended);
+        w->gone = 1;
+        return -1;
+    }
+    return await(sp, w, &w->answered);
+}
+
+/* pg_remote's time(): a sample from the side's own process. */
+static double remote_time(void *ctx, size_t c, int k, uint64_t n, size_t slot,
+                          int warm)
+{
+    split *sp = ctx;
+    worker *w = &sp->w[k < 0 ? PG_BASE : k];
+    double ns;
+
+    if (ask(sp, w, PG_RQ_TIME_FMT, c, k, (unsigned long long)n, slot, warm) < 0)
+        return NAN;
+    ns = w->answer[0];
+    if (!(ns >= 0) || !isfinite(ns)) {
+        w->out_of_turn = 1;
+        return NAN;
+    }
+    return ns;
+}
+
+static void on_round(void *payload, int round, double elapsed)
+{
+    split *sp = payload;
+    int64_t now = pg_now_ns();
+
+    if (!sp->spec->on_progress || now - sp->last_progress < 100000000)
+        return;
+    sp->last_progress = now;
+    sp->spec->on_progress(sp->spec->payload, "measuring", round, elapsed);
+}
+
+/* The log of a side's process: the last lines of its output. */
+static void set_log(pg_bench_result *out, const worker *w)
+{
+    pg_str tail = PG_STR_INIT;
+
+    if (!w->res.output.size)
+        return;
+    pg_str_put_tail_lines(&tail, pg_str_cstr(&w->res.output), LOG_LINES);
+    free(out->log);
+    out->log = pg_str_detach(&tail);
+}
+
+/* The benchmark's failure, from side process `w` (after it was reaped):
+ * what it reported, else how it ended. */
+static void set_failure(pg_bench_result *out, const split *sp, const worker *w)
+{
+    const pg_run_spec *spec = sp->spec;
+    int side = w->side == PG_HEAD ? PG_HEAD : w->watch->side;
+    pg_str msg = PG_STR_INIT;
+
+    set_log(out, w);
+    if (w->failed) {
+        out->status = w->status;
+        out->side = w->charged;
+        free(out->message);
+        out->message = pg_strdup(w->message);
+        return;
+    }
+    out->side = side < 0 ? PG_SIDE_NONE : (pg_side)side;
+    if (w->out_of_turn) {
+        out->status = PG_STATUS_INCORRECT;
+        out->side = (pg_side)w->side;
+        pg_str_printf(&msg,
+                      "%s side: its measuring process said what perfgate did "
+                      "not ask (its own code writing to perfgate's channel?): "
+                      "its figures are refused",
+                      side_names[w->side]);
+        free(out->message);
+        out->message = pg_str_detach(&msg);
+        return;
+    }
+    pg_run_describe_who(&msg, spec, w->watch, side);
+    if (w->timed_out || w->res.timed_out) {
+        out->status = PG_STATUS_TIMEOUT;
+        pg_str_printf(&msg, "still running after %.0f s",
+                      spec->settings->timeout);
+    } else {
+        out->status = PG_STATUS_CRASHED;
+        if (w->res.signal)
+            pg_str_printf(&msg, "killed by %s",
+                          pg_signal_describe(w->res.signal));
+        else
+            pg_str_printf(&msg, "exited with status %d before finishing",
+                          w->res.exit_code);
+    }
+    pg_run_describe_where(&msg, spec, w->watch, side);
+    if (out->status == PG_STATUS_TIMEOUT)
+        pg_str_puts(&msg, "; stopped");
+    free(out->message);
+    out->message = pg_str_detach(&msg);
+}
+
+/* Whether `w` ended the benchmark (reported, refused, hung, died). */
+static int worker_failed(const worker *w)
+{
+    return w->failed || w->out_of_turn || w->timed_out ||
+           (w->gone && !w->ended);
+}
+
+/* Under -v: how a case was measured. */
+static void trace_case(const pg_run_spec *spec, size_t c, const pg_timing *t)
+{
+    pg_str s = PG_STR_INIT;
+
+    pg_str_printf(&s,
+                  "case %s: %llu call%s per sample, %llu samples per side, "
+                  "each side in its own process; the harness's own ",
+                  spec->cases[c].name, (unsigned long long)t->inner,
+                  t->inner == 1 ? "" : "s", (unsigned long long)t->samples);
+    pg_format_ns(&s, t->overhead_ns);
+    pg_str_puts(&s, " a call discounted; best per call: base ");
+    pg_format_ns(&s, t->ns[PG_BASE]);
+    pg_str_puts(&s, ", head ");
+    pg_format_ns(&s, t->ns[PG_HEAD]);
+    pg_trace("measure: %s", pg_str_cstr(&s));
+    pg_str_clear(&s);
+}
+
+/* The measurement's figures into `out`, as the one-process run's events
+ * would have put them. */
+static void fill(pg_bench_result *out, split *sp, const pg_timing *timing,
+                 const pg_measure_summary *sum, double *samples)
+{
+    size_t c, ncases = sp->spec->ncases;
+    int s;
+    size_t r;
+
+    for (c = 0; c < ncases; c++) {
+        pg_result_case *cr = &out->cases[c];
+        cr->base_ns = timing[c].ns[PG_BASE];
+        cr->head_ns = timing[c].ns[PG_HEAD];
+        cr->overhead_ns = timing[c].overhead_ns;
+        cr->inner = timing[c].inner;
+        cr->change_lo = timing[c].change.lo;
+        cr->change_hi = timing[c].change.hi;
+        cr->quantum_ns = timing[c].quantum_ns;
+        /* The problem's own figures, from the base's process. */
+        if (ask(sp, &sp->w[PG_BASE], PG_RQ_FIGURES_FMT, c) == 0) {
+            cr->flops = sp->w[PG_BASE].answer[0];
+            cr->bytes = sp->w[PG_BASE].answer[1];
+        }
+        if (pg_tracing())
+            trace_case(sp->spec, c, &timing[c]);
+        for (s = 0; s < 2 && samples; s++) {
+            size_t n = (size_t)sum->rounds < PG_MAX_POOLED_SAMPLES
+                           ? (size_t)sum->rounds
+                           : PG_MAX_POOLED_SAMPLES;
+            cr->samples[s] = pg_realloc(cr->samples[s], n * sizeof(double));
+            for (r = 0; r < n; r++)
+                cr->samples[s][r] = samples[(r * ncases + c) * 2 + (size_t)s];
+            cr->nsamples[s] = n;
+        }
+    }
+    out->slots = sum->slots;
+    out->shift = sum->shift;
+    out->rounds = sum->rounds;
+    out->calls[0] = sum->calls[0];
+    out->calls[1] = sum->calls[1];
+    out->seconds = sum->seconds;
+    out->change_lo = sum->change.lo;
+    out->change_hi = sum->change.hi;
+    free(out->stop);
+    out->stop = pg_strdup(pg_estimate_stop_name(sum->stop));
+}
+
+/* Times both sides' processes interleaved; 0, or -1 when one failed. */
+static int measure(pg_bench_result *out, split *sp)
+{
+    const pg_run_spec *spec = sp->spec;
+    pg_target(*targets)[2] = pg_calloc(spec->ncases, sizeof(*targets));
+    pg_timing *timing = pg_calloc(spec->ncases, sizeof(*timing));
+    pg_measure_summary sum;
+    pg_measure_opts opts;
+    pg_remote remote;
+    double *samples = NULL;
+    size_t c;
+    int s, err;
+
+    for (c = 0; c < spec->ncases; c++)
+        for (s = 0; s < 2; s++)
+            targets[c][s].nplaced = sp->w[s].nplaced;
+    remote.time = remote_time;
+    remote.ctx = sp;
+    pg_measure_opts_init(&opts, spec->settings->min_rounds,
+                         spec->settings->max_time, spec->settings->noise_floor);
+    if (spec->min_time > 0)
+        opts.rule.min_time = spec->min_time;
+    opts.rule.gate_cases = spec->gate_cases;
+    opts.rule.self_check = spec->self_check;
+    opts.evict_bytes = spec->evict_bytes;
+    opts.remote = &remote;
+    opts.on_round = on_round;
+    opts.payload = sp;
+    opts.keep_samples = &samples;
+    err = pg_measure(timing, &sum, targets, spec->ncases, 2, &opts);
+    if (err == 0)
+        fill(out, sp, timing, &sum, samples);
+    free(samples);
+    free(timing);
+    free(targets);
+    return err;
+}
+
+/* Ends both processes: "end" (each checks its side again), then reaped. */
+static void end_workers(split *sp, int ask_end)
+{
+    int s;
+
+    for (s = 0; s < 2; s++) {
+        worker *w = &sp->w[s];
+        if (!w->live)
+            continue;
+        if (ask_end && !worker_failed(w)) {
+            w->awaiting = 1;
+            if (pg_proc_live_send(w->live, PG_RQ_END) == 0)
+                await(sp, w, &w->ended);
+            w->awaiting = 0;
+        }
+    }
+    for (s = 0; s < 2; s++) {
+        worker *w = &sp->w[s];
+        int err = pg_proc_finish(w->live, 0);
+        w->live = NULL;
+        if (err < 0 && !sp->err)
+            sp->err = err;
+        if (ask_end && !w->ended && !worker_failed(w))
+            w->gone = 1;
+    }
+}
+
+static void clear_workers(split *sp)
+{
+    int s;
+
+    for (s = 0; s < 2; s++) {
+        worker *w = &sp->w[s];
+        pg_proc_result_clear(&w->res);
+        if (w->watch)
+            munmap(w->watch, sizeof(*w->watch));
+        if (w->wfd >= 0)
+            close(w->wfd);
+        free(w->scratch);
+        free(w->message);
+    }
+}
+
+/* Checks both sides in one process first, on the same inputs, unless an
+ * earlier process did: 1 when that ended the benchmark (its failure in
+ * `out`), 0 to measure, negative for perfgate's own failure. */
+static int check_first(pg_bench_result *out, const pg_run_spec *spec,
+                       const char *spec_path)
+{
+    pg_run_spec check = *spec;
+    pg_bench_result r;
+    char *path = pg_strdupf("%s.check", spec_path);
+    int err, ended;
+
+    if (spec->skip_checks & PG_CHECK_BEFORE) {
+        free(path);
+        return 0;
+    }
+    check.verify_only = 1;
+    pg_bench_result_init(&r, out->name, NULL);
+    err = pg_run_bench(&r, &check, path);
+    ended = err == 0 &&
+            (pg_status_failed(r.status) || r.status == PG_STATUS_SKIPPED);
+    if (ended) {
+        out->status = r.status;
+        out->side = r.side;
+        free(out->message);
+        out->message = r.message;
+        r.message = NULL;
+        free(out->log);
+        out->log = r.log;
+        r.log = NULL;
+    }
+    pg_bench_result_clear(&r);
+    /* A broken base: the head is checked alone, so that a head as broken
+     * fails. */
+    if (ended && out->side == PG_SIDE_BASE)
+        err = pg_run_head_alone(out, spec, path, 0);
+    free(path);
+    return err < 0 ? err : ended;
+}
+
+int pg_split_run(pg_bench_result *out, const pg_run_spec *given,
+                 const char *spec_path)
+{
+    pg_run_spec run = *given;
+    split sp;
+    char token[33];
+    int s, err;
+
+    memset(&sp, 0, sizeof(sp));
+    sp.w[0].wfd = sp.w[1].wfd = -1;
+    sp.spec = &run;
+    pg_run_add_cases(out, given);
+    if ((err = check_first(out, given, spec_path)) != 0)
+        return err < 0 ? err : 0;
+    run.skip_checks |= PG_CHECK_BEFORE;
+    run.verbose = given->verbose || pg_tracing();
+    pg_token(token);
+    run.token = token;
+    if ((err = pg_run_spec_write(&run, spec_path)) < 0)
+        return err;
+    /* Started together; each loads and sets up while the other does. */
+    for (s = 0; s < 2 && err == 0; s++)
+        err = start_worker(&sp, &sp.w[s], s, spec_path);
+    for (s = 0; s < 2 && err == 0 && !sp.err; s++)
+        await(&sp, &sp.w[s], &sp.w[s].ready);
+    if (err == 0 && !sp.err && sp.w[0].ready && sp.w[1].ready &&
+        !worker_failed(&sp.w[0]) && !worker_failed(&sp.w[1]))
+        measure(out, &sp);
+    end_workers(&sp, err == 0 && !sp.err);
+    if (err == 0 && sp.err)
+        err = sp.err;
+    if (err == 0 && (sp.w[0].res.not_run || sp.w[1].res.not_run))
+        err = pg_run_program_missing();
+    if (err == 0) {
+        /* The head's failure first: it is what the gate decides on. */
+        if (worker_failed(&sp.w[PG_HEAD]))
+            set_failure(out, &sp, &sp.w[PG_HEAD]);
+        else if (worker_failed(&sp.w[PG_BASE]))
+            set_failure(out, &sp, &sp.w[PG_BASE]);
+        /* What broke the base under many calls may break the head: it
+         * is timed alone, as long as both would have been. */
+        if (out->side == PG_SIDE_BASE)
+            err = pg_run_head_alone(out, &run, spec_path, sp.w[0].ready);
+    }
+    clear_workers(&sp);
+    return err;
+}
