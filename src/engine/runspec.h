@@ -29,8 +29,8 @@
  *
  * The token starts every line perfgate-measure writes to perfgate: user
  * code, in the same process, cannot write a line perfgate takes for a
- * result by accident.  (It can read the spec; a pull request's code can
- * always lie about its own speed, see the README.)
+ * result by accident.  (It can read the spec: on purpose, it can speak for
+ * its own side's process, and no further; docs/security.md.)
  */
 #ifndef PG_RUNSPEC_H
 #define PG_RUNSPEC_H

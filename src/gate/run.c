@@ -9,7 +9,6 @@
 #define _GNU_SOURCE
 #include "run.h"
 #include "counter.h"
-#include "split.h"
 #include "error.h"
 #include "fs.h"
 #include "measure.h"
@@ -182,22 +181,28 @@ static int problem_call(int call)
            call == PG_CALL_TEARDOWN || call == PG_CALL_LOAD;
 }
 
+int pg_run_watch_expired(const pg_watch *w, double timeout)
+{
+    int side = w->side;
+    int64_t used;
+
+    if (side > 1 || (side < 0 && !problem_call(w->call)))
+        return 0;
+    /* since_ns is written before side and call (watch.c): read after. */
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    used = pg_now_ns() - w->since_ns;
+    return (double)used / 1e9 > timeout;
+}
+
 static int watchdog(void *payload)
 {
     parent_ctx *ctx = payload;
     int side = ctx->watch->side;
-    int64_t used;
 
-    if (side > 1 || (side < 0 && !problem_call(ctx->watch->call)))
+    if (!pg_run_watch_expired(ctx->watch, ctx->spec->settings->timeout))
         return 0;
-    /* since_ns is written before side and call (watch.c): read after. */
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    used = pg_now_ns() - ctx->watch->since_ns;
-    if ((double)used / 1e9 > ctx->spec->settings->timeout) {
-        ctx->timeout_side = side;
-        return 1;
-    }
-    return 0;
+    ctx->timeout_side = side;
+    return 1;
 }
 
 static void set_log(pg_bench_result *out, const pg_str *output)
@@ -526,9 +531,6 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
     char *scratch = NULL, *dump = NULL, token[33];
     int err, wfd;
 
-    /* Two sides timed on the CPU: each in a process of its own. */
-    if (pg_split_applies(given))
-        return pg_split_run(out, given, spec_path);
     memset(&res, 0, sizeof(res));
     /* Shared with perfgate-measure as its fd 4. */
     wfd = memfd_create("perfgate-watch", MFD_CLOEXEC);

@@ -9,7 +9,9 @@
  * perfgate goes on with the next benchmark.
  *
  * With spec->gpu, memory from pg_alloc() is the device's and the device
- * times the samples (gpu.h); the rest is the same.
+ * times the samples (gpu.h); the rest is the same.  Two sides timed on the
+ * CPU are timed each in a process of its own instead (split.h, which
+ * checks them here first).
  */
 #ifndef PG_RUN_H
 #define PG_RUN_H
@@ -61,5 +63,9 @@ void pg_run_describe_who(pg_str *out, const pg_run_spec *spec,
                          const struct pg_watch *w, int side);
 void pg_run_describe_where(pg_str *out, const pg_run_spec *spec,
                            const struct pg_watch *w, int side);
+
+/* Whether the call the watch names (a side's, or the problem's own) has
+ * run longer than `timeout` seconds. */
+int pg_run_watch_expired(const struct pg_watch *w, double timeout);
 
 #endif

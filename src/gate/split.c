@@ -33,6 +33,8 @@
 /* How long one wait for an answer lasts before the process is looked at
  * again (its end, perfgate's interruption). */
 #define TICK_MS 20
+/* How long an answer is waited for without sleeping. */
+#define SPIN_NS 2000000
 
 static const char *const side_names[2] = {"base", "head"};
 
@@ -143,6 +145,18 @@ static void on_line(void *payload, const char *line)
     }
 }
 
+/* The per-call timeout, for what the process does between requests
+ * (loading, setting up, checking). */
+static int watchdog(void *payload)
+{
+    worker *w = payload;
+
+    if (!pg_run_watch_expired(w->watch, w->sp->spec->settings->timeout))
+        return 0;
+    w->timed_out = 1;
+    return 1;
+}
+
 /* Starts side `side`'s process: its own box, which shows its own library
  * and not the other side's. */
 static int start_worker(split *sp, worker *w, int side, const char *spec_path)
@@ -178,6 +192,7 @@ static int start_worker(split *sp, worker *w, int side, const char *spec_path)
     w->opts.timeout =
         2 * spec->settings->timeout + spec->settings->max_time + 60;
     w->opts.on_line = on_line;
+    w->opts.watchdog = watchdog;
     w->opts.payload = w;
     w->opts.share_fd = w->wfd;
     w->opts.request = 1;
@@ -193,25 +208,31 @@ static int start_worker(split *sp, worker *w, int side, const char *spec_path)
 
 /*
  * Waits for `*flag` (an answer, "ready", "ended") from `w`, for at most
- * the benchmark's timeout.  0, or -1 when the process failed, said what it
- * was not asked, ended, hung, or perfgate was interrupted (sp->err).
+ * `seconds` (a sample: the benchmark's timeout; the rest is held to it
+ * call by call, by the watchdog).  0, or -1 when the process failed, said
+ * what it was not asked, ended, hung, or perfgate was interrupted
+ * (sp->err).
  */
-static int await(split *sp, worker *w, const int *flag)
+static int await(split *sp, worker *w, const int *flag, double seconds)
 {
-    int64_t deadline =
-        pg_now_ns() + (int64_t)(sp->spec->settings->timeout * 1e9);
+    int64_t deadline = pg_now_ns() + (int64_t)(seconds * 1e9);
+
+    int64_t spin = pg_now_ns() + SPIN_NS;
 
     while (!*flag && !w->failed && !w->out_of_turn && !w->gone) {
-        int64_t left = deadline - pg_now_ns();
+        int64_t now = pg_now_ns(), left = deadline - now;
+        int ms =
+            left > TICK_MS * 1000000LL ? TICK_MS : (int)(left / 1000000) + 1;
         if (left <= 0) {
             w->timed_out = 1;
             return -1;
         }
-        if (pg_proc_live_wait(w->live,
-                              left > TICK_MS * 1000000LL
-                                  ? TICK_MS
-                                  : (int)(left / 1000000) + 1,
-                              &sp->err))
+        /* A short sample's answer comes within microseconds: looked for
+         * without sleeping, as a wake-up from sleep would take longer
+         * than the sample (tens of microseconds in a VM). */
+        if (now < spin)
+            ms = 0;
+        if (pg_proc_live_wait(w->live, ms, &sp->err))
             w->gone = 1;
         if (sp->err)
             return -1;
@@ -239,11 +260,11 @@ static int ask(split *sp, worker *w, const char *fmt, ...)
     if (err < 0) {
         /* It stopped reading: it ended, or is ending. */
         w->awaiting = 0;
-        await(sp, w, &w->ended);
+        await(sp, w, &w->ended, w->opts.timeout);
         w->gone = 1;
         return -1;
     }
-    return await(sp, w, &w->answered);
+    return await(sp, w, &w->answered, sp->spec->settings->timeout);
 }
 
 /* pg_remote's time(): a sample from the side's own process. */
@@ -460,7 +481,7 @@ static void end_workers(split *sp, int ask_end)
         if (ask_end && !worker_failed(w)) {
             w->awaiting = 1;
             if (pg_proc_live_send(w->live, PG_RQ_END) == 0)
-                await(sp, w, &w->ended);
+                await(sp, w, &w->ended, w->opts.timeout);
             w->awaiting = 0;
         }
     }
@@ -554,7 +575,7 @@ int pg_split_run(pg_bench_result *out, const pg_run_spec *given,
     for (s = 0; s < 2 && err == 0; s++)
         err = start_worker(&sp, &sp.w[s], s, spec_path);
     for (s = 0; s < 2 && err == 0 && !sp.err; s++)
-        await(&sp, &sp.w[s], &sp.w[s].ready);
+        await(&sp, &sp.w[s], &sp.w[s].ready, sp.w[s].opts.timeout);
     if (err == 0 && !sp.err && sp.w[0].ready && sp.w[1].ready &&
         !worker_failed(&sp.w[0]) && !worker_failed(&sp.w[1]))
         measure(out, &sp);
