@@ -319,8 +319,9 @@ static int is_real_dir(const char *path)
 }
 
 /* A mount of the box's: a path hidden (an empty tmpfs), bound back
- * read-only, or bound writable. */
-typedef enum mount_kind { HIDE, SHOW, WRITE } mount_kind;
+ * read-only, bound writable, or the box's own temporary directory (a
+ * tmpfs of PG_BOX_TMP_BYTES at most). */
+typedef enum mount_kind { HIDE, SHOW, WRITE, SCRATCH } mount_kind;
 
 typedef struct mount {
     char *path;
@@ -505,13 +506,18 @@ static void box_mounts(pg_strvec *out, const pg_box *box, const char *tmp,
     for (i = 0; box && i < PG_BOX_PATHS && box->write[i]; i++)
         add_mount(&ms, box->write[i], WRITE);
     if (tmp)
-        add_mount(&ms, tmp, WRITE);
+        add_mount(&ms, tmp, SCRATCH);
     qsort(ms.m, ms.n, sizeof(*ms.m), by_length);
     for (i = 0; i < ms.n; i++) {
-        static const char *const how[] = {"--tmpfs", "--ro-bind-try", "--bind"};
+        static const char *const how[] = {"--tmpfs", "--ro-bind-try", "--bind",
+                                          "--tmpfs"};
+        if (ms.m[i].kind == SCRATCH) {
+            pg_strvec_push(out, "--size");
+            pg_strvec_pushf(out, "%llu", (unsigned long long)PG_BOX_TMP_BYTES);
+        }
         pg_strvec_push(out, how[ms.m[i].kind]);
         pg_strvec_push(out, ms.m[i].path);
-        if (ms.m[i].kind != HIDE)
+        if (ms.m[i].kind == SHOW || ms.m[i].kind == WRITE)
             pg_strvec_push(out, ms.m[i].path);
     }
     /* A hidden place is empty and stays so: read-only, as the machine's

@@ -36,6 +36,11 @@ typedef enum pg_box_mode {
 
 #define PG_BOX_PATHS 4
 
+/* The most a run may write to its private temporary directory (TMPDIR,
+ * HOME), which is a tmpfs of the box's own: a build that fills it gets
+ * "No space left on device", not the machine's disk. */
+#define PG_BOX_TMP_BYTES (1ULL << 30)
+
 /* What one run may touch: NULL ends each list early. */
 typedef struct pg_box {
     const char *write[PG_BOX_PATHS]; /* writable (directories) */
@@ -102,8 +107,9 @@ int pg_box_seccomp_fd(void);
 
 /*
  * The command line that runs `argv` in `box`, in `cwd` (NULL: the current
- * directory), with `tmp` as its writable TMPDIR (NULL: none): bubblewrap's
- * options, then `argv`, into `out`.
+ * directory), with `tmp` as its writable TMPDIR (NULL: none; in the box an
+ * empty tmpfs of PG_BOX_TMP_BYTES at that path): bubblewrap's options,
+ * then `argv`, into `out`.
  */
 void pg_box_argv(pg_strvec *out, const pg_box *box, const char *tmp,
                  const char *cwd, char *const argv[]);

@@ -183,6 +183,19 @@ class Contain(RepoTest):
         self.assertIn("Max address space", log)
         self.assertNotIn("unlimited", log)
 
+    def test_a_build_cannot_fill_the_disk_through_its_tmpdir(self):
+        # Finding 9: 4 GB written to the box's TMPDIR landed on the
+        # machine's disk.  In the box it is a tmpfs of 1 GiB.
+        if not box_works():
+            self.skipTest("bubblewrap cannot make a box here")
+        self.base_repo()
+        cc = self.fake_compiler('head -c 1100M /dev/zero > "$TMPDIR/fill" '
+                                '|| exit 1\nexit 0\n')
+        r = self.perfgate("HEAD", "HEAD", env={"CC": cc})
+        b = r.bench("sum")
+        self.assertEqual(b["status"], "build_failed", b)
+        self.assertIn("No space left on device", b["log"])
+
     def test_the_compiler_gets_ten_times_the_timeout(self):
         self.base_repo()
         cc = self.fake_compiler("exec sleep 120\n")

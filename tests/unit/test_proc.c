@@ -282,7 +282,13 @@ static void box_command_line(void)
     REQUIRE(ro + 2 < a.n);
     CHECK_STR(a.v[ro + 1], "/");
     CHECK(ro < mount_at(&a, "--tmpfs", "/tmp"));
-    CHECK(mount_at(&a, "--tmpfs", "/tmp") < mount_at(&a, "--bind", "/w/tmp"));
+    /* The run's temporary directory: a tmpfs of its own, capped. */
+    CHECK(mount_at(&a, "--tmpfs", "/tmp") < mount_at(&a, "--tmpfs", "/w/tmp"));
+    REQUIRE(mount_at(&a, "--tmpfs", "/w/tmp") >= 2);
+    CHECK_STR(a.v[mount_at(&a, "--tmpfs", "/w/tmp") - 2], "--size");
+    CHECK(strtoull(a.v[mount_at(&a, "--tmpfs", "/w/tmp") - 1], NULL, 10) ==
+          PG_BOX_TMP_BYTES);
+    CHECK(mount_at(&a, "--bind", "/w/tmp") == a.n);
     CHECK(mount_at(&a, "--tmpfs", "/w/other") < a.n);
     CHECK(mount_at(&a, "--bind", "/w/side") < a.n);
     CHECK(mount_at(&a, "--bind", "/w/out") < a.n);
@@ -300,7 +306,7 @@ static void box_command_line(void)
         CHECK(mount_at(&a, "--ro-bind-try", "/root/.ssh") == a.n);
     }
     /* Hidden places stay empty: read-only once what is inside is mounted. */
-    CHECK(mount_at(&a, "--bind", "/w/tmp") <
+    CHECK(mount_at(&a, "--tmpfs", "/w/tmp") <
           mount_at(&a, "--remount-ro", "/tmp"));
     CHECK(mount_at(&a, "--remount-ro", "/w/h") < a.n);
     CHECK(find(&a, 0, "TMPDIR") < a.n);
