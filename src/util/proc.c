@@ -693,21 +693,24 @@ int pg_proc_start(pg_proc_live **out, pg_proc_result *res, char *const argv[],
     return 0;
 }
 
-int pg_proc_live_send(pg_proc_live *p, const char *fmt, ...)
+/* One line to `fd`: "[TOKEN ]TEXT\n", newlines in TEXT made spaces,
+ * written whole (short writes resumed, EINTR retried).  0, or -1 when
+ * the reader is gone. */
+static int send_line(int fd, const char *token, const char *fmt, va_list ap)
 {
     pg_str s = PG_STR_INIT;
-    va_list ap;
-    size_t off = 0;
+    size_t i, off = 0;
     int err = 0;
 
-    if (p->c.req_fd < 0)
-        return -1;
-    va_start(ap, fmt);
+    if (token)
+        pg_str_printf(&s, "%s ", token);
     pg_str_vprintf(&s, fmt, ap);
-    va_end(ap);
+    for (i = 0; i < s.size; i++)
+        if (s.ptr[i] == '\n' || s.ptr[i] == '\r')
+            s.ptr[i] = ' ';
     pg_str_putc(&s, '\n');
     while (off < s.size) {
-        ssize_t n = write(p->c.req_fd, s.ptr + off, s.size - off);
+        ssize_t n = write(fd, s.ptr + off, s.size - off);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
@@ -717,6 +720,19 @@ int pg_proc_live_send(pg_proc_live *p, const char *fmt, ...)
         off += (size_t)n;
     }
     pg_str_clear(&s);
+    return err;
+}
+
+int pg_proc_live_send(pg_proc_live *p, const char *fmt, ...)
+{
+    va_list ap;
+    int err;
+
+    if (p->c.req_fd < 0)
+        return -1;
+    va_start(ap, fmt);
+    err = send_line(p->c.req_fd, NULL, fmt, ap);
+    va_end(ap);
     return err;
 }
 
@@ -871,31 +887,12 @@ size_t pg_proc_memory_limit(void)
 
 int pg_proc_send(int fd, const char *token, const char *fmt, ...)
 {
-    pg_str s = PG_STR_INIT;
     va_list ap;
-    size_t i, off = 0;
-    int err = 0;
+    int err;
 
-    if (token)
-        pg_str_printf(&s, "%s ", token);
     va_start(ap, fmt);
-    pg_str_vprintf(&s, fmt, ap);
+    err = send_line(fd, token, fmt, ap);
     va_end(ap);
-    for (i = 0; i < s.size; i++)
-        if (s.ptr[i] == '\n' || s.ptr[i] == '\r')
-            s.ptr[i] = ' ';
-    pg_str_putc(&s, '\n');
-    while (off < s.size) {
-        ssize_t n = write(fd, s.ptr + off, s.size - off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            err = -1;
-            break;
-        }
-        off += (size_t)n;
-    }
-    pg_str_clear(&s);
     return err;
 }
 
