@@ -77,7 +77,9 @@
  */
 
 /* PLACEMENTS: loaded, set up (and checked, unless an earlier process
- * checked the same inputs): its solution lies at PLACEMENTS addresses. */
+ * checked the same inputs): its solution lies at PLACEMENTS addresses,
+ * 1 to PG_PLACEMENTS_MOST. */
+#define PG_PLACEMENTS_MOST 8
 #define PG_EV_READY "ready"
 #define PG_EV_READY_FMT PG_EV_READY " %zu"
 

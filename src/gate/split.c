@@ -128,7 +128,11 @@ static void on_line(void *payload, const char *line)
     if (!rest)
         return;
     if (!strcmp(word, PG_EV_READY)) {
-        if (w->ready || sscanf(rest, "%zu", &w->nplaced) != 1)
+        /* How many placements the rounds take in turn: a side that
+         * claimed more than there can be would stretch its rounds until
+         * the budget ran out, unlabelled. */
+        if (w->ready || sscanf(rest, "%zu", &w->nplaced) != 1 ||
+            w->nplaced < 1 || w->nplaced > PG_PLACEMENTS_MOST)
             w->out_of_turn = 1;
         w->ready = 1;
     } else if (!strcmp(word, PG_EV_SAMPLE)) {
@@ -216,7 +220,6 @@ static int start_worker(split *sp, worker *w, int side, const char *spec_path)
 static int await(split *sp, worker *w, const int *flag, double seconds)
 {
     int64_t deadline = pg_now_ns() + (int64_t)(seconds * 1e9);
-
     int64_t spin = pg_now_ns() + SPIN_NS;
 
     while (!*flag && !w->failed && !w->out_of_turn && !w->gone) {

@@ -70,7 +70,7 @@ enum { MSG_FD = 3, WATCH_FD = 4 };
 
 /* How many places each side's code is timed at, and the most memory its
  * copies may take (place_copies). */
-enum { PLACEMENTS = 8, PLACEMENT_BYTES = 64 << 20 };
+enum { PLACEMENTS = PG_PLACEMENTS_MOST, PLACEMENT_BYTES = 64 << 20 };
 
 static const char usage_text[] =
     "usage: perfgate-measure SPEC\n"
