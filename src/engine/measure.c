@@ -131,6 +131,33 @@ double pg_measure_sample(const pg_target *t, pg_fn fn, uint64_t n, int warm,
     return time_batch(t, fn, n, &pg_timer_current()->chosen);
 }
 
+double pg_measure_sample_on(const pg_device_clock *dev, const pg_target *t,
+                            pg_fn fn, uint64_t n, int cold)
+{
+    pg_target x = *t;
+
+    x.fn = fn ? fn : empty_solution;
+    return dev->time(dev->ctx, &x, n, cold);
+}
+
+/* Whether samples are a device's (a GPU, a counter, here or in another
+ * process): no warm calls, no placements, calibration's pass kept; and
+ * that clock's error and most calls a sample. */
+static int device_like(const pg_measure_opts *o)
+{
+    return o->device || (o->remote && o->remote->error_ns > 0);
+}
+
+static double device_error(const pg_measure_opts *o)
+{
+    return o->device ? o->device->error_ns : o->remote->error_ns;
+}
+
+static uint64_t device_max_inner(const pg_measure_opts *o)
+{
+    return o->device ? o->device->max_inner : o->remote->max_inner;
+}
+
 /* A sample another process takes (pg_remote); a failure ends the
  * measurement, and reads as infinitely long until it does. */
 static double time_remote(engine *e, size_t c, int k, uint64_t n, size_t slot,
@@ -186,7 +213,7 @@ static double time_side(engine *e, const pg_target *t, size_t c, int side,
 static uint64_t calibrate(engine *e, pg_target *targets, size_t c, int nsides,
                           double *first)
 {
-    const pg_device_clock *dev = e->opts->device;
+    int dev = device_like(e->opts);
     double sample_ns = e->opts->sample_ns, ns[2];
     uint64_t n = 1, limit = MAX_INNER;
     int s;
@@ -195,7 +222,7 @@ static uint64_t calibrate(engine *e, pg_target *targets, size_t c, int nsides,
     if (e->cold)
         return 1;
     if (dev) {
-        limit = dev->max_inner ? dev->max_inner : 1;
+        limit = device_max_inner(e->opts) ? device_max_inner(e->opts) : 1;
         /* Cold, a batch may not call a copy twice: the second call would
          * find its data in the cache. */
         for (s = 0; e->opts->device_cold && s < nsides; s++)
@@ -204,7 +231,8 @@ static uint64_t calibrate(engine *e, pg_target *targets, size_t c, int nsides,
     }
     if (sample_ns <= 0) {
         /* A thousand times the timer's error keeps it under 0.1%. */
-        sample_ns = 1000 * (dev ? dev->error_ns : pg_timer_error_ns(e->clock));
+        sample_ns =
+            1000 * (dev ? device_error(e->opts) : pg_timer_error_ns(e->clock));
         if (sample_ns < 5000)
             sample_ns = 5000;
         if (sample_ns > 1e6)
@@ -257,7 +285,7 @@ static int starts_warm(const engine *e, const pg_timing *t, const double *first,
 
     if (t->inner > 1)
         return 1;
-    if (e->cold || e->opts->device)
+    if (e->cold || device_like(e->opts))
         return 0;
     for (s = 0; s < nsides; s++)
         if (first[s] < shortest)
@@ -386,8 +414,8 @@ static pg_estimate_run as_run(const engine *e, const rounds *rs, int nrounds)
 static void estimate_now(const engine *e, rounds *rs, pg_timing *out,
                          size_t ncases, int nrounds, pg_interval *total)
 {
-    const pg_device_clock *dev = e->opts->device;
-    double err = dev ? dev->error_ns : pg_timer_error_ns(e->clock);
+    double err = device_like(e->opts) ? device_error(e->opts)
+                                      : pg_timer_error_ns(e->clock);
     double *quantum = pg_malloc(ncases * sizeof(*quantum));
     pg_estimate_run run = as_run(e, rs, nrounds);
     size_t c;
@@ -468,7 +496,7 @@ static int choose_slots(const pg_measure_opts *opts, pg_target (*targets)[2],
     double fit;
     int s;
 
-    if (opts->device || !ncases)
+    if (device_like(opts) || !ncases)
         return 1;
     for (s = 0; s < nsides; s++)
         if (targets[0][s].nplaced > most)
@@ -540,7 +568,7 @@ int pg_measure(pg_timing *out, pg_measure_summary *summary,
      * watched apart (gpu.c); cold samples each start from an evicted
      * cache.
      */
-    if (!opts->device && !e.cold) {
+    if (!device_like(opts) && !e.cold) {
         for (c = 0; c < ncases * 2; c++)
             rs.first[c] = INFINITY;
         e.shift = 1;

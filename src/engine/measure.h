@@ -66,6 +66,11 @@ typedef struct pg_remote {
     double (*time)(void *ctx, size_t c, int k, uint64_t n, size_t slot,
                    int warm);
     void *ctx;
+    /* A count taken there (counter.h), as a pg_device_clock takes it:
+     * its error per sample and the most calls in one (0: any); error_ns 0
+     * means time, on the same clock as this process's. */
+    double error_ns;
+    uint64_t max_inner;
 } pg_remote;
 
 typedef struct pg_measure_opts {
@@ -148,5 +153,10 @@ int pg_measure(pg_timing *out, pg_measure_summary *summary,
  */
 double pg_measure_sample(const pg_target *t, pg_fn fn, uint64_t n, int warm,
                          unsigned char *evict, size_t evict_bytes);
+
+/* The same on a device's clock (a counter): `n` calls of `fn` (NULL: the
+ * empty stand-in) on t->state, as dev->time() takes them. */
+double pg_measure_sample_on(const pg_device_clock *dev, const pg_target *t,
+                            pg_fn fn, uint64_t n, int cold);
 
 #endif

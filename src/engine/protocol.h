@@ -76,12 +76,14 @@
  * one answer.  "fail", "verified" and "trace" are as above.
  */
 
-/* PLACEMENTS: loaded, set up (and checked, unless an earlier process
- * checked the same inputs): its solution lies at PLACEMENTS addresses,
- * 1 to PG_PLACEMENTS_MOST. */
+/* PLACEMENTS ERROR MOST: loaded, set up (and checked, unless an earlier
+ * process checked the same inputs): its solution lies at PLACEMENTS
+ * addresses, 1 to PG_PLACEMENTS_MOST; a counted run's counter has an
+ * error of ERROR a sample and takes at most MOST calls in one (0: any);
+ * ERROR is 0 when it times. */
 #define PG_PLACEMENTS_MOST 8
 #define PG_EV_READY "ready"
-#define PG_EV_READY_FMT PG_EV_READY " %zu"
+#define PG_EV_READY_FMT PG_EV_READY " %zu %.17g %llu"
 
 /* Request CASE K CALLS SLOT WARM: times CALLS calls of the side's solution
  * (K 0) or of the empty stand-in (K -1) on case CASE, at placement SLOT,

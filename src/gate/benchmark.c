@@ -13,6 +13,7 @@
 #include "catalog.h"
 #include "profile.h"
 #include "run.h"
+#include "split.h"
 #include "stats.h"
 #include "str.h"
 #include "timer.h"
@@ -381,7 +382,7 @@ static int count_too(pg_bench_ctx *c, const pg_run_spec *timed,
     }
     settings.timeout = counted_timeout(out, &c->cfg->settings);
     pg_progress_sayf(c->progress, "counting instructions");
-    if ((err = pg_run_bench(k, &spec, spec_path)) < 0)
+    if ((err = pg_split_or_run(k, &spec, spec_path)) < 0)
         return err;
     if (k->status == PG_STATUS_UNCHANGED && k->rounds > 0)
         pg_stats_decide(k, settings.count_floor);

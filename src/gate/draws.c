@@ -238,16 +238,6 @@ static int measured(const pg_bench_result *b)
            b->rounds > 0;
 }
 
-/* One measuring process's run: two sides timed on the CPU each in a
- * process of its own (split.h), the rest in one (run.h). */
-static int run_one(pg_bench_result *out, const pg_run_spec *spec,
-                   const char *spec_path)
-{
-    if (pg_split_applies(spec))
-        return pg_split_run(out, spec, spec_path);
-    return pg_run_bench(out, spec, spec_path);
-}
-
 int pg_draws_run(pg_bench_result *out, const pg_run_spec *spec,
                  const char *spec_path)
 {
@@ -262,7 +252,7 @@ int pg_draws_run(pg_bench_result *out, const pg_run_spec *spec,
     draws ds;
 
     if (!pools(spec))
-        return run_one(out, spec, spec_path);
+        return pg_split_or_run(out, spec, spec_path);
     memset(&ds, 0, sizeof(ds));
     ds.spec = spec;
     child.settings = &settings;
@@ -299,7 +289,7 @@ int pg_draws_run(pg_bench_result *out, const pg_run_spec *spec,
         child.skip_checks = later ? PG_CHECK_BEFORE : PG_CHECK_AFTER;
         if (later)
             pg_bench_result_init(&one, out->name, NULL);
-        if ((err = run_one(dst, &child, spec_path)) < 0) {
+        if ((err = pg_split_or_run(dst, &child, spec_path)) < 0) {
             if (later)
                 pg_bench_result_clear(&one);
             goto cleanup;

@@ -461,7 +461,7 @@ static void set_end(pg_bench_result *out, const pg_proc_result *res,
  * Code that fails natively (but not under valgrind) fails the benchmark.
  * Negative only when perfgate failed or was interrupted.
  */
-static int check_path(pg_bench_result *out, const pg_run_spec *counted,
+int pg_run_check_path(pg_bench_result *out, const pg_run_spec *counted,
                       const char *spec_path)
 {
     pg_run_spec spec = *counted;
@@ -620,7 +620,7 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
     if (out->side == PG_SIDE_BASE && spec->lib[0] && !spec->verify_only)
         err = pg_run_head_alone(out, spec, spec_path, pctx.head_verified);
     else if (spec->code_path && !pctx.failed && pctx.done)
-        err = check_path(out, spec, spec_path);
+        err = pg_run_check_path(out, spec, spec_path);
 done:
     pg_proc_result_clear(&res);
     pg_strvec_clear(&argv);

@@ -10,8 +10,8 @@
  *
  * With spec->gpu, memory from pg_alloc() is the device's and the device
  * times the samples (gpu.h); the rest is the same.  Two sides timed on the
- * CPU are timed each in a process of its own instead (split.h, which
- * checks them here first).
+ * CPU or counted are measured each in a process of its own instead
+ * (split.h, which checks them here first).
  */
 #ifndef PG_RUN_H
 #define PG_RUN_H
@@ -50,6 +50,16 @@ int pg_run_program_missing(void);
  */
 int pg_run_head_alone(pg_bench_result *out, const pg_run_spec *spec,
                       const char *spec_path, int timed);
+
+/*
+ * A count taken under callgrind (`counted`, whose count_dump.path0 and
+ * .path1 hold what each side executed): the same calls run natively,
+ * sampled, to tell whether callgrind saw the code the machine runs
+ * (pathcheck.h); code that fails natively fails the benchmark.  Negative
+ * only when perfgate failed or was interrupted.
+ */
+int pg_run_check_path(pg_bench_result *out, const pg_run_spec *counted,
+                      const char *spec_path);
 
 /* For the runs of split.c, as run.c's own: the cases in `out`, named,
  * nothing measured yet. */

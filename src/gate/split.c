@@ -5,13 +5,16 @@
 #define _GNU_SOURCE
 #include "split.h"
 #include "clock.h"
+#include "counter.h"
 #include "error.h"
+#include "fs.h"
 #include "estimate.h"
 #include "measure.h"
 #include "proc.h"
 #include "protocol.h"
 #include "run.h"
 #include "str.h"
+#include "strvec.h"
 #include "token.h"
 #include "trace.h"
 #include "units.h"
@@ -51,7 +54,12 @@ typedef struct worker {
     pg_watch *watch;
     int wfd;
     char *scratch;
+    char *spec_path; /* its own run spec: its library, not the other's */
+    char *dump;      /* under callgrind: its dump file */
+    char *cpu;       /* the CPU features its code saw ("cpu") */
     size_t nplaced;
+    double error_ns; /* a count's error a sample (0: timed) */
+    unsigned long long max_inner;
     int ready, ended, gone, timed_out;
     int awaiting; /* an answer is due */
     int answered; /* it came */
@@ -76,8 +84,8 @@ int pg_split_applies(const pg_run_spec *spec)
 
     if (env && !strcmp(env, "0"))
         return 0;
-    return spec->lib[0] && spec->lib[1] && !spec->metric && !spec->gpu &&
-           !spec->sample && !spec->verify_only && !spec->code_path;
+    return spec->lib[0] && spec->lib[1] && !spec->gpu && !spec->sample &&
+           !spec->verify_only;
 }
 
 static double parse_double(const char *s)
@@ -131,8 +139,11 @@ static void on_line(void *payload, const char *line)
         /* How many placements the rounds take in turn: a side that
          * claimed more than there can be would stretch its rounds until
          * the budget ran out, unlabelled. */
-        if (w->ready || sscanf(rest, "%zu", &w->nplaced) != 1 ||
-            w->nplaced < 1 || w->nplaced > PG_PLACEMENTS_MOST)
+        if (w->ready ||
+            sscanf(rest, "%zu %lf %llu", &w->nplaced, &w->error_ns,
+                   &w->max_inner) != 3 ||
+            w->nplaced < 1 || w->nplaced > PG_PLACEMENTS_MOST ||
+            !(w->error_ns >= 0))
             w->out_of_turn = 1;
         w->ready = 1;
     } else if (!strcmp(word, PG_EV_SAMPLE)) {
@@ -146,6 +157,9 @@ static void on_line(void *payload, const char *line)
         take_failure(w, rest);
     } else if (!strcmp(word, PG_EV_TRACE)) {
         pg_trace("measure (%s): %s", side_names[w->side], rest);
+    } else if (!strcmp(word, PG_EV_CPU)) {
+        free(w->cpu);
+        w->cpu = pg_strdup(rest);
     }
 }
 
@@ -166,7 +180,8 @@ static int watchdog(void *payload)
 static int start_worker(split *sp, worker *w, int side, const char *spec_path)
 {
     const pg_run_spec *spec = sp->spec;
-    char *argv[5], digit[2] = {(char)('0' + side), '\0'};
+    pg_run_spec own = *spec;
+    pg_strvec argv = PG_STRVEC_INIT;
     int err;
 
     w->sp = sp;
@@ -186,8 +201,16 @@ static int start_worker(split *sp, worker *w, int side, const char *spec_path)
     if (mkdir(w->scratch, 0700) < 0 && errno != EEXIST)
         return pg_error_set(PG_ERR_GENERIC, "cannot create %s: %s", w->scratch,
                             strerror(errno));
+    /* Its own spec: its library alone, and under callgrind its dumps in
+     * its own directory, the only one its box lets it write. */
+    w->spec_path = pg_strdupf("%s.%d", spec_path, side);
+    own.lib[!side] = NULL;
+    if (spec->counter == PG_COUNTER_CALLGRIND)
+        own.count_dump = w->dump = pg_path_join(w->scratch, "callgrind.out");
+    if ((err = pg_run_spec_write(&own, w->spec_path)) < 0)
+        return err;
     w->box.write[0] = w->scratch;
-    w->box.show[0] = spec_path;
+    w->box.show[0] = w->spec_path;
     w->box.show[1] = spec->problem_lib;
     w->box.show[2] = spec->lib[side];
     w->opts.cwd = w->scratch;
@@ -200,13 +223,20 @@ static int start_worker(split *sp, worker *w, int side, const char *spec_path)
     w->opts.payload = w;
     w->opts.share_fd = w->wfd;
     w->opts.request = 1;
-    argv[0] = (char *)pg_run_program_path();
-    argv[1] = "--side";
-    argv[2] = digit;
-    argv[3] = (char *)spec_path;
-    argv[4] = NULL;
-    if ((err = pg_proc_start(&w->live, &w->res, argv, &w->opts)) < 0)
+    /* A count is to be the same in every run: nothing in it may depend on
+     * where the loader put things. */
+    w->opts.no_aslr = spec->metric != 0;
+    if (spec->counter == PG_COUNTER_CALLGRIND) {
+        pg_counter_valgrind_args(&argv, (pg_metric)spec->metric, w->dump);
+        w->opts.timeout += 60; /* valgrind's start, and its slower pace */
+    }
+    pg_strvec_push(&argv, pg_run_program_path());
+    pg_strvec_push(&argv, "--side");
+    pg_strvec_pushf(&argv, "%d", side);
+    pg_strvec_push(&argv, w->spec_path);
+    if ((err = pg_proc_start(&w->live, &w->res, argv.v, &w->opts)) < 0)
         w->live = NULL;
+    pg_strvec_clear(&argv);
     return err;
 }
 
@@ -450,6 +480,7 @@ static int measure(pg_bench_result *out, split *sp)
     for (c = 0; c < spec->ncases; c++)
         for (s = 0; s < 2; s++)
             targets[c][s].nplaced = sp->w[s].nplaced;
+    memset(&remote, 0, sizeof(remote));
     remote.time = remote_time;
     remote.ctx = sp;
     pg_measure_opts_init(&opts, spec->settings->min_rounds,
@@ -458,7 +489,14 @@ static int measure(pg_bench_result *out, split *sp)
         opts.rule.min_time = spec->min_time;
     opts.rule.gate_cases = spec->gate_cases;
     opts.rule.self_check = spec->self_check;
-    opts.evict_bytes = spec->evict_bytes;
+    if (spec->metric) {
+        /* The base's counter says how its samples are taken. */
+        remote.error_ns = sp->w[PG_BASE].error_ns;
+        remote.max_inner = sp->w[PG_BASE].max_inner;
+        opts.jitter = 0; /* a count does not move with where code lies */
+    } else {
+        opts.evict_bytes = spec->evict_bytes;
+    }
     opts.remote = &remote;
     opts.on_round = on_round;
     opts.payload = sp;
@@ -511,8 +549,33 @@ static void clear_workers(split *sp)
         if (w->wfd >= 0)
             close(w->wfd);
         free(w->scratch);
+        free(w->spec_path);
+        free(w->dump);
+        free(w->cpu);
         free(w->message);
     }
+}
+
+/* Under callgrind: what each side's process executed, side by side in
+ * the base's directory, against where the same calls run natively. */
+static int check_paths(pg_bench_result *out, const split *sp,
+                       const char *spec_path)
+{
+    pg_run_spec counted = *sp->spec;
+    char *from, *to;
+    int err;
+
+    if (!sp->w[PG_BASE].dump || !sp->w[PG_HEAD].dump)
+        return 0;
+    from = pg_strdupf("%s.path%d", sp->w[PG_HEAD].dump, PG_HEAD);
+    to = pg_strdupf("%s.path%d", sp->w[PG_BASE].dump, PG_HEAD);
+    if (rename(from, to) < 0 && errno != ENOENT)
+        pg_trace("%s: cannot move %s: %s", out->name, from, strerror(errno));
+    counted.count_dump = sp->w[PG_BASE].dump;
+    err = pg_run_check_path(out, &counted, spec_path);
+    free(from);
+    free(to);
+    return err;
 }
 
 /* Checks both sides in one process first, on the same inputs, unless an
@@ -585,9 +648,24 @@ int pg_split_run(pg_bench_result *out, const pg_run_spec *given,
     end_workers(&sp, err == 0 && !sp.err);
     if (err == 0 && sp.err)
         err = sp.err;
-    if (err == 0 && (sp.w[0].res.not_run || sp.w[1].res.not_run))
+    if (err == 0 && (sp.w[0].res.not_run || sp.w[1].res.not_run)) {
+        if (run.counter == PG_COUNTER_CALLGRIND) {
+            out->status = PG_STATUS_SKIPPED;
+            free(out->message);
+            out->message = pg_strdup("not counted: valgrind could not be run "
+                                     "(install valgrind, or count with "
+                                     "counter: hardware where the CPU "
+                                     "allows)");
+            clear_workers(&sp);
+            return 0;
+        }
         err = pg_run_program_missing();
+    }
     if (err == 0) {
+        char **cpu = run.metric ? &out->cpu_simulated : &out->cpu_native;
+        free(*cpu);
+        *cpu = sp.w[PG_BASE].cpu;
+        sp.w[PG_BASE].cpu = NULL;
         /* The head's failure first: it is what the gate decides on. */
         if (worker_failed(&sp.w[PG_HEAD]))
             set_failure(out, &sp, &sp.w[PG_HEAD]);
@@ -597,7 +675,17 @@ int pg_split_run(pg_bench_result *out, const pg_run_spec *given,
          * is timed alone, as long as both would have been. */
         if (out->side == PG_SIDE_BASE)
             err = pg_run_head_alone(out, &run, spec_path, sp.w[0].ready);
+        else if (run.code_path && out->rounds > 0 && !out->message)
+            err = check_paths(out, &sp, spec_path);
     }
     clear_workers(&sp);
     return err;
+}
+
+int pg_split_or_run(pg_bench_result *out, const pg_run_spec *spec,
+                    const char *spec_path)
+{
+    if (pg_split_applies(spec))
+        return pg_split_run(out, spec, spec_path);
+    return pg_run_bench(out, spec, spec_path);
 }

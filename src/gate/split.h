@@ -26,9 +26,10 @@
 #include "runspec.h"
 
 /*
- * Whether `spec` is timed this way: two sides, timed on the CPU (not
- * counted, sampled, only checked, or on a GPU).  PERFGATE_SPLIT=0 keeps
- * both sides in one process, for comparisons.
+ * Whether `spec` is measured this way: two sides, timed on the CPU or
+ * counted (each side's process then counts its own samples, under a
+ * valgrind of its own), not sampled, only checked, or on a GPU.
+ * PERFGATE_SPLIT=0 keeps both sides in one process, for comparisons.
  */
 int pg_split_applies(const pg_run_spec *spec);
 
@@ -36,5 +37,10 @@ int pg_split_applies(const pg_run_spec *spec);
  * process.  Negative only when perfgate itself failed or was interrupted. */
 int pg_split_run(pg_bench_result *out, const pg_run_spec *spec,
                  const char *spec_path);
+
+/* One measuring run of `spec`: pg_split_run() where it applies, else
+ * pg_run_bench(). */
+int pg_split_or_run(pg_bench_result *out, const pg_run_spec *spec,
+                    const char *spec_path);
 
 #endif

@@ -991,9 +991,10 @@ static int read_request(int fd, pg_str *line, pg_str *pending)
     }
 }
 
-/* Answers one "time" request: a sample of this side, or of the stand-in. */
+/* Answers one "time" request: a sample of this side, or of the stand-in;
+ * counted when `counter` is not NULL. */
 static void answer_time(child_ctx *ctx, sides *st, int side, const char *rest,
-                        unsigned char *evict)
+                        unsigned char *evict, const pg_counter *counter)
 {
     const pg_run_spec *spec = ctx->spec;
     size_t c, slot;
@@ -1011,10 +1012,42 @@ static void answer_time(child_ctx *ctx, sides *st, int side, const char *rest,
          : slot < st->nplaced[side] ? st->placed[side][slot]
                                     : st->syms[side];
     calling(ctx, k < 0 ? PG_CALL_STAND_IN : PG_CALL_RUN, k < 0 ? -1 : side, c);
-    ns = pg_measure_sample(&st->own[c][side], fn, (uint64_t)n, warm, evict,
-                           spec->evict_bytes);
+    if (counter)
+        ns = pg_measure_sample_on(&counter->clock, &st->own[c][side], fn,
+                                  (uint64_t)n, 0);
+    else
+        ns = pg_measure_sample(&st->own[c][side], fn, (uint64_t)n, warm, evict,
+                               spec->evict_bytes);
     called_out(ctx);
     send_line(ctx, PG_EV_SAMPLE_FMT, ns);
+}
+
+/*
+ * Timing is over, for one side's process: a count that failed says so;
+ * under callgrind the side's code path is dumped (trace_sides); the side
+ * is checked again unless a later process checks it.  0, or 1 when a
+ * failure was reported.
+ */
+static int end_side(child_ctx *ctx, sides *st, int side, pg_counter *counter)
+{
+    const pg_run_spec *spec = ctx->spec;
+    size_t c;
+
+    if (counter && counter->error.size)
+        return child_fail(ctx, "skipped", -1, "not counted: %s",
+                          pg_str_cstr(&counter->error));
+    if (counter && spec->code_path) {
+        st->targets = pg_calloc(spec->ncases, sizeof(*st->targets));
+        for (c = 0; c < spec->ncases; c++)
+            st->targets[c][0] = st->own[c][side];
+        st->order[0] = side;
+        st->n = 1;
+        trace_sides(ctx, st, counter);
+    }
+    if (!(spec->skip_checks & PG_CHECK_AFTER) &&
+        verify_sides(ctx, st->p, st->cases, st->own, " (after timing)") < 0)
+        return 1;
+    return 0;
 }
 
 /*
@@ -1027,8 +1060,9 @@ static int worker_main(const pg_run_spec *given, int side, pg_watch *watch,
                        int fd, int req)
 {
     pg_run_spec spec = *given;
-    pg_str line = PG_STR_INIT, pending = PG_STR_INIT;
+    pg_str line = PG_STR_INIT, pending = PG_STR_INIT, why = PG_STR_INIT;
     unsigned char *evict = NULL;
+    pg_counter counter, *counting = NULL;
     child_ctx ctx;
     pg_plugin plugin;
     sides st;
@@ -1064,9 +1098,22 @@ static int worker_main(const pg_run_spec *given, int side, pg_watch *watch,
         st.placed[side][0] = st.syms[side];
         st.nplaced[side] = 1;
     }
-    if (spec.evict_bytes)
+    if (spec.metric) {
+        /* Counted: a sample's "time" is the counter's count. */
+        if (pg_counter_open(&counter, (pg_counter_kind)spec.counter,
+                            (pg_metric)spec.metric, spec.count_dump,
+                            &why) < 0) {
+            child_fail(&ctx, "skipped", -1, "not counted: %s (%s)",
+                       pg_str_cstr(&why), pg_counter_name(spec.counter));
+            goto done;
+        }
+        counting = &counter;
+    } else if (spec.evict_bytes) {
         evict = pg_calloc(spec.evict_bytes, 1);
-    send_line(&ctx, PG_EV_READY_FMT, st.nplaced[side]);
+    }
+    send_line(&ctx, PG_EV_READY_FMT, st.nplaced[side],
+              counting ? counting->clock.error_ns : 0.0,
+              counting ? (unsigned long long)counting->clock.max_inner : 0ULL);
     while (read_request(req, &line, &pending) == 0) {
         char word[16];
         const char *rest =
@@ -1074,7 +1121,7 @@ static int worker_main(const pg_run_spec *given, int side, pg_watch *watch,
         if (!rest)
             break;
         if (!strcmp(word, PG_RQ_TIME)) {
-            answer_time(&ctx, &st, side, rest, evict);
+            answer_time(&ctx, &st, side, rest, evict, counting);
         } else if (!strcmp(word, PG_RQ_FIGURES) &&
                    sscanf(rest, "%zu", &c) == 1 && c < spec.ncases) {
             const pg_case *pc = &st.cases[c * 3 + (size_t)side];
@@ -1092,9 +1139,7 @@ static int worker_main(const pg_run_spec *given, int side, pg_watch *watch,
         } else {
             /* "end", or words this side does not know: nothing more. */
             if (!strcmp(word, PG_RQ_END) &&
-                ((spec.skip_checks & PG_CHECK_AFTER) ||
-                 verify_sides(&ctx, st.p, st.cases, st.own,
-                              " (after timing)") == 0))
+                !end_side(&ctx, &st, side, counting))
                 send_line(&ctx, PG_EV_ENDED);
             break;
         }
@@ -1104,9 +1149,13 @@ done:
     if (st.p && st.p->teardown && st.own)
         for (c = spec.ncases; c-- > 0;)
             tear_down_one(&ctx, st.p, st.own[c][side].state, side, c);
+    if (counting)
+        pg_counter_close(counting);
+    free(st.targets);
     free(evict);
     pg_str_clear(&line);
     pg_str_clear(&pending);
+    pg_str_clear(&why);
     return 0;
 }
 

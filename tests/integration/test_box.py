@@ -119,13 +119,13 @@ class Contain(RepoTest):
         self.assertEqual(b["status"], "regression", b)
         self.assertGreater(b["change"], 0.3)
 
-    def forge(self, attack):
+    def forge(self, attack, *args):
         """A head twice as slow as its base that attacks the run from its
         own code (fixtures/forger.c): the result."""
         self.base_repo()
         self.commit({"src/sum.c": FORGER.replace("#define ATTACK 'x'",
                                                  "#define ATTACK '%s'" % attack)})
-        return self.perfgate("HEAD~1", "HEAD")
+        return self.perfgate("HEAD~1", "HEAD", *args)
 
     def test_the_head_cannot_report_for_the_run(self):
         # With the run's token from the spec, lines claiming a 100x
@@ -137,6 +137,17 @@ class Contain(RepoTest):
         b = r.bench("sum")
         self.assertEqual((b["status"], b["side"]), ("crashed", "head"), b)
         self.assertIn("exited with status 0 before finishing", b["message"])
+
+    @unittest.skipUnless(shutil.which("valgrind"), "valgrind is not installed")
+    def test_the_head_cannot_report_for_a_counted_run(self):
+        # The same attack on a count, which is the verdict under --measure
+        # instructions: read as a pass on the landed main.
+        r = self.forge("x", "--measure", "instructions")
+        b = r.bench("sum")
+        if b["status"] == "skipped" and "AddressSanitizer" in b["message"]:
+            self.skipTest(b["message"])
+        self.assertEqual(r.code, 1, r.stdout + r.stderr)
+        self.assertEqual((b["status"], b["side"]), ("crashed", "head"), b)
 
     @unittest.skipUnless(os.uname().machine == "x86_64", "patches x86-64 code")
     def test_the_head_cannot_slow_the_base_down(self):
