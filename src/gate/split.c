@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,7 +75,8 @@ typedef struct worker {
 typedef struct split {
     const pg_run_spec *spec;
     worker w[2];
-    int err; /* perfgate's own failure (interrupted) */
+    int err;  /* perfgate's own failure (interrupted) */
+    int spin; /* off the sides' CPU: answers are waited for awake */
     int64_t last_progress;
 } split;
 
@@ -250,7 +252,7 @@ static int start_worker(split *sp, worker *w, int side, const char *spec_path)
 static int await(split *sp, worker *w, const int *flag, double seconds)
 {
     int64_t deadline = pg_now_ns() + (int64_t)(seconds * 1e9);
-    int64_t spin = pg_now_ns() + SPIN_NS;
+    int64_t spin = sp->spin ? pg_now_ns() + SPIN_NS : 0;
 
     while (!*flag && !w->failed && !w->out_of_turn && !w->gone) {
         int64_t now = pg_now_ns(), left = deadline - now;
@@ -510,6 +512,25 @@ static int measure(pg_bench_result *out, split *sp)
     return err;
 }
 
+/*
+ * Keeps perfgate off the CPU the sides are pinned to while it asks them
+ * for samples, so that waiting for an answer awake (SPIN_NS) never takes
+ * that CPU from a sample: 1 when it moved, with its CPUs before in
+ * `saved`; 0 (and no waiting awake) where it cannot.
+ */
+static int step_aside(int cpu, cpu_set_t *saved)
+{
+    cpu_set_t other;
+
+    if (cpu < 0 || cpu >= CPU_SETSIZE ||
+        sched_getaffinity(0, sizeof(*saved), saved) < 0)
+        return 0;
+    other = *saved;
+    CPU_CLR(cpu, &other);
+    return CPU_COUNT(&other) > 0 &&
+           sched_setaffinity(0, sizeof(other), &other) == 0;
+}
+
 /* Ends both processes: "end" (each checks its side again), then reaped. */
 static void end_workers(split *sp, int ask_end)
 {
@@ -643,8 +664,14 @@ int pg_split_run(pg_bench_result *out, const pg_run_spec *given,
     for (s = 0; s < 2 && err == 0 && !sp.err; s++)
         await(&sp, &sp.w[s], &sp.w[s].ready, sp.w[s].opts.timeout);
     if (err == 0 && !sp.err && sp.w[0].ready && sp.w[1].ready &&
-        !worker_failed(&sp.w[0]) && !worker_failed(&sp.w[1]))
+        !worker_failed(&sp.w[0]) && !worker_failed(&sp.w[1])) {
+        cpu_set_t saved;
+        sp.spin = step_aside(run.cpu, &saved);
         measure(out, &sp);
+        if (sp.spin)
+            sched_setaffinity(0, sizeof(saved), &saved);
+        sp.spin = 0;
+    }
     end_workers(&sp, err == 0 && !sp.err);
     if (err == 0 && sp.err)
         err = sp.err;

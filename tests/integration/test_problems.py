@@ -72,9 +72,9 @@ class Problems(RepoTest):
         self.commit({"src/mm.c": MATMUL_IKJ})
         r = self.perfgate("HEAD~1", "HEAD")
         # Verified and measured (fmaf may be a slow libm call: its speed is
-        # not the point here, its correctness is).
-        self.assertIn(r.bench("mm")["status"],
-                      ("unchanged", "regression", "improvement"), r.stdout)
+        # not the point here, its correctness is; a loaded machine may
+        # leave the verdict inconclusive).
+        self.assertIn(r.bench("mm")["status"], MEASURED, r.stdout)
         self.assertEqual(r.bench("va")["status"], "unchanged")
         mm = r.bench("mm")["cases"][0]
         self.assertEqual(mm["flops"], 2 * 33 * 17 * 29)

@@ -6,7 +6,8 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import (CONFIG, RepoTest, SERIAL, TWICE, fixture)  # noqa: E402
+from harness import (CONFIG, MEASURED, RepoTest, SERIAL, TWICE,  # noqa: E402
+                     fixture)
 
 
 # A project's library: the function timed calls into another file.
@@ -38,8 +39,9 @@ class Projects(RepoTest):
             "lib/sum.c": LIB_SUM}, "base")
 
     def assert_measured(self, b):
-        self.assertIn(b["status"], ("unchanged", "regression", "improvement"),
-                      b.get("message"))
+        # Built and measured: what the verdict is, on a machine as loaded
+        # as the test suite makes it, is not the point.
+        self.assertIn(b["status"], MEASURED, b.get("message"))
         self.assertGreater(b["rounds"], 0)
 
     def test_make_project_in_a_private_copy(self):
