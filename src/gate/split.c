@@ -38,7 +38,7 @@
  * again (its end, perfgate's interruption). */
 #define TICK_MS 20
 /* How long an answer is waited for without sleeping. */
-#define SPIN_NS 2000000
+#define SPIN_NS 100000
 
 static const char *const side_names[2] = {"base", "head"};
 
