@@ -310,7 +310,8 @@ static double remote_time(void *ctx, size_t c, int k, uint64_t n, size_t slot,
     worker *w = &sp->w[k < 0 ? PG_BASE : k];
     double ns;
 
-    if (ask(sp, w, PG_RQ_TIME_FMT, c, k, (unsigned long long)n, slot, warm) < 0)
+    if (ask(sp, w, PG_RQ_TIME_FMT, c, k < 0 ? -1 : 0, (unsigned long long)n,
+            slot, warm) < 0)
         return NAN;
     ns = w->answer[0];
     if (!(ns >= 0) || !isfinite(ns)) {
@@ -542,8 +543,10 @@ static void end_workers(split *sp, int ask_end)
             continue;
         if (ask_end && !worker_failed(w)) {
             w->awaiting = 1;
-            if (pg_proc_live_send(w->live, PG_RQ_END) == 0)
-                await(sp, w, &w->ended, w->opts.timeout);
+            /* Then its teardown() and its exit, which are its own. */
+            if (pg_proc_live_send(w->live, PG_RQ_END) == 0 &&
+                await(sp, w, &w->ended, w->opts.timeout) == 0)
+                await(sp, w, &w->gone, sp->spec->settings->timeout);
             w->awaiting = 0;
         }
     }
@@ -698,6 +701,17 @@ int pg_split_run(pg_bench_result *out, const pg_run_spec *given,
             set_failure(out, &sp, &sp.w[PG_HEAD]);
         else if (worker_failed(&sp.w[PG_BASE]))
             set_failure(out, &sp, &sp.w[PG_BASE]);
+        /* A benchmark skipped passes: the head's process alone saying so
+         * (it could not count, where the base's could) is its failure. */
+        if (out->status == PG_STATUS_SKIPPED && out->side == PG_SIDE_HEAD &&
+            !worker_failed(&sp.w[PG_BASE])) {
+            char *msg = pg_strdupf("head side: its process did not measure "
+                                   "where the base's did: %s",
+                                   out->message ? out->message : "skipped");
+            out->status = PG_STATUS_CRASHED;
+            free(out->message);
+            out->message = msg;
+        }
         /* What broke the base under many calls may break the head: it
          * is timed alone, as long as both would have been. */
         if (out->side == PG_SIDE_BASE)
