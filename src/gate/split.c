@@ -281,17 +281,14 @@ static int ask(split *sp, worker *w, const char *fmt, ...)
 
 static int ask(split *sp, worker *w, const char *fmt, ...)
 {
-    pg_str line = PG_STR_INIT;
     va_list ap;
     int err;
 
-    va_start(ap, fmt);
-    pg_str_vprintf(&line, fmt, ap);
-    va_end(ap);
     w->answered = 0;
     w->awaiting = 1;
-    err = pg_proc_live_send(w->live, "%s", pg_str_cstr(&line));
-    pg_str_clear(&line);
+    va_start(ap, fmt);
+    err = pg_proc_live_vsend(w->live, fmt, ap);
+    va_end(ap);
     if (err < 0) {
         /* It stopped reading: it ended, or is ending. */
         w->awaiting = 0;

@@ -723,15 +723,18 @@ static int send_line(int fd, const char *token, const char *fmt, va_list ap)
     return err;
 }
 
+int pg_proc_live_vsend(pg_proc_live *p, const char *fmt, va_list ap)
+{
+    return p->c.req_fd < 0 ? -1 : send_line(p->c.req_fd, NULL, fmt, ap);
+}
+
 int pg_proc_live_send(pg_proc_live *p, const char *fmt, ...)
 {
     va_list ap;
     int err;
 
-    if (p->c.req_fd < 0)
-        return -1;
     va_start(ap, fmt);
-    err = send_line(p->c.req_fd, NULL, fmt, ap);
+    err = pg_proc_live_vsend(p, fmt, ap);
     va_end(ap);
     return err;
 }

@@ -9,6 +9,7 @@
 #ifndef PG_PROC_H
 #define PG_PROC_H
 
+#include <stdarg.h>
 #include <sys/types.h>
 
 #include "box.h"
@@ -98,6 +99,8 @@ int pg_proc_start(pg_proc_live **out, pg_proc_result *res, char *const argv[],
  * longer reads them. */
 int pg_proc_live_send(pg_proc_live *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+int pg_proc_live_vsend(pg_proc_live *p, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 
 /*
  * Waits at most `ms` for the program to write, and takes what it wrote
