@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "affected.h"
 #include "box.h"
+#include "cuda.h"
 #include "sources.h"
 #include "cache.h"
 #include "error.h"
@@ -112,19 +113,98 @@ static int read_flags(pg_strvec *search, char *const *flags, size_t n)
     return 0;
 }
 
-/* What perfgate cannot see into: built and measured, whatever changed. */
-static int opaque(const pg_bench_config *b)
+/*
+ * nvcc's flags that change how the code is compiled and read no file of
+ * their own: any other in a CUDA build's flags makes it opaque (nvcc
+ * hands words on to the host compiler, the assembler and the linker).
+ * An entry ending in '=' or a letter followed by '*' is a prefix.
+ */
+static int nvcc_flag_known(const char *f)
+{
+    static const char *const known[] = {"-D*",
+                                        "-U*",
+                                        "-I*",
+                                        "-isystem",
+                                        "-O*",
+                                        "-std=",
+                                        "--std=",
+                                        "-g",
+                                        "-G",
+                                        "-lineinfo",
+                                        "--generate-line-info",
+                                        "-use_fast_math",
+                                        "--use_fast_math",
+                                        "-expt-relaxed-constexpr",
+                                        "--expt-relaxed-constexpr",
+                                        "-expt-extended-lambda",
+                                        "--expt-extended-lambda",
+                                        "--extended-lambda",
+                                        "-ftz=",
+                                        "--ftz=",
+                                        "-prec-div=",
+                                        "--prec-div=",
+                                        "-prec-sqrt=",
+                                        "--prec-sqrt=",
+                                        "-fmad=",
+                                        "--fmad=",
+                                        "-maxrregcount=",
+                                        "--maxrregcount=",
+                                        "-restrict",
+                                        "--restrict",
+                                        "--extra-device-vectorization",
+                                        "-w",
+                                        "-Wno-deprecated-gpu-targets",
+                                        "-gencode=",
+                                        NULL};
+    const char *const *k;
+
+    for (k = known; *k; k++) {
+        size_t n = strlen(*k);
+        if ((*k)[n - 1] == '*'   ? !strncmp(f, *k, n - 1)
+            : (*k)[n - 1] == '=' ? !strncmp(f, *k, n)
+                                 : !strcmp(f, *k))
+            return 1;
+    }
+    return 0;
+}
+
+/* 1 when a CUDA build's list of flags holds one nvcc_flag_known() does
+ * not know (the argument of "-I DIR" or "-D NAME" taken with its flag). */
+static int nvcc_flags_opaque(char *const *flags, size_t n)
 {
     size_t i;
 
-    if (b->build || b->library || b->nldflags || strcmp(b->language, "c"))
+    for (i = 0; i < n; i++) {
+        if (!nvcc_flag_known(flags[i]))
+            return 1;
+        if (!strcmp(flags[i], "-D") || !strcmp(flags[i], "-U") ||
+            !strcmp(flags[i], "-I") || !strcmp(flags[i], "-isystem"))
+            i++;
+    }
+    return 0;
+}
+
+/* What perfgate cannot see into: built and measured, whatever changed. */
+static int opaque(const pg_bench_config *b)
+{
+    int cuda = !strcmp(b->language, "cuda");
+    size_t i;
+
+    if (b->build || b->library || b->nldflags ||
+        (strcmp(b->language, "c") && !cuda))
+        return 1;
+    /* CUDA: its sources, flags nvcc_flag_known() knows, nothing more. */
+    if (cuda && (b->nadapters || b->nfile_cflags ||
+                 nvcc_flags_opaque(b->cflags, b->ncflags) ||
+                 nvcc_flags_opaque(b->nvcc_flags, b->nnvcc_flags)))
         return 1;
     for (i = 0; i < b->ninclude; i++)
         if (strpbrk(b->include[i], "*?["))
             return 1;
     for (i = 0; i < b->nsources; i++) {
         const char *dot = strrchr(b->sources[i], '.');
-        if (!dot || strcmp(dot, ".c")) /* assembly, or anything else */
+        /* assembly, or anything else */
+        if (!dot || strcmp(dot, cuda ? ".cu" : ".c"))
             return 1;
     }
     if (read_flags(NULL, b->cflags, b->ncflags))
@@ -135,10 +215,42 @@ static int opaque(const pg_bench_config *b)
     return 0;
 }
 
+/* A compiler's identity into `doc`: the file PATH finds for `name`, its
+ * size and time, and what it says of its version. */
+static void compiler_doc(pg_str *doc, const char *name, double timeout)
+{
+    const char *argv[3] = {name, "--version", NULL};
+    pg_proc_opts opts;
+    pg_proc_result res;
+    char *file = pg_path_search(name);
+    struct stat st;
+
+    pg_str_printf(doc, "compiler %s at %s", name, file ? file : "?");
+    if (file && stat(file, &st) == 0)
+        pg_str_printf(doc, " %lld %lld.%09ld", (long long)st.st_size,
+                      (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+    free(file);
+    memset(&opts, 0, sizeof(opts));
+    opts.timeout = timeout;
+    if (pg_proc_run_argv(&res, (char *const *)argv, &opts) == 0) {
+        if (res.exited && !res.exit_code)
+            pg_str_printf(doc, "\n%s", pg_str_cstr(&res.output));
+        pg_proc_result_clear(&res);
+    }
+    pg_str_puts(doc, "\n");
+}
+
+/* The environment variables in `vars` that are set, into `doc`. */
+static void env_doc(pg_str *doc, const char *const *vars)
+{
+    for (; *vars; vars++)
+        if (getenv(*vars))
+            pg_str_printf(doc, "%s=%s\n", *vars, getenv(*vars));
+}
+
 /*
- * Who compiles: $CC (or cc) as PATH finds it, that file's size and time,
- * what it says of its version, and the environment variables that move
- * its search paths.  Asked once a process.
+ * Who compiles: $CC (or cc) and the environment variables that move its
+ * search paths.  Asked once a process.
  */
 static const char *compiler_id(double timeout)
 {
@@ -151,32 +263,49 @@ static const char *compiler_id(double timeout)
                                        "GCC_COMPARE_DEBUG",
                                        "SOURCE_DATE_EPOCH",
                                        NULL};
-    const char *argv[3] = {pg_sources_compiler(), "--version", NULL};
-    const char *const *v;
     pg_str doc = PG_STR_INIT;
-    pg_proc_opts opts;
-    pg_proc_result res;
-    char *file;
-    struct stat st;
 
     if (*id)
         return id;
-    file = pg_path_search(argv[0]);
-    pg_str_printf(&doc, "compiler %s at %s", argv[0], file ? file : "?");
-    if (file && stat(file, &st) == 0)
-        pg_str_printf(&doc, " %lld %lld.%09ld", (long long)st.st_size,
-                      (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
-    free(file);
-    memset(&opts, 0, sizeof(opts));
-    opts.timeout = timeout;
-    if (pg_proc_run_argv(&res, (char *const *)argv, &opts) == 0) {
-        if (res.exited && !res.exit_code)
-            pg_str_printf(&doc, "\n%s", pg_str_cstr(&res.output));
-        pg_proc_result_clear(&res);
+    compiler_doc(&doc, pg_sources_compiler(), timeout);
+    env_doc(&doc, vars);
+    pg_cache_id(id, doc.ptr, doc.size);
+    pg_str_clear(&doc);
+    return id;
+}
+
+/*
+ * Who compiles CUDA: nvcc, the host compilers it runs (gcc and g++ as PATH
+ * finds them, or where NVCC_CCBIN says), and the variables nvcc reads.
+ * Asked once a process.
+ */
+static const char *nvcc_id(double timeout)
+{
+    static char id[PG_CACHE_ID];
+    static const char *const vars[] = {"NVCC_PREPEND_FLAGS",
+                                       "NVCC_APPEND_FLAGS",
+                                       "NVCC_CCBIN",
+                                       "CPATH",
+                                       "CPLUS_INCLUDE_PATH",
+                                       "C_INCLUDE_PATH",
+                                       "LIBRARY_PATH",
+                                       "COMPILER_PATH",
+                                       "GCC_EXEC_PREFIX",
+                                       "SOURCE_DATE_EPOCH",
+                                       NULL};
+    const char *ccbin = getenv("NVCC_CCBIN");
+    pg_str doc = PG_STR_INIT;
+
+    if (*id)
+        return id;
+    compiler_doc(&doc, pg_cuda_nvcc(), timeout);
+    if (ccbin && *ccbin) {
+        compiler_doc(&doc, ccbin, timeout);
+    } else {
+        compiler_doc(&doc, "gcc", timeout);
+        compiler_doc(&doc, "g++", timeout);
     }
-    for (v = vars; *v; v++)
-        if (getenv(*v))
-            pg_str_printf(&doc, "\n%s=%s", *v, getenv(*v));
+    env_doc(&doc, vars);
     pg_cache_id(id, doc.ptr, doc.size);
     pg_str_clear(&doc);
     return id;
@@ -643,7 +772,10 @@ static int add_compiled(inputs *in, const pg_bench_config *b, const char *file)
         return -1;
     }
     free(p);
-    pg_strvec_push(&a, pg_sources_compiler());
+    if (!strcmp(b->language, "cuda"))
+        pg_sources_cuda_args(&a, b);
+    else
+        pg_strvec_push(&a, pg_sources_compiler());
     for (i = 0; i < b->ncflags; i++)
         pg_strvec_push(&a, b->cflags[i]);
     if (f)
@@ -696,6 +828,8 @@ int pg_affected_key(char key[PG_CACHE_ID], pg_cache *cache,
     inputs_init(&in, cache, side_dir, timeout, "build");
     pg_str_printf(&in.doc, "language %s\ninterposable %d\n", b->language,
                   b->interposable);
+    if (!strcmp(b->language, "cuda"))
+        pg_str_printf(&in.doc, "%s\n", nvcc_id(timeout));
     /* The files the build would compile, or doubt when it would not. */
     err = pg_sources_find(&files, &missing, &message, b, side_dir) ? 1 : 0;
     free(message);

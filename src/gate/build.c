@@ -4,7 +4,6 @@
 #define _GNU_SOURCE
 #include "build.h"
 #include "affected.h"
-#include "cuda.h"
 #include "error.h"
 #include "function.h"
 #include "catalog.h"
@@ -232,38 +231,6 @@ done:
     return err;
 }
 
-/*
- * nvcc's part of a CUDA build: a shared library that uses the CUDA runtime
- * shared (one runtime, one context for perfgate and both sides), found
- * through an rpath, with code for each architecture asked for: the
- * config's cuda_arch, else the present GPU's, else a default list.
- */
-static void cuda_args(pg_strvec *a, const pg_bench_config *b)
-{
-    char *home = pg_cuda_home();
-    const char *const *archs =
-        b->ncuda_arch ? (const char *const *)b->cuda_arch : pg_cuda_archs();
-    size_t i;
-
-    pg_strvec_push(a, pg_cuda_nvcc());
-    pg_strvec_push(a, "-shared");
-    pg_strvec_push(a, "-Xcompiler");
-    pg_strvec_push(a, "-fPIC");
-    pg_strvec_push(a, "--cudart");
-    pg_strvec_push(a, "shared");
-    pg_strvec_pushf(a, "-Xlinker=-rpath=%s/lib64", home);
-    if (!b->interposable) {
-        pg_strvec_push(a, "-Xcompiler=-fno-semantic-interposition");
-        pg_strvec_push(a, "-Xlinker=-Bsymbolic");
-    }
-    for (i = 0; b->ncuda_arch ? i < b->ncuda_arch : archs[i] != NULL; i++)
-        pg_strvec_pushf(a, "-gencode=arch=compute_%s,code=%s", archs[i] + 3,
-                        archs[i]);
-    for (i = 0; i < b->nnvcc_flags; i++)
-        pg_strvec_push(a, b->nvcc_flags[i]);
-    free(home);
-}
-
 /* The compiler and the flags every file of `b` is compiled with. */
 /* cflags' i-th flag names a library to link (-lop, or -l op with the
  * next): 1 for -lop, 2 for the pair; 0 for any other flag. */
@@ -284,7 +251,7 @@ static void compiler_args(pg_strvec *a, const pg_bench_config *b,
     size_t i;
 
     if (!strcmp(b->language, "cuda")) {
-        cuda_args(a, b);
+        pg_sources_cuda_args(a, b);
     } else {
         const char *cxx = getenv("CXX");
         pg_strvec_push(a, strcmp(b->language, "c++") ? pg_sources_compiler()

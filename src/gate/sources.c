@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include "sources.h"
+#include "cuda.h"
 #include "str.h"
 #include "fs.h"
 
@@ -17,6 +18,32 @@ const char *pg_sources_compiler(void)
 {
     const char *cc = getenv("CC");
     return cc && *cc ? cc : "cc";
+}
+
+void pg_sources_cuda_args(pg_strvec *a, const pg_bench_config *b)
+{
+    char *home = pg_cuda_home();
+    const char *const *archs =
+        b->ncuda_arch ? (const char *const *)b->cuda_arch : pg_cuda_archs();
+    size_t i;
+
+    pg_strvec_push(a, pg_cuda_nvcc());
+    pg_strvec_push(a, "-shared");
+    pg_strvec_push(a, "-Xcompiler");
+    pg_strvec_push(a, "-fPIC");
+    pg_strvec_push(a, "--cudart");
+    pg_strvec_push(a, "shared");
+    pg_strvec_pushf(a, "-Xlinker=-rpath=%s/lib64", home);
+    if (!b->interposable) {
+        pg_strvec_push(a, "-Xcompiler=-fno-semantic-interposition");
+        pg_strvec_push(a, "-Xlinker=-Bsymbolic");
+    }
+    for (i = 0; b->ncuda_arch ? i < b->ncuda_arch : archs[i] != NULL; i++)
+        pg_strvec_pushf(a, "-gencode=arch=compute_%s,code=%s", archs[i] + 3,
+                        archs[i]);
+    for (i = 0; i < b->nnvcc_flags; i++)
+        pg_strvec_push(a, b->nvcc_flags[i]);
+    free(home);
 }
 
 char *pg_sources_outside(const char *path, const char *what)

@@ -14,6 +14,14 @@
 const char *pg_sources_compiler(void);
 
 /*
+ * Appends nvcc and its part of a CUDA build: a shared library that uses the
+ * CUDA runtime shared (one runtime, one context for perfgate and both
+ * sides), found through an rpath, with code for each architecture asked
+ * for: the config's cuda_arch, else the present GPU's, else a default list.
+ */
+void pg_sources_cuda_args(pg_strvec *a, const pg_bench_config *b);
+
+/*
  * Appends to `files` the sources `b` compiles from the tree at `side_dir`:
  * globs expanded there, in order, each once, paths relative to the tree.
  * 0; or 1 with *missing and *message (a new string) set when a named
