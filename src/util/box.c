@@ -190,45 +190,76 @@ static void gpu_devices(pg_strvec *out)
 
 /*
  * The box's seccomp filter, which bubblewrap installs before it starts
- * the run (--seccomp, from a descriptor): socket(AF_UNIX, ...) fails with
- * EACCES, so that no socket of the machine's can be reached, wherever it
- * lies (the docker daemon's, an ssh-agent's, D-Bus's, a CI agent's job
- * API); the network namespace already keeps IP and abstract sockets out.
- * A pair of connected sockets (socketpair()) reaches nothing outside, and
- * stays allowed.  A classic BPF program, as seccomp_export_bpf() writes
- * it.  On x86-64, 32-bit code's socketcall() is refused whole (its
- * arguments are in memory, out of the filter's sight).
+ * the run (--seccomp, from a descriptor): no socket of the machine's can
+ * be reached, wherever it lies (the docker daemon's, an ssh-agent's,
+ * D-Bus's, a CI agent's job API); the network namespace already keeps IP
+ * and abstract sockets out.  connect() fails with ENOENT, as for a socket
+ * that is not there; sendto() with an address, sendmsg() and sendmmsg()
+ * (whose address is in memory, out of the filter's sight) with EACCES;
+ * io_uring_setup() with ENOSYS (a ring's connect would pass the filter).
+ * socket() itself stays: the CUDA runtime does not start when it cannot
+ * open a unix socket (cudaErrorOperatingSystem, seen on an H200), and a pair of
+ * connected sockets (socketpair()), which reaches nothing outside, stays with
+ * send() and write().  A classic BPF program, as seccomp_export_bpf() writes
+ * it; 32-bit code's socketcall() on x86-64 is refused whole (its arguments are
+ * in memory too), and so is the x32 ABI.  tests/unit/test_proc.c runs it.
  */
 #define LD_DATA(field)                                                         \
     BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, field))
+#define LD_ADDR_HIGH                                                           \
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS,                                         \
+             offsetof(struct seccomp_data, args[4]) + 4)
 #define JEQ(k, jt, jf) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (k), (jt), (jf))
+#define JSET(k, jt, jf) BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, (k), (jt), (jf))
 #define RET(v) BPF_STMT(BPF_RET | BPF_K, (v))
-#define DENY (SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA))
+#define REFUSE(e) RET(SECCOMP_RET_ERRNO | (unsigned)(e)) /* errno < 0x10000 */
 
 static const struct sock_filter filter[] = {
 #if defined(__x86_64__)
-    LD_DATA(arch),                        /* 0 */
-    JEQ(AUDIT_ARCH_X86_64, 0, 3),         /* 1: else 5 */
-    LD_DATA(nr),                          /* 2 */
-    JEQ(__NR_socket, 5, 0),               /* 3: 9 */
-    JEQ(__NR_socket | 0x40000000u, 4, 6), /* 4: x32's: 9, else 11 */
-    JEQ(AUDIT_ARCH_I386, 0, 5),           /* 5: else 11 */
-    LD_DATA(nr),                          /* 6 */
-    JEQ(102, 4, 0),                       /* 7: socketcall: 12 */
-    JEQ(359, 0, 2),                       /* 8: socket: 9, else 11 */
-    LD_DATA(args[0]),                     /* 9: the domain */
-    JEQ(AF_UNIX, 1, 0),                   /* 10: 12 */
-    RET(SECCOMP_RET_ALLOW),               /* 11 */
-    RET(DENY),                            /* 12 */
+    LD_DATA(arch),                   /* 0 */
+    JEQ(AUDIT_ARCH_X86_64, 0, 11),   /* 1: else 13 */
+    LD_DATA(nr),                     /* 2 */
+    JSET(0x40000000u, 20, 0),        /* 3: x32: 24 */
+    JEQ(__NR_connect, 20, 0),        /* 4: 25 */
+    JEQ(__NR_sendmsg, 18, 0),        /* 5: 24 */
+    JEQ(__NR_sendmmsg, 17, 0),       /* 6: 24 */
+    JEQ(__NR_io_uring_setup, 18, 0), /* 7: 26 */
+    JEQ(__NR_sendto, 0, 14),         /* 8: else 23 */
+    LD_DATA(args[4]),                /* 9: the address, low half */
+    JEQ(0, 0, 13),                   /* 10: else 24 */
+    LD_ADDR_HIGH,                    /* 11 */
+    JEQ(0, 10, 11),                  /* 12: 23, else 24 */
+    JEQ(AUDIT_ARCH_I386, 0, 9),      /* 13: else 23 */
+    LD_DATA(nr),                     /* 14 */
+    JEQ(102, 8, 0),                  /* 15: socketcall: 24 */
+    JEQ(362, 8, 0),                  /* 16: connect: 25 */
+    JEQ(370, 6, 0),                  /* 17: sendmsg: 24 */
+    JEQ(345, 5, 0),                  /* 18: sendmmsg: 24 */
+    JEQ(425, 6, 0),                  /* 19: io_uring_setup: 26 */
+    JEQ(369, 0, 2),                  /* 20: sendto, else 23 */
+    LD_DATA(args[4]),                /* 21 */
+    JEQ(0, 0, 1),                    /* 22: 23, else 24 */
+    RET(SECCOMP_RET_ALLOW),          /* 23 */
+    REFUSE(EACCES),                  /* 24 */
+    REFUSE(ENOENT),                  /* 25 */
+    REFUSE(ENOSYS),                  /* 26 */
 #elif defined(__aarch64__)
-    LD_DATA(arch),                 /* 0 */
-    JEQ(AUDIT_ARCH_AARCH64, 0, 4), /* 1: else 6 */
-    LD_DATA(nr),                   /* 2 */
-    JEQ(__NR_socket, 0, 2),        /* 3: else 6 */
-    LD_DATA(args[0]),              /* 4: the domain */
-    JEQ(AF_UNIX, 1, 0),            /* 5: 7 */
-    RET(SECCOMP_RET_ALLOW),        /* 6 */
-    RET(DENY),                     /* 7 */
+    LD_DATA(arch),                  /* 0 */
+    JEQ(AUDIT_ARCH_AARCH64, 0, 10), /* 1: else 12 */
+    LD_DATA(nr),                    /* 2 */
+    JEQ(__NR_connect, 10, 0),       /* 3: 14 */
+    JEQ(__NR_sendmsg, 8, 0),        /* 4: 13 */
+    JEQ(__NR_sendmmsg, 7, 0),       /* 5: 13 */
+    JEQ(__NR_io_uring_setup, 8, 0), /* 6: 15 */
+    JEQ(__NR_sendto, 0, 4),         /* 7: else 12 */
+    LD_DATA(args[4]),               /* 8 */
+    JEQ(0, 0, 3),                   /* 9: else 13 */
+    LD_ADDR_HIGH,                   /* 10 */
+    JEQ(0, 0, 1),                   /* 11: 12, else 13 */
+    RET(SECCOMP_RET_ALLOW),         /* 12 */
+    REFUSE(EACCES),                 /* 13 */
+    REFUSE(ENOENT),                 /* 14 */
+    REFUSE(ENOSYS),                 /* 15 */
 #else
     RET(SECCOMP_RET_ALLOW),
 #endif
@@ -254,7 +285,15 @@ int pg_box_seccomp_fd(void)
     if (fd < 0)
         return -1;
     if (write(fd, filter, sizeof(filter)) != (ssize_t)sizeof(filter) ||
-        lseek(fd, 0, SEEK_SET) != 0 || dup2(fd, PG_BOX_SECCOMP_FD) < 0) {
+        lseek(fd, 0, SEEK_SET) != 0) {
+        close(fd);
+        return -1;
+    }
+    /* The memfd may already be the descriptor bubblewrap reads: then it
+     * only loses its close-on-exec (dup2() onto itself would not). */
+    if (fd == PG_BOX_SECCOMP_FD)
+        return fcntl(fd, F_SETFD, 0) < 0 ? -1 : 0;
+    if (dup2(fd, PG_BOX_SECCOMP_FD) < 0) {
         close(fd);
         return -1;
     }

@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <time.h>
 
 #define PEAK_KHZ 1980000
@@ -222,6 +224,15 @@ int cudaFree(void *p)
      * starts, and fails under a limit on it: so does this one. */
     if (!getrlimit(RLIMIT_AS, &rl) && rl.rlim_cur != RLIM_INFINITY)
         return 2; /* cudaErrorMemoryAllocation */
+    /* Nor does it start when it cannot open a unix socket (seen on an
+     * H200 under a seccomp filter that refused socket(AF_UNIX)):
+     * cudaErrorOperatingSystem. */
+    if (!p) {
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+            return 304;
+        close(fd);
+    }
     return p ? 1 : 0;
 }
 
@@ -303,6 +314,8 @@ const char *cudaGetErrorString(int e)
     case 0: return "no error";
     case 2: return "out of memory";
     case 9: return "invalid configuration argument";
+    case 304:
+        return "OS call failed or operation not supported on this OS";
     case 700: return "an illegal memory access was encountered";
     default: return "unknown error";
     }

@@ -373,7 +373,7 @@ class Box(RepoTest):
         self.need_box()
         reached, said = self.reach()
         self.assertEqual(reached, 0)
-        self.assertIn("PermissionError", said)
+        self.assertIn("FileNotFoundError", said)
         self.assertNotIn("pg49-private-key", said)
         self.assertIn("exit status 3", said)
 

@@ -8,7 +8,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "proc.h"
@@ -328,6 +336,92 @@ static void box_command_line(void)
     CHECK(pg_box_parse_mode(&mode, "yes") < 0);
 }
 
+#if defined(__x86_64__) || defined(__aarch64__)
+/* In a child: the box's filter installed, each thing a run may and may not
+ * do tried; a bit of the exit status for each that went wrong. */
+static int filtered_child(const struct sockaddr_un *stream,
+                          const struct sockaddr_un *dgram)
+{
+    static struct sock_filter prog[64];
+    struct sock_fprog fprog;
+    struct msghdr msg;
+    struct iovec iov = {"x", 1};
+    ssize_t n;
+    int s, d, sv[2], bad = 0;
+
+    if (pg_box_seccomp_fd() < 0 || lseek(PG_BOX_SECCOMP_FD, 0, SEEK_SET) ||
+        (n = read(PG_BOX_SECCOMP_FD, prog, sizeof(prog))) <= 0)
+        return 255;
+    fprog.len = (unsigned short)((size_t)n / sizeof(prog[0]));
+    fprog.filter = prog;
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog))
+        return 254;
+    /* A unix socket opens (CUDA's runtime needs one) but reaches nothing. */
+    s = socket(AF_UNIX, SOCK_STREAM, 0);
+    bad |= s < 0;
+    bad |= (connect(s, (const struct sockaddr *)stream, sizeof(*stream)) == 0 ||
+            errno != ENOENT)
+           << 1;
+    d = socket(AF_UNIX, SOCK_DGRAM, 0);
+    bad |= (sendto(d, "x", 1, 0, (const struct sockaddr *)dgram,
+                   sizeof(*dgram)) >= 0 ||
+            errno != EACCES)
+           << 2;
+    memset(&msg, 0, sizeof(msg));
+    msg.msg_name = (void *)dgram;
+    msg.msg_namelen = sizeof(*dgram);
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    bad |= (sendmsg(d, &msg, 0) >= 0 || errno != EACCES) << 3;
+    bad |= (syscall(__NR_io_uring_setup, 1, NULL) >= 0 || errno != ENOSYS) << 4;
+    /* A pair of its own still talks. */
+    bad |= (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) ||
+            send(sv[0], "x", 1, 0) != 1 ||
+            sendto(sv[0], "x", 1, 0, NULL, 0) != 1 || write(sv[0], "x", 1) != 1)
+           << 5;
+    return bad;
+}
+#endif
+
+/* The box's seccomp filter, installed in a child: what it refuses and
+ * what it lets through (box.c). */
+static void seccomp_filter(void)
+{
+#if defined(__x86_64__) || defined(__aarch64__)
+    struct sockaddr_un stream, dgram;
+    char dir[] = "/tmp/pg-seccomp-XXXXXX";
+    int ls, ld, status = 0;
+    pid_t pid;
+
+    REQUIRE(mkdtemp(dir) != NULL);
+    memset(&stream, 0, sizeof(stream));
+    memset(&dgram, 0, sizeof(dgram));
+    stream.sun_family = dgram.sun_family = AF_UNIX;
+    snprintf(stream.sun_path, sizeof(stream.sun_path), "%s/s", dir);
+    snprintf(dgram.sun_path, sizeof(dgram.sun_path), "%s/d", dir);
+    ls = socket(AF_UNIX, SOCK_STREAM, 0);
+    ld = socket(AF_UNIX, SOCK_DGRAM, 0);
+    REQUIRE(ls >= 0 && ld >= 0);
+    REQUIRE(bind(ls, (struct sockaddr *)&stream, sizeof(stream)) == 0);
+    REQUIRE(listen(ls, 4) == 0);
+    REQUIRE(bind(ld, (struct sockaddr *)&dgram, sizeof(dgram)) == 0);
+    pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0)
+        _exit(filtered_child(&stream, &dgram));
+    REQUIRE(waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    if (WIFEXITED(status) && WEXITSTATUS(status))
+        fprintf(stderr, "    filtered child: status %d\n", WEXITSTATUS(status));
+    close(ls);
+    close(ld);
+    unlink(stream.sun_path);
+    unlink(dgram.sun_path);
+    rmdir(dir);
+#endif
+}
+
 const pg_test pg_tests_proc[] = {
     {"exit_status_and_output", exit_status_and_output},
     {"a_program_that_does_not_start", a_program_that_does_not_start},
@@ -336,4 +430,5 @@ const pg_test pg_tests_proc[] = {
     {"message_channel", message_channel},
     {"parallel_tasks", parallel_tasks},
     {"box_command_line", box_command_line},
+    {"seccomp_filter", seccomp_filter},
     PG_TESTS_END};
