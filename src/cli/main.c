@@ -20,19 +20,29 @@
 #define PG_VERSION "0.0.0"
 #endif
 
+/* In the order a new user meets them, each group under its heading. */
 static const struct command {
     const char *name;
     int (*fn)(int argc, char **argv);
     const char *summary;
+    const char *group; /* its heading; NULL: the one before */
 } commands[] = {
-    {"compare", pg_cmd_compare, "did this change make the code slower?"},
-    {"init", pg_cmd_init, "start a solution to a built-in problem"},
-    {"problems", pg_cmd_problems, "list the built-in problems"},
-    {"report", pg_cmd_report, "render a saved JSON result again"},
-    {"merge", pg_cmd_merge, "one result from the shards of a run"},
-    {"bisect", pg_cmd_bisect, "find the commit that made a benchmark slower"},
-    {"record", pg_cmd_record, "measure a push to main and keep it in history"},
-    {"history", pg_cmd_history, "how main has moved: steps and creep"},
+    {"init", pg_cmd_init,
+     "add a function of yours to perfgate.yml:\n"
+     "             perfgate init --function 'PROTOTYPE' --sources FILE...\n"
+     "             (or a starter solution to a built-in problem)",
+     "start here"},
+    {"compare", pg_cmd_compare,
+     "did this change make the code slower?  perfgate compare HEAD~1", NULL},
+    {"bisect", pg_cmd_bisect, "find the commit that made a benchmark slower",
+     "when the gate fails"},
+    {"report", pg_cmd_report, "render a saved JSON result again", NULL},
+    {"merge", pg_cmd_merge, "one result from the shards of a run",
+     "in CI and over time"},
+    {"record", pg_cmd_record, "measure a push to main and keep it in history",
+     NULL},
+    {"history", pg_cmd_history, "how main has moved: steps and creep", NULL},
+    {"problems", pg_cmd_problems, "list the built-in problems", "more"},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -45,11 +55,13 @@ static void usage(FILE *f)
           "       perfgate --version | --help\n\n"
           "perfgate is a performance gate for pull requests: it builds two\n"
           "revisions of your C functions, checks both against a reference,\n"
-          "times them interleaved and fails when the head is slower.\n\n"
-          "commands:\n",
+          "times them interleaved and fails when the head is slower.\n",
           f);
-    for (i = 0; i < NCOMMANDS; i++)
+    for (i = 0; i < NCOMMANDS; i++) {
+        if (commands[i].group)
+            fprintf(f, "\n%s:\n", commands[i].group);
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    }
     fputs("\noptions:\n"
           "  -C DIR      run as if started in DIR\n"
           "  -h, --help  show this help; 'perfgate COMMAND --help' for one "

@@ -74,6 +74,24 @@ static void set_build_failure(pg_bench_result *out, const pg_build *build,
     out->log = build->log ? pg_strdup(build->log) : NULL;
 }
 
+/* A failed build of a side whose tree lacks files the repository could
+ * not give says so: the likeliest cause, and not the change's. */
+static void note_unreadable(pg_build *build, const pg_rev *rev)
+{
+    const pg_strvec *u = &rev->unreadable;
+    char *m;
+
+    if (!u->n)
+        return;
+    m = pg_strdupf("%s (its tree lacks %zu file%s the repository could not "
+                   "give, %s%s)",
+                   build->message ? build->message : "build failed", u->n,
+                   u->n == 1 ? "" : "s", u->v[0],
+                   u->n > 1 ? " and others" : "");
+    free(build->message);
+    build->message = m;
+}
+
 /*
  * Builds both sides, head first, or takes them from the cache.  A failed
  * build is in `build`; built[s] says how each came to be.
@@ -91,6 +109,7 @@ static int build_sides(pg_bench_ctx *c, const pg_bench_config *b,
         if (project && !project->ok) {
             build[s].message = pg_strdup(project->message);
             build[s].log = project->log ? pg_strdup(project->log) : NULL;
+            note_unreadable(&build[s], &c->rev[s]);
             continue;
         }
         if (k->keyed[s] && pg_build_from_cache(&build[s], c->cache, k->key[s],
@@ -105,6 +124,8 @@ static int build_sides(pg_bench_ctx *c, const pg_bench_config *b,
             return err;
         if (build[s].ok)
             built[s] = 1;
+        else
+            note_unreadable(&build[s], &c->rev[s]);
         if (k->keyed[s])
             pg_build_keep(c->cache, k->key[s], &build[s]);
     }

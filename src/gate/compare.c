@@ -229,6 +229,29 @@ static int any_project_build(const compare_ctx *ctx)
     return 0;
 }
 
+/* A warning for each side whose tree lacks files the object database
+ * could not give: the run goes on, and what no build reads cannot fail
+ * it. */
+static void say_unreadable(pg_system *sys, const pg_rev rev[2])
+{
+    int s;
+
+    for (s = 0; s < 2; s++) {
+        const pg_strvec *u = &rev[s].unreadable;
+        if (!u->n)
+            continue;
+        pg_system_warn(sys,
+                       "%s (%s): %zu file%s could not be read from the "
+                       "repository (a partial clone, or a damaged mirror) "
+                       "and %s left out of its tree: %s%s; a build that "
+                       "reads one fails. `git fsck` lists what is missing; "
+                       "`git fetch --refetch` fetches it again",
+                       s ? "head" : "base", rev[s].spec, u->n,
+                       u->n == 1 ? "" : "s", u->n == 1 ? "is" : "are", u->v[0],
+                       u->n > 1 ? " and others" : "");
+    }
+}
+
 /* Each side's revision and tree, under the run's temporary directory. */
 static int prepare_sides(compare_ctx *ctx)
 {
@@ -345,6 +368,7 @@ static void describe_run(compare_ctx *ctx)
     out->base.note = ctx->base_note;
     ctx->base_note = NULL;
     fill_side(&out->head, &ctx->rev[1]);
+    say_unreadable(&out->system, ctx->rev);
 }
 
 /* 1 when `name` is among `names`. */

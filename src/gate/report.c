@@ -348,6 +348,24 @@ void pg_report_no_label(pg_str *out, const pg_result *r,
                   b->inconclusive_fails ? "fail" : "pass");
 }
 
+/* A compare whose own noise is more than half its floor: one sentence
+ * (none when it is not). */
+static void noise_line(pg_str *out, const pg_result *r)
+{
+    const pg_verdict *v = &r->verdict;
+
+    if (r->aa || !pg_stats_noisy_run(r))
+        return;
+    pg_str_printf(out,
+                  "this run's own noise was more than half the floor: %s's "
+                  "interval spans ±%.1f%% against a %.3g%% floor, more than a "
+                  "self-check (--aa) would trust the floor with; a verdict "
+                  "near the floor may not repeat (quiet the machine, a longer "
+                  "--max-time, or a larger floor)",
+                  r->benchmarks[v->noise_bench].name, v->noise * 100,
+                  v->noise_floor * 100);
+}
+
 /* The verdict of a self-check (A/A), in words. */
 static void aa_line(pg_str *out, const pg_result *r)
 {
@@ -1076,6 +1094,10 @@ void pg_report_terminal(pg_str *out, const pg_result *r, int color)
     else
         pg_report_summary(out, r);
     pg_str_putc(out, '\n');
+    if (pg_stats_noisy_run(r)) {
+        noise_line(out, r);
+        pg_str_putc(out, '\n');
+    }
 }
 
 /* ---- markdown ---- */
@@ -1458,6 +1480,11 @@ static size_t md_head(pg_str *out, const pg_result *r, size_t room)
         pg_report_summary(out, r);
     }
     pg_str_puts(out, "\n\n");
+    if (pg_stats_noisy_run(r)) {
+        pg_str_puts(out, "> ");
+        noise_line(out, r);
+        pg_str_puts(out, "\n\n");
+    }
     md_no_label(out, r, room / 4);
     for (shown = 0; shown < r->nbenchmarks; shown++) {
         if (collapsed(&r->benchmarks[shown]))

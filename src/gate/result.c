@@ -459,6 +459,15 @@ char *pg_result_to_json(const pg_result *r)
     pg_json_add_number(root, "seconds", r->seconds);
     pg_json_add_number(root, "build_seconds", r->build_seconds);
     cJSON_AddStringToObject(root, "mode", r->aa ? "aa" : "compare");
+    if (!r->aa && r->verdict.noise_bench >= 0) {
+        cJSON *n = cJSON_AddObjectToObject(root, "noise");
+        cJSON_AddStringToObject(n, "benchmark",
+                                r->benchmarks[r->verdict.noise_bench].name);
+        pg_json_add_number(n, "half_width", r->verdict.noise);
+        cJSON_AddNumberToObject(n, "limit", r->verdict.noise_floor / 2);
+        cJSON_AddBoolToObject(n, "trusted",
+                              !(r->verdict.noise > r->verdict.noise_floor / 2));
+    }
     if (r->aa) {
         cJSON *aa = cJSON_AddObjectToObject(root, "aa");
         pg_json_add_number(aa, "noise", r->verdict.aa_noise);

@@ -259,6 +259,12 @@ typedef struct pg_verdict {
      * furthest beyond the floor (it fails the self-check), as indices into
      * benchmarks and their cases; -1 when none. */
     long aa_bench, aa_case;
+    /* A compare: the benchmark whose interval is widest for its floor
+     * (-1: none measured), half that interval's width, and its floor.
+     * Past half the floor, the run's own noise is more than a self-check
+     * would trust the floor with, and said. */
+    long noise_bench;
+    double noise, noise_floor;
 } pg_verdict;
 
 typedef struct pg_result {

@@ -188,6 +188,7 @@ typedef struct walk_ctx {
      * rather than written again; NULL: none. */
     git_tree *other;
     const char *other_dir;
+    pg_strvec *unreadable; /* the revision's */
     int err;
 } walk_ctx;
 
@@ -225,7 +226,7 @@ static int safe_name(const char *name)
            !strchr(name, '/') && strcmp(name, ".git");
 }
 
-static int write_blob(walk_ctx *ctx, const char *path,
+static int write_blob(walk_ctx *ctx, const char *root, const char *path,
                       const git_tree_entry *entry)
 {
     git_blob *blob = NULL;
@@ -234,9 +235,13 @@ static int write_blob(walk_ctx *ctx, const char *path,
     int fd, err = 0;
     git_filemode_t mode = git_tree_entry_filemode(entry);
 
-    if (git_blob_lookup(&blob, ctx->repo, git_tree_entry_id(entry)) < 0)
-        return pg_error_set(PG_ERR_GENERIC, "cannot read %s: %s", path,
-                            git_message());
+    /* A file the object database cannot give is left out, and said: what
+     * no build reads cannot fail the run. */
+    if (git_blob_lookup(&blob, ctx->repo, git_tree_entry_id(entry)) < 0) {
+        pg_strvec_pushf(ctx->unreadable, "%s%s", root,
+                        git_tree_entry_name(entry));
+        return 0;
+    }
     data = git_blob_rawcontent(blob);
     len = (size_t)git_blob_rawsize(blob);
     if (mode == GIT_FILEMODE_LINK) {
@@ -300,7 +305,7 @@ static int walk_cb(const char *root, const git_tree_entry *entry, void *payload)
         break;
     case GIT_OBJECT_BLOB:
         if (!link_same(ctx, root, name, entry, path))
-            err = write_blob(ctx, path, entry);
+            err = write_blob(ctx, root, path, entry);
         break;
     default:
         break;
@@ -353,6 +358,7 @@ int pg_repo_materialize_beside(pg_repo *repo, pg_rev *rev, const char *dir,
     }
     ctx.repo = repo->repo;
     ctx.dir = dir;
+    ctx.unreadable = &rev->unreadable;
     ctx.err = 0;
     if (git_tree_walk(tree, GIT_TREEWALK_PRE, walk_cb, &ctx) < 0) {
         err = ctx.err ? ctx.err
@@ -589,6 +595,7 @@ void pg_rev_clear(pg_rev *rev)
     free(rev->spec);
     free(rev->subject);
     free(rev->dir);
+    pg_strvec_clear(&rev->unreadable);
     memset(rev, 0, sizeof(*rev));
 }
 

@@ -11,6 +11,7 @@
 #define PG_REVISION_H
 
 #include "ci.h"
+#include "strvec.h"
 
 /* A commit's id in hex, and its NUL. */
 #define PG_OID_HEX 41
@@ -25,6 +26,10 @@ typedef struct pg_rev {
     int worktree;    /* 1: the working tree, uncommitted changes included */
     int dirty;       /* worktree only: tracked files differ from HEAD */
     char *dir;       /* where this side's files are */
+    /* Files of the tree whose contents the object database could not give
+     * (a partial clone, a damaged mirror): left out of `dir`, each its
+     * path in the tree.  A build that reads one fails, saying so. */
+    pg_strvec unreadable;
 } pg_rev;
 
 /*

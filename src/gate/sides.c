@@ -7,6 +7,7 @@
 #include "fs.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "banned.h"
 
@@ -49,6 +50,18 @@ static int base_of_range(pg_rev rev[2], char **note, pg_repo *repo,
     }
     if (pg_repo_ahead(&ahead, repo, base->commit, head->commit) < 0 || !ahead)
         return 0;
+    /* The head an ancestor of the base: the two were given the other way
+     * round, and the merge base would be the head itself. */
+    if (pg_repo_merge_base(mb, repo, base->commit, head->commit) == 0 &&
+        !strcmp(mb, head->commit) && !head->worktree) {
+        *note = pg_strdupf("%s is an ancestor of %s: the %zu commit%s "
+                           "between them %s measured backwards, as undone; "
+                           "to measure %s as made: perfgate compare %s %s",
+                           head->spec, base->spec, ahead, ahead == 1 ? "" : "s",
+                           ahead == 1 ? "is" : "are",
+                           ahead == 1 ? "it" : "them", head->spec, base->spec);
+        return 0;
+    }
     *note = pg_strdupf(
         "%s has %zu commit%s that the head has not, so this change is "
         "measured as undoing %s; to compare with where the head left %s: "

@@ -246,6 +246,36 @@ static void aa_worst_case(pg_verdict *v, const pg_result *r)
     }
 }
 
+/* A compare: the widest interval for its floor, its half-width and that
+ * floor, of the benchmarks it resolved (pg_verdict's noise). */
+static void run_noise(pg_verdict *v, const pg_result *r)
+{
+    size_t i;
+
+    v->noise_bench = -1;
+    v->noise = v->noise_floor = NAN;
+    for (i = 0; i < r->nbenchmarks && !r->aa; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        double f = pg_result_floor(r, b), half;
+        if (all_unresolved(b) || isnan(b->change_lo) || isnan(b->change_hi) ||
+            !(f > 0))
+            continue;
+        half = (b->change_hi - b->change_lo) / 2;
+        if (v->noise_bench < 0 || half / f > v->noise / v->noise_floor) {
+            v->noise_bench = (long)i;
+            v->noise = half;
+            v->noise_floor = f;
+        }
+    }
+}
+
+int pg_stats_noisy_run(const pg_result *r)
+{
+    const pg_verdict *v = &r->verdict;
+
+    return v->noise_bench >= 0 && v->noise > v->noise_floor / 2;
+}
+
 static int passed(const pg_result *r)
 {
     size_t i;
@@ -286,6 +316,7 @@ void pg_stats_judge(pg_result *r)
     aa_noise(v, r);
     v->aa_trusted = !isnan(v->aa_noise) && v->aa_noise <= v->aa_floor / 2;
     aa_worst_case(v, r);
+    run_noise(v, r);
     v->passed = passed(r);
     v->warned = 0;
     for (i = 0; i < r->nbenchmarks; i++) {

@@ -44,6 +44,10 @@ void pg_stats_decide(pg_bench_result *b, double noise_floor);
  */
 void pg_stats_judge(pg_result *r);
 
+/* 1 when a compare's own noise (pg_verdict's noise, after
+ * pg_stats_judge()) is more than half its floor. */
+int pg_stats_noisy_run(const pg_result *r);
+
 /*
  * Under gate: total, the case that got slower beyond the floor (its whole
  * interval above it) while the benchmark's verdict does not say so: the

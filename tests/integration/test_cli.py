@@ -89,6 +89,41 @@ class UsageErrors(RepoTest):
         self.assertIn("did you mean 'sum'", r.stderr)
 
 
+class Unreadable(RepoTest):
+    """A file the object database cannot give (a partial clone, a broken
+    mirror) is left out of its side's tree and said; what no build reads
+    cannot fail the run, and a build that reads it says why it failed."""
+
+    def lose(self, path):
+        """Removes the loose object of `path` at HEAD from the repository."""
+        blob = self.git("rev-parse", "HEAD:" + path).strip()
+        os.remove(os.path.join(self.repo, ".git", "objects", blob[:2],
+                               blob[2:]))
+
+    def test_a_file_no_build_reads_is_skipped_with_a_warning(self):
+        self.base_repo()
+        self.commit({"src/sum.c": LANES, "tests/vectors.h": "int v[] = {1};\n"})
+        self.lose("tests/vectors.h")
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
+        self.assertIn(r.code, (0, 1), r.stderr)
+        self.assertIn(r.bench()["status"], ("unchanged", "improvement",
+                                            "regression"))
+        said = " ".join(r.json["system"]["warnings"])
+        self.assertIn("tests/vectors.h", said)
+        self.assertIn("head (HEAD): 1 file could not be read", said)
+        self.assertIn("tests/vectors.h", r.stderr + r.stdout)
+
+    def test_a_build_that_reads_it_fails_saying_so(self):
+        self.base_repo()
+        self.commit({"src/sum.c": '#include "vec.h"\n' + LANES,
+                     "src/vec.h": "#define N 1\n"})
+        self.lose("src/vec.h")
+        r = self.perfgate("HEAD~1", "HEAD")
+        b = r.bench()
+        self.assertEqual((b["status"], b["side"]), ("build_failed", "head"))
+        self.assertIn("could not give, src/vec.h", b["message"])
+
+
 class Cli(unittest.TestCase):
     def run_pg(self, *args):
         return subprocess.run([PERFGATE, *args], capture_output=True,
@@ -100,6 +135,12 @@ class Cli(unittest.TestCase):
             p = self.run_pg(*args)
             self.assertEqual(p.returncode, 0, args)
             self.assertIn("usage: perfgate", p.stdout, args)
+        # The front page leads with what a new user runs first.
+        p = self.run_pg("--help")
+        self.assertLess(p.stdout.index("start here:"),
+                        p.stdout.index("when the gate fails:"))
+        self.assertIn("perfgate init --function 'PROTOTYPE'", p.stdout)
+        self.assertLess(p.stdout.index("  init "), p.stdout.index("  bisect "))
         p = self.run_pg("--version")
         self.assertEqual(p.returncode, 0)
         self.assertRegex(p.stdout, r"^perfgate \d+\.\d+\.\d+\n$")

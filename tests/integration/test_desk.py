@@ -49,6 +49,13 @@ class Desk(RepoTest):
         self.assertIn("perfgate compare main...", r.stdout)
         self.assertIn("main has 1 commit", r.json["base"]["note"])
         self.assertIn("main has 1 commit", r.markdown)
+        # Given the other way round: the merge base would be the head
+        # itself, so the advice is to swap them.
+        r = self.perfgate("HEAD", "HEAD~1", "--noise-floor", "50%")
+        self.assertIn("HEAD~1 is an ancestor of HEAD: the 1 commit between "
+                      "them is measured backwards", r.stdout)
+        self.assertIn("perfgate compare HEAD~1 HEAD", r.stdout)
+        self.assertNotIn("...", r.json["base"]["note"])
         for bad in (["a..b..c"], ["HEAD~1..HEAD", "HEAD"]):
             p = self.perfgate(*bad)
             self.assertEqual(p.code, 2, bad)

@@ -66,6 +66,32 @@ class Reports(RepoTest):
                 self.assertLess(len(comment), 65536)
                 self.assertTrue(comment.startswith("<!-- perfgate -->"))
 
+    def test_a_run_whose_own_noise_passes_half_the_floor_says_so(self):
+        self.base_repo()
+        self.commit({"src/sum.c": TWICE})
+        r = self.perfgate("HEAD~1", "HEAD")
+        said = "this run's own noise was more than half the floor"
+        # Saved with its interval widened past half the floor (±6% against
+        # 5%), the same result says so; as measured (a 2x change, read
+        # within a percent or two), it does not.
+        self.assertNotIn(said, r.stdout + r.markdown)
+        self.assertTrue(r.json["noise"]["trusted"])
+        data = json.loads(json.dumps(r.json))
+        b = data["benchmarks"][0]
+        b["change_interval"] = [b["change"] - 0.06, b["change"] + 0.06]
+        path = os.path.join(self.out, "noisy.json")
+        with open(path, "w") as f:
+            json.dump(data, f)
+        md = os.path.join(self.out, "noisy.md")
+        p = subprocess.run([PERFGATE, "report", "--markdown", md, path],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn(said, p.stdout)
+        self.assertIn("sum's interval spans ±6.0% against a 5% floor",
+                      p.stdout)
+        with open(md, encoding="utf-8") as f:
+            self.assertIn(said, f.read())
+
     def test_github_actions_sets_a_ten_percent_floor(self):
         self.base_repo()
         self.commit({"src/sum.c": SERIAL + "/* again */\n"})
