@@ -576,6 +576,21 @@ int pg_benchmark_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)
     building = 0;
     if (err < 0)
         goto done;
+    if (!build[1].missing && !build[1].ok && !build[0].missing &&
+        !build[0].ok && build[0].message && build[1].message &&
+        !strcmp(build[0].message, build[1].message)) {
+        /* Both sides fail alike: not the change's doing, and said so;
+         * still a failure, since nothing can be measured. */
+        out->status = PG_STATUS_BUILD_FAILED;
+        out->side = PG_SIDE_NONE;
+        free(out->message);
+        free(out->log);
+        out->message = pg_strdupf("both sides fail alike, so not because "
+                                  "of this change: %s",
+                                  build[1].message);
+        out->log = build[1].log ? pg_strdup(build[1].log) : NULL;
+        goto done;
+    }
     if (build[1].missing || !build[1].ok) {
         set_build_failure(out, &build[1], PG_SIDE_HEAD);
         goto done;

@@ -14,6 +14,8 @@
 #include "strvec.h"
 #include "clock.h"
 
+#include <dirent.h>
+#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -335,6 +337,100 @@ static int compile_apart(pg_build *out, pg_strvec *files, pg_strvec *objects,
     return err;
 }
 
+/* The first of `b`'s library alternatives that the build made in the tree
+ * at `side_dir` (a glob: its first match), relative to the tree; NULL when
+ * none is there. */
+static char *made_library(const pg_bench_config *b, const char *side_dir)
+{
+    size_t i, j;
+
+    for (i = 0; i < b->nlibraries; i++) {
+        const char *alt = b->libraries[i];
+        char *path = pg_path_join(side_dir, alt);
+        glob_t g;
+        if (!strpbrk(alt, "*?[")) {
+            int there = pg_path_is_file(path);
+            free(path);
+            if (there)
+                return pg_strdup(alt);
+            continue;
+        }
+        if (glob(path, 0, NULL, &g) == 0) {
+            for (j = 0; j < g.gl_pathc; j++)
+                if (pg_path_is_file(g.gl_pathv[j])) {
+                    char *rel =
+                        pg_strdup(g.gl_pathv[j] + strlen(side_dir) +
+                                  (side_dir[strlen(side_dir) - 1] != '/'));
+                    globfree(&g);
+                    free(path);
+                    return rel;
+                }
+            globfree(&g);
+        }
+        free(path);
+    }
+    return NULL;
+}
+
+/* Appends to `out` the files under `dir` (`rel` below the tree) that could
+ * be a library: archives and shared libraries, at most *left of them. */
+static void libraries_in(pg_str *out, const char *dir, const char *rel,
+                         int depth, int *left)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+
+    if (!d)
+        return;
+    while (*left > 0 && (e = readdir(d))) {
+        const char *n = e->d_name;
+        size_t len = strlen(n);
+        char *path, *sub;
+        if (!strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, ".git"))
+            continue;
+        path = pg_path_join(dir, n);
+        sub = *rel ? pg_strdupf("%s/%s", rel, n) : pg_strdup(n);
+        if (e->d_type == DT_DIR && depth < 6)
+            libraries_in(out, path, sub, depth + 1, left);
+        else if (e->d_type == DT_REG &&
+                 ((len > 2 && !strcmp(n + len - 2, ".a")) ||
+                  strstr(n, ".so"))) {
+            pg_str_printf(out, "%s%s", out->size ? ", " : "", sub);
+            (*left)--;
+        }
+        free(path);
+        free(sub);
+    }
+    closedir(d);
+}
+
+/* Why no library was found: what was asked for, and what the build made. */
+static char *no_library(const pg_bench_config *b, const char *side_dir)
+{
+    pg_str asked = PG_STR_INIT, made = PG_STR_INIT;
+    size_t i;
+    int left = 8;
+    char *msg;
+
+    for (i = 0; i < b->nlibraries; i++)
+        pg_str_printf(&asked, "%s'%s'",
+                      i ? (i + 1 == b->nlibraries ? " or " : ", ") : "",
+                      b->libraries[i]);
+    libraries_in(&made, side_dir, "", 0, &left);
+    msg = pg_strdupf("the build command did not make %s; %s%s%s",
+                     pg_str_cstr(&asked),
+                     made.size ? "it made "
+                               : "it made no archive (.a) or "
+                                 "shared library (.so) at all",
+                     pg_str_cstr(&made),
+                     made.size ? " (name the one to use in 'library', or "
+                                 "list the names it had across history)"
+                               : "");
+    pg_str_clear(&asked);
+    pg_str_clear(&made);
+    return msg;
+}
+
 /*
  * The project's library, when its build made one: a shared library is
  * used as it is (*use_as_is), an archive or object is linked in.  0, or 1
@@ -343,29 +439,31 @@ static int compile_apart(pg_build *out, pg_strvec *files, pg_strvec *objects,
 static int project_library(pg_build *out, pg_strvec *link, int *use_as_is,
                            const pg_bench_config *b, const char *side_dir)
 {
-    char *path;
+    char *path, *lib;
     const char *base;
 
     *use_as_is = 0;
     if (!b->library)
         return 0;
-    path = pg_path_join(side_dir, b->library);
-    base = strrchr(b->library, '/') ? strrchr(b->library, '/') + 1 : b->library;
-    if (!pg_path_is_file(path))
-        out->message =
-            pg_strdupf("the build command did not make '%s'", b->library);
-    else if (pg_path_inside(side_dir, path) != 1)
-        out->message = pg_sources_outside(b->library, "library");
+    if (!(lib = made_library(b, side_dir))) {
+        out->message = no_library(b, side_dir);
+        return 1;
+    }
+    path = pg_path_join(side_dir, lib);
+    base = strrchr(lib, '/') ? strrchr(lib, '/') + 1 : lib;
+    if (pg_path_inside(side_dir, path) != 1)
+        out->message = pg_sources_outside(lib, "library");
     else if (strstr(base, ".so") && (b->nsources || b->nadapters))
         out->message = pg_strdupf(
             "%s is a shared library, which perfgate loads as it is; to "
             "compile sources or adapters with the project, have its build "
             "make a static archive (.a) and name that",
-            b->library);
+            lib);
     else if (strstr(base, ".so")) {
         *use_as_is = 1;
         out->lib = path;
         out->ok = 1;
+        free(lib);
         return 0;
     } else {
         int archive =
@@ -378,6 +476,7 @@ static int project_library(pg_build *out, pg_strvec *link, int *use_as_is,
             pg_strvec_push(link, "-Wl,--no-whole-archive");
     }
     free(path);
+    free(lib);
     return out->message ? 1 : 0;
 }
 

@@ -743,11 +743,23 @@ static int parse_project(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
         b->build = pg_strdup(ctx->build);
     }
     if ((lib = lookup(ctx, node, "library", NULL))) {
-        if ((err = get_string(ctx, lib, "library", &b->library)) < 0 ||
-            (err = check_repo_path(ctx, lib, "library", b->library)) < 0)
+        if ((err = get_string_list(ctx, lib, "library", &b->libraries,
+                                   &b->nlibraries)) < 0)
             return err;
+        if (!b->nlibraries)
+            return fail_at(ctx, lib,
+                           "'library' names no file: give the path the "
+                           "build makes, or a list of them to try in order");
+        for (i = 0; i < b->nlibraries; i++)
+            if ((err = check_repo_path(ctx, lib, "library", b->libraries[i])) <
+                0)
+                return err;
+        b->library = pg_strdup(b->libraries[0]);
     } else if (ctx->library) {
         b->library = pg_strdup(ctx->library);
+        b->libraries = pg_calloc(1, sizeof(char *));
+        b->libraries[0] = pg_strdup(ctx->library);
+        b->nlibraries = 1;
     }
     if (b->library && !b->build)
         return fail_at(ctx, lib ? lib : node,
@@ -1418,6 +1430,7 @@ void pg_config_clear(pg_config *cfg)
         free_list(b->include, b->ninclude);
         free(b->build);
         free(b->library);
+        free_list(b->libraries, b->nlibraries);
         free_list(b->ldflags, b->nldflags);
         free_list(b->adapters, b->nadapters);
         for (j = 0; j < b->nfile_cflags; j++) {

@@ -56,6 +56,11 @@ typedef struct pg_bench_config {
      * linked with the sources and adapters.  NULL: none. */
     char *build;
     char *library;
+    /* library: as given, the first that a side's build made is used: a
+     * list of paths, each may be a glob (the name changed across history:
+     * libcmark.a, libcmark_static.a).  `library` is the first of them. */
+    char **libraries;
+    size_t nlibraries;
     char **ldflags; /* link flags and libraries, after everything else */
     size_t nldflags;
     char **adapters; /* files beside the config (resolved paths), compiled

@@ -308,6 +308,37 @@ benchmarks:
         self.assertEqual((b["status"], b["side"]), ("build_failed", "base"))
         self.assertEqual(r.code, 0, r.stdout)
 
+    def test_a_library_renamed_across_history_is_found_by_its_names(self):
+        # The base's build makes build/libsum.a, the head's
+        # build/libsum_static.a (cmark's name at some commits): a list
+        # takes the first each side made, a glob its first match.
+        base = self.make_project().strip()
+        renamed = MAKEFILE.replace("build/libsum.a:", "build/libsum_static.a:")
+        self.commit({"Makefile": renamed, "lib/sum.c": LIB_SUM +
+                     "int head_marker(void) { return 1; }\n"})
+        for library in ("[build/libsum_static.a, build/libsum.a]",
+                        "'build/libsum*.a'"):
+            with self.subTest(library=library):
+                self.commit({"perfgate.yml": PROJECT_CONFIG % (
+                    "make", library)})
+                r = self.perfgate(base, "HEAD", "--noise-floor", "60%")
+                self.assert_measured(r.bench())
+
+    def test_a_library_no_side_made_blames_neither_and_says_what_was_made(self):
+        self.make_project()
+        self.commit({"perfgate.yml": PROJECT_CONFIG % (
+            "make", "[build/libsum_static.a, build/libcmark.a]"),
+            "lib/sum.c": LIB_SUM + "/* h */\n"})
+        r = self.perfgate("HEAD~1", "HEAD")
+        self.assertEqual(r.code, 1, r.stdout)
+        b = r.bench()
+        self.assertEqual((b["status"], b["side"]), ("build_failed", None))
+        self.assertIn("both sides fail alike, so not because of this change",
+                      b["message"])
+        self.assertIn("did not make 'build/libsum_static.a' or "
+                      "'build/libcmark.a'; it made build/libsum.a",
+                      b["message"])
+
 
 if __name__ == "__main__":
     unittest.main()
