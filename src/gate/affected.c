@@ -9,6 +9,7 @@
 #include "cache.h"
 #include "error.h"
 #include "fs.h"
+#include "function.h"
 #include "proc.h"
 #include "str.h"
 #include "strvec.h"
@@ -830,6 +831,9 @@ int pg_affected_key(char key[PG_CACHE_ID], pg_cache *cache,
                   b->interposable);
     if (!strcmp(b->language, "cuda"))
         pg_str_printf(&in.doc, "%s\n", nvcc_id(timeout));
+    /* batch:'s wrapper is compiled in too. */
+    if (b->function && b->function->batch_source)
+        pg_str_printf(&in.doc, "batch\n%s\n", b->function->batch_source);
     /* The files the build would compile, or doubt when it would not. */
     err = pg_sources_find(&files, &missing, &message, b, side_dir) ? 1 : 0;
     free(message);

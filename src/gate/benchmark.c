@@ -74,6 +74,33 @@ static void set_build_failure(pg_bench_result *out, const pg_build *build,
     out->log = build->log ? pg_strdup(build->log) : NULL;
 }
 
+/* A function measured in batches (batch:): every figure per call of the
+ * function, not per timed call of the batch.  Ratios, and so every
+ * change, interval and verdict, are the same either way. */
+static void per_call(pg_bench_result *r, int batch)
+{
+    size_t c, k;
+    int s;
+
+    if (batch <= 1)
+        return;
+    r->batch = batch;
+    r->base_ns /= batch;
+    r->head_ns /= batch;
+    for (s = 0; s < 2; s++)
+        r->calls[s] *= (uint64_t)batch;
+    for (c = 0; c < r->ncases; c++) {
+        pg_result_case *cr = &r->cases[c];
+        cr->base_ns /= batch;
+        cr->head_ns /= batch;
+        cr->overhead_ns /= batch;
+        cr->quantum_ns /= batch;
+        for (s = 0; s < 2; s++)
+            for (k = 0; k < cr->nsamples[s]; k++)
+                cr->samples[s][k] /= batch;
+    }
+}
+
 /* A failed build of a side whose tree lacks files the repository could
  * not give says so: the likeliest cause, and not the change's. */
 static void note_unreadable(pg_build *build, const pg_rev *rev)
@@ -621,12 +648,16 @@ int pg_benchmark_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)
     spec_path = pg_strdupf("%s/%s.run", c->build_dir, b->name);
     if ((err = pg_draws_run(out, &spec, spec_path)) < 0)
         goto done;
+    if (b->function)
+        per_call(out, b->function->batch);
     settle(c, out, &build[0], base_failed);
     if (b->function)
         say_unchecked(out, b, &spec, base_failed);
     if (measure == PG_MEASURE_ALL && !spec.gpu && verdict_of(out) != 2 &&
         (err = count_too(c, &spec, spec_path, out)) < 0)
         goto done;
+    if (b->function && out->counted)
+        per_call(out->counted, b->function->batch);
     if (c->profile && out->status == PG_STATUS_REGRESSION)
         err = profile_worst(c, b, out, &spec);
 

@@ -530,6 +530,18 @@ int pg_build_solution(pg_build *out, const pg_bench_config *b,
         pg_strvec_push(&a, objects.v[i]);
     for (i = 0; i < b->nadapters; i++)
         pg_strvec_push(&a, b->adapters[i]);
+    if (b->function && b->function->batch_source) {
+        /* batch:'s wrapper, beside the side's own code. */
+        char *w = pg_strdupf("%s/%s.batch.c", own, b->name);
+        if (pg_write_file(w, b->function->batch_source,
+                          strlen(b->function->batch_source), 0) < 0) {
+            err = pg_error_set(PG_ERR_GENERIC, "cannot write %s", w);
+            free(w);
+            goto done;
+        }
+        pg_strvec_push(&a, w);
+        free(w);
+    }
     for (i = 0; i < library.n; i++)
         pg_strvec_push(&a, library.v[i]);
     link_libraries(&a, b);

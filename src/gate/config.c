@@ -68,7 +68,7 @@ static const char *const bench_keys[] = {
     "nvcc_flags", "symbols",  "gate",        "build",    "library",
     "ldflags",    "adapters", "file_cflags", "function", "args",
     "check",      "helpers",  "work",        "measure",  "inconclusive",
-    NULL};
+    "batch",      NULL};
 static const char *const buffer_keys[] = {"count", "fill", "range", "file",
                                           "from",  "with", NULL};
 static const char *const check_keys_[] = {"rel", "abs", "reference", NULL};
@@ -1072,6 +1072,21 @@ static int parse_work(parse_ctx *ctx, yaml_node_t *v, pg_function *f)
 }
 
 /* The keys a function benchmark has, before its cases are read. */
+/* batch: how many calls of the function one timed call makes. */
+static int get_batch(parse_ctx *ctx, yaml_node_t *node, int *out)
+{
+    long long v;
+
+    if (!is_plain(node) || pg_parse_ll(&v, scalar(node)) < 0 || v < 1 ||
+        v > 1000000)
+        return fail_at(ctx, node,
+                       "'batch' must be a whole number of calls from 1 to "
+                       "1000000, such as batch: 64 (each timed call then "
+                       "calls the function 64 times)");
+    *out = (int)v;
+    return 0;
+}
+
 static int parse_function(parse_ctx *ctx, yaml_node_t *node, yaml_node_t *v,
                           pg_bench_config *b)
 {
@@ -1113,14 +1128,18 @@ static int parse_function(parse_ctx *ctx, yaml_node_t *node, yaml_node_t *v,
     if ((x = lookup(ctx, node, "work", NULL)) &&
         (err = parse_work(ctx, x, f)) < 0)
         return err;
+    f->batch = 1;
+    if ((x = lookup(ctx, node, "batch", NULL)) &&
+        (err = get_batch(ctx, x, &f->batch)) < 0)
+        return err;
     return 0;
 }
 
 /* A problem benchmark with keys that only a function's has. */
 static int function_keys_alone(parse_ctx *ctx, yaml_node_t *node)
 {
-    static const char *const keys[] = {"args", "check", "helpers", "work",
-                                       NULL};
+    static const char *const keys[] = {"args", "check", "helpers",
+                                       "work", "batch", NULL};
     const char *const *k;
     yaml_node_t *key;
 
@@ -1152,7 +1171,9 @@ static int check_function(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
     if ((err = pg_function_check(f, ctx->display, b->cases, b->ncases)) < 0)
         return err;
     free(b->symbol);
-    b->symbol = pg_strdup(f->name);
+    /* batch: the benchmark times the wrapper that calls it n times. */
+    b->symbol = f->batch_source ? pg_strdupf("pg_batch_%s", f->name)
+                                : pg_strdup(f->name);
     b->problem = pg_strdup(f->name);
     b->problem_mark = f->mark.at;
     return 0;

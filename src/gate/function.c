@@ -944,7 +944,7 @@ static void emit_struct(pg_str *out, const check_ctx *ctx)
     pg_str_puts(out, "    char end;\n};\n\n");
 }
 
-static void emit_call_type(pg_str *out, const pg_prototype *p)
+static void emit_call_type(pg_str *out, const pg_prototype *p, int batch)
 {
     size_t i;
 
@@ -954,11 +954,14 @@ static void emit_call_type(pg_str *out, const pg_prototype *p)
         pg_str_puts(out, i ? ", " : "");
         type_text(out, &p->params[i].type);
     }
-    pg_str_puts(out, p->nparams ? ")" : "void)");
+    if (batch)
+        pg_str_puts(out, p->nparams ? ", int" : "int");
+    pg_str_puts(out, p->nparams || batch ? ")" : "void)");
 }
 
-/* The typed call of the function, on `a`, into its result's slot. */
-static void emit_target_call(pg_str *out, const check_ctx *ctx)
+/* The typed call of the function, on `a`, into its result's slot; under
+ * batch:, of its batch wrapper, `n` calls. */
+static void emit_target_call(pg_str *out, const check_ctx *ctx, int n)
 {
     size_t i, result = ctx->nslots;
 
@@ -969,13 +972,55 @@ static void emit_target_call(pg_str *out, const check_ctx *ctx)
     if (result < ctx->nslots)
         pg_str_printf(out, "a->v%zu = ", result);
     pg_str_puts(out, "((");
-    emit_call_type(out, &ctx->proto);
+    emit_call_type(out, &ctx->proto, ctx->f->batch > 1);
     pg_str_puts(out, ")fn)(");
     for (i = 0; i < ctx->proto.nparams; i++) {
         pg_str_puts(out, i ? ", " : "");
         field(out, i);
     }
+    if (ctx->f->batch > 1)
+        pg_str_printf(out, "%s%d", ctx->proto.nparams ? ", " : "", n);
     pg_str_puts(out, ");\n");
+}
+
+/* batch:'s wrapper, compiled into each side (pg_function's batch_source):
+ * the function called n times directly, its last result returned. */
+static char *batch_wrapper(const check_ctx *ctx)
+{
+    const pg_prototype *p = &ctx->proto;
+    int returns = p->result.kind != PG_CKIND_VOID || p->result.pointer;
+    pg_str out = PG_STR_INIT;
+    size_t i;
+
+    pg_str_puts(&out, "/* perfgate: batch: for the benchmark's function "
+                      "(perfgate.yml) */\n#include <stddef.h>\n"
+                      "#include <stdint.h>\n#include <stdbool.h>\n\n");
+    for (i = 0; i < 2; i++) {
+        size_t j;
+        type_text(&out, &p->result);
+        pg_str_printf(&out, " %s%s(", i ? "pg_batch_" : "", p->name);
+        for (j = 0; j < p->nparams; j++) {
+            pg_str_puts(&out, j ? ", " : "");
+            type_text(&out, &p->params[j].type);
+            pg_str_printf(&out, " p%zu", j);
+        }
+        if (i)
+            pg_str_printf(&out, "%sint n", p->nparams ? ", " : "");
+        else if (!p->nparams)
+            pg_str_puts(&out, "void");
+        pg_str_puts(&out, i ? ")\n{\n" : ");\n");
+    }
+    if (returns) {
+        pg_str_puts(&out, "    ");
+        type_text(&out, &p->result);
+        pg_str_puts(&out, " r = 0;\n");
+    }
+    pg_str_printf(&out, "    for (int k = 0; k < n; k++)\n        %s%s(",
+                  returns ? "r = " : "", p->name);
+    for (i = 0; i < p->nparams; i++)
+        pg_str_printf(&out, "%sp%zu", i ? ", " : "", i);
+    pg_str_printf(&out, ");\n%s}\n", returns ? "    return r;\n" : "");
+    return pg_str_detach(&out);
 }
 
 static void emit_make(pg_str *out, const check_ctx *ctx)
@@ -1006,7 +1051,7 @@ static void emit_make(pg_str *out, const check_ctx *ctx)
         if (c->proto.result.kind != PG_CKIND_VOID)
             pg_str_puts(out, "*result = (long long)");
         pg_str_puts(out, "((");
-        emit_call_type(out, &c->proto);
+        emit_call_type(out, &c->proto, 0);
         pg_str_puts(out, ")fn)(");
         for (j = 0; j < c->proto.nparams; j++) {
             pg_str_puts(out, j ? ", " : "");
@@ -1142,10 +1187,10 @@ static void emit_problem(pg_str *out, const check_ctx *ctx, const char *work)
                   f->bytes ? "bytes_op" : "NULL");
     pg_str_puts(out, "static void *setup(pg_case *c)\n{\n"
                      "    return pgf_setup(&function, c);\n}\n\n"
-                     "/* Timed: the call alone. */\n"
+                     "/* Timed: the call alone (batch: that many). */\n"
                      "static void run(void *state, pg_fn fn)\n{\n"
                      "    struct args *a = ((pgf_state *)state)->args;\n\n");
-    emit_target_call(out, ctx);
+    emit_target_call(out, ctx, f->batch);
     pg_str_puts(out, "}\n\n");
     if (f->flops)
         pg_str_puts(out, "static double flops(const pg_case *c)\n{\n    "
@@ -1195,7 +1240,7 @@ static void generate(check_ctx *ctx, const expr *flops, const expr *bytes)
     emit_struct(&out, ctx);
     pg_str_puts(&out, "static void call(void *args, pg_fn fn)\n{\n"
                       "    struct args *a = args;\n\n");
-    emit_target_call(&out, ctx);
+    emit_target_call(&out, ctx, 1);
     pg_str_puts(&out, "}\n\n");
     emit_make(&out, ctx);
     emit_calls(&out, ctx);
@@ -1210,6 +1255,8 @@ static void generate(check_ctx *ctx, const expr *flops, const expr *bytes)
     }
     emit_problem(&out, ctx, pg_str_cstr(&work));
     f->source = pg_str_detach(&out);
+    free(f->batch_source);
+    f->batch_source = f->batch > 1 ? batch_wrapper(ctx) : NULL;
     pg_str_clear(&work);
 }
 
@@ -1340,5 +1387,6 @@ void pg_function_free(pg_function *f)
     free(f->bytes);
     free(f->name);
     free(f->source);
+    free(f->batch_source);
     free(f);
 }

@@ -77,10 +77,21 @@ typedef struct pg_function {
     pg_fmark check_mark;
     char *flops, *bytes; /* work per call, as expressions; NULL: none */
     pg_fmark flops_mark, bytes_mark;
+    /* batch: each timed call of the problem calls the function this many
+     * times on the same arguments, so that the harness's own cost per
+     * call is shared that many ways; times are reported per call of the
+     * function.  1: one call. */
+    int batch;
 
     /* Filled by pg_function_check(): */
     char *name;     /* the function's */
     char *source;   /* the generated problem */
+    /* batch > 1: a C file compiled into each side's library beside its
+     * sources, whose function pg_batch_NAME(ARGS..., int n) calls NAME
+     * n times directly, so that the harness's own cost (an indirect call
+     * of the library) is paid once a batch; the benchmark times it.
+     * NULL: none. */
+    char *batch_source;
     int has_output; /* anything to compare: a result or an output */
 } pg_function;
 

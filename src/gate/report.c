@@ -934,8 +934,8 @@ static void unresolved_lines(pg_str *out, const pg_result *r)
             pg_str_printf(out,
                           " around it: too short to resolve to the %.3g%% "
                           "floor here, so it gets no label (give it more "
-                          "work per call: a larger input, or several calls "
-                          "in one)\n",
+                          "work per call: a larger input, several calls in "
+                          "one, or for a function: benchmark batch: N)\n",
                           r->noise_floor * 100);
         }
     }
@@ -1032,6 +1032,20 @@ static void no_label_lines(pg_str *out, const pg_result *r, int color)
 }
 
 /* The floor, the GPU, the machine's warnings. */
+/* A line for each function measured in batches: its times are per call. */
+static void batch_lines(pg_str *out, const pg_result *r)
+{
+    size_t i;
+
+    for (i = 0; i < r->nbenchmarks; i++)
+        if (r->benchmarks[i].batch > 1)
+            pg_str_printf(out,
+                          "%s: times per call of the function; each timed "
+                          "call made %d of them (batch: %d)\n",
+                          r->benchmarks[i].name, r->benchmarks[i].batch,
+                          r->benchmarks[i].batch);
+}
+
 static void terminal_notes(pg_str *out, const pg_result *r, int color)
 {
     pg_system notes;
@@ -1044,6 +1058,7 @@ static void terminal_notes(pg_str *out, const pg_result *r, int color)
     counted_line(out, r, 0);
     pg_str_putc(out, '\n');
     no_label_lines(out, r, color);
+    batch_lines(out, r);
     unresolved_lines(out, r);
     disagreement_lines(out, r);
     if (r->gpu.present) {

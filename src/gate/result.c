@@ -291,6 +291,8 @@ static cJSON *bench_json(const pg_bench_result *b)
     add_string(o, "problem", b->problem);
     add_string(o, "status", pg_status_name(b->status));
     add_string(o, "side", pg_side_name(b->side));
+    if (b->batch > 1)
+        cJSON_AddNumberToObject(o, "batch", b->batch);
     cJSON_AddBoolToObject(o, "fails_gate", b->fails_gate);
     pg_json_add_number(o, "change", b->change);
     add_interval(o, b->change_lo, b->change_hi);
@@ -875,6 +877,7 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
     b->base_ns = get_number(o, "base_ns");
     b->head_ns = get_number(o, "head_ns");
     b->rounds = get_int(o, "rounds");
+    b->batch = get_int(o, "batch");
     b->seconds = get_number(o, "seconds");
     if (calls) {
         b->calls[0] = get_count(calls, "base");

@@ -175,6 +175,9 @@ typedef struct pg_bench_result {
     pg_profile *profile; /* with compare --profile, a regression's; NULL */
     double base_ns;      /* sums of per-case minimums; NAN when not measured */
     double head_ns;
+    /* function: batch: each timed call made this many calls of the
+     * function; every time and count is per call of it.  0 or 1: one. */
+    int batch;
     int rounds;        /* samples per case and side, all processes */
     int processes;     /* measuring processes pooled (draws.h); 0: none */
     int slots, shift;  /* one process's placements (pg_estimate_run): how

@@ -321,6 +321,39 @@ long first(const %s *x, size_t n)
                         json.dumps(b["cases"]))
 
 
+    def test_a_function_too_short_to_time_alone_is_timed_in_batches(self):
+        # A hash of 8 bytes, a nanosecond or two: below what the harness's
+        # own 3 ns around each call lets this machine resolve, alone; in
+        # batches of 1000, resolved, and reported per call of it.
+        mix = ("#include <stdint.h>\n#include <stddef.h>\n"
+               "uint64_t mix64(const void *p, size_t len)\n{\n"
+               "    const unsigned char *b = p;\n    uint64_t h = len;\n"
+               "    for (size_t i = 0; i < len; i++)\n"
+               "        h = (h ^ b[i]) * 0x100000001b3ULL;\n"
+               "    return h;\n}\n")
+        bench = ('  - name: mix\n    function: "uint64_t mix64(const void '
+                 '*p, size_t len)"\n    sources: [mix.c]\n'
+                 '    args: {p: {count: len}}\n    cases: [{len: 8}]\n%s')
+        self.commit({"perfgate.yml": config(bench % ""), "mix.c": mix})
+        self.commit({"mix.c": mix + "int head_marker(void) { return 1; }\n"})
+        alone = self.perfgate("HEAD~1", "HEAD").bench("mix")
+        self.assertTrue(alone["cases"][0]["resolved"] is False or
+                        alone["status"] == "unresolved", alone)
+        self.assertNotIn("batch", alone)
+        self.commit({"perfgate.yml": config(bench % "    batch: 1000\n")})
+        r = self.perfgate("HEAD~2", "HEAD")
+        b = r.bench("mix")
+        self.assertIn(b["status"], MEASURED, r.stdout)
+        self.assertTrue(b["cases"][0]["resolved"], b)
+        self.assertEqual(b["batch"], 1000)
+        self.assertEqual(b["calls"]["base"] % 1000, 0)
+        # Per call of the function: well under the microsecond a batch
+        # of 1000 takes.
+        self.assertLess(b["cases"][0]["base_ns"], 200)
+        self.assertIn("mix: times per call of the function; each timed "
+                      "call made 1000 of them (batch: 1000)", r.stdout)
+
+
 class FunctionInit(RepoTest):
     """perfgate init --function: an entry that compare runs as written,
     or a problem file that fails until its verify() is written."""
@@ -476,6 +509,18 @@ class FunctionErrors(RepoTest):
                    "    cases: [{n: 1}]\n",
                    "'buf' is a pointer (const unsigned char *): give it a "
                    "buffer")
+
+    def test_a_batch_that_is_not_a_count_of_calls(self):
+        for bad in ("0", "-3", "many", "2000000"):
+            with self.subTest(batch=bad):
+                self.check(adler("    batch: %s\n" % bad),
+                           "'batch' must be a whole number of calls from 1 "
+                           "to 1000000", line=9)
+        r = self.check("  - name: s\n    problem: reduce_sum\n"
+                       "    sources: [adler.c]\n    batch: 4\n",
+                       "'batch' belongs to a benchmark declared by its "
+                       "'function'", line=7)
+        self.assertIn("'batch'", r)
 
     def test_problem_and_function_together(self):
         self.check("  - name: x\n    problem: reduce_sum\n    " + ADLER +
