@@ -251,11 +251,12 @@ static int measure_of(const pg_bench_ctx *c, const pg_bench_config *b)
     return b->measure >= 0 ? b->measure : c->cfg->settings.measure;
 }
 
-/* The floor `out` is judged against: its metric's. */
+/* The floor `out` is judged against: its metric's, or its own. */
 static double floor_of(const pg_bench_ctx *c, const pg_bench_result *out)
 {
-    return out->metric ? c->cfg->settings.count_floor
-                       : c->cfg->settings.noise_floor;
+    return out->metric            ? c->cfg->settings.count_floor
+           : out->noise_floor > 0 ? out->noise_floor
+                                  : c->cfg->settings.noise_floor;
 }
 
 /*
@@ -577,7 +578,7 @@ int pg_benchmark_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)
     int owned = 0, base_failed, err, s, measure;
     char *problem_lib = NULL, *spec_path = NULL;
     pg_run_spec spec;
-    pg_settings counted;
+    pg_settings counted, own_floor;
     pg_bench_keys keys;
     int64_t building;
 
@@ -640,6 +641,13 @@ int pg_benchmark_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)
     spec.cases = cases;
     spec.ncases = ncases;
     fill_spec(&spec, c, b, out, build, base_failed);
+    /* Its own floor, unless the command gave one for the whole run. */
+    if (b->noise_floor > 0 && c->cfg->settings.floor_source != PG_FLOOR_FLAG) {
+        own_floor = c->cfg->settings;
+        own_floor.noise_floor = b->noise_floor;
+        spec.settings = &own_floor;
+        out->noise_floor = b->noise_floor;
+    }
     measure = measure_of(c, b);
     if ((measure == PG_METRIC_INSTRUCTIONS || measure == PG_METRIC_CYCLES) &&
         count_instead(c, &spec, out, (pg_metric)measure, &counted) < 0)

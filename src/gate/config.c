@@ -63,12 +63,12 @@ static const char *const settings_keys[] = {
     "build",       "library",      "measure",    "count_floor", "counter",
     "path_check",  "inconclusive", "pass_env",   NULL};
 static const char *const bench_keys[] = {
-    "name",       "problem",  "sources",     "symbol",   "language",
-    "cflags",     "include",  "cases",       "cache",    "cuda_arch",
-    "nvcc_flags", "symbols",  "gate",        "build",    "library",
-    "ldflags",    "adapters", "file_cflags", "function", "args",
-    "check",      "helpers",  "work",        "measure",  "inconclusive",
-    "batch",      NULL};
+    "name",       "problem",     "sources",     "symbol",   "language",
+    "cflags",     "include",     "cases",       "cache",    "cuda_arch",
+    "nvcc_flags", "symbols",     "gate",        "build",    "library",
+    "ldflags",    "adapters",    "file_cflags", "function", "args",
+    "check",      "helpers",     "work",        "measure",  "inconclusive",
+    "batch",      "noise_floor", NULL};
 static const char *const buffer_keys[] = {"count", "fill", "range", "file",
                                           "from",  "with", NULL};
 static const char *const check_keys_[] = {"rel", "abs", "reference", NULL};
@@ -691,6 +691,9 @@ static int parse_choices(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
     if ((v = lookup(ctx, node, "inconclusive", NULL)) &&
         (err = get_choice(ctx, v, "inconclusive", "pass", "fail",
                           &b->inconclusive)) < 0)
+        return err;
+    if ((v = lookup(ctx, node, "noise_floor", NULL)) &&
+        (err = get_floor(ctx, v, "noise_floor", &b->noise_floor)) < 0)
         return err;
     if ((v = lookup(ctx, node, "symbols", NULL)) &&
         (err = get_choice(ctx, v, "symbols", "local", "interposable",

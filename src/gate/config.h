@@ -42,6 +42,9 @@ typedef struct pg_bench_config {
                          default for CUDA) */
     int gate;         /* gate: -1 as in settings, 0 total, 1 cases */
     int inconclusive; /* inconclusive: -1 as in settings, 0 pass, 1 fail */
+    /* noise_floor: this benchmark's own floor for times (0: the run's); a
+     * --noise-floor given to the command outranks it. */
+    double noise_floor;
     int measure;      /* measure: -1 as in settings, else as there */
     int interposable; /* symbols: interposable, a plain -shared build whose
                          calls to its own exported functions go through

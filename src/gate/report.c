@@ -1032,6 +1032,20 @@ static void no_label_lines(pg_str *out, const pg_result *r, int color)
 }
 
 /* The floor, the GPU, the machine's warnings. */
+/* A line for each benchmark held to a floor of its own. */
+static void own_floor_lines(pg_str *out, const pg_result *r)
+{
+    size_t i;
+
+    for (i = 0; i < r->nbenchmarks; i++)
+        if (r->benchmarks[i].noise_floor > 0 && !r->benchmarks[i].metric)
+            pg_str_printf(out,
+                          "%s: held to a floor of its own, %.3g%% "
+                          "(noise_floor: in its entry)\n",
+                          r->benchmarks[i].name,
+                          r->benchmarks[i].noise_floor * 100);
+}
+
 /* A line for each function measured in batches: its times are per call. */
 static void batch_lines(pg_str *out, const pg_result *r)
 {
@@ -1058,6 +1072,7 @@ static void terminal_notes(pg_str *out, const pg_result *r, int color)
     counted_line(out, r, 0);
     pg_str_putc(out, '\n');
     no_label_lines(out, r, color);
+    own_floor_lines(out, r);
     batch_lines(out, r);
     unresolved_lines(out, r);
     disagreement_lines(out, r);
@@ -1558,8 +1573,7 @@ static void md_chart(pg_str *out, const pg_result *r, size_t shown)
     if (floors == 1)
         pg_str_printf(out, "floor %.3g%%", floor * 100);
     else
-        pg_str_printf(out, "floors %.3g%% (time), %.3g%% (counts)",
-                      r->noise_floor * 100, r->count_floor * 100);
+        pg_str_puts(out, "each bar against its own floor (the line)");
     pg_str_puts(out, "\"\n    x-axis [");
     for (i = 0, n = 0; i < shown && n < CHART_MAX; i++) {
         const pg_bench_result *b = &r->benchmarks[i];

@@ -112,7 +112,9 @@ void pg_result_format_figure(pg_str *out, const pg_bench_result *b, double v)
 
 double pg_result_floor(const pg_result *r, const pg_bench_result *b)
 {
-    return b->metric ? r->count_floor : r->noise_floor;
+    return b->metric            ? r->count_floor
+           : b->noise_floor > 0 ? b->noise_floor
+                                : r->noise_floor;
 }
 
 static void add_string(cJSON *obj, const char *key, const char *v)
@@ -293,6 +295,8 @@ static cJSON *bench_json(const pg_bench_result *b)
     add_string(o, "side", pg_side_name(b->side));
     if (b->batch > 1)
         cJSON_AddNumberToObject(o, "batch", b->batch);
+    if (b->noise_floor > 0)
+        cJSON_AddNumberToObject(o, "noise_floor", b->noise_floor);
     cJSON_AddBoolToObject(o, "fails_gate", b->fails_gate);
     pg_json_add_number(o, "change", b->change);
     add_interval(o, b->change_lo, b->change_hi);
@@ -878,6 +882,9 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
     b->head_ns = get_number(o, "head_ns");
     b->rounds = get_int(o, "rounds");
     b->batch = get_int(o, "batch");
+    b->noise_floor = get_number(o, "noise_floor");
+    if (!(b->noise_floor > 0 && b->noise_floor < 1))
+        b->noise_floor = 0;
     b->seconds = get_number(o, "seconds");
     if (calls) {
         b->calls[0] = get_count(calls, "base");

@@ -178,6 +178,9 @@ typedef struct pg_bench_result {
     /* function: batch: each timed call made this many calls of the
      * function; every time and count is per call of it.  0 or 1: one. */
     int batch;
+    /* Its own floor for times (the config's noise_floor: for it); 0: the
+     * run's.  pg_result_floor() says which applies. */
+    double noise_floor;
     int rounds;        /* samples per case and side, all processes */
     int processes;     /* measuring processes pooled (draws.h); 0: none */
     int slots, shift;  /* one process's placements (pg_estimate_run): how

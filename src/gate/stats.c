@@ -308,8 +308,8 @@ void pg_stats_judge(pg_result *r)
         for (c = 0; c < b->ncases && b->status != PG_STATUS_NEW; c++) {
             pg_result_case *cr = &b->cases[c];
             /* A count has no placement jitter: nothing is below it. */
-            if ((cr->unresolved =
-                     !b->metric && pg_stats_unresolved(cr, r->noise_floor)))
+            if ((cr->unresolved = !b->metric && pg_stats_unresolved(
+                                                    cr, pg_result_floor(r, b))))
                 cr->status = PG_STATUS_UNRESOLVED;
         }
     }

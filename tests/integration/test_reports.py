@@ -10,7 +10,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import (LANES, PERFGATE, RepoTest, SERIAL, TWICE,  # noqa: E402
+from harness import (CONFIG, LANES, PERFGATE, RepoTest, SERIAL, TWICE,  # noqa: E402
                      fixture)
 
 
@@ -91,6 +91,23 @@ class Reports(RepoTest):
                       p.stdout)
         with open(md, encoding="utf-8") as f:
             self.assertIn(said, f.read())
+
+    def test_a_benchmark_with_a_floor_of_its_own(self):
+        self.base_repo(config=CONFIG.replace(
+            "    sources: [src/sum.c]",
+            "    sources: [src/sum.c]\n    noise_floor: 40%"))
+        self.commit({"src/sum.c": TWICE})
+        r = self.perfgate("HEAD~1", "HEAD")
+        b = r.bench()
+        self.assertEqual(b["noise_floor"], 0.4, r.stdout)
+        self.assertIn("sum: held to a floor of its own, 40%", r.stdout)
+        # The command's --noise-floor outranks it.
+        flag = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "5%")
+        self.assertNotIn("noise_floor", flag.bench())
+        # A self-check holds its noise to the benchmark's floor: half of
+        # 40%, not of the run's 5%.
+        aa = self.perfgate("--aa")
+        self.assertAlmostEqual(aa.json["aa"]["limit"], 0.2, places=9)
 
     def test_github_actions_sets_a_ten_percent_floor(self):
         self.base_repo()
