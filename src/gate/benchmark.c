@@ -20,6 +20,7 @@
 #include "clock.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,6 +73,28 @@ static void set_build_failure(pg_bench_result *out, const pg_build *build,
     out->message = pg_strdupf("%s side: %s", pg_side_name(side),
                               build->message ? build->message : "build failed");
     out->log = build->log ? pg_strdup(build->log) : NULL;
+}
+
+/* The config's accept: entry for `b` into `out`; one that has run out
+ * is said, and accepts nothing. */
+static void accept_of(pg_bench_ctx *c, const pg_bench_config *b,
+                      pg_bench_result *out)
+{
+    const pg_accept *a = pg_config_accept(c->cfg, b->name);
+
+    if (!a)
+        return;
+    if (pg_accept_expired(a)) {
+        pg_system_warn(&c->result->system,
+                       "accept: the entry for %s ran out on %s, so its "
+                       "regressions fail the gate again (delete the entry, "
+                       "or give it a later until:)",
+                       b->name, a->until);
+        return;
+    }
+    out->accept_up_to = a->up_to;
+    snprintf(out->accept_why, sizeof(out->accept_why), "%s", a->why);
+    memcpy(out->accept_until, a->until, sizeof(out->accept_until));
 }
 
 /* A function measured in batches (batch:): every figure per call of the
@@ -237,6 +260,7 @@ static void fill_spec(pg_run_spec *spec, pg_bench_ctx *c,
     spec->self_check = c->aa;
     spec->gate_cases = out->gate_cases =
         b->gate >= 0 ? b->gate : c->cfg->settings.gate_cases;
+    accept_of(c, b, out);
     out->inconclusive_fails = b->inconclusive >= 0
                                   ? b->inconclusive
                                   : c->cfg->settings.inconclusive_fails;

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <yaml.h>
 
 #include "banned.h"
@@ -56,8 +57,12 @@ typedef struct parse_ctx {
     char *build, *library; /* settings' defaults for every benchmark */
 } parse_ctx;
 
+static int parse_accepts(parse_ctx *ctx, yaml_node_t *root, pg_config *cfg);
+
 static const char *const top_keys[] = {"version", "settings", "benchmarks",
-                                       NULL};
+                                       "accept", NULL};
+static const char *const accept_keys[] = {"benchmark", "up_to", "why", "until",
+                                          NULL};
 static const char *const settings_keys[] = {
     "noise_floor", "max_time",     "min_rounds", "timeout",     "gate",
     "build",       "library",      "measure",    "count_floor", "counter",
@@ -1286,7 +1291,131 @@ static int parse_root(parse_ctx *ctx, yaml_node_t *root, pg_config *cfg)
             }
         }
     }
+    return parse_accepts(ctx, root, cfg);
+}
+
+/* "YYYY-MM-DD", a day of the calendar, into out (11 bytes); -1 if not. */
+static int parse_day(const char *t, char out[11])
+{
+    static const int days[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int y, m, d, n = 0;
+
+    if (!t || strlen(t) != 10 ||
+        sscanf(t, "%4d-%2d-%2d%n", &y, &m, &d, &n) != 3 || n != 10 ||
+        y < 2000 || m < 1 || m > 12 || d < 1 || d > days[m - 1] ||
+        (m == 2 && d == 29 && (y % 4 || (y % 100 == 0 && y % 400))))
+        return -1;
+    memcpy(out, t, 10);
+    out[10] = '\0';
     return 0;
+}
+
+/* One accept: entry. */
+static int parse_accept(parse_ctx *ctx, yaml_node_t *node, pg_config *cfg,
+                        pg_accept *a)
+{
+    const char *names[MAX_BENCHMARKS + 1];
+    yaml_node_t *v;
+    size_t i;
+    int err;
+
+    if (node->type != YAML_MAPPING_NODE)
+        return fail_at(ctx, node,
+                       "each 'accept' entry is a mapping: {benchmark: NAME, "
+                       "up_to: 8%%, why: \"...\", until: YYYY-MM-DD}");
+    if ((err = check_keys(ctx, node, "in an accept entry", accept_keys)) < 0)
+        return err;
+    if (!(v = lookup(ctx, node, "benchmark", NULL)))
+        return fail_at(ctx, node,
+                       "an 'accept' entry names no benchmark: add benchmark: "
+                       "NAME, the one whose regression is accepted");
+    if ((err = get_string(ctx, v, "benchmark", &a->benchmark)) < 0)
+        return err;
+    for (i = 0; i < cfg->nbenchmarks && i < MAX_BENCHMARKS; i++)
+        names[i] = cfg->benchmarks[i].name;
+    names[i] = NULL;
+    for (i = 0; i < cfg->nbenchmarks; i++)
+        if (!strcmp(cfg->benchmarks[i].name, a->benchmark))
+            break;
+    if (i == cfg->nbenchmarks) {
+        const char *hint = pg_suggest(a->benchmark, names);
+        return fail_at(ctx, v,
+                       "'accept' names benchmark '%s', which perfgate.yml "
+                       "does not have%s%s%s",
+                       a->benchmark, hint ? " (did you mean '" : "",
+                       hint ? hint : "", hint ? "'?)" : "");
+    }
+    if (pg_config_accept(cfg, a->benchmark) != a)
+        return fail_at(ctx, v, "a second 'accept' entry for benchmark '%s'",
+                       a->benchmark);
+    if (!(v = lookup(ctx, node, "up_to", NULL)))
+        return fail_at(ctx, node,
+                       "an 'accept' entry needs 'up_to', how much slower it "
+                       "may be, such as up_to: 8%%");
+    if (!scalar(v) || pg_parse_fraction(&a->up_to, scalar(v)) < 0 ||
+        !(a->up_to > 0) || a->up_to > 10)
+        return fail_at(ctx, v,
+                       "'up_to' must be how much slower it may be, a "
+                       "percentage above 0 such as 8%% (at most 1000%%)");
+    if (!(v = lookup(ctx, node, "why", NULL)))
+        return fail_at(ctx, node,
+                       "an 'accept' entry needs 'why', the reason a reviewer "
+                       "agreed to, such as why: \"bounds checks on every "
+                       "read\"");
+    if ((err = get_string(ctx, v, "why", &a->why)) < 0)
+        return err;
+    if ((v = lookup(ctx, node, "until", NULL)) &&
+        parse_day(scalar(v), a->until) < 0)
+        return fail_at(ctx, v,
+                       "'until' must be a day as YYYY-MM-DD, such as "
+                       "until: 2027-03-31 (the last day it holds)");
+    return 0;
+}
+
+/* accept: a list of entries, after the benchmarks they name. */
+static int parse_accepts(parse_ctx *ctx, yaml_node_t *root, pg_config *cfg)
+{
+    yaml_node_item_t *it;
+    yaml_node_t *v;
+    int err;
+
+    if (!(v = lookup(ctx, root, "accept", NULL)))
+        return 0;
+    if (v->type != YAML_SEQUENCE_NODE)
+        return fail_at(ctx, v,
+                       "'accept' must be a list of entries, such as "
+                       "accept: [{benchmark: sum, up_to: 8%%, why: \"...\"}]");
+    cfg->accepts = pg_calloc(seq_len(v) + 1, sizeof(pg_accept));
+    for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+         it++) {
+        pg_accept *a = &cfg->accepts[cfg->naccepts++];
+        if ((err = parse_accept(ctx, node_at(ctx, *it), cfg, a)) < 0)
+            return err;
+    }
+    return 0;
+}
+
+const pg_accept *pg_config_accept(const pg_config *cfg, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < cfg->naccepts; i++)
+        if (cfg->accepts[i].benchmark &&
+            !strcmp(cfg->accepts[i].benchmark, name))
+            return &cfg->accepts[i];
+    return NULL;
+}
+
+int pg_accept_expired(const pg_accept *a)
+{
+    char today[11];
+    time_t now = time(NULL);
+    struct tm tm;
+
+    if (!*a->until || !gmtime_r(&now, &tm))
+        return 0;
+    strftime(today, sizeof(today), "%Y-%m-%d", &tm);
+    return strcmp(a->until, today) < 0;
 }
 
 static int too_big(const char *display, const yaml_mark_t *mark,
@@ -1467,6 +1596,11 @@ void pg_config_clear(pg_config *cfg)
         free(b->cases);
     }
     free(cfg->benchmarks);
+    for (i = 0; i < cfg->naccepts; i++) {
+        free(cfg->accepts[i].benchmark);
+        free(cfg->accepts[i].why);
+    }
+    free(cfg->accepts);
     free_list(cfg->pass_env, cfg->npass_env);
     free(cfg->path);
     memset(cfg, 0, sizeof(*cfg));

@@ -78,6 +78,18 @@ typedef struct pg_bench_config {
     struct pg_function *function;
 } pg_bench_config;
 
+/*
+ * accept: a regression of one benchmark accepted on purpose, reviewed like
+ * code: up to `up_to` (a fraction), for `why`, until `until` ("YYYY-MM-DD",
+ * the last day it holds; "" none).
+ */
+typedef struct pg_accept {
+    char *benchmark;
+    double up_to;
+    char *why;
+    char until[11];
+} pg_accept;
+
 typedef struct pg_config {
     char *path;      /* as shown in messages */
     char digest[17]; /* of the text (FNV-1a, hex): shards of one run must
@@ -89,7 +101,15 @@ typedef struct pg_config {
     size_t npass_env;
     pg_bench_config *benchmarks;
     size_t nbenchmarks;
+    pg_accept *accepts;
+    size_t naccepts;
 } pg_config;
+
+/* The accept: entry for benchmark `name`, or NULL. */
+const pg_accept *pg_config_accept(const pg_config *cfg, const char *name);
+
+/* 1 when `a` has expired: its last day is before today (UTC). */
+int pg_accept_expired(const pg_accept *a);
 
 /*
  * Parses the config in `text`.  `display` names the file in messages;

@@ -133,19 +133,21 @@ void pg_report_summary(pg_str *out, const pg_result *r)
         PG_STATUS_TIMEOUT,     PG_STATUS_BUILD_FAILED, PG_STATUS_INCONCLUSIVE,
         PG_STATUS_IMPROVEMENT, PG_STATUS_UNCHANGED,    PG_STATUS_UNRESOLVED,
         PG_STATUS_NEW,         PG_STATUS_SKIPPED};
-    size_t i, j, n, fixed = 0, other = 0, parts = 0;
+    size_t i, j, n, fixed = 0, other = 0, accepted = 0, parts = 0;
 
     /* A failure of the base alone is a head that fixed it: counted as
-     * such, not under its status ("PASS: 1 incorrect"). */
+     * such, not under its status ("PASS: 1 incorrect"); a regression
+     * accepted on purpose, as accepted. */
     for (j = 0; j < r->nbenchmarks; j++) {
         fixed += fixed_by_head(&r->benchmarks[j]);
         other += ungated(&r->benchmarks[j]);
+        accepted += (size_t)r->benchmarks[j].accepted;
     }
     for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
         for (j = 0, n = 0; j < r->nbenchmarks; j++)
             n += r->benchmarks[j].counts_as == order[i] &&
                  !fixed_by_head(&r->benchmarks[j]) &&
-                 !ungated(&r->benchmarks[j]);
+                 !ungated(&r->benchmarks[j]) && !r->benchmarks[j].accepted;
         if (!n)
             continue;
         pg_str_printf(out, "%s%zu %s", parts++ ? ", " : "", n,
@@ -160,6 +162,11 @@ void pg_report_summary(pg_str *out, const pg_result *r)
                       "%s%zu fixed (broken on the base, right on the "
                       "head)",
                       parts++ ? ", " : "", fixed);
+    if (accepted)
+        pg_str_printf(out,
+                      "%s%zu accepted (slower on purpose: accept: in "
+                      "perfgate.yml)",
+                      parts++ ? ", " : "", accepted);
     if (other)
         pg_str_printf(out,
                       "%s%zu slower as counted, on another code path than "
@@ -1032,6 +1039,25 @@ static void no_label_lines(pg_str *out, const pg_result *r, int color)
 }
 
 /* The floor, the GPU, the machine's warnings. */
+/* A line for each benchmark with an accept: entry: accepted, or slower
+ * than the entry allows. */
+static void accept_lines(pg_str *out, const pg_result *r)
+{
+    size_t i;
+
+    for (i = 0; i < r->nbenchmarks; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        if (!(b->accept_up_to > 0) || b->status != PG_STATUS_REGRESSION)
+            continue;
+        pg_str_printf(
+            out, "%s: %+.1f%% %s (accept: up to %.3g%%%s%s, \"%s\")\n", b->name,
+            b->change * 100,
+            b->accepted ? "accepted" : "is more than its accept: entry allows",
+            b->accept_up_to * 100, *b->accept_until ? " until " : "",
+            b->accept_until, b->accept_why);
+    }
+}
+
 /* A line for each benchmark held to a floor of its own. */
 static void own_floor_lines(pg_str *out, const pg_result *r)
 {
@@ -1072,6 +1098,7 @@ static void terminal_notes(pg_str *out, const pg_result *r, int color)
     counted_line(out, r, 0);
     pg_str_putc(out, '\n');
     no_label_lines(out, r, color);
+    accept_lines(out, r);
     own_floor_lines(out, r);
     batch_lines(out, r);
     unresolved_lines(out, r);

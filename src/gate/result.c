@@ -297,6 +297,13 @@ static cJSON *bench_json(const pg_bench_result *b)
         cJSON_AddNumberToObject(o, "batch", b->batch);
     if (b->noise_floor > 0)
         cJSON_AddNumberToObject(o, "noise_floor", b->noise_floor);
+    if (b->accept_up_to > 0) {
+        cJSON *a = cJSON_AddObjectToObject(o, "accept");
+        cJSON_AddNumberToObject(a, "up_to", b->accept_up_to);
+        cJSON_AddStringToObject(a, "why", b->accept_why);
+        add_string(a, "until", *b->accept_until ? b->accept_until : NULL);
+        cJSON_AddBoolToObject(a, "accepted", b->accepted);
+    }
     cJSON_AddBoolToObject(o, "fails_gate", b->fails_gate);
     pg_json_add_number(o, "change", b->change);
     add_interval(o, b->change_lo, b->change_hi);
@@ -883,6 +890,20 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
     b->rounds = get_int(o, "rounds");
     b->batch = get_int(o, "batch");
     b->noise_floor = get_number(o, "noise_floor");
+    {
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "accept");
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(a, "why");
+        const cJSON *u = cJSON_GetObjectItemCaseSensitive(a, "until");
+        double up = get_number(a, "up_to");
+        if (cJSON_IsObject(a) && up > 0 && up < 1) {
+            b->accept_up_to = up;
+            if (cJSON_IsString(w))
+                snprintf(b->accept_why, sizeof(b->accept_why), "%s",
+                         w->valuestring);
+            if (cJSON_IsString(u) && strlen(u->valuestring) == 10)
+                memcpy(b->accept_until, u->valuestring, 11);
+        }
+    }
     if (!(b->noise_floor > 0 && b->noise_floor < 1))
         b->noise_floor = 0;
     b->seconds = get_number(o, "seconds");

@@ -181,6 +181,14 @@ typedef struct pg_bench_result {
     /* Its own floor for times (the config's noise_floor: for it); 0: the
      * run's.  pg_result_floor() says which applies. */
     double noise_floor;
+    /* accept: in the config for it: a regression up to accept_up_to (a
+     * fraction; 0: no entry) is accepted, for accept_why, until
+     * accept_until ("" none).  accepted: this result is such a regression
+     * (set by pg_stats_judge), which passes. */
+    double accept_up_to;
+    char accept_why[256];
+    char accept_until[11];
+    int accepted;
     int rounds;        /* samples per case and side, all processes */
     int processes;     /* measuring processes pooled (draws.h); 0: none */
     int slots, shift;  /* one process's placements (pg_estimate_run): how

@@ -161,6 +161,9 @@ int pg_stats_fails_gate(const pg_bench_result *b)
         return 1;
     switch (b->status) {
     case PG_STATUS_REGRESSION:
+        /* Accepted on purpose, up to its size (accept: in the config). */
+        if (b->accept_up_to > 0 && b->change <= b->accept_up_to)
+            return 0;
         return count_gates(b);
     case PG_STATUS_INCONCLUSIVE:
         return b->inconclusive_fails;
@@ -326,6 +329,8 @@ void pg_stats_judge(pg_result *r)
         /* In a self-check only a failure fails (passed()). */
         b->fails_gate =
             r->aa ? pg_status_failed(b->status) : pg_stats_fails_gate(b);
+        b->accepted = !r->aa && b->status == PG_STATUS_REGRESSION &&
+                      b->accept_up_to > 0 && b->change <= b->accept_up_to;
         /* measure: all: the count's own mark, as its status alone would
          * gate (whether it does, beside the time, is b's). */
         if (b->counted)

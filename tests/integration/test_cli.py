@@ -49,6 +49,30 @@ class UsageErrors(RepoTest):
         self.assertIn("perfgate.yml:9:13: unknown parameter 'nn' for problem "
                       "'reduce_sum' (did you mean 'n'?)", r.stderr)
 
+    def test_bad_accept_entries_say_what_to_write(self):
+        for entry, want in (
+                ("{benchmark: summ, up_to: 8%, why: w}",
+                 "perfgate.yml:11:17: 'accept' names benchmark 'summ', which "
+                 "perfgate.yml does not have (did you mean 'sum'?)"),
+                ("{up_to: 8%, why: w}", "names no benchmark"),
+                ("{benchmark: sum, why: w}", "needs 'up_to'"),
+                ("{benchmark: sum, up_to: 8%}", "needs 'why'"),
+                ("{benchmark: sum, up_to: 0%, why: w}", "'up_to' must be"),
+                ("{benchmark: sum, up_to: 8%, why: w, until: 2027-02-30}",
+                 "'until' must be a day as YYYY-MM-DD"),
+                ("{benchmark: sum, up_to: 8%, why: w, until: soon}",
+                 "'until' must be a day as YYYY-MM-DD")):
+            with self.subTest(entry=entry):
+                self.base_repo(config=CONFIG + "accept:\n  - %s\n" % entry)
+                r = self.perfgate()
+                self.assertEqual(r.code, 2, r.stdout)
+                self.assertIn(want, r.stderr)
+        self.base_repo(config=CONFIG + "accept:\n  - {benchmark: sum, "
+                       "up_to: 8%, why: w}\n  - {benchmark: sum, up_to: 9%, "
+                       "why: v}\n")
+        r = self.perfgate()
+        self.assertIn("a second 'accept' entry for benchmark 'sum'", r.stderr)
+
     def test_a_missing_measuring_program_is_named(self):
         # perfgate-measure not where it was said to be: said, with what to
         # do, and not taken for the user's code failing (exit 3, no

@@ -211,6 +211,41 @@ class Verdicts(RepoTest):
         self.assertEqual(r.json["base"]["commit"], self.git("rev-parse", "HEAD"))
 
 
+    def test_a_regression_accepted_on_purpose_passes(self):
+        # Twice the work: +100%.  An accept: entry up to 150% lets it
+        # through, said everywhere; one up to 50% does not; one that ran
+        # out says so and accepts nothing.
+        def accept(up_to, until="2999-12-31"):
+            return CONFIG + ('accept:\n  - {benchmark: sum, up_to: %s, '
+                             'why: "bounds checks", until: %s}\n'
+                             % (up_to, until))
+        self.base_repo()
+        self.commit({"src/sum.c": TWICE, "perfgate.yml": accept("150%")})
+        r = self.perfgate("HEAD~1", "HEAD")
+        b = r.bench()
+        self.assertEqual(r.code, 0, r.stdout)
+        self.assertEqual(b["status"], "regression")
+        self.assertFalse(b["fails_gate"])
+        self.assertTrue(b["accept"]["accepted"])
+        self.assertEqual(b["accept"]["why"], "bounds checks")
+        self.assertIn("1 accepted (slower on purpose", r.stdout)
+        self.assertIn("1 accepted (slower on purpose", r.markdown)
+        self.assertIn("sum: +", r.stdout)
+        self.assertIn("accepted (accept: up to 150% until 2999-12-31, "
+                      "\"bounds checks\")", r.stdout)
+        self.commit({"perfgate.yml": accept("50%")})
+        r = self.perfgate("HEAD~2", "HEAD")
+        self.assertEqual(r.code, 1, r.stdout)
+        self.assertFalse(r.bench()["accept"]["accepted"])
+        self.assertIn("is more than its accept: entry allows", r.stdout)
+        self.commit({"perfgate.yml": accept("150%", "2020-01-31")})
+        r = self.perfgate("HEAD~3", "HEAD")
+        self.assertEqual(r.code, 1, r.stdout)
+        self.assertNotIn("accept", r.bench())
+        self.assertIn("accept: the entry for sum ran out on 2020-01-31",
+                      " ".join(r.json["system"]["warnings"]))
+
+
 class Engine(RepoTest):
     """What the engine reports beside the verdict: the interval, how and why
     it stopped, the timer and the machine; the self-check; cold caches."""
