@@ -20,6 +20,18 @@ ALLOCATES = fixture("allocates.c")
 
 
 class Reports(RepoTest):
+    def render(self, data, name):
+        """`perfgate report --markdown` of `data` saved as NAME.json: the
+        process, and the comment it wrote."""
+        path = os.path.join(self.out, name + ".json")
+        with open(path, "w") as f:
+            json.dump(data, f)
+        md = os.path.join(self.out, name + ".md")
+        p = subprocess.run([PERFGATE, "report", "--markdown", md, path],
+                           capture_output=True, text=True)
+        with open(md, encoding="utf-8") as f:
+            return p, f.read()
+
     def test_report_renders_a_saved_result(self):
         self.base_repo()
         self.commit({"src/sum.c": TWICE})
@@ -79,18 +91,12 @@ class Reports(RepoTest):
         data = json.loads(json.dumps(r.json))
         b = data["benchmarks"][0]
         b["change_interval"] = [b["change"] - 0.06, b["change"] + 0.06]
-        path = os.path.join(self.out, "noisy.json")
-        with open(path, "w") as f:
-            json.dump(data, f)
-        md = os.path.join(self.out, "noisy.md")
-        p = subprocess.run([PERFGATE, "report", "--markdown", md, path],
-                           capture_output=True, text=True)
+        p, comment = self.render(data, "noisy")
         self.assertEqual(p.returncode, 1, p.stderr)
         self.assertIn(said, p.stdout)
         self.assertIn("sum's interval spans ±6.0% against a 5% floor",
                       p.stdout)
-        with open(md, encoding="utf-8") as f:
-            self.assertIn(said, f.read())
+        self.assertIn(said, comment)
 
     def test_a_benchmark_with_a_floor_of_its_own(self):
         self.base_repo(config=CONFIG.replace(
@@ -239,15 +245,8 @@ class Html(RepoTest):
         saved["head"]["commit"] = forged
         saved["benchmarks"][0]["culprit"] = {"commit": forged,
                                              "subject": "s", "author": "a"}
-        path = os.path.join(self.out, "forged.json")
-        with open(path, "w") as f:
-            json.dump(saved, f)
-        md = os.path.join(self.out, "forged.md")
-        p = subprocess.run([PERFGATE, "report", "--markdown", md, path],
-                           capture_output=True, text=True)
+        p, comment = self.render(saved, "forged")
         self.assertIn(p.returncode, (0, 1), p.stderr)
-        with open(md, encoding="utf-8") as f:
-            comment = f.read()
         self.assertNotIn("](/x)", comment)
         self.assertNotIn("](/x)", p.stdout)
 
