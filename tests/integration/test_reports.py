@@ -19,19 +19,20 @@ from harness import (CONFIG, LANES, PERFGATE, RepoTest, SERIAL, TWICE,  # noqa: 
 ALLOCATES = fixture("allocates.c")
 
 
-class Reports(RepoTest):
-    def render(self, data, name):
-        """`perfgate report --markdown` of `data` saved as NAME.json: the
-        process, and the comment it wrote."""
-        path = os.path.join(self.out, name + ".json")
-        with open(path, "w") as f:
-            json.dump(data, f)
-        md = os.path.join(self.out, name + ".md")
-        p = subprocess.run([PERFGATE, "report", "--markdown", md, path],
-                           capture_output=True, text=True)
-        with open(md, encoding="utf-8") as f:
-            return p, f.read()
+def render(out, data, name):
+    """`perfgate report --markdown` of `data` saved as NAME.json in `out`:
+    the process, and the comment it wrote."""
+    path = os.path.join(out, name + ".json")
+    with open(path, "w") as f:
+        json.dump(data, f)
+    md = os.path.join(out, name + ".md")
+    p = subprocess.run([PERFGATE, "report", "--markdown", md, path],
+                       capture_output=True, text=True)
+    with open(md, encoding="utf-8") as f:
+        return p, f.read()
 
+
+class Reports(RepoTest):
     def test_report_renders_a_saved_result(self):
         self.base_repo()
         self.commit({"src/sum.c": TWICE})
@@ -91,7 +92,7 @@ class Reports(RepoTest):
         data = json.loads(json.dumps(r.json))
         b = data["benchmarks"][0]
         b["change_interval"] = [b["change"] - 0.06, b["change"] + 0.06]
-        p, comment = self.render(data, "noisy")
+        p, comment = render(self.out, data, "noisy")
         self.assertEqual(p.returncode, 1, p.stderr)
         self.assertIn(said, p.stdout)
         self.assertIn("sum's interval spans ±6.0% against a 5% floor",
@@ -245,7 +246,7 @@ class Html(RepoTest):
         saved["head"]["commit"] = forged
         saved["benchmarks"][0]["culprit"] = {"commit": forged,
                                              "subject": "s", "author": "a"}
-        p, comment = self.render(saved, "forged")
+        p, comment = render(self.out, saved, "forged")
         self.assertIn(p.returncode, (0, 1), p.stderr)
         self.assertNotIn("](/x)", comment)
         self.assertNotIn("](/x)", p.stdout)
