@@ -15,7 +15,6 @@
 #include "clock.h"
 
 #include <dirent.h>
-#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -337,41 +336,6 @@ static int compile_apart(pg_build *out, pg_strvec *files, pg_strvec *objects,
     return err;
 }
 
-/* The first of `b`'s library alternatives that the build made in the tree
- * at `side_dir` (a glob: its first match), relative to the tree; NULL when
- * none is there. */
-static char *made_library(const pg_bench_config *b, const char *side_dir)
-{
-    size_t i, j;
-
-    for (i = 0; i < b->nlibraries; i++) {
-        const char *alt = b->libraries[i];
-        char *path = pg_path_join(side_dir, alt);
-        glob_t g;
-        if (!strpbrk(alt, "*?[")) {
-            int there = pg_path_is_file(path);
-            free(path);
-            if (there)
-                return pg_strdup(alt);
-            continue;
-        }
-        if (glob(path, 0, NULL, &g) == 0) {
-            for (j = 0; j < g.gl_pathc; j++)
-                if (pg_path_is_file(g.gl_pathv[j])) {
-                    char *rel =
-                        pg_strdup(g.gl_pathv[j] + strlen(side_dir) +
-                                  (side_dir[strlen(side_dir) - 1] != '/'));
-                    globfree(&g);
-                    free(path);
-                    return rel;
-                }
-            globfree(&g);
-        }
-        free(path);
-    }
-    return NULL;
-}
-
 /* Appends to `out` the files under `dir` (`rel` below the tree) that could
  * be a library: archives and shared libraries, at most *left of them. */
 static void libraries_in(pg_str *out, const char *dir, const char *rel,
@@ -445,7 +409,7 @@ static int project_library(pg_build *out, pg_strvec *link, int *use_as_is,
     *use_as_is = 0;
     if (!b->library)
         return 0;
-    if (!(lib = made_library(b, side_dir))) {
+    if (!(lib = pg_sources_library(b, side_dir))) {
         out->message = no_library(b, side_dir);
         return 1;
     }

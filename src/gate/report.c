@@ -355,14 +355,12 @@ void pg_report_no_label(pg_str *out, const pg_result *r,
                   b->inconclusive_fails ? "fail" : "pass");
 }
 
-/* A compare whose own noise is more than half its floor: one sentence
- * (none when it is not). */
+/* A compare whose own noise is more than half its floor
+ * (pg_stats_noisy_run()), in one sentence. */
 static void noise_line(pg_str *out, const pg_result *r)
 {
     const pg_verdict *v = &r->verdict;
 
-    if (r->aa || !pg_stats_noisy_run(r))
-        return;
     pg_str_printf(out,
                   "this run's own noise was more than half the floor: %s's "
                   "interval spans ±%.1f%% against a %.3g%% floor, more than a "

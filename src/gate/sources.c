@@ -124,6 +124,25 @@ const pg_file_flags *pg_sources_file_flags(const pg_bench_config *b,
     return NULL;
 }
 
+char *pg_sources_library(const pg_bench_config *b, const char *side_dir)
+{
+    pg_strvec found = PG_STRVEC_INIT;
+    char *lib = NULL;
+    size_t i, j;
+
+    for (i = 0; i < b->nlibraries && !lib; i++) {
+        glob_in(&found, side_dir, b->libraries[i], 0);
+        for (j = 0; j < found.n && !lib; j++) {
+            char *path = pg_path_join(side_dir, found.v[j]);
+            if (pg_path_is_file(path))
+                lib = pg_strdup(found.v[j]);
+            free(path);
+        }
+        pg_strvec_clear(&found);
+    }
+    return lib;
+}
+
 int pg_sources_includes(pg_strvec *dirs, char **message,
                         const pg_bench_config *b, const char *side_dir)
 {

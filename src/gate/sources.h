@@ -33,6 +33,13 @@ int pg_sources_find(pg_strvec *files, int *missing, char **message,
                     const pg_bench_config *b, const char *side_dir);
 
 /*
+ * The first of `b`'s library alternatives (library:, globs expanded) that
+ * is a file in the tree at `side_dir`, relative to it; a new string, or
+ * NULL when the build made none of them.
+ */
+char *pg_sources_library(const pg_bench_config *b, const char *side_dir);
+
+/*
  * Appends to `dirs` the include directories of `b` on this side, globs
  * expanded in its tree (a directory a pattern names that is not there is
  * the compiler's to ignore).  0, or 1 with *message when one leads

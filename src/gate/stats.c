@@ -152,6 +152,12 @@ void pg_stats_same_code(pg_bench_result *b)
     b->change = 0;
 }
 
+/* Accepted on purpose, up to its size (accept: in the config). */
+static int within_accept(const pg_bench_result *b)
+{
+    return b->accept_up_to > 0 && b->change <= b->accept_up_to;
+}
+
 int pg_stats_fails_gate(const pg_bench_result *b)
 {
     /* measure: all: the count gates too (a disagreement is said, not
@@ -161,8 +167,7 @@ int pg_stats_fails_gate(const pg_bench_result *b)
         return 1;
     switch (b->status) {
     case PG_STATUS_REGRESSION:
-        /* Accepted on purpose, up to its size (accept: in the config). */
-        if (b->accept_up_to > 0 && b->change <= b->accept_up_to)
+        if (within_accept(b))
             return 0;
         return count_gates(b);
     case PG_STATUS_INCONCLUSIVE:
@@ -329,8 +334,8 @@ void pg_stats_judge(pg_result *r)
         /* In a self-check only a failure fails (passed()). */
         b->fails_gate =
             r->aa ? pg_status_failed(b->status) : pg_stats_fails_gate(b);
-        b->accepted = !r->aa && b->status == PG_STATUS_REGRESSION &&
-                      b->accept_up_to > 0 && b->change <= b->accept_up_to;
+        b->accepted =
+            !r->aa && b->status == PG_STATUS_REGRESSION && within_accept(b);
         /* measure: all: the count's own mark, as its status alone would
          * gate (whether it does, beside the time, is b's). */
         if (b->counted)
