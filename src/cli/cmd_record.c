@@ -23,13 +23,14 @@
 static const char usage_text[] =
     "usage: perfgate record [options] [REV]\n"
     "\n"
-    "Measures REV (default: HEAD) against its first parent, exactly as\n"
-    "'perfgate compare REV^ REV' does, and keeps the result in this\n"
-    "repository on the ref refs/perfgate/history: the paired change of\n"
-    "each benchmark, its absolute times, the machine it ran on and the\n"
-    "config's digest.  A benchmark the commit cannot reach is recorded as\n"
-    "unchanged without being built.  'perfgate history' reads the records\n"
-    "back along main.\n"
+    "Measures REV (default: HEAD) against its first parent as 'perfgate\n"
+    "compare REV^ REV' does, but on until each interval lies within a\n"
+    "tenth of the floor either side of its change (or the budget ends),\n"
+    "and keeps the result in this repository on the ref\n"
+    "refs/perfgate/history: the paired change of each benchmark, its\n"
+    "absolute times, the machine it ran on and the config's digest.  A\n"
+    "benchmark the commit cannot reach is recorded as unchanged without\n"
+    "being built.  'perfgate history' reads the records back along main.\n"
     "\n"
     "Run it on pushes to the default branch, from a trusted job: with\n"
     "--push REMOTE the ref is pushed (never forced); when another job\n"
@@ -123,6 +124,7 @@ static int parse_args(record_args *a, int argc, char **argv)
         return PG_EXIT_USAGE;
     }
     a->opts.only = a->only.n ? pg_strvec_list(&a->only) : NULL;
+    a->opts.precision = PG_RECORD_PRECISION;
     pg_cmd_show_progress(&a->opts, a->quiet);
     return -1;
 }

@@ -66,6 +66,12 @@ int pg_estimate_is_clear(const pg_estimate_rule *rule, const pg_interval *c)
     return 0;
 }
 
+int pg_estimate_is_precise(const pg_estimate_rule *rule, const pg_interval *c)
+{
+    return !(rule->precision > 0) || (c->change - c->lo <= rule->precision &&
+                                      c->hi - c->change <= rule->precision);
+}
+
 pg_stop pg_estimate_should_stop(const pg_estimate_rule *rule, int rounds,
                                 int last_improved, double elapsed,
                                 const pg_interval *change)
@@ -383,7 +389,9 @@ int pg_estimate_pooled_clear(const pg_estimate_rule *rule,
 {
     size_t c;
 
-    if (!pg_estimate_is_clear(rule, total) || !cases_clear(rule, cases, ncases))
+    if (!pg_estimate_is_clear(rule, total) ||
+        !pg_estimate_is_precise(rule, total) ||
+        !cases_clear(rule, cases, ncases))
         return 0;
     /* A self-check judges every case it resolves (stats.c). */
     for (c = 0; rule->self_check && !rule->gate_cases && c < ncases; c++)
@@ -449,7 +457,9 @@ pg_stop pg_estimate_check(const pg_estimate_rule *rule,
      * rests on what one or two placements drew. */
     if (stop == PG_STOP_MAX_TIME && !ready)
         return PG_STOP_TOO_FEW;
-    if (stop == PG_STOP_CLEAR && (!ready || !cases_clear(rule, cases, ncases)))
+    if (stop == PG_STOP_CLEAR &&
+        (!ready || !pg_estimate_is_precise(rule, change) ||
+         !cases_clear(rule, cases, ncases)))
         stop = PG_STOP_NO;
     return stop;
 }

@@ -46,6 +46,10 @@ typedef struct pg_estimate_rule {
     int self_check;     /* compare --aa: the same code on both sides, whose
                            question is whether the noise lies within half
                            the floor: "unchanged" is clear only there */
+    /* The total's interval no wider than this either side of its change
+     * for a stop (0: any): perfgate record's, whose changes are chained
+     * along main, where pushes far below the floor add up (history.md). */
+    double precision;
 } pg_estimate_rule;
 
 /* Bootstrap resamples per interval. */
@@ -173,10 +177,16 @@ double pg_estimate_settle_threshold(const pg_estimate_rule *rule,
 int pg_estimate_is_clear(const pg_estimate_rule *rule,
                          const pg_interval *change);
 
+/* 1 when the total's interval `change` is as narrow as rule->precision
+ * asks (always, without precision). */
+int pg_estimate_is_precise(const pg_estimate_rule *rule,
+                           const pg_interval *change);
+
 /*
  * Whether the estimate pooled from several processes (`total`, and each
  * case's of times ns[c * 2 + side] with the harness's cost overhead[c])
- * earns its stop: the total clear of the floor; under gate: cases every
+ * earns its stop: the total clear of the floor, and as precise as the
+ * rule asks; under gate: cases every
  * case too; and in a self-check every case it resolves, which the
  * self-check judges: one process whose luck put one side of a short case
  * 12-25% off (conv1d's 15 us case beside its 43 ms one) is outvoted only
@@ -199,7 +209,8 @@ int pg_estimate_last_gain(const double *gain, int rounds, double threshold);
  * interval of the change and of each case (ncases of them), from
  * pg_estimate_pooled() and widened as reported: whether to stop.  Under
  * gate: cases the minimums must settle for the case nearest the floor,
- * and every case must be clear too.  Not `ready` (pg_estimate_run_ready):
+ * and every case must be clear too; the total must be as precise as the
+ * rule asks.  Not `ready` (pg_estimate_run_ready):
  * never clear, and the budget spent is PG_STOP_TOO_FEW.
  */
 pg_stop pg_estimate_check(const pg_estimate_rule *rule,

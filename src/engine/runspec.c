@@ -23,6 +23,18 @@ void pg_run_spec_init(pg_run_spec *spec)
     spec->cpu = -1;
 }
 
+void pg_run_spec_rule(const pg_run_spec *spec, pg_estimate_rule *out)
+{
+    const pg_settings *st = spec->settings;
+
+    pg_estimate_rule_init(out, st->min_rounds, st->max_time, st->noise_floor);
+    if (spec->min_time > 0)
+        out->min_time = spec->min_time;
+    out->gate_cases = spec->gate_cases;
+    out->self_check = spec->self_check;
+    out->precision = spec->precision * st->noise_floor;
+}
+
 int pg_run_spec_write(const pg_run_spec *spec, const char *path)
 {
     pg_str s = PG_STR_INIT;
@@ -48,6 +60,8 @@ int pg_run_spec_write(const pg_run_spec *spec, const char *path)
         pg_str_printf(&s, "min_time %.17g\n", spec->min_time);
     if (spec->self_check)
         pg_str_puts(&s, "self_check 1\n");
+    if (spec->precision > 0)
+        pg_str_printf(&s, "precision %.17g\n", spec->precision);
     if (spec->clock)
         pg_str_printf(&s, "clock %d %.17g %.17g %.17g\n", (int)spec->clock->id,
                       spec->clock->ticks_per_ns, spec->clock->overhead_ns,
@@ -99,6 +113,11 @@ static int read_line(pg_run_file *f, const char *key, const char *value)
     if (!strcmp(key, "min_time"))
         return sscanf(value, "%lf", &spec->min_time) == 1 &&
                        spec->min_time > 0 && spec->min_time < 1e6
+                   ? 0
+                   : -1;
+    if (!strcmp(key, "precision"))
+        return sscanf(value, "%lf", &spec->precision) == 1 &&
+                       spec->precision > 0 && spec->precision < 1e6
                    ? 0
                    : -1;
     if (!strcmp(key, "clock")) {

@@ -38,6 +38,7 @@
 #include <stddef.h>
 
 #include "casespec.h"
+#include "estimate.h"
 #include "settings.h"
 #include "timer.h"
 
@@ -61,6 +62,9 @@ typedef struct pg_run_spec {
      * the later ones after.  0: both, here. */
     int skip_checks;
     int self_check; /* compare --aa (pg_estimate_rule) */
+    /* perfgate record: the total's interval no wider than this fraction
+     * of the floor either side of its change for a stop (0: any). */
+    double precision;
     /* Seconds measured at least (0: the rule's own, from max_time): each
      * of several processes measures its share of the whole's. */
     double min_time;
@@ -87,6 +91,10 @@ typedef struct pg_run_spec {
 
 /* Zeroes `spec`, with no CPU to pin to (cpu -1). */
 void pg_run_spec_init(pg_run_spec *spec);
+
+/* The rule that stops a measurement of `spec` (its settings, least time,
+ * gate: cases, self-check and precision), into `out`. */
+void pg_run_spec_rule(const pg_run_spec *spec, pg_estimate_rule *out);
 
 /* Writes `spec` to `path` (mode 0600); 0, or negative with an error. */
 int pg_run_spec_write(const pg_run_spec *spec, const char *path);

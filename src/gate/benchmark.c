@@ -258,6 +258,7 @@ static void fill_spec(pg_run_spec *spec, pg_bench_ctx *c,
     spec->cold = b->cold;
     out->cold = b->cold;
     spec->self_check = c->aa;
+    spec->precision = c->precision;
     spec->gate_cases = out->gate_cases =
         b->gate >= 0 ? b->gate : c->cfg->settings.gate_cases;
     accept_of(c, b, out);

@@ -35,6 +35,7 @@ typedef struct pg_bench_ctx {
     pg_cache *cache;
     const pg_system *system;
     int aa;      /* a self-check: identical code is measured too */
+    double precision; /* pg_compare_opts' */
     int profile; /* --profile: each C regression's worst case profiled */
     pg_progress *progress; /* NULL: nothing is said (a build worker) */
     /* Where each benchmark's time building and the GPU go. */

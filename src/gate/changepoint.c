@@ -504,11 +504,36 @@ static size_t cut_at_pairs(segment *seg, size_t nseg, const fit *f,
 #define MAX_WIDENINGS 3
 
 /*
- * A pair beyond the threshold that the levels did not bear out (no cut
- * was kept at it) shows what the pairs' deviations are worth: an interval
- * that a spike broke.  The factor that brings the largest such pair under
- * the threshold, by which every pair of the series is then widened; 0
- * when there is none.
+ * Whether the levels on either side of point k inside segment `in`
+ * contradict its pair: the pair and the levels' ratio further apart than
+ * CONTRADICTION of their deviations together.  Levels too noisy to show
+ * the pair do not contradict it: 2% pushes measured to +-0.2% among times
+ * that move 2% with each process's luck are the creep a history is for,
+ * not intervals a spike broke.  Levels that cannot be measured (no point
+ * on a side) contradict nothing.
+ */
+static int levels_contradict(const segment *in, size_t k, const fit *f)
+{
+    segment a = {in->begin, k, 0, 0, 0}, b = {k, in->end, 0, 0, 0};
+    double l, lv;
+
+    if (a.begin >= a.end || b.begin >= b.end)
+        return 0;
+    measure_segment(&a, f);
+    measure_segment(&b, f);
+    if (!(a.level > 0) || !(b.level > 0) || !isfinite(a.var + b.var))
+        return 0;
+    l = log(b.level / a.level);
+    lv = (a.var + b.var) / (a.level * a.level);
+    return fabs(f->d[k] - l) > CONTRADICTION * sqrt(f->dv[k] + lv);
+}
+
+/*
+ * A pair beyond the threshold that the levels deny (no cut was kept at
+ * it, and the levels around it contradict it) shows what the pairs'
+ * deviations are worth: an interval that a spike broke.  The factor that
+ * brings the largest such pair under the threshold, by which every pair
+ * of the series is then widened; 0 when there is none.
  */
 static double denied_pair(const segment *seg, size_t nseg, const fit *f,
                           double threshold, size_t m)
@@ -521,7 +546,7 @@ static double denied_pair(const segment *seg, size_t nseg, const fit *f,
         while (i < nseg && seg[i].begin < k)
             i++;
         if (z >= threshold && isfinite(z) && !(i < nseg && seg[i].begin == k) &&
-            z > worst)
+            z > worst && levels_contradict(&seg[i - 1], k, f))
             worst = z;
     }
     return worst > 0 ? worst / threshold * (1 + 1e-9) : 0;
@@ -542,9 +567,12 @@ static void points_of(const pg_cp_series *s, double *x, double *w)
     }
 }
 
-/* The paired changes' variances, widened as the points' are; NULL
- * without pairs. */
-static double *pair_variances(const pg_cp_series *s, size_t m)
+/* The paired changes' variances, widened as the points' are, by the tail
+ * of the pairs within `threshold` of their deviations: those beyond it
+ * are changes (where every push that touched the code moved it, as in a
+ * creep, a tail of them all would widen the creep away); NULL without
+ * pairs. */
+static double *pair_variances(const pg_cp_series *s, size_t m, double threshold)
 {
     double *dv, *z, f = 1;
     size_t i, k = 0;
@@ -556,7 +584,7 @@ static double *pair_variances(const pg_cp_series *s, size_t m)
     for (i = 0; i < m; i++) {
         double sd = s->change_sd[i], d = s->change[i];
         dv[i] = isfinite(sd) && sd >= 0 ? sd * sd : NAN;
-        if (isfinite(d) && sd > 0)
+        if (isfinite(d) && sd > 0 && fabs(d) < threshold * sd)
             z[k++] = fabs(d) / sd;
     }
     f = widening(z, k);
@@ -564,6 +592,21 @@ static double *pair_variances(const pg_cp_series *s, size_t m)
         dv[i] *= f * f;
     free(z);
     return dv;
+}
+
+/* Whether push k's own pair puts it within `floor` either way: its 95%
+ * interval (the change +-1.96 of its deviations, as its record had it)
+ * inside +-floor, a push the gate judged unchanged. */
+static int pair_within(const pg_cp_series *s, size_t k, double floor)
+{
+    double c, sd;
+
+    if (!s->change || !s->change_sd || !(floor > 0))
+        return 0;
+    c = s->change[k];
+    sd = s->change_sd[k];
+    return isfinite(c) && isfinite(sd) && sd > 0 && c - 1.96 * sd > -floor &&
+           c + 1.96 * sd < floor;
 }
 
 size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
@@ -585,7 +628,7 @@ size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
     x = pg_malloc(m * sizeof(*x));
     w = pg_malloc(m * sizeof(*w));
     points_of(series, x, w);
-    if ((dv = pair_variances(series, m)) != NULL) {
+    if ((dv = pair_variances(series, m, threshold)) != NULL) {
         d = pg_malloc(m * sizeof(*d));
         for (i = 0; i < m; i++) /* as the log of a ratio */
             d[i] = series->change[i] > -1 ? log1p(series->change[i]) : NAN;
@@ -635,8 +678,13 @@ size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
             a = at_the_edge(&seg[0], &f, seg[1].level);
         if (i + 1 == nseg && !paired)
             b = at_the_edge(&seg[i], &f, seg[i - 1].level);
+        /* A push whose own pair lies within the floor is no step beyond
+         * it, whatever the levels say: two records' times can differ by
+         * several percent with each process's luck (history.Creep: a push
+         * of 1.7% +-0.3% read as a step of 8%). */
         if (fabs(step_z(&f, &a, &b)) < threshold ||
-            fabs(step_size(&f, &seg[i - 1], &seg[i])) <= min_change)
+            fabs(step_size(&f, &seg[i - 1], &seg[i])) <= min_change ||
+            pair_within(series, seg[i].begin, min_change))
             continue;
         out[found].at = seg[i].begin;
         out[found].before = seg[i - 1].level;

@@ -487,6 +487,7 @@ static int build_first(compare_ctx *ctx)
         c->build_dir = ctx->build_dir;
         c->cache = ctx->cache;
         c->aa = ctx->opts->aa;
+        c->precision = ctx->opts->precision;
         c->profile = ctx->opts->profile;
         c->progress = &ctx->progress;
         c->result = ctx->result;

@@ -23,6 +23,10 @@ typedef struct pg_compare_opts {
     /* With neither base nor head: the CI system's revisions, or NULL. */
     const pg_ci *ci;
     int aa; /* self-check: `base` against itself, each side built apart */
+    /* How narrow each benchmark's interval is to be, either side of its
+     * change, as a fraction of the floor (pg_estimate_rule); 0: as the
+     * verdict needs (perfgate record asks PG_RECORD_PRECISION). */
+    double precision;
     const char *const *only; /* NULL, or the benchmarks to run (NULL-ended) */
     int shard, shards; /* run shard `shard` (1-based) of `shards`; 0: all */
     /* An earlier result whose measuring times balance the shards; NULL:

@@ -199,11 +199,7 @@ static int clear(const pg_run_spec *spec, const pg_interval *total,
 {
     pg_estimate_rule rule;
 
-    pg_estimate_rule_init(&rule, spec->settings->min_rounds,
-                          spec->settings->max_time,
-                          spec->settings->noise_floor);
-    rule.self_check = spec->self_check;
-    rule.gate_cases = spec->gate_cases;
+    pg_run_spec_rule(spec, &rule);
     return pg_estimate_pooled_clear(&rule, total, cases, ns, overhead, ncases);
 }
 

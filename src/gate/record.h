@@ -27,6 +27,13 @@
  * one series with this method's. */
 #define PG_RECORD_METHOD 1
 
+/* How narrow a record's interval is to be, either side of its change, as
+ * a fraction of the floor (pg_compare_opts): the history chains pushes
+ * far below the floor into creeps, and reads a push only as well as its
+ * interval lets it (2% on a 5% floor is evident at +-0.5%, not at the
+ * +-3.5% that settles "unchanged"). */
+#define PG_RECORD_PRECISION 0.1
+
 /* The most benchmarks a record may hold. */
 #define PG_RECORD_MAX_BENCHMARKS 10000
 

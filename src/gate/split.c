@@ -485,10 +485,7 @@ static int measure(pg_bench_result *out, split *sp)
     remote.ctx = sp;
     pg_measure_opts_init(&opts, spec->settings->min_rounds,
                          spec->settings->max_time, spec->settings->noise_floor);
-    if (spec->min_time > 0)
-        opts.rule.min_time = spec->min_time;
-    opts.rule.gate_cases = spec->gate_cases;
-    opts.rule.self_check = spec->self_check;
+    pg_run_spec_rule(spec, &opts.rule);
     if (spec->metric) {
         /* The base's counter says how its samples are taken. */
         remote.error_ns = sp->w[PG_BASE].error_ns;

@@ -706,12 +706,9 @@ static int time_sides(child_ctx *ctx, sides *st, pg_timing *timing,
 
     pg_measure_opts_init(&opts, spec->settings->min_rounds,
                          spec->settings->max_time, spec->settings->noise_floor);
-    if (spec->min_time > 0)
-        opts.rule.min_time = spec->min_time;
+    pg_run_spec_rule(spec, &opts.rule);
     opts.watch = ctx->watch;
     opts.sides = st->order;
-    opts.rule.gate_cases = spec->gate_cases;
-    opts.rule.self_check = spec->self_check;
     if (spec->metric) {
         if (pg_counter_open(&counter, (pg_counter_kind)spec->counter,
                             (pg_metric)spec->metric, spec->count_dump,

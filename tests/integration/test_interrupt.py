@@ -174,8 +174,19 @@ class Interrupt(RepoTest):
         return False
 
     def _runs_under(self, name):
-        """Processes whose command line names the directory `name`."""
-        return processes(lambda cmdline: name.encode() in cmdline)
+        """Processes whose command line names the directory `name`: each
+        its pid, state, parent and command line, for a failure to show."""
+        found = []
+        for pid in processes(lambda cmdline: name.encode() in cmdline):
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    stat = f.read().rsplit(")", 1)[1].split()
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue  # gone since
+            found.append("%d %s ppid %s: %s" % (pid, stat[0], stat[1], cmd))
+        return found
 
     def test_a_killed_run_leaves_nothing_for_long(self):
         # SIGKILL cannot be caught: the run's directory stays, and the next

@@ -89,7 +89,7 @@ static void cycles_never_come_from_the_cpu(void)
 }
 
 /* A counted run's spec reads back as written, a dump path with spaces
- * (a TMPDIR may have them) included. */
+ * (a TMPDIR may have them) included; so does a record's precision. */
 static void the_spec_carries_the_count(void)
 {
     pg_run_spec spec;
@@ -119,7 +119,21 @@ static void the_spec_carries_the_count(void)
     CHECK(back.spec.counter == PG_COUNTER_CALLGRIND);
     CHECK_STR(back.spec.count_dump, "/tmp/a dir/callgrind.out");
     CHECK(!back.spec.code_path && !back.spec.sample);
+    CHECK(back.spec.precision == 0);
     pg_run_file_clear(&back);
+    /* A record's precision, and the rule the measurer makes of it. */
+    spec.precision = 0.1;
+    REQUIRE(pg_run_spec_write(&spec, path) == 0);
+    REQUIRE(pg_run_file_read(&back, path) == 0);
+    CHECK(back.spec.precision == 0.1);
+    {
+        pg_estimate_rule rule;
+        pg_run_spec_rule(&back.spec, &rule);
+        CHECK(fabs(rule.precision - 0.1 * st.noise_floor) < 1e-12);
+        CHECK(rule.noise_floor == st.noise_floor);
+    }
+    pg_run_file_clear(&back);
+    spec.precision = 0;
     /* The dispatch check's: each side's path dumped, or sampled. */
     spec.code_path = 1;
     spec.sample = "/tmp/a dir/samples";

@@ -217,6 +217,37 @@ static void pooled_stop_in_a_self_check(void)
     CHECK(!pg_estimate_pooled_clear(&rule, &total, cases, ns, overhead, 2));
 }
 
+/* perfgate record's rule: a total clear of the floor stops only once its
+ * interval is as narrow as asked, in one process and pooled alike; its
+ * cases are not asked. */
+static void a_record_measures_to_its_precision(void)
+{
+    pg_interval total = {0.018, -0.002, 0.035};
+    const pg_interval cases[1] = {{0.018, -0.01, 0.04}};
+    const double ns[2] = {1000, 1018}, overhead[1] = {4};
+    const double gain[40] = {INFINITY};
+    pg_estimate_rule rule;
+
+    pg_estimate_rule_init(&rule, 5, 10, 0.05);
+    CHECK(pg_estimate_check(&rule, &total, cases, 1, gain, 40, 1, 1) ==
+          PG_STOP_CLEAR);
+    CHECK(pg_estimate_pooled_clear(&rule, &total, cases, ns, overhead, 1));
+    rule.precision = 0.005;
+    CHECK(pg_estimate_check(&rule, &total, cases, 1, gain, 40, 1, 1) ==
+          PG_STOP_NO);
+    CHECK(!pg_estimate_pooled_clear(&rule, &total, cases, ns, overhead, 1));
+    /* Either side counts: +0.5% above and -0.51% below is not it. */
+    total.lo = 0.0129;
+    total.hi = 0.023;
+    CHECK(!pg_estimate_pooled_clear(&rule, &total, cases, ns, overhead, 1));
+    total.lo = 0.0131;
+    total.hi = 0.0229;
+    CHECK(pg_estimate_check(&rule, &total, cases, 1, gain, 40, 1, 1) ==
+          PG_STOP_CLEAR);
+    CHECK(pg_estimate_pooled_clear(&rule, &total, cases, ns, overhead, 1));
+    CHECK(pg_estimate_is_precise(&rule, &total));
+}
+
 /* The budget spent before every placement was seen twice is a stop of
  * its own, which the verdict reads as inconclusive. */
 static void too_few_rounds(void)
@@ -369,6 +400,7 @@ const pg_test pg_tests_estimate[] = {
     {"check_under_gate_cases", check_under_gate_cases},
     {"too_few_rounds", too_few_rounds},
     {"pooled_stop_in_a_self_check", pooled_stop_in_a_self_check},
+    {"a_record_measures_to_its_precision", a_record_measures_to_its_precision},
     {"a_lucky_placement_does_not_decide", a_lucky_placement_does_not_decide},
     {"processes_are_the_outer_draw", processes_are_the_outer_draw},
     {"unresolved_cases_are_widened", unresolved_cases_are_widened},
