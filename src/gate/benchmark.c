@@ -75,8 +75,8 @@ static void set_build_failure(pg_bench_result *out, const pg_build *build,
     out->log = build->log ? pg_strdup(build->log) : NULL;
 }
 
-/* The config's accept: entry for `b` into `out`; one that has run out
- * is said, and accepts nothing. */
+/* The accept: entry for `b` (the config's, or a Perf-Accepted: trailer's)
+ * into `out`; one that has run out is said, and accepts nothing. */
 static void accept_of(pg_bench_ctx *c, const pg_bench_config *b,
                       pg_bench_result *out)
 {
@@ -95,6 +95,7 @@ static void accept_of(pg_bench_ctx *c, const pg_bench_config *b,
     out->accept_up_to = a->up_to;
     snprintf(out->accept_why, sizeof(out->accept_why), "%s", a->why);
     memcpy(out->accept_until, a->until, sizeof(out->accept_until));
+    memcpy(out->accept_from, a->from, sizeof(out->accept_from));
 }
 
 /* A function measured in batches (batch:): every figure per call of the

@@ -452,6 +452,34 @@ static int trust_pass_env(compare_ctx *ctx)
     return 0;
 }
 
+/* The most commits of a pull request whose trailers are read. */
+#define MAX_TRAILER_COMMITS 1000
+
+/*
+ * The Perf-Accepted: trailers of the commits between the sides, added to
+ * the config's accept: entries, the newest commit's last (it wins).  The
+ * pull request's own commits, as its perfgate.yml is: shown in its
+ * review, and out of the range once it is merged.
+ */
+static int accept_trailers(compare_ctx *ctx)
+{
+    pg_strvec commits = PG_STRVEC_INIT, values = PG_STRVEC_INIT;
+    size_t i;
+    int err;
+
+    if (ctx->opts->aa || !*ctx->rev[0].commit || !*ctx->rev[1].commit)
+        return 0;
+    err = pg_repo_trailers(&commits, &values, ctx->repo, ctx->rev[0].commit,
+                           ctx->rev[1].commit, PG_ACCEPT_TRAILER,
+                           MAX_TRAILER_COMMITS);
+    for (i = values.n; err == 0 && i > 0; i--)
+        err = pg_config_accept_trailer(&ctx->cfg, commits.v[i - 1],
+                                       values.v[i - 1]);
+    pg_strvec_clear(&commits);
+    pg_strvec_clear(&values);
+    return err;
+}
+
 /* Everything before the first build: the repository, the config and what
  * of it runs here, the box, the two sides' trees. */
 static int set_up(compare_ctx *ctx)
@@ -464,7 +492,8 @@ static int set_up(compare_ctx *ctx)
         (err = load_config(ctx)) < 0 || (err = check_only(ctx)) < 0 ||
         (err = check_box(ctx->result)) < 0 ||
         (opts->shards > 0 && (err = plan_shards(ctx)) < 0) ||
-        (err = prepare_sides(ctx)) < 0 || (err = trust_pass_env(ctx)) < 0)
+        (err = prepare_sides(ctx)) < 0 || (err = trust_pass_env(ctx)) < 0 ||
+        (err = accept_trailers(ctx)) < 0)
         return err;
     describe_run(ctx);
     return 0;

@@ -1395,6 +1395,55 @@ static int parse_accepts(parse_ctx *ctx, yaml_node_t *root, pg_config *cfg)
     return 0;
 }
 
+int pg_config_accept_trailer(pg_config *cfg, const char *commit,
+                             const char *value)
+{
+    const char *names[MAX_BENCHMARKS + 1];
+    char name[256], up[32];
+    pg_accept a, *old;
+    int at = 0;
+    size_t i;
+
+    memset(&a, 0, sizeof(a));
+    if (sscanf(value, "%255s %31s %n", name, up, &at) != 2 || !at ||
+        !value[at] || up[strlen(up) - 1] != '%' ||
+        pg_parse_fraction(&a.up_to, up) < 0 || !(a.up_to > 0) || a.up_to > 10)
+        return pg_error_set(PG_ERR_USAGE,
+                            "commit %.12s: '%s: %s' does not read as "
+                            "'%s: BENCHMARK UP_TO%% WHY', such as "
+                            "'%s: parse 8%% bounds checks on every read'",
+                            commit, PG_ACCEPT_TRAILER, value, PG_ACCEPT_TRAILER,
+                            PG_ACCEPT_TRAILER);
+    for (i = 0; i < cfg->nbenchmarks && i < MAX_BENCHMARKS; i++)
+        names[i] = cfg->benchmarks[i].name;
+    names[i] = NULL;
+    for (i = 0; i < cfg->nbenchmarks; i++)
+        if (!strcmp(cfg->benchmarks[i].name, name))
+            break;
+    if (i == cfg->nbenchmarks) {
+        const char *hint = pg_suggest(name, names);
+        return pg_error_set(PG_ERR_USAGE,
+                            "commit %.12s: %s: names benchmark '%s', which "
+                            "%s does not have%s%s%s",
+                            commit, PG_ACCEPT_TRAILER, name, cfg->path,
+                            hint ? " (did you mean '" : "", hint ? hint : "",
+                            hint ? "'?)" : "");
+    }
+    a.benchmark = pg_strdup(name);
+    a.why = pg_strdup(value + at);
+    snprintf(a.from, sizeof(a.from), "%.12s", commit);
+    if ((old = (pg_accept *)pg_config_accept(cfg, name)) != NULL) {
+        free(old->benchmark);
+        free(old->why);
+        *old = a;
+        return 0;
+    }
+    cfg->accepts =
+        pg_realloc(cfg->accepts, (cfg->naccepts + 1) * sizeof(*cfg->accepts));
+    cfg->accepts[cfg->naccepts++] = a;
+    return 0;
+}
+
 const pg_accept *pg_config_accept(const pg_config *cfg, const char *name)
 {
     size_t i;

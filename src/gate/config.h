@@ -88,6 +88,9 @@ typedef struct pg_accept {
     double up_to;
     char *why;
     char until[11];
+    /* Where it is written: "" for the config; else the commit of the
+     * pull request whose Perf-Accepted: trailer it is (12 hex digits). */
+    char from[13];
 } pg_accept;
 
 typedef struct pg_config {
@@ -107,6 +110,19 @@ typedef struct pg_config {
 
 /* The accept: entry for benchmark `name`, or NULL. */
 const pg_accept *pg_config_accept(const pg_config *cfg, const char *name);
+
+/* The trailer commits carry to accept a regression, as accept: does. */
+#define PG_ACCEPT_TRAILER "Perf-Accepted"
+
+/*
+ * A Perf-Accepted: trailer of `commit` (a commit of the pull request),
+ * "BENCHMARK UP_TO% WHY", added to the config's entries (in place of the
+ * config's own for that benchmark).  PG_ERR_USAGE, naming the commit and
+ * what to write, when it names no benchmark of the config or does not
+ * read so.
+ */
+int pg_config_accept_trailer(pg_config *cfg, const char *commit,
+                             const char *value);
 
 /* 1 when `a` has expired: its last day is before today (UTC). */
 int pg_accept_expired(const pg_accept *a);

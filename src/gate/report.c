@@ -163,9 +163,7 @@ void pg_report_summary(pg_str *out, const pg_result *r)
                       "head)",
                       parts++ ? ", " : "", fixed);
     if (accepted)
-        pg_str_printf(out,
-                      "%s%zu accepted (slower on purpose: accept: in "
-                      "perfgate.yml)",
+        pg_str_printf(out, "%s%zu accepted (slower on purpose: see below)",
                       parts++ ? ", " : "", accepted);
     if (other)
         pg_str_printf(out,
@@ -1047,12 +1045,18 @@ static void accept_lines(pg_str *out, const pg_result *r)
         const pg_bench_result *b = &r->benchmarks[i];
         if (!(b->accept_up_to > 0) || b->status != PG_STATUS_REGRESSION)
             continue;
-        pg_str_printf(
-            out, "%s: %+.1f%% %s (accept: up to %.3g%%%s%s, \"%s\")\n", b->name,
-            b->change * 100,
-            b->accepted ? "accepted" : "is more than its accept: entry allows",
-            b->accept_up_to * 100, *b->accept_until ? " until " : "",
-            b->accept_until, b->accept_why);
+        pg_str_printf(out, "%s: %+.1f%% %s (", b->name, b->change * 100,
+                      b->accepted ? "accepted"
+                      : *b->accept_from
+                          ? "is more than its Perf-Accepted: trailer allows"
+                          : "is more than its accept: entry allows");
+        if (*b->accept_from)
+            pg_str_printf(out, "Perf-Accepted: in %s", b->accept_from);
+        else
+            pg_str_puts(out, "accept:");
+        pg_str_printf(out, " up to %.3g%%%s%s, \"%s\")\n",
+                      b->accept_up_to * 100, *b->accept_until ? " until " : "",
+                      b->accept_until, b->accept_why);
     }
 }
 

@@ -302,6 +302,7 @@ static cJSON *bench_json(const pg_bench_result *b)
         cJSON_AddNumberToObject(a, "up_to", b->accept_up_to);
         cJSON_AddStringToObject(a, "why", b->accept_why);
         add_string(a, "until", *b->accept_until ? b->accept_until : NULL);
+        add_string(a, "from", *b->accept_from ? b->accept_from : NULL);
         cJSON_AddBoolToObject(a, "accepted", b->accepted);
     }
     cJSON_AddBoolToObject(o, "fails_gate", b->fails_gate);
@@ -894,14 +895,20 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "accept");
         const cJSON *w = cJSON_GetObjectItemCaseSensitive(a, "why");
         const cJSON *u = cJSON_GetObjectItemCaseSensitive(a, "until");
+        const cJSON *f = cJSON_GetObjectItemCaseSensitive(a, "from");
         double up = get_number(a, "up_to");
-        if (cJSON_IsObject(a) && up > 0 && up < 1) {
+        /* Up to 1000%, as the config allows (a reader that took only
+         * fractions below 1 dropped an entry of 150%). */
+        if (cJSON_IsObject(a) && up > 0 && up <= 10) {
             b->accept_up_to = up;
             if (cJSON_IsString(w))
                 snprintf(b->accept_why, sizeof(b->accept_why), "%s",
                          w->valuestring);
             if (cJSON_IsString(u) && strlen(u->valuestring) == 10)
                 memcpy(b->accept_until, u->valuestring, 11);
+            if (cJSON_IsString(f) && strlen(f->valuestring) == 12 &&
+                strspn(f->valuestring, "0123456789abcdef") == 12)
+                memcpy(b->accept_from, f->valuestring, 13);
         }
     }
     if (!(b->noise_floor > 0 && b->noise_floor < 1))

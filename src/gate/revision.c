@@ -13,6 +13,7 @@
 #include <git2.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -516,6 +517,45 @@ int pg_repo_range(pg_commit_info **out, size_t *n, pg_repo *repo,
         *n = 0;
     }
     return err;
+}
+
+int pg_repo_trailers(pg_strvec *commits, pg_strvec *values, pg_repo *repo,
+                     const char *base, const char *head, const char *key,
+                     size_t max)
+{
+    git_revwalk *walk = NULL;
+    git_oid ob, oh, oid;
+    size_t seen = 0, i;
+
+    if (git_oid_fromstr(&ob, base) < 0 || git_oid_fromstr(&oh, head) < 0)
+        return pg_error_set(PG_ERR_GENERIC, "trailers: bad commit id");
+    if (git_oid_equal(&ob, &oh))
+        return 0;
+    if (git_revwalk_new(&walk, repo->repo) < 0 ||
+        git_revwalk_push(walk, &oh) < 0 || git_revwalk_hide(walk, &ob) < 0) {
+        git_revwalk_free(walk);
+        return pg_error_set(PG_ERR_GENERIC, "walking %.10s..%.10s: %s", base,
+                            head, git_message());
+    }
+    while (seen++ < max && git_revwalk_next(&oid, walk) == 0) {
+        git_commit *c = NULL;
+        git_message_trailer_array trailers = {0};
+        const char *message;
+        if (git_commit_lookup(&c, repo->repo, &oid) < 0)
+            continue; /* a shallow clone's edge: nothing to read there */
+        message = git_commit_message(c);
+        if (message && git_message_trailers(&trailers, message) == 0) {
+            for (i = 0; i < trailers.count; i++)
+                if (!strcasecmp(trailers.trailers[i].key, key)) {
+                    pg_strvec_push(commits, git_oid_tostr_s(&oid));
+                    pg_strvec_push(values, trailers.trailers[i].value);
+                }
+            git_message_trailer_array_free(&trailers);
+        }
+        git_commit_free(c);
+    }
+    git_revwalk_free(walk);
+    return 0;
 }
 
 int pg_repo_first_parents(pg_commit_info **out, size_t *n, pg_repo *repo,

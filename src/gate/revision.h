@@ -116,6 +116,17 @@ int pg_repo_range(pg_commit_info **out, size_t *n, pg_repo *repo,
                   const char *good, const char *bad, int first_parent);
 
 /*
+ * The trailers named `key` (case aside, as git's) of the commits `git
+ * rev-list base..head` lists, at most `max` commits of them: for each,
+ * the commit (full SHA) into `commits` and the trailer's value into
+ * `values`.  Nothing when `head` is `base`.  PG_ERR_GENERIC when the walk
+ * fails.
+ */
+int pg_repo_trailers(pg_strvec *commits, pg_strvec *values, pg_repo *repo,
+                     const char *base, const char *head, const char *key,
+                     size_t max);
+
+/*
  * The newest `max` commits of the first-parent history of `spec` (the
  * commit it names, its first parent, that one's, ...), oldest first: the
  * line of pushes along main.  PG_ERR_USAGE when `spec` does not resolve.

@@ -246,6 +246,52 @@ class Verdicts(RepoTest):
                       " ".join(r.json["system"]["warnings"]))
 
 
+    def test_a_trailer_of_the_pull_request_accepts_a_regression(self):
+        # Perf-Accepted: in a commit between the sides accepts as an
+        # accept: entry does, said with the commit; one that allows less
+        # fails; a benchmark the config lacks, or a trailer that does not
+        # read, stops the run at once, saying what to write.
+        self.base_repo()
+        slower = self.commit({"src/sum.c": TWICE}, "twice the work\n\n"
+                             "Perf-Accepted: sum 150% bounds checks\n")
+        self.commit({"README": "x\n"}, "a later commit")
+        r = self.perfgate("HEAD~2", "HEAD")
+        b = r.bench()
+        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+        self.assertEqual(b["status"], "regression")
+        self.assertTrue(b["accept"]["accepted"])
+        self.assertEqual(b["accept"]["from"], slower[:12])
+        self.assertEqual(b["accept"]["why"], "bounds checks")
+        self.assertIn("1 accepted (slower on purpose", r.markdown)
+        self.assertIn("accepted (Perf-Accepted: in %s up to 150%%, "
+                      "\"bounds checks\")" % slower[:12], r.stdout)
+        # Outside the range (the base is the accepted commit), nothing.
+        self.commit({"src/sum.c": SERIAL}, "back")
+        self.commit({"src/sum.c": TWICE}, "twice again")
+        r = self.perfgate("HEAD~1", "HEAD")
+        self.assertEqual(r.code, 1, r.stdout)
+        self.assertNotIn("accept", r.bench())
+        # The newest trailer for a benchmark is the one that holds (the
+        # range from the base has both).
+        self.git("commit", "-q", "--allow-empty", "-m",
+                 "narrower\n\nperf-accepted: sum 50% only bounds checks")
+        r = self.perfgate("HEAD~5", "HEAD")
+        self.assertEqual(r.code, 1, r.stdout)
+        self.assertFalse(r.bench()["accept"]["accepted"])
+        self.assertIn("is more than its Perf-Accepted: trailer allows",
+                      r.stdout)
+        for trailer, said in (
+                ("Perf-Accepted: summ 10% typo", "(did you mean 'sum'?)"),
+                ("Perf-Accepted: sum lots why", "BENCHMARK UP_TO% WHY"),
+                ("Perf-Accepted: sum 10%", "BENCHMARK UP_TO% WHY")):
+            self.git("commit", "-q", "--allow-empty", "-m",
+                     "x\n\n" + trailer)
+            r = self.perfgate("HEAD~1", "HEAD")
+            self.assertEqual(r.code, 2, r.stdout + r.stderr)
+            self.assertIn(said, r.stderr)
+            self.git("reset", "-q", "--hard", "HEAD~1")
+
+
 class Engine(RepoTest):
     """What the engine reports beside the verdict: the interval, how and why
     it stopped, the timer and the machine; the self-check; cold caches."""

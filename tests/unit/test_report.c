@@ -277,8 +277,15 @@ static void json_round_trip(void)
     pg_system_warn(&r.system, "a warning");
     r.system.timer.id = PG_CLOCK_TSC;
     r.system.timer.overhead_ns = 12.5;
+    /* A Perf-Accepted: trailer's entry of 150% reads back (a reader that
+     * took fractions below 1 only dropped it). */
+    r.benchmarks[1].accept_up_to = 1.5;
+    strcpy(r.benchmarks[1].accept_why, "bounds checks");
+    strcpy(r.benchmarks[1].accept_from, "0123456789ab");
     pg_stats_judge(&r);
     json = pg_result_to_json(&r);
+    CHECK_CONTAINS(json, "\"from\":\t\"0123456789ab\"");
+    CHECK_CONTAINS(json, "\"up_to\":\t1.5");
     CHECK_CONTAINS(json, "\"verdict\":\t\"fail\"");
     CHECK_CONTAINS(json, "\"clock\":\t\"tsc\"");
     CHECK_CONTAINS(json, "\"change_interval\":\t[0.205, 0.231]");
