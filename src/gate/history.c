@@ -539,6 +539,10 @@ void pg_history_render_text(pg_str *out, const pg_history *h)
             else
                 pg_str_puts(out, ", as the gate measured it");
             subject(out, h, cp->at);
+            if (s->accepted && s->accepted[cp->at])
+                pg_str_printf(out, "%*saccepted on purpose: %.*s\n", 6, "",
+                              (int)pg_utf8_cut(s->accepted[cp->at], 72),
+                              s->accepted[cp->at]);
             state_line(out, h, s->cp_check ? s->cp_check[k] : NULL,
                        cp->after > cp->before, &suspected);
         }
@@ -669,6 +673,8 @@ char *pg_history_to_json(const pg_history *h)
             pg_json_add_number(co, "z", cp->z);
             if (h->subjects)
                 cJSON_AddStringToObject(co, "subject", h->subjects[cp->at]);
+            if (s->accepted && s->accepted[cp->at])
+                cJSON_AddStringToObject(co, "accepted", s->accepted[cp->at]);
             add_state(co, s->cp_check ? s->cp_check[k] : NULL,
                       cp->after > cp->before);
             cJSON_AddItemToArray(cps, co);
@@ -703,7 +709,7 @@ char *pg_history_to_json(const pg_history *h)
 
 void pg_history_clear(pg_history *h)
 {
-    size_t i;
+    size_t i, k;
 
     for (i = 0; i < h->nseries; i++) {
         free(h->series[i].name);
@@ -716,6 +722,9 @@ void pg_history_clear(pg_history *h)
         free(h->series[i].cps);
         free(h->series[i].creeps);
         free(h->series[i].sure);
+        for (k = 0; h->series[i].accepted && k < h->npoints; k++)
+            free(h->series[i].accepted[k]);
+        free(h->series[i].accepted);
         free(h->series[i].cp_check);
         free(h->series[i].creep_check);
     }

@@ -58,6 +58,9 @@ typedef struct pg_series {
      * the floor by the gate itself (perfgate's record said regression or
      * improvement), a step whatever the levels of other runs say. */
     unsigned char *sure;
+    /* npoints, or NULL: where the push's record says its regression was
+     * accepted on purpose, the reason given; NULL elsewhere. */
+    char **accepted;
     pg_creep *creeps; /* with paired changes and a floor */
     size_t ncreeps;
     /* The check of each change point and creep (into pg_history.checks),

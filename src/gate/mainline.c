@@ -359,6 +359,7 @@ static int fill_series(pg_series *s, const pg_history *h, const pg_record *recs,
     s->change = pg_malloc(h->npoints * sizeof(double));
     s->change_sd = pg_malloc(h->npoints * sizeof(double));
     s->sure = pg_calloc(h->npoints, 1);
+    s->accepted = pg_calloc(h->npoints, sizeof(*s->accepted));
     for (i = 0; i < h->npoints; i++) {
         const pg_record_bench *b =
             by_pos[i] ? find_bench(&recs[by_pos[i]->rec], name, &hint) : NULL;
@@ -378,6 +379,8 @@ static int fill_series(pg_series *s, const pg_history *h, const pg_record *recs,
         s->change[i] = b->change;
         s->sure[i] = b->status == PG_STATUS_REGRESSION ||
                      b->status == PG_STATUS_IMPROVEMENT;
+        if (b->accepted)
+            s->accepted[i] = pg_strdup(b->accepted);
         if (isfinite(b->change_lo) && isfinite(b->change_hi))
             s->change_sd[i] = (b->change_hi - b->change_lo) / (2 * Z95);
     }
@@ -464,6 +467,7 @@ int pg_mainline_load(pg_history *h, pg_repo *repo, const pg_mainline_opts *opts)
                 free(s->change);
                 free(s->change_sd);
                 free(s->sure);
+                free(s->accepted); /* no point: nothing in it */
                 memset(s, 0, sizeof(*s));
                 continue;
             }

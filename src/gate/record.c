@@ -162,6 +162,8 @@ void pg_record_from_result(pg_record *out, const pg_result *r, const char *tree,
         }
         if (rb->untouched)
             rb->change = rb->change_lo = rb->change_hi = 0;
+        if (b->accepted)
+            rb->accepted = short_text(b->accept_why);
     }
 }
 
@@ -216,6 +218,8 @@ char *pg_record_to_json(const pg_record *rec)
             cJSON_AddStringToObject(
                 c, "subject", b->culprit_subject ? b->culprit_subject : "");
         }
+        if (b->accepted)
+            cJSON_AddStringToObject(o, "accepted", b->accepted);
     }
     text = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
@@ -331,6 +335,8 @@ static void parse_bench(parse_ctx *ctx, pg_record_bench *b, const cJSON *o)
     if (!ctx->err && isfinite(b->change_lo) && isfinite(b->change_hi) &&
         b->change_lo > b->change_hi)
         bad(ctx, "a benchmark's interval is upside down");
+    if (cJSON_GetObjectItemCaseSensitive(o, "accepted") && !ctx->err)
+        b->accepted = text_field(ctx, o, "accepted", TEXT_MAX);
     culprit = cJSON_GetObjectItemCaseSensitive(o, "culprit");
     if (culprit && !ctx->err) {
         if (!cJSON_IsObject(culprit)) {
@@ -455,6 +461,7 @@ void pg_record_clear(pg_record *rec)
     for (i = 0; i < rec->nbenchmarks; i++) {
         free(rec->benchmarks[i].name);
         free(rec->benchmarks[i].culprit_subject);
+        free(rec->benchmarks[i].accepted);
     }
     free(rec->benchmarks);
     free(rec->subject);

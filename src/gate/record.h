@@ -51,6 +51,9 @@ typedef struct pg_record_bench {
      * subject. */
     char culprit[PG_OID_HEX];
     char *culprit_subject;
+    /* A regression accepted on purpose (accept:, or a Perf-Accepted:
+     * trailer): the reason given; NULL. */
+    char *accepted;
 } pg_record_bench;
 
 /* What a record was measured on. */

@@ -415,6 +415,30 @@ class Mainline(Records, RepoTest):
         self.assertTrue(any("has 2 records from test machine" in n
                             for n in doc["notes"]), doc["notes"])
 
+    def test_a_step_accepted_on_purpose_says_so(self):
+        # A regression its pull request accepted (a Perf-Accepted: trailer)
+        # is recorded as accepted, and the history's step says why.
+        self.commit({"perfgate.yml": SPIN_CONFIG,
+                     "src/spin.c": self.spin(200)}, "base")
+        first = self.commit({"README": "1\n"}, "readme 1")
+        step = self.commit({"src/spin.c": self.spin(250)},
+                           "a deeper hash\n\n"
+                           "Perf-Accepted: spin 50% mixes every byte twice\n")
+        last = self.commit({"README": "2\n"}, "readme 2")
+        for commit in (first, step, last):
+            self.record(commit)
+        path = [f for f in self.files() if step in f][0]
+        (b,) = json.loads(self.git("show", "%s:%s" % (REF, path)))[
+            "benchmarks"]
+        self.assertEqual(b["status"], "regression")
+        self.assertEqual(b["accepted"], "mixes every byte twice")
+        p, doc = self.history()
+        (cp,) = doc["series"][0]["changepoints"]
+        self.assertEqual(cp["label"], step)
+        self.assertEqual(cp["accepted"], "mixes every byte twice")
+        self.assertIn("accepted on purpose: mixes every byte twice",
+                      self.run_pg("history").stdout)
+
     def rewrite(self, since, edit=None):
         """Main's commits after `since` made again, each with its subject
         reworded (as a rebase that changes no code does), and with the
