@@ -31,12 +31,16 @@ const char *pg_ci_name(pg_ci_system system)
     }
 }
 
+/* The most labels of a pull request read (GitHub allows 100). */
+#define MAX_LABELS 100
+
 void pg_ci_clear(pg_ci *ci)
 {
     free(ci->base);
     free(ci->base_branch);
     free(ci->head);
     free(ci->what);
+    pg_strvec_clear(&ci->labels);
     memset(ci, 0, sizeof(*ci));
 }
 
@@ -125,6 +129,17 @@ int pg_ci_from_github_event(pg_ci *out, const char *event, const char *json,
             (err = event_commit(&head, root, "pull_request.head.sha")) < 0)
             goto done;
         if (base && head) {
+            const cJSON *labels = cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(root, "pull_request"),
+                "labels");
+            const cJSON *label;
+            cJSON_ArrayForEach(label, labels)
+            {
+                const cJSON *name =
+                    cJSON_GetObjectItemCaseSensitive(label, "name");
+                if (cJSON_IsString(name) && out->labels.n < MAX_LABELS)
+                    pg_strvec_push(&out->labels, name->valuestring);
+            }
             out->base = pg_strdup(base);
             out->head = pg_strdup(head);
             out->merge_base = 1;
@@ -201,8 +216,15 @@ static void gitlab(pg_ci *out, const char *(*get)(const char *))
     if (mr_base) {
         /* Already the merge base of the merge request's branches. */
         out->base = pg_strdup(mr_base);
+        const char *labels = nonempty(get, "CI_MERGE_REQUEST_LABELS");
         out->what = iid ? pg_strdupf("merge request !%s", iid)
                         : pg_strdup("merge request");
+        /* Comma-separated, as GitLab joins them. */
+        while (labels && *labels && out->labels.n < MAX_LABELS) {
+            size_t n = strcspn(labels, ",");
+            pg_strvec_pushf(&out->labels, "%.*s", (int)n, labels);
+            labels += n + (labels[n] == ',');
+        }
     } else if (before) {
         out->base = pg_strdup(before);
         out->what = pg_strdup("push");

@@ -13,6 +13,8 @@
 
 #include <stddef.h>
 
+#include "strvec.h"
+
 typedef enum {
     PG_CI_NONE,
     PG_CI_GITHUB,
@@ -30,6 +32,10 @@ typedef struct pg_ci {
     char *head;        /* a commit; NULL: HEAD */
     int merge_base;    /* compare against the merge base of base and head */
     char *what;        /* "pull request #12", "push", for people */
+    /* The pull request's labels, as the event had them (GitHub's
+     * pull_request.labels, GitLab's CI_MERGE_REQUEST_LABELS): set by the
+     * people who may triage it, not by its author's commits. */
+    pg_strvec labels;
     const char *fetch_hint; /* what to change when a commit is missing */
 } pg_ci;
 

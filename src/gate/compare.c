@@ -459,7 +459,9 @@ static int trust_pass_env(compare_ctx *ctx)
  * The Perf-Accepted: trailers of the commits between the sides, added to
  * the config's accept: entries, the newest commit's last (it wins).  The
  * pull request's own commits, as its perfgate.yml is: shown in its
- * review, and out of the range once it is merged.
+ * review, and out of the range once it is merged.  Then the pull
+ * request's perf-accepted labels, which its author cannot set from a
+ * fork: they win over both.
  */
 static int accept_trailers(compare_ctx *ctx)
 {
@@ -475,6 +477,8 @@ static int accept_trailers(compare_ctx *ctx)
     for (i = values.n; err == 0 && i > 0; i--)
         err = pg_config_accept_trailer(&ctx->cfg, commits.v[i - 1],
                                        values.v[i - 1]);
+    for (i = 0; err == 0 && ctx->opts->ci && i < ctx->opts->ci->labels.n; i++)
+        err = pg_config_accept_label(&ctx->cfg, ctx->opts->ci->labels.v[i]);
     pg_strvec_clear(&commits);
     pg_strvec_clear(&values);
     return err;

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <yaml.h>
 
@@ -1395,14 +1396,52 @@ static int parse_accepts(parse_ctx *ctx, yaml_node_t *root, pg_config *cfg)
     return 0;
 }
 
+/* `a` for its benchmark, in place of an entry the config or a trailer
+ * had; `a` is the config's then. */
+static void put_accept(pg_config *cfg, pg_accept *a)
+{
+    pg_accept *old = (pg_accept *)pg_config_accept(cfg, a->benchmark);
+
+    if (old) {
+        free(old->benchmark);
+        free(old->why);
+        *old = *a;
+        return;
+    }
+    cfg->accepts =
+        pg_realloc(cfg->accepts, (cfg->naccepts + 1) * sizeof(*cfg->accepts));
+    cfg->accepts[cfg->naccepts++] = *a;
+}
+
+/* Benchmark `name` of the config, or -1 with an error that says `where`
+ * named it and suggests the nearest name. */
+static int named_benchmark(const pg_config *cfg, const char *name,
+                           const char *where)
+{
+    const char *names[MAX_BENCHMARKS + 1];
+    const char *hint;
+    size_t i;
+
+    for (i = 0; i < cfg->nbenchmarks; i++)
+        if (!strcmp(cfg->benchmarks[i].name, name))
+            return (int)i;
+    for (i = 0; i < cfg->nbenchmarks && i < MAX_BENCHMARKS; i++)
+        names[i] = cfg->benchmarks[i].name;
+    names[i] = NULL;
+    hint = pg_suggest(name, names);
+    pg_error_set(PG_ERR_USAGE,
+                 "%s names benchmark '%s', which %s does not have%s%s%s", where,
+                 name, cfg->path, hint ? " (did you mean '" : "",
+                 hint ? hint : "", hint ? "'?)" : "");
+    return -1;
+}
+
 int pg_config_accept_trailer(pg_config *cfg, const char *commit,
                              const char *value)
 {
-    const char *names[MAX_BENCHMARKS + 1];
-    char name[256], up[32];
-    pg_accept a, *old;
+    char name[256], up[32], where[64];
+    pg_accept a;
     int at = 0;
-    size_t i;
 
     memset(&a, 0, sizeof(a));
     if (sscanf(value, "%255s %31s %n", name, up, &at) != 2 || !at ||
@@ -1414,33 +1453,50 @@ int pg_config_accept_trailer(pg_config *cfg, const char *commit,
                             "'%s: parse 8%% bounds checks on every read'",
                             commit, PG_ACCEPT_TRAILER, value, PG_ACCEPT_TRAILER,
                             PG_ACCEPT_TRAILER);
-    for (i = 0; i < cfg->nbenchmarks && i < MAX_BENCHMARKS; i++)
-        names[i] = cfg->benchmarks[i].name;
-    names[i] = NULL;
-    for (i = 0; i < cfg->nbenchmarks; i++)
-        if (!strcmp(cfg->benchmarks[i].name, name))
-            break;
-    if (i == cfg->nbenchmarks) {
-        const char *hint = pg_suggest(name, names);
-        return pg_error_set(PG_ERR_USAGE,
-                            "commit %.12s: %s: names benchmark '%s', which "
-                            "%s does not have%s%s%s",
-                            commit, PG_ACCEPT_TRAILER, name, cfg->path,
-                            hint ? " (did you mean '" : "", hint ? hint : "",
-                            hint ? "'?)" : "");
-    }
+    snprintf(where, sizeof(where), "commit %.12s: %s:", commit,
+             PG_ACCEPT_TRAILER);
+    if (named_benchmark(cfg, name, where) < 0)
+        return PG_ERR_USAGE;
     a.benchmark = pg_strdup(name);
     a.why = pg_strdup(value + at);
     snprintf(a.from, sizeof(a.from), "%.12s", commit);
-    if ((old = (pg_accept *)pg_config_accept(cfg, name)) != NULL) {
-        free(old->benchmark);
-        free(old->why);
-        *old = a;
+    put_accept(cfg, &a);
+    return 0;
+}
+
+/* An entry of the label `label` for benchmark `name`. */
+static void put_label(pg_config *cfg, const char *name, const char *label)
+{
+    pg_accept a;
+
+    memset(&a, 0, sizeof(a));
+    a.benchmark = pg_strdup(name);
+    a.up_to = 10;
+    a.why = pg_strdupf("the pull request's label '%s'", label);
+    snprintf(a.from, sizeof(a.from), "%s", PG_ACCEPT_LABEL);
+    put_accept(cfg, &a);
+}
+
+int pg_config_accept_label(pg_config *cfg, const char *label)
+{
+    size_t n = strlen(PG_ACCEPT_LABEL), i;
+    const char *rest = label + n;
+    char where[160];
+    int k;
+
+    if (strncasecmp(label, PG_ACCEPT_LABEL, n) || (*rest && *rest != ':'))
+        return 0;
+    rest += *rest == ':';
+    rest += strspn(rest, " ");
+    if (!*rest) {
+        for (i = 0; i < cfg->nbenchmarks; i++)
+            put_label(cfg, cfg->benchmarks[i].name, label);
         return 0;
     }
-    cfg->accepts =
-        pg_realloc(cfg->accepts, (cfg->naccepts + 1) * sizeof(*cfg->accepts));
-    cfg->accepts[cfg->naccepts++] = a;
+    snprintf(where, sizeof(where), "the pull request's label '%.100s'", label);
+    if ((k = named_benchmark(cfg, rest, where)) < 0)
+        return PG_ERR_USAGE;
+    put_label(cfg, cfg->benchmarks[k].name, label);
     return 0;
 }
 

@@ -88,9 +88,10 @@ typedef struct pg_accept {
     double up_to;
     char *why;
     char until[11];
-    /* Where it is written: "" for the config; else the commit of the
-     * pull request whose Perf-Accepted: trailer it is (12 hex digits). */
-    char from[13];
+    /* Where it is written: "" for the config; PG_ACCEPT_LABEL for the
+     * pull request's label; else the commit of the pull request whose
+     * Perf-Accepted: trailer it is (12 hex digits). */
+    char from[16];
 } pg_accept;
 
 typedef struct pg_config {
@@ -123,6 +124,18 @@ const pg_accept *pg_config_accept(const pg_config *cfg, const char *name);
  */
 int pg_config_accept_trailer(pg_config *cfg, const char *commit,
                              const char *value);
+
+/* The pull request label that accepts a regression: "perf-accepted"
+ * for every benchmark, "perf-accepted: NAME" for one (case aside). */
+#define PG_ACCEPT_LABEL "perf-accepted"
+
+/*
+ * A label of the pull request: when it is PG_ACCEPT_LABEL's, entries for
+ * its benchmarks (any slowdown, up to 1000%) in place of the config's and
+ * the trailers'; 0 either way.  PG_ERR_USAGE when it names no benchmark
+ * of the config.
+ */
+int pg_config_accept_label(pg_config *cfg, const char *label);
 
 /* 1 when `a` has expired: its last day is before today (UTC). */
 int pg_accept_expired(const pg_accept *a);

@@ -1045,11 +1045,16 @@ static void accept_lines(pg_str *out, const pg_result *r)
         const pg_bench_result *b = &r->benchmarks[i];
         if (!(b->accept_up_to > 0) || b->status != PG_STATUS_REGRESSION)
             continue;
+        int label = !!strchr(b->accept_from, '-');
         pg_str_printf(out, "%s: %+.1f%% %s (", b->name, b->change * 100,
                       b->accepted ? "accepted"
                       : *b->accept_from
                           ? "is more than its Perf-Accepted: trailer allows"
                           : "is more than its accept: entry allows");
+        if (label) { /* any slowdown: the reason names the label */
+            pg_str_printf(out, "%s)\n", b->accept_why);
+            continue;
+        }
         if (*b->accept_from)
             pg_str_printf(out, "Perf-Accepted: in %s", b->accept_from);
         else

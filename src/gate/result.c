@@ -906,9 +906,14 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
                          w->valuestring);
             if (cJSON_IsString(u) && strlen(u->valuestring) == 10)
                 memcpy(b->accept_until, u->valuestring, 11);
-            if (cJSON_IsString(f) && strlen(f->valuestring) == 12 &&
-                strspn(f->valuestring, "0123456789abcdef") == 12)
-                memcpy(b->accept_from, f->valuestring, 13);
+            /* A commit's 12 hex digits, or the label's name. */
+            if (cJSON_IsString(f) && *f->valuestring &&
+                strlen(f->valuestring) < sizeof(b->accept_from) &&
+                strspn(f->valuestring,
+                       "0123456789abcdefghijklmnopqrstuvwxyz-") ==
+                    strlen(f->valuestring))
+                snprintf(b->accept_from, sizeof(b->accept_from), "%s",
+                         f->valuestring);
         }
     }
     if (!(b->noise_floor > 0 && b->noise_floor < 1))

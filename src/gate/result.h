@@ -183,14 +183,15 @@ typedef struct pg_bench_result {
     double noise_floor;
     /* accept: in the config for it: a regression up to accept_up_to (a
      * fraction; 0: no entry) is accepted, for accept_why, until
-     * accept_until ("" none), written in the config (accept_from "") or in
+     * accept_until ("" none), written in the config (accept_from ""), in
      * a Perf-Accepted: trailer of the pull request's commit accept_from
-     * (12 hex digits).  accepted: this result is such a regression (set by
-     * pg_stats_judge), which passes. */
+     * (12 hex digits), or by its label ("perf-accepted", config.h).  accepted:
+     * this result is such a regression (set by pg_stats_judge), which passes.
+     */
     double accept_up_to;
     char accept_why[256];
     char accept_until[11];
-    char accept_from[13];
+    char accept_from[16];
     int accepted;
     int rounds;        /* samples per case and side, all processes */
     int processes;     /* measuring processes pooled (draws.h); 0: none */

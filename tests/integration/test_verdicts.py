@@ -1,5 +1,6 @@
 """What perfgate decides, on code whose costs are known by construction:
 verdicts and the measuring engine."""
+import json
 import os
 import sys
 import unittest
@@ -290,6 +291,42 @@ class Verdicts(RepoTest):
             self.assertEqual(r.code, 2, r.stdout + r.stderr)
             self.assertIn(said, r.stderr)
             self.git("reset", "-q", "--hard", "HEAD~1")
+
+
+    def test_a_label_of_the_pull_request_accepts_a_regression(self):
+        # The pull request's label perf-accepted (set by those who may
+        # triage it) accepts any slowdown of the benchmark it names, in
+        # place of a trailer that allowed less; naming no benchmark of the
+        # config stops the run.
+        self.base_repo()
+        base = self.git("rev-parse", "HEAD")
+        head = self.commit({"src/sum.c": TWICE}, "twice\n\n"
+                           "Perf-Accepted: sum 5% not enough\n")
+
+        def run(label):
+            event = os.path.join(self.tmp, "event.json")
+            with open(event, "w") as f:
+                json.dump({"pull_request": {
+                    "number": 5, "base": {"sha": base},
+                    "head": {"sha": head},
+                    "labels": [{"name": "docs"}, {"name": label}]}}, f)
+            return self.perfgate(env={
+                "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request",
+                "GITHUB_EVENT_PATH": event, "GITHUB_SHA": head})
+
+        r = run("perf-accepted: sum")
+        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+        self.assertEqual(r.bench()["accept"]["from"], "perf-accepted")
+        self.assertIn("accepted (the pull request's label "
+                      "'perf-accepted: sum')", r.stdout)
+        r = run("bug")
+        self.assertEqual(r.code, 1, r.stdout + r.stderr)
+        self.assertIn("is more than its Perf-Accepted: trailer allows",
+                      r.stdout)
+        r = run("perf-accepted: sun")
+        self.assertEqual(r.code, 2, r.stdout + r.stderr)
+        self.assertIn("label 'perf-accepted: sun' names benchmark 'sun'",
+                      r.stderr)
 
 
 class Engine(RepoTest):

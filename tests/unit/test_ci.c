@@ -71,7 +71,9 @@ static void github(void)
     pg_ci ci;
 
     path = event_file("{\"pull_request\": {\"number\": 12, \"base\": {\"sha\": "
-                      "\"" SHA_A "\"}, \"head\": {\"sha\": \"" SHA_B "\"}}}");
+                      "\"" SHA_A "\"}, \"head\": {\"sha\": \"" SHA_B "\"}, "
+                      "\"labels\": [{\"name\": \"perf-accepted: sum\"}, "
+                      "{\"id\": 3}, {\"name\": \"docs\"}]}}");
     {
         const char *const t[] = {"GITHUB_ACTIONS", "true", "GITHUB_EVENT_NAME",
                                  "pull_request", "GITHUB_EVENT_PATH", path,
@@ -83,6 +85,10 @@ static void github(void)
         CHECK(ci.merge_base == 1);
         CHECK_STR(ci.what, "pull request #12");
         CHECK_CONTAINS(ci.fetch_hint, "fetch-depth: 0");
+        /* Its labels, a label without a name left out. */
+        REQUIRE(ci.labels.n == 2);
+        CHECK_STR(ci.labels.v[0], "perf-accepted: sum");
+        CHECK_STR(ci.labels.v[1], "docs");
         pg_ci_clear(&ci);
     }
     {
@@ -198,10 +204,19 @@ static void github(void)
 static void gitlab(void)
 {
     pg_ci ci;
-    static const char *const mr[] = {
-        "GITLAB_CI", "true", "CI_COMMIT_SHA", SHA_B,
-        "CI_MERGE_REQUEST_DIFF_BASE_SHA", SHA_A, "CI_MERGE_REQUEST_IID", "7",
-        "CI_COMMIT_BEFORE_SHA", ZEROS, NULL};
+    static const char *const mr[] = {"GITLAB_CI",
+                                     "true",
+                                     "CI_COMMIT_SHA",
+                                     SHA_B,
+                                     "CI_MERGE_REQUEST_DIFF_BASE_SHA",
+                                     SHA_A,
+                                     "CI_MERGE_REQUEST_IID",
+                                     "7",
+                                     "CI_COMMIT_BEFORE_SHA",
+                                     ZEROS,
+                                     "CI_MERGE_REQUEST_LABELS",
+                                     "perf-accepted,bug,,x",
+                                     NULL};
     static const char *const push[] = {"GITLAB_CI", "true", "CI_COMMIT_SHA",
                                        SHA_B, "CI_COMMIT_BEFORE_SHA", SHA_A,
                                        NULL};
@@ -217,6 +232,10 @@ static void gitlab(void)
     CHECK(ci.merge_base == 0);
     CHECK_STR(ci.what, "merge request !7");
     CHECK_CONTAINS(ci.fetch_hint, "GIT_DEPTH: 0");
+    REQUIRE(ci.labels.n == 4); /* GitLab's comma-joined list */
+    CHECK_STR(ci.labels.v[0], "perf-accepted");
+    CHECK_STR(ci.labels.v[1], "bug");
+    CHECK_STR(ci.labels.v[3], "x");
     pg_ci_clear(&ci);
     CHECK(detect(&ci, push) == 0);
     CHECK_STR(ci.base, SHA_A);

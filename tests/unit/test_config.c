@@ -333,7 +333,56 @@ static void pass_env(void)
                  "with a digit)");
 }
 
+/* Accepted regressions from outside the config: a commit's trailer, the
+ * pull request's labels; the newest put wins for its benchmark. */
+static void accepts_from_trailers_and_labels(void)
+{
+    pg_config cfg;
+    const pg_accept *a;
+
+    REQUIRE(parse(&cfg, "version: 1\n"
+                        "benchmarks:\n"
+                        "  - {name: sum, problem: reduce_sum, sources: [a.c]}\n"
+                        "  - {name: add, problem: vector_add, sources: [b.c]}\n"
+                        "accept:\n"
+                        "  - {benchmark: sum, up_to: 5%, why: config}\n") == 0);
+    REQUIRE(pg_config_accept_trailer(&cfg, "0123456789abcdef",
+                                     "sum 150% x y") == 0);
+    REQUIRE((a = pg_config_accept(&cfg, "sum")) != NULL);
+    CHECK(a->up_to == 1.5);
+    CHECK_STR(a->why, "x y");
+    CHECK_STR(a->from, "0123456789ab");
+    CHECK(cfg.naccepts == 1);
+    CHECK(pg_config_accept_trailer(&cfg, "0123456789abcdef", "summ 5% x") ==
+          PG_ERR_USAGE);
+    CHECK_STR(pg_error_last(),
+              "commit 0123456789ab: Perf-Accepted: names benchmark 'summ', "
+              "which perfgate.yml does not have (did you mean 'sum'?)");
+    CHECK(pg_config_accept_trailer(&cfg, "0123456789abcdef", "sum 5 x") ==
+          PG_ERR_USAGE);
+    CHECK(pg_config_accept_trailer(&cfg, "0123456789abcdef", "sum 5%") ==
+          PG_ERR_USAGE);
+    CHECK(pg_config_accept_trailer(&cfg, "0123456789abcdef", "sum 0% x") ==
+          PG_ERR_USAGE);
+    /* Labels: others are nothing; the bare one is every benchmark's. */
+    CHECK(pg_config_accept_label(&cfg, "docs") == 0);
+    CHECK(pg_config_accept_label(&cfg, "perf-acceptedx") == 0);
+    CHECK(cfg.naccepts == 1);
+    CHECK(pg_config_accept_label(&cfg, "Perf-Accepted: add") == 0);
+    REQUIRE((a = pg_config_accept(&cfg, "add")) != NULL);
+    CHECK_STR(a->from, "perf-accepted");
+    CHECK_STR(a->why, "the pull request's label 'Perf-Accepted: add'");
+    CHECK_STR(pg_config_accept(&cfg, "sum")->from, "0123456789ab");
+    CHECK(pg_config_accept_label(&cfg, "perf-accepted") == 0);
+    CHECK_STR(pg_config_accept(&cfg, "sum")->from, "perf-accepted");
+    CHECK(cfg.naccepts == 2);
+    CHECK(pg_config_accept_label(&cfg, "perf-accepted: ad") == PG_ERR_USAGE);
+    CHECK_CONTAINS(pg_error_last(), "(did you mean 'add'?)");
+    pg_config_clear(&cfg);
+}
+
 const pg_test pg_tests_config[] = {
+    {"accepts_from_trailers_and_labels", accepts_from_trailers_and_labels},
     {"pass_env", pass_env},
     {"project_builds", project_builds},
     {"gate_and_symbols", gate_and_symbols},
