@@ -1307,8 +1307,10 @@ int main(int argc, char **argv)
         pg_run_file_clear(&file);
         return 2;
     }
-    if (fd == MSG_FD)
+    if (fd == MSG_FD) {
         fd = hide_channel(fd);
+        pg_proc_exit_with_reader(fd);
+    }
     if (side >= 0) {
         if (req == PG_PROC_REQUEST_FD)
             req = hide_channel(req);

@@ -16,7 +16,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -917,4 +919,41 @@ const char *pg_proc_message(const char *line, const char *token, char *word,
     memcpy(word, line, n);
     word[n] = '\0';
     return line + n + strspn(line + n, " ");
+}
+
+static void *reader_gone(void *arg)
+{
+    struct pollfd p;
+
+    p.fd = (int)(intptr_t)arg;
+    p.events = 0;
+    p.revents = 0;
+    /* With no events asked, poll() returns for POLLERR (a pipe's writing
+     * end whose readers are gone) or POLLHUP alone. */
+    while (poll(&p, 1, -1) <= 0 || !(p.revents & (POLLERR | POLLHUP)))
+        if (p.revents & POLLNVAL)
+            return NULL; /* not a descriptor: nothing to watch */
+    _exit(PG_PROC_READER_GONE);
+    return NULL;
+}
+
+int pg_proc_exit_with_reader(int fd)
+{
+    pthread_attr_t attr;
+    pthread_t thread;
+    sigset_t all, old;
+    int err;
+
+    if (fd < 0 || pthread_attr_init(&attr) != 0)
+        return -1;
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 64 * 1024);
+    /* Born with every signal blocked: they are the main thread's (a
+     * sampling timer's, a crash's). */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    err = pthread_create(&thread, &attr, reader_gone, (void *)(intptr_t)fd);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+    return err ? -1 : 0;
 }

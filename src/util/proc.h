@@ -82,6 +82,23 @@ void pg_proc_result_clear(pg_proc_result *res);
  * requests on (not 5: bubblewrap reads the box's seccomp filter there). */
 #define PG_PROC_REQUEST_FD 6
 
+/* The exit status of a process whose reader went away (below). */
+#define PG_PROC_READER_GONE 125
+
+/*
+ * In a program perfgate started: a thread that ends this process (exit
+ * status PG_PROC_READER_GONE) once the reading end of the pipe `fd`
+ * writes to is closed everywhere, perfgate gone.  perfgate's own
+ * children go with it by their parent-death signal, but a program in the
+ * box is bubblewrap's grandchild, and bubblewrap arms its parent-death
+ * signal after its fork without looking whether its parent still lives:
+ * a perfgate killed in that moment (SIGKILL) left perfgate-measure running
+ * a hanging function on, unwatched (compare.Interrupt under ASan).  The
+ * thread blocks in poll() with every signal blocked: the timed code pays
+ * nothing.  0, or -1 when no thread could be made (nothing changes then).
+ */
+int pg_proc_exit_with_reader(int fd);
+
 /*
  * A program perfgate talks with while it runs: started as
  * pg_proc_run_argv() starts it (boxed, its lines to opts->on_line), then

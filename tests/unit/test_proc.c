@@ -422,7 +422,41 @@ static void seccomp_filter(void)
 #endif
 }
 
+/* A program whose reader (perfgate) is gone ends, though it hangs and no
+ * parent-death signal reaches it (a box started as perfgate was killed);
+ * while the reader lives it runs on. */
+static void a_program_ends_when_its_reader_is_gone(void)
+{
+    int p[2], status = 0, i;
+    pid_t pid;
+
+    REQUIRE(pipe(p) == 0);
+    pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        close(p[0]);
+        if (pg_proc_exit_with_reader(p[1]) < 0)
+            _exit(1);
+        for (;;)
+            pause(); /* a function that never returns */
+    }
+    close(p[1]);
+    usleep(200 * 1000);
+    CHECK(waitpid(pid, &status, WNOHANG) == 0);
+    close(p[0]);
+    for (i = 0; i < 1000 && waitpid(pid, &status, WNOHANG) == 0; i++)
+        usleep(10 * 1000);
+    if (i == 1000) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+    }
+    CHECK(i < 1000);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == PG_PROC_READER_GONE);
+}
+
 const pg_test pg_tests_proc[] = {
+    {"a_program_ends_when_its_reader_is_gone",
+     a_program_ends_when_its_reader_is_gone},
     {"exit_status_and_output", exit_status_and_output},
     {"a_program_that_does_not_start", a_program_that_does_not_start},
     {"signals_and_time_limits", signals_and_time_limits},
