@@ -531,7 +531,10 @@ int pg_repo_trailers(pg_strvec *commits, pg_strvec *values, pg_repo *repo,
         return pg_error_set(PG_ERR_GENERIC, "trailers: bad commit id");
     if (git_oid_equal(&ob, &oh))
         return 0;
+    /* Children before their parents, whatever the commits' dates say
+     * (commits made within one second tie). */
     if (git_revwalk_new(&walk, repo->repo) < 0 ||
+        git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL) < 0 ||
         git_revwalk_push(walk, &oh) < 0 || git_revwalk_hide(walk, &ob) < 0) {
         git_revwalk_free(walk);
         return pg_error_set(PG_ERR_GENERIC, "walking %.10s..%.10s: %s", base,

@@ -117,7 +117,8 @@ int pg_repo_range(pg_commit_info **out, size_t *n, pg_repo *repo,
 
 /*
  * The trailers named `key` (case aside, as git's) of the commits `git
- * rev-list base..head` lists, at most `max` commits of them: for each,
+ * rev-list base..head` lists, newest first (children before parents), at
+ * most `max` commits of them: for each,
  * the commit (full SHA) into `commits` and the trailer's value into
  * `values`.  Nothing when `head` is `base`.  PG_ERR_GENERIC when the walk
  * fails.
