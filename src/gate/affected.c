@@ -880,3 +880,76 @@ int pg_affected_problem_key(char key[PG_CACHE_ID], pg_cache *cache,
     inputs_clear(&in);
     return err;
 }
+
+/*
+ * The programs a shell command names that PATH finds (cmake, make, ninja,
+ * the compilers it calls by name): each one's file, size and time into
+ * `doc`.  Words are runs of the characters a program's name has.
+ */
+static void tools_doc(pg_str *doc, const char *command)
+{
+    static const char name_chars[] = "abcdefghijklmnopqrstuvwxyz"
+                                     "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                     "0123456789_.+-";
+    pg_strvec seen = PG_STRVEC_INIT;
+    const char *p = command;
+
+    while (*p && seen.n < 64) {
+        size_t n = strspn(p, name_chars);
+        char *word, *file;
+        struct stat st;
+
+        if (!n) {
+            p++;
+            continue;
+        }
+        word = pg_strdupf("%.*s", (int)n, p);
+        p += n;
+        if (word[0] == '-' || pg_strvec_has(&seen, word)) {
+            free(word);
+            continue;
+        }
+        pg_strvec_push(&seen, word);
+        if ((file = pg_path_search(word)) && stat(file, &st) == 0)
+            pg_str_printf(doc, "tool %s at %s %lld %lld.%09ld\n", word, file,
+                          (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+                          st.st_mtim.tv_nsec);
+        free(file);
+        free(word);
+    }
+    pg_strvec_clear(&seen);
+}
+
+int pg_affected_project_key(char key[PG_CACHE_ID], const char *tree,
+                            const pg_strvec *earlier, const char *command,
+                            double timeout)
+{
+    static char tools[PG_CACHE_ID];
+    pg_str doc = PG_STR_INIT;
+    const char *why;
+    size_t i;
+
+    if (!tree || !*tree)
+        return 1;
+    if (!*tools) {
+        /* What CMake and configure scripts find by themselves. */
+        static const char *const cc[] = {"cc", "c++", "gcc", "g++",
+                                         "ld", "ar",  NULL};
+
+        for (i = 0; cc[i]; i++)
+            compiler_doc(&doc, cc[i], timeout);
+        pg_cache_id(tools, doc.ptr, doc.size);
+        pg_str_reset(&doc);
+    }
+    pg_str_printf(&doc, "perfgate project 1 %s\ntree %s\n", PG_VERSION, tree);
+    for (i = 0; earlier && i < earlier->n; i++)
+        pg_str_printf(&doc, "after %s\n", earlier->v[i]);
+    pg_str_printf(&doc, "command %s\n", command);
+    pg_str_printf(&doc, "boxed %d\n%s\n%s\n", pg_box_ready(&why),
+                  compiler_id(timeout), tools);
+    tools_doc(&doc, command);
+    pg_box_describe_kept_env(&doc);
+    pg_cache_id(key, doc.ptr, doc.size);
+    pg_str_clear(&doc);
+    return 0;
+}

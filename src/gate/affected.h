@@ -45,4 +45,17 @@ int pg_affected_problem_key(char key[PG_CACHE_ID], pg_cache *cache,
                             const pg_strvec *argv, const char *source,
                             double timeout);
 
+/*
+ * The key of a project's own build `command` run in a checkout of `tree`
+ * (a git tree id) after the commands `earlier` (may be NULL) ran there:
+ * the tree, the commands, the programs it names as PATH
+ * finds them, the compilers a build finds by itself (cc, c++, gcc, g++,
+ * ld, ar), whether it runs boxed, and the environment the box lets
+ * through.  0 with `key` set; 1 when it cannot be kept (no tree id: the
+ * working tree).
+ */
+int pg_affected_project_key(char key[PG_CACHE_ID], const char *tree,
+                            const pg_strvec *earlier, const char *command,
+                            double timeout);
+
 #endif

@@ -12,6 +12,7 @@
 #include "function.h"
 #include "catalog.h"
 #include "profile.h"
+#include "project.h"
 #include "run.h"
 #include "split.h"
 #include "stats.h"
@@ -45,6 +46,7 @@ static void on_run_progress(void *payload, const char *stage, int round,
 static const pg_build *project_build(pg_bench_ctx *c, const pg_bench_config *b,
                                      int s, int *err)
 {
+    char *note = NULL;
     size_t i;
 
     *err = 0;
@@ -56,10 +58,13 @@ static const pg_build *project_build(pg_bench_ctx *c, const pg_bench_config *b,
     pg_progress_sayf(c->progress, "running the %s's build",
                      s ? "head" : "base");
     c->builds[s] = pg_realloc(c->builds[s], (i + 1) * sizeof(*c->builds[s]));
+    *err = pg_project_build(
+        &c->builds[s][i], &note, c->cache, b->build, &c->built[s], &c->rev[s],
+        c->rev[!s].dir, s ? "head" : "base", pg_build_limit(&c->cfg->settings));
     pg_strvec_push(&c->built[s], b->build);
-    *err = pg_build_project(&c->builds[s][i], b->build, c->rev[s].dir,
-                            c->rev[!s].dir, s ? "head" : "base",
-                            pg_build_limit(&c->cfg->settings));
+    if (note)
+        pg_system_warn(&c->result->system, "%s", note);
+    free(note);
     return &c->builds[s][i];
 }
 
@@ -145,10 +150,12 @@ static void note_unreadable(pg_build *build, const pg_rev *rev)
 
 /*
  * Builds both sides, head first, or takes them from the cache.  A failed
- * build is in `build`; built[s] says how each came to be.
+ * build is in `build`; built[s] says how each came to be, and
+ * project_how[s] how its project build did.
  */
 static int build_sides(pg_bench_ctx *c, const pg_bench_config *b,
-                       pg_build build[2], const pg_bench_keys *k, int built[2])
+                       pg_build build[2], const pg_bench_keys *k, int built[2],
+                       int project_how[2])
 {
     int err, s;
 
@@ -157,6 +164,8 @@ static int build_sides(pg_bench_ctx *c, const pg_bench_config *b,
         const pg_build *project = project_build(c, b, s, &err);
         if (err < 0)
             return err;
+        if (project)
+            project_how[s] = project->cached ? 2 : 1;
         if (project && !project->ok) {
             build[s].message = pg_strdup(project->message);
             build[s].log = project->log ? pg_strdup(project->log) : NULL;
@@ -625,7 +634,7 @@ int pg_benchmark_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)
         out->not_affected = 1;
         goto done;
     }
-    err = build_sides(c, b, build, &keys, out->built);
+    err = build_sides(c, b, build, &keys, out->built, out->project);
     c->result->build_seconds += (double)(pg_now_ns() - building) / 1e9;
     building = 0;
     if (err < 0)

@@ -155,17 +155,19 @@ static void add_interval(cJSON *o, double lo, double hi)
 }
 
 static const char *const built_names[] = {NULL, "compiled", "cache"};
+static const char *const project_names[] = {NULL, "ran", "cache"};
 
-/* "built": {"base": "compiled", "head": "cache"}; null: not built. */
-static void add_built(cJSON *o, const int built[2])
+/* "built": {"base": "compiled", "head": "cache"}; null: not built.  The
+ * same for "project", by `names`. */
+static void add_built(cJSON *o, const char *key, const char *const names[3],
+                      const int built[2])
 {
-    cJSON *bo = cJSON_AddObjectToObject(o, "built");
+    cJSON *bo = cJSON_AddObjectToObject(o, key);
     int s;
 
     for (s = 0; s < 2; s++)
         add_string(bo, s ? "head" : "base",
-                   built[s] == 1 || built[s] == 2 ? built_names[built[s]]
-                                                  : NULL);
+                   built[s] == 1 || built[s] == 2 ? names[built[s]] : NULL);
 }
 
 static cJSON *profile_rows_json(const pg_profile_row *rows, size_t n)
@@ -342,7 +344,9 @@ static cJSON *bench_json(const pg_bench_result *b)
     pg_json_add_number(o, "seconds", b->seconds);
     add_string(o, "stop", b->stop);
     cJSON_AddStringToObject(o, "cache", b->cold ? "cold" : "warm");
-    add_built(o, b->built);
+    add_built(o, "built", built_names, b->built);
+    if (b->project[0] || b->project[1])
+        add_built(o, "project", project_names, b->project);
     if (b->main_pushes > 0) {
         cJSON *mo = cJSON_AddObjectToObject(o, "main");
         cJSON_AddNumberToObject(mo, "pushes", b->main_pushes);
@@ -677,9 +681,10 @@ static void read_interval(const cJSON *o, double *lo, double *hi)
     }
 }
 
-static void read_built(const cJSON *o, int built[2])
+static void read_built(const cJSON *o, const char *key,
+                       const char *const names[3], int built[2])
 {
-    const cJSON *bo = cJSON_GetObjectItemCaseSensitive(o, "built");
+    const cJSON *bo = cJSON_GetObjectItemCaseSensitive(o, key);
     int s, k;
 
     for (s = 0; s < 2; s++) {
@@ -687,7 +692,7 @@ static void read_built(const cJSON *o, int built[2])
             cJSON_GetObjectItemCaseSensitive(bo, s ? "head" : "base");
         built[s] = 0;
         for (k = 1; k < 3 && cJSON_IsString(v); k++)
-            if (!strcmp(v->valuestring, built_names[k]))
+            if (!strcmp(v->valuestring, names[k]))
                 built[s] = k;
     }
 }
@@ -878,7 +883,8 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
     b->stop = get_string(o, "stop");
     b->processes = get_int(o, "processes");
     b->cold = cJSON_IsString(cache) && !strcmp(cache->valuestring, "cold");
-    read_built(o, b->built);
+    read_built(o, "built", built_names, b->built);
+    read_built(o, "project", project_names, b->project);
     read_culprit(b, cJSON_GetObjectItemCaseSensitive(o, "culprit"));
     read_main(b, cJSON_GetObjectItemCaseSensitive(o, "main"));
     b->profile = read_profile(cJSON_GetObjectItemCaseSensitive(o, "profile"));

@@ -157,6 +157,9 @@ typedef struct pg_bench_result {
      * (not affected, missing, failed), 1 compiled in this run, 2 taken
      * from the build cache. */
     int built[2];
+    /* How each side's project build (build:) came to be: 0 none, 1 run
+     * in this run, 2 put back from the build cache. */
+    int project[2];
     /* With compare --bisect, for a regression: the first commit after the
      * base at which it is slower (perfgate bisect), its subject and
      * author, and how many commits it may be (more than one when commits

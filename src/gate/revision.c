@@ -370,6 +370,7 @@ int pg_repo_materialize_beside(pg_repo *repo, pg_rev *rev, const char *dir,
     }
     free(rev->dir);
     rev->dir = pg_strdup(dir);
+    git_oid_tostr(rev->tree, sizeof(rev->tree), git_tree_id(tree));
 done:
     git_tree_free(ctx.other);
     git_tree_free(tree);

@@ -22,6 +22,8 @@ typedef struct pg_rev {
     char *spec;      /* as the user wrote it; "working tree" for the tree */
     char commit[PG_OID_HEX]; /* the commit; for the working tree, HEAD's (""
                                 none) */
+    char tree[PG_OID_HEX];   /* once materialized, its tree ("" for the
+                                working tree's copy) */
     char *subject;   /* the commit's summary line, or NULL */
     int worktree;    /* 1: the working tree, uncommitted changes included */
     int dirty;       /* worktree only: tracked files differ from HEAD */

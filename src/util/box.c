@@ -97,6 +97,24 @@ void pg_box_describe_env(pg_str *out)
     }
 }
 
+void pg_box_describe_kept_env(pg_str *out)
+{
+    extern char **environ;
+    char **e;
+    size_t i;
+
+    for (i = 0; kept_env[i]; i++) {
+        const char *v = getenv(kept_env[i]);
+        /* how a terminal shows text moves no build */
+        if (v && strcmp(kept_env[i], "TERM") && strcmp(kept_env[i], "NO_COLOR"))
+            pg_str_printf(out, "%s=%s\n", kept_env[i], v);
+    }
+    for (e = environ; e && *e; e++)
+        if (!strncmp(*e, "LC_", 3))
+            pg_str_printf(out, "%s\n", *e);
+    pg_box_describe_env(out);
+}
+
 /* `name`=its value as a --setenv, when perfgate's environment has it. */
 static void keep_var(pg_strvec *out, const char *name)
 {

@@ -85,6 +85,13 @@ int pg_box_env_name_ok(const char *name);
 void pg_box_describe_env(pg_str *out);
 
 /*
+ * As pg_box_describe_env, with the box's own names before them (but the
+ * terminal's) and every LC_*: all of the environment a boxed run gets
+ * from perfgate's.
+ */
+void pg_box_describe_kept_env(pg_str *out);
+
+/*
  * A file or directory runs need that may lie in a place the box hides
  * (homes, /tmp, /run): perfgate's data directory, its temporary ones,
  * perfgate-measure's, a config's adapters' directories, the files a

@@ -339,6 +339,48 @@ benchmarks:
                       "'build/libcmark.a'; it made build/libsum.a",
                       b["message"])
 
+    def test_a_project_build_runs_once_per_tree(self):
+        # The build cache keeps what `make` wrote into each side's tree,
+        # by the tree's id: the next run, a self-check's second side and
+        # a later head put it back instead of building again.
+        base = self.make_project().strip()
+        head = self.commit({"lib/sum.c": LIB_SUM + "/* head */\n"}).strip()
+        r = self.perfgate(base, head, "--noise-floor", "60%")
+        self.assertIn(r.bench()["status"], MEASURED, r.stdout)
+        self.assertEqual(r.bench()["project"], {"base": "ran", "head": "ran"})
+        r = self.perfgate(base, head, "--noise-floor", "60%")
+        self.assertIn(r.bench()["status"], MEASURED, r.stdout)
+        self.assertEqual(r.bench()["project"],
+                         {"base": "cache", "head": "cache"})
+        # Built apart, but the second side of a self-check is one tree.
+        r = self.perfgate("--aa", head, "--noise-floor", "60%")
+        self.assertIn(r.bench()["status"], MEASURED, r.stdout)
+        self.assertEqual(r.bench()["project"],
+                         {"base": "cache", "head": "cache"})
+        # A new tree is built; the base's is put back.
+        self.commit({"lib/sum.c": LIB_SUM + "/* later */\n"})
+        r = self.perfgate(base, "HEAD", "--noise-floor", "60%")
+        self.assertIn(r.bench()["status"], MEASURED, r.stdout)
+        self.assertEqual(r.bench()["project"],
+                         {"base": "cache", "head": "ran"})
+        # Nothing kept: --no-cache keeps what it built for this run only.
+        r = self.perfgate("--no-cache", "--aa", "HEAD",
+                          "--noise-floor", "60%")
+        self.assertEqual(r.bench()["project"],
+                         {"base": "cache", "head": "ran"})
+
+    def test_a_project_build_that_cannot_be_kept_says_why(self):
+        self.make_project()
+        self.commit({"perfgate.yml": PROJECT_CONFIG % (
+            "'mkfifo build.pipe && make'", "build/libsum.a")})
+        for _ in range(2):
+            r = self.perfgate("--aa", "HEAD", "--noise-floor", "60%")
+            self.assertIn(r.bench()["status"], MEASURED, r.stdout)
+            self.assertEqual(r.bench()["project"],
+                             {"base": "ran", "head": "ran"})
+            self.assertIn("is not kept: it made build.pipe, which is "
+                          "neither a file", r.stdout)
+
 
 if __name__ == "__main__":
     unittest.main()
