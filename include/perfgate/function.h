@@ -126,6 +126,18 @@ typedef struct pgf_function {
     int (*make)(int index, void *args, const long long *x, pg_case *c,
                 long long *result);
     const pgf_op *flops, *bytes; /* work: per call; NULL: none */
+    /* A pointer result (returns:): 0 none, else compared by content: a
+     * NUL-terminated string when it has no length, else `length`
+     * elements (an expression), or as many as the first element of
+     * output slot `length_slot` says (-1: none). */
+    int owned;
+    const pgf_op *length;
+    int length_slot;
+    /* The function that frees it: NULL none (free: none), "free" the C
+     * library's, else the side's own; `free_timed`: each result is freed
+     * in the next timed call, as part of the work, not between batches. */
+    const char *free_name;
+    int free_timed;
 } pgf_function;
 
 /* What setup() returns: the arguments, with what the checks need. */
@@ -136,6 +148,12 @@ typedef struct pgf_state {
     void *ref;       /* the same, for the reference; NULL: none */
     size_t *lengths; /* per slot: elements (buffers) */
     int checked;     /* verify() has compared with the reference */
+    /* returns: the results run() kept, to be freed outside the clock
+     * (pgf_between), newest last; `full` when a batch had no room left. */
+    void (*release)(void *);
+    void **kept;
+    size_t nkept, cap;
+    int full;
 } pgf_state;
 
 /* A stack machine for the expressions; 0, or -1 after pg_fail(). */
@@ -545,6 +563,92 @@ static void *pgf_twin(pgf_state *st)
     return twin;
 }
 
+/* The most results kept between batches: beyond it, a batch frees its
+ * newest in the next call, inside the clock. */
+#define PGF_KEPT_MAX ((size_t)1 << 20)
+
+static void pgf_free_libc(void *p)
+{
+    free(p);
+}
+
+/* What frees a result, the side's own function or the C library's: 0, or
+ * -1 after pg_fail(). */
+static int pgf_releaser(pgf_state *st)
+{
+    const pgf_function *f = st->f;
+    pg_fn fn;
+
+    if (!f->owned || !f->free_name)
+        return 0;
+    if (!strcmp(f->free_name, "free")) {
+        st->release = pgf_free_libc;
+    } else {
+        if (!(fn = pg_lookup(st->c, f->free_name)))
+            return pg_fail(st->c,
+                           "returns: no function '%s' on this side to free "
+                           "the result with: add the file that defines it "
+                           "to 'sources', or name another with free:",
+                           f->free_name);
+        st->release = (void (*)(void *))fn;
+    }
+    st->cap = f->free_timed ? 1 : 64;
+    if (!(st->kept = malloc(st->cap * sizeof(void *))))
+        return pg_fail(st->c, "out of memory for the results to free");
+    return 0;
+}
+
+/* A result run() made: kept to be freed between batches; when there is
+ * no room (or its freeing is timed), the one kept last is freed now. */
+static void pgf_keep(pgf_state *st, void *p)
+{
+    if (!p || !st->release)
+        return;
+    if (st->nkept < st->cap) {
+        st->kept[st->nkept++] = p;
+        return;
+    }
+    st->release(st->kept[st->nkept - 1]);
+    st->kept[st->nkept - 1] = p;
+    st->full = 1;
+}
+
+/* pg_problem.between: every kept result freed but the newest, which
+ * verify() and compare() may read; more room when a batch ran out. */
+static void pgf_between(void *state)
+{
+    pgf_state *st = state;
+    size_t i;
+
+    if (!st->release || st->f->free_timed || st->nkept < 2)
+        return;
+    for (i = 0; i + 1 < st->nkept; i++)
+        st->release(st->kept[i]);
+    st->kept[0] = st->kept[st->nkept - 1];
+    st->nkept = 1;
+    if (st->full && st->cap < PGF_KEPT_MAX) {
+        void **more = realloc(st->kept, 2 * st->cap * sizeof(void *));
+        if (more) {
+            st->kept = more;
+            st->cap *= 2;
+        }
+    }
+    st->full = 0;
+}
+
+/* pg_problem.teardown: every result still kept freed. */
+static void pgf_teardown(void *state)
+{
+    pgf_state *st = state;
+    size_t i;
+
+    for (i = 0; st->release && i < st->nkept; i++)
+        st->release(st->kept[i]);
+    free(st->kept);
+    st->kept = NULL;
+    st->nkept = 0;
+}
+
 static void *pgf_setup(const pgf_function *f, pg_case *c)
 {
     pgf_state *st = pg_host_alloc(c, sizeof(*st));
@@ -553,6 +657,8 @@ static void *pgf_setup(const pgf_function *f, pg_case *c)
         return NULL;
     st->f = f;
     st->c = c;
+    if (pgf_releaser(st) < 0)
+        return NULL;
     if (!(st->args = pgf_arguments(st)))
         return NULL;
     if (f->check == PGF_CHECK_REFERENCE && !(st->ref = pgf_twin(st)))
@@ -603,6 +709,75 @@ static unsigned char *pgf_read(pg_case *c, void *args, const pgf_slot *s,
     return host;
 }
 
+/* How many elements the pointer result `p` of `args` holds: 0, or -1
+ * after pg_fail(). */
+static int pgf_owned_length(const pgf_function *f, pg_case *c, void *args,
+                            const unsigned char *p, const size_t *lengths,
+                            size_t *out)
+{
+    long long n;
+
+    if (f->length_slot >= 0) {
+        const pgf_slot *s = &f->slots[f->length_slot];
+        unsigned char *first;
+        if (lengths[f->length_slot] < 1)
+            return pg_fail(c,
+                           "returns: %s holds no element to read the "
+                           "length from",
+                           s->name);
+        if (!(first = pgf_read(c, args, s, 1)))
+            return pg_fail(c, "out of memory reading %s", s->name);
+        n = pgf_load_int(first, s->type, s->size);
+        free(first);
+    } else if (f->length) {
+        if (pgf_eval(c, f->length, lengths, "returns: length", &n) < 0)
+            return -1;
+    } else {
+        *out = strlen((const char *)p);
+        return 0;
+    }
+    if (n < 0)
+        return pg_fail(c, "returns: a length of %lld", n);
+    *out = (size_t)n;
+    return 0;
+}
+
+/* The pointer results of `got` and `want` by content: 0, or pg_fail()
+ * naming the first difference. */
+static int pgf_compare_owned(const pgf_function *f, pg_case *c, void *got,
+                             void *want, const pgf_slot *s,
+                             const size_t *lengths, const char *whose)
+{
+    const unsigned char *g, *w;
+    size_t gn, wn, k;
+    char a[64], b[64];
+
+    memcpy(&g, pgf_at(got, s), sizeof(g));
+    memcpy(&w, pgf_at(want, s), sizeof(w));
+    if (!g || !w) {
+        if (g == w)
+            return 0;
+        return pg_fail(c, "%s() returned %s, %s %s", f->name,
+                       g ? "a result" : "NULL", whose, w ? "a result" : "NULL");
+    }
+    if (pgf_owned_length(f, c, got, g, lengths, &gn) < 0 ||
+        pgf_owned_length(f, c, want, w, lengths, &wn) < 0)
+        return -1;
+    if (gn != wn)
+        return pg_fail(c, "%s() returned %zu %s, %s %zu", f->name, gn,
+                       f->length || f->length_slot >= 0 ? "elements" : "bytes",
+                       whose, wn);
+    for (k = 0; k < gn; k++) {
+        if (!pgf_differs(f, s, g + k * s->size, w + k * s->size))
+            continue;
+        pgf_show(a, sizeof(a), s, g + k * s->size);
+        pgf_show(b, sizeof(b), s, w + k * s->size);
+        return pg_fail(c, "%s()'s result[%zu] = %s, %s %s", f->name, k, a,
+                       whose, b);
+    }
+    return 0;
+}
+
 /*
  * The outputs and the result in `got` (whose lengths are `lengths`)
  * against those in `want`: 0, or pg_fail() naming the first element that
@@ -619,6 +794,11 @@ static int pgf_compare(const pgf_function *f, pg_case *c, void *got, void *want,
         char a[64], b[64];
         int err = 0;
 
+        if (s->kind == PGF_RETURN && f->owned) {
+            if (pgf_compare_owned(f, c, got, want, s, lengths, whose) < 0)
+                return -1;
+            continue;
+        }
         if (s->kind == PGF_RETURN) {
             if (!pgf_differs(f, s, pgf_at(got, s), pgf_at(want, s)))
                 continue;
@@ -666,11 +846,23 @@ static int pgf_compare_sides(void *head, void *base, pg_case *c)
     return pgf_compare(h->f, c, h->args, b->args, h->lengths, "base");
 }
 
+/* The result's slot (the function returns something). */
+static const pgf_slot *pgf_result_slot(const pgf_function *f)
+{
+    size_t i;
+
+    for (i = 0; i < f->nslots; i++)
+        if (f->slots[i].kind == PGF_RETURN)
+            return &f->slots[i];
+    return &f->slots[0];
+}
+
 /* The side against the reference, on the first checked call. */
 static int pgf_verify(void *state, pg_case *c)
 {
     pgf_state *st = state;
     pg_fn ref;
+    int err;
 
     if (st->f->check != PGF_CHECK_REFERENCE || st->checked)
         return 0;
@@ -678,8 +870,16 @@ static int pgf_verify(void *state, pg_case *c)
     if (!(ref = pg_lookup(c, st->f->reference)))
         return -1;
     st->f->call(st->ref, ref);
-    return pgf_compare(st->f, c, st->args, st->ref, st->lengths,
-                       st->f->reference);
+    err =
+        pgf_compare(st->f, c, st->args, st->ref, st->lengths, st->f->reference);
+    /* The reference's own result is freed as the function's is. */
+    if (st->f->owned && st->release) {
+        void *p;
+        memcpy(&p, pgf_at(st->ref, pgf_result_slot(st->f)), sizeof(p));
+        if (p)
+            st->release(p);
+    }
+    return err;
 }
 
 /* An expression of work, or 0 when there is none or it fails. */

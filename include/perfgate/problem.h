@@ -73,8 +73,9 @@ extern "C" {
 
 /*
  * Bumped whenever pg_problem or the functions below change.  perfgate
- * loads problems built for any ABI from PG_PROBLEM_ABI_OLDEST on: 3 is 4
- * without compare(), and 2 is 3 without side_setup and pg_lookup().
+ * loads problems built for any ABI from PG_PROBLEM_ABI_OLDEST on: 4 is 5
+ * without between(), 3 is 4 without compare(), and 2 is 3 without
+ * side_setup and pg_lookup().
  *
  * Each function below says the ABI that added it.  Five came late in ABI
  * 2, without a bump (pg_random_grid, pg_alloc_copy, pg_alloc_output,
@@ -84,7 +85,7 @@ extern "C" {
  * them.  From now on, a function added is a bump (tests/abi compiles the
  * header; lint.py checks that each function says its ABI).
  */
-#define PG_PROBLEM_ABI 4
+#define PG_PROBLEM_ABI 5
 #define PG_PROBLEM_ABI_OLDEST 2
 
 /* One input case: its parameters, its random stream and its memory. */
@@ -172,6 +173,16 @@ typedef struct pg_problem {
      * a prototype (perfgate.yml's `function:`) checks with this alone.
      */
     int (*compare)(void *head, void *base, pg_case *c);
+
+    /*
+     * ABI 5.  Optional: called outside the clock before every timed batch
+     * of run() calls (and its untimed warm-up call), on the state the
+     * batch runs on.  For what run() kept that the timed calls should not
+     * pay for: a function's results that the caller frees (perfgate.yml's
+     * `returns:`) are freed here, all but the newest, which verify() and
+     * compare() may still read.
+     */
+    void (*between)(void *state);
 } pg_problem;
 
 /* The value of parameter `key` of case `c`, or `fallback` when it has none.

@@ -242,6 +242,13 @@ int pg_init_function_entry(pg_str *out, const char *prototype,
                           "expression such as 2*%s)\n",
                           a->name, n);
     }
+    if (p.result.pointer && p.result.kind == PG_CKIND_INT && p.result.size == 1)
+        pg_str_puts(out, "returns: {free: free}  # a string the caller "
+                         "frees; or free: its own function, or none\n");
+    else if (p.result.pointer)
+        pg_str_puts(out, "returns: {length: 1024, free: free}  # TODO: how "
+                         "many elements the result holds, and what frees "
+                         "it (or none)\n");
     pg_str_printf(out, "cases: [{%s: 64}, {%s: 4096}, {%s: 1048576}]\n", n, n,
                   n);
     pg_prototype_clear(&p);

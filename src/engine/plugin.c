@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "plugin.h"
+#include "elfcode.h"
 #include "str.h"
 #include "error.h"
 #include "strvec.h"
@@ -183,7 +184,7 @@ pg_fn pg_lookup(pg_case *c, const char *name)
                 name);
         return NULL;
     }
-    *(void **)&fn = dlsym(c->lib, name);
+    *(void **)&fn = pg_elf_symbol(c->lib, name);
     if (!fn)
         pg_fail(c,
                 "the %s side has no function '%s' for the problem's "
@@ -364,7 +365,8 @@ int pg_plugin_load(pg_plugin *out, const char *path, const char *display)
     /* An older plugin's struct is the start of this one: only that much
      * of it may be read, and the rest is as if left out. */
     memcpy(&out->own, p,
-           p->abi >= 4   ? sizeof(out->own)
+           p->abi >= 5   ? sizeof(out->own)
+           : p->abi == 4 ? offsetof(pg_problem, between)
            : p->abi == 3 ? offsetof(pg_problem, compare)
                          : offsetof(pg_problem, side_setup));
     p = &out->own;

@@ -74,11 +74,12 @@ static const char *const bench_keys[] = {
     "nvcc_flags", "symbols",     "gate",        "build",    "library",
     "ldflags",    "adapters",    "file_cflags", "function", "args",
     "check",      "helpers",     "work",        "measure",  "inconclusive",
-    "batch",      "noise_floor", NULL};
+    "batch",      "noise_floor", "returns",     NULL};
 static const char *const buffer_keys[] = {"count", "fill", "range", "file",
                                           "from",  "with", NULL};
 static const char *const check_keys_[] = {"rel", "abs", "reference", NULL};
 static const char *const work_keys[] = {"flops", "bytes", NULL};
+static const char *const returns_keys[] = {"free", "length", "timed", NULL};
 
 const char *pg_language_for(const char *source)
 {
@@ -876,6 +877,18 @@ static int get_expr(parse_ctx *ctx, yaml_node_t *node, const char *key,
     return 0;
 }
 
+static int get_bool(parse_ctx *ctx, yaml_node_t *node, const char *key,
+                    int *out)
+{
+    const char *t = is_plain(node) ? scalar(node) : NULL;
+
+    if (t && (!strcmp(t, "true") || !strcmp(t, "false"))) {
+        *out = !strcmp(t, "true");
+        return 0;
+    }
+    return fail_at(ctx, node, "'%s' must be true or false", key);
+}
+
 static int get_number(parse_ctx *ctx, yaml_node_t *node, const char *key,
                       double *out)
 {
@@ -1080,6 +1093,49 @@ static int parse_work(parse_ctx *ctx, yaml_node_t *v, pg_function *f)
     return 0;
 }
 
+/* returns: what a pointer result is, and how it is freed. */
+static int parse_returns(parse_ctx *ctx, yaml_node_t *v, pg_function *f)
+{
+    yaml_node_t *x;
+    int err;
+
+    f->returns = 1;
+    f->returns_mark = fmark_of(v);
+    f->free_fn = pg_strdup("free");
+    f->free_mark = f->returns_mark;
+    if (v->type != YAML_MAPPING_NODE)
+        return fail_at(ctx, v,
+                       "returns: a mapping, such as {free: free} (a string "
+                       "the caller frees), {length: n, free: my_free} (n "
+                       "elements) or {free: none} (memory the caller does "
+                       "not own)");
+    if ((err = check_keys(ctx, v, "in 'returns'", returns_keys)) < 0)
+        return err;
+    if ((x = lookup(ctx, v, "free", NULL))) {
+        free(f->free_fn);
+        f->free_fn = NULL;
+        if ((err = get_string(ctx, x, "free", &f->free_fn)) < 0)
+            return err;
+        f->free_mark = fmark_of(x);
+        if (!pg_valid_name(f->free_fn) ||
+            (f->free_fn[0] >= '0' && f->free_fn[0] <= '9'))
+            return fail_at(ctx, x,
+                           "free: the function that frees the result, such "
+                           "as free or cmark_node_free, or none");
+        if (!strcmp(f->free_fn, "none")) {
+            free(f->free_fn);
+            f->free_fn = NULL;
+        }
+    }
+    if ((x = lookup(ctx, v, "length", NULL)) &&
+        (err = get_expr(ctx, x, "length", &f->length, &f->length_mark)) < 0)
+        return err;
+    if ((x = lookup(ctx, v, "timed", NULL)) &&
+        (err = get_bool(ctx, x, "timed", &f->free_timed)) < 0)
+        return err;
+    return 0;
+}
+
 /* The keys a function benchmark has, before its cases are read. */
 /* batch: how many calls of the function one timed call makes. */
 static int get_batch(parse_ctx *ctx, yaml_node_t *node, int *out)
@@ -1141,14 +1197,17 @@ static int parse_function(parse_ctx *ctx, yaml_node_t *node, yaml_node_t *v,
     if ((x = lookup(ctx, node, "batch", NULL)) &&
         (err = get_batch(ctx, x, &f->batch)) < 0)
         return err;
+    if ((x = lookup(ctx, node, "returns", NULL)) &&
+        (err = parse_returns(ctx, x, f)) < 0)
+        return err;
     return 0;
 }
 
 /* A problem benchmark with keys that only a function's has. */
 static int function_keys_alone(parse_ctx *ctx, yaml_node_t *node)
 {
-    static const char *const keys[] = {"args", "check", "helpers",
-                                       "work", "batch", NULL};
+    static const char *const keys[] = {"args",  "check",   "helpers", "work",
+                                       "batch", "returns", NULL};
     const char *const *k;
     yaml_node_t *key;
 

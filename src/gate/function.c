@@ -104,6 +104,8 @@ typedef struct check_ctx {
     size_t nslots;
     call *calls;
     size_t ncalls;
+    expr length;     /* returns: length, an expression */
+    int length_slot; /* or the output parameter that holds it; -1 */
 } check_ctx;
 
 static int fail(check_ctx *ctx, const pg_fmark *m, size_t offset,
@@ -883,6 +885,66 @@ static int check_slots(check_ctx *ctx)
     return 0;
 }
 
+/* returns: against the result's type, before the slots. */
+static int check_returns(check_ctx *ctx)
+{
+    const pg_function *f = ctx->f;
+    const pg_ctype *r = &ctx->proto.result;
+    pg_str type = PG_STR_INIT;
+    int err = 0;
+
+    type_text(&type, r);
+    if (!r->pointer && f->returns)
+        err = fail(ctx, &f->returns_mark, 0,
+                   "returns: is for a function that returns a pointer, and "
+                   "%s returns %s: delete it",
+                   ctx->proto.name, pg_str_cstr(&type));
+    else if (r->pointer && !f->returns)
+        err = fail(ctx, &f->mark, 0,
+                   "%s returns a pointer: say what it points to with "
+                   "returns: {free: free} (a string the caller frees), "
+                   "{length: N, free: FUNCTION} (N elements), or {free: "
+                   "none} (memory the caller does not own)",
+                   ctx->proto.name);
+    else if (r->pointer && f->batch > 1)
+        err = fail(ctx, &f->returns_mark, 0,
+                   "returns: and batch: do not go together: every batched "
+                   "call's result would be freed inside the timed call; time "
+                   "one call (delete batch:), or write an adapter");
+    else if (r->pointer && !f->length &&
+             !(r->kind == PG_CKIND_INT && r->size == 1))
+        err = fail(ctx, &f->returns_mark, 0,
+                   "returns: %s returns %s, not a string: give its length in "
+                   "elements, such as {length: n, free: free}",
+                   ctx->proto.name, pg_str_cstr(&type));
+    else if (r->pointer && f->free_timed && !f->free_fn)
+        err = fail(ctx, &f->returns_mark, 0,
+                   "returns: timed: true times the freeing of each result, "
+                   "and free: none frees nothing: delete one of them");
+    pg_str_clear(&type);
+    return err;
+}
+
+/* returns: length, once the slots are known: an output parameter the call
+ * writes the length to, or an expression. */
+static int check_length(check_ctx *ctx)
+{
+    const pg_function *f = ctx->f;
+    int k;
+
+    ctx->length_slot = -1;
+    if (!f->returns || !f->length)
+        return 0;
+    k = find_slot(ctx, f->length);
+    if (k >= 0 && ctx->slots[k].kind == K_OUTPUT &&
+        ctx->slots[k].type.kind == PG_CKIND_INT) {
+        ctx->length_slot = k;
+        return 0;
+    }
+    return compile_expr(ctx, &ctx->length, f->length, strlen(f->length),
+                        &f->length_mark, 0, "length", 1);
+}
+
 /* ---- the generated problem ---- */
 
 /* `s` as a C string literal, every character that is not plain escaped. */
@@ -1153,7 +1215,16 @@ static void emit_slots(pg_str *out, const check_ctx *ctx)
 
 static int side_setup(const check_ctx *ctx)
 {
-    return ctx->ncalls > 0;
+    const pg_function *f = ctx->f;
+
+    /* A side's own free function is looked up in its set-up. */
+    return ctx->ncalls > 0 ||
+           (f->returns && f->free_fn && strcmp(f->free_fn, "free"));
+}
+
+static int owned(const check_ctx *ctx)
+{
+    return ctx->f->returns && ctx->proto.result.pointer;
 }
 
 static void emit_problem(pg_str *out, const check_ctx *ctx, const char *work)
@@ -1182,15 +1253,24 @@ static void emit_problem(pg_str *out, const check_ctx *ctx, const char *work)
         literal(out, f->reference);
     else
         pg_str_puts(out, "NULL");
-    pg_str_printf(out, ",\n    call, make, %s, %s,\n};\n\n",
+    pg_str_printf(out, ",\n    call, make, %s, %s,\n    %d, %s, %d, ",
                   f->flops ? "flops_op" : "NULL",
-                  f->bytes ? "bytes_op" : "NULL");
+                  f->bytes ? "bytes_op" : "NULL", owned(ctx),
+                  ctx->length.n ? "length_op" : "NULL", ctx->length_slot);
+    if (owned(ctx) && f->free_fn)
+        literal(out, f->free_fn);
+    else
+        pg_str_puts(out, "NULL");
+    pg_str_printf(out, ", %d,\n};\n\n", f->free_timed);
     pg_str_puts(out, "static void *setup(pg_case *c)\n{\n"
                      "    return pgf_setup(&function, c);\n}\n\n"
                      "/* Timed: the call alone (batch: that many). */\n"
                      "static void run(void *state, pg_fn fn)\n{\n"
                      "    struct args *a = ((pgf_state *)state)->args;\n\n");
     emit_target_call(out, ctx, f->batch);
+    for (i = 0; owned(ctx) && i < ctx->nslots; i++)
+        if (ctx->slots[i].kind == K_RETURN)
+            pg_str_printf(out, "    pgf_keep(state, (void *)a->v%zu);\n", i);
     pg_str_puts(out, "}\n\n");
     if (f->flops)
         pg_str_puts(out, "static double flops(const pg_case *c)\n{\n    "
@@ -1215,6 +1295,9 @@ static void emit_problem(pg_str *out, const check_ctx *ctx, const char *work)
         pg_str_puts(out, "    .flops = flops,\n");
     if (f->bytes)
         pg_str_puts(out, "    .bytes = bytes,\n");
+    if (owned(ctx))
+        pg_str_puts(out, "    .between = pgf_between,\n"
+                         "    .teardown = pgf_teardown,\n");
     if (*work) {
         pg_str_puts(out, "    .work = ");
         literal(out, work);
@@ -1249,6 +1332,8 @@ static void generate(check_ctx *ctx, const expr *flops, const expr *bytes)
         emit_expr(&out, "flops_op", flops);
         pg_str_printf(&work, "%s FLOPs", f->flops);
     }
+    if (ctx->length.n)
+        emit_expr(&out, "length_op", &ctx->length);
     if (f->bytes) {
         emit_expr(&out, "bytes_op", bytes);
         pg_str_printf(&work, "%s%s bytes", f->flops ? ", " : "", f->bytes);
@@ -1289,6 +1374,7 @@ static void ctx_clear(check_ctx *ctx)
         free(ctx->calls[i].where);
     }
     free(ctx->calls);
+    free(ctx->length.ops);
     for (i = 0; i < ctx->nhelpers; i++)
         pg_prototype_clear(&ctx->helpers[i]);
     free(ctx->helpers);
@@ -1308,6 +1394,7 @@ int pg_function_check(pg_function *f, const char *display,
     ctx.display = display;
     ctx.cases = cases;
     ctx.ncases = ncases;
+    ctx.length_slot = -1;
     if ((err = parse_proto(&ctx, &ctx.proto, f->prototype, &f->mark)) < 0)
         goto done;
     ctx.helpers = pg_calloc(f->nhelpers + 1, sizeof(*ctx.helpers));
@@ -1315,7 +1402,8 @@ int pg_function_check(pg_function *f, const char *display,
         if ((err = parse_proto(&ctx, &ctx.helpers[i], f->helpers[i],
                                &f->helper_marks[i])) < 0)
             goto done;
-    if ((err = check_names(&ctx)) < 0 || (err = check_slots(&ctx)) < 0 ||
+    if ((err = check_returns(&ctx)) < 0 || (err = check_names(&ctx)) < 0 ||
+        (err = check_slots(&ctx)) < 0 || (err = check_length(&ctx)) < 0 ||
         (err = check_work(&ctx, &flops, &bytes)) < 0 ||
         (err = check_memory(&ctx)) < 0)
         goto done;
@@ -1383,6 +1471,8 @@ void pg_function_free(pg_function *f)
         free_value(&f->args[i]);
     free(f->args);
     free(f->reference);
+    free(f->free_fn);
+    free(f->length);
     free(f->flops);
     free(f->bytes);
     free(f->name);

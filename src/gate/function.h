@@ -82,6 +82,19 @@ typedef struct pg_function {
      * call is shared that many ways; times are reported per call of the
      * function.  1: one call. */
     int batch;
+    /* returns: for a pointer result.  The function that frees it (the
+     * side's own, or "free"; NULL: free: none, the caller owns nothing);
+     * its length in elements (an expression, or an output parameter the
+     * call writes it to; NULL: a NUL-terminated string); and whether its
+     * freeing is timed, as part of the work (by default results are freed
+     * between timed batches, outside the clock). */
+    int returns;
+    pg_fmark returns_mark;
+    char *free_fn;
+    pg_fmark free_mark;
+    char *length;
+    pg_fmark length_mark;
+    int free_timed;
 
     /* Filled by pg_function_check(): */
     char *name;     /* the function's */

@@ -431,13 +431,6 @@ int pg_prototype_parse(pg_prototype *out, const char *text, size_t *column)
         (err = resolve(&ps, &s, &out->result, "the result")) < 0 ||
         (err = read_pointers(&ps, &out->result, "the result")) < 0)
         goto done;
-    if (out->result.pointer) {
-        err = fail(&ps, s.start,
-                   "the function returns a pointer: perfgate compares values, "
-                   "not addresses; %s",
-                   FIX_PROBLEM);
-        goto done;
-    }
     if (ps.tok.kind != TOK_IDENT) {
         err = fail(&ps, ps.tok.at,
                    "not a C prototype: expected the function's name; write "

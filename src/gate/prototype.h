@@ -9,8 +9,10 @@
  * integer and floating types, char, bool, the fixed-width types of
  * stdint.h, size_t and its kin, void (as a return type, or the pointee of
  * a `void *` whose count is in bytes), and one level of pointer to any of
- * them, const or not (`T x[]` is `T *x`).  Anything else (a struct, a
- * union, an enum, a function pointer, a type it does not know, `T **`,
+ * them, const or not (`T x[]` is `T *x`), as a parameter or the result
+ * (what a pointer result is, function.c asks of `returns:`).  Anything else (a
+ * struct, a union, an enum, a function pointer, a type it does not know, `T
+ * **`,
  * `...`) is refused with the parameter named and what to do instead: a
  * problem file, or an adapter that takes plain arguments.
  */

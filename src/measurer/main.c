@@ -28,6 +28,7 @@
 #define _GNU_SOURCE
 #include "codepath.h"
 #include "counter.h"
+#include "elfcode.h"
 #include "error.h"
 #include "gpu.h"
 #include "measure.h"
@@ -385,7 +386,7 @@ static size_t place_copies(const char *path, const char *symbol, pg_fn *placed)
             break;
         }
         h = got == 0 ? dlopen(name, RTLD_NOW | RTLD_LOCAL) : NULL;
-        if (!h || !(*(void **)&placed[n] = dlsym(h, symbol))) {
+        if (!h || !(*(void **)&placed[n] = pg_elf_symbol(h, symbol))) {
             close(fd);
             break;
         }
@@ -465,7 +466,7 @@ static int load_sides(child_ctx *ctx, sides *st)
             return child_fail(ctx, "build_failed", side, "cannot load: %s",
                               dlerror());
         trace(ctx, "%s side: loaded %s", side_names[side], spec->lib[side]);
-        if (!(*(void **)&st->syms[side] = dlsym(st->lib, spec->symbol)))
+        if (!(*(void **)&st->syms[side] = pg_elf_symbol(st->lib, spec->symbol)))
             return child_fail(ctx, "build_failed", side,
                               "no function '%s' in the sources; set "
                               "'symbol' in perfgate.yml to the function's "

@@ -73,6 +73,7 @@ static const pg_problem problem = {
     NULL /* device_cases */,
     NULL /* work */,
     0 /* side_setup */,
-    NULL /* compare */};
+    NULL /* compare */,
+    NULL /* between */};
 
 PG_EXPORT_PROBLEM(problem)

@@ -354,6 +354,169 @@ long first(const %s *x, size_t n)
                       "call made 1000 of them (batch: 1000)", r.stdout)
 
 
+# A renderer that returns a new string the caller frees (the shape of
+# cmark_markdown_to_html), one that returns an array of a length it writes
+# out, and their own free function.
+RENDER = """#include <stdlib.h>
+#include <string.h>
+static size_t freed;
+char *render(const char *text, size_t len, int options)
+{
+    char *out = malloc(2 * len + 16), *o = out;
+    if (!out)
+        return NULL;
+    memcpy(o, "<p>", 3);
+    o += 3;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (options && c >= 'a' && c <= 'z')
+            c = (char)(c - 'a' + 'A');
+        *o++ = c;
+    }
+    memcpy(o, "</p>", 5);
+    return out;
+}
+void render_free(char *p)
+{
+    freed++;
+    free(p);
+}
+int *squares(int n, size_t *count)
+{
+    int *v = malloc((size_t)n * sizeof(int) + 1);
+    for (int i = 0; i < n; i++)
+        v[i] = i * i;
+    *count = (size_t)n;
+    return v;
+}
+"""
+
+RENDER_FN = ('  - name: render\n    function: "char *render(const char *text, '
+             'size_t len, int options)"\n    sources: [render.c]\n'
+             '    args: {text: {count: len, fill: text}, options: 1}\n'
+             '    cases: [{len: 64}, {len: 4096}]\n')
+
+
+class OwnedResults(RepoTest):
+    """A function that returns memory its caller frees (returns:): its
+    result compared by content and freed, by free() or the side's own
+    function, outside the clock or inside it."""
+
+    def test_a_string_is_compared_by_content_and_freed(self):
+        self.commit({"perfgate.yml": config(RENDER_FN + "    returns: {free: "
+                                            "free}\n"),
+                     "render.c": RENDER}, "base")
+        r = self.perfgate("--aa", "HEAD")
+        self.assertIn(r.bench("render")["status"], MEASURED, r.stdout)
+        # A head whose string differs in one byte is wrong, by content.
+        self.commit({"render.c": RENDER.replace('"</p>", 5', '"</P>", 5')})
+        r = self.perfgate("HEAD~1", "HEAD")
+        b = r.bench("render")
+        self.assertEqual(b["status"], "incorrect", r.stdout)
+        self.assertRegex(b["message"],
+                         r"render\(\)'s result\[\d+\] = 80, base 112")
+        # One byte longer: its length differs.
+        self.commit({"render.c": RENDER.replace('"</p>", 5', '"</p>\\n", 6')})
+        r = self.perfgate("HEAD~2", "HEAD")
+        self.assertRegex(r.bench("render")["message"],
+                         r"render\(\) returned \d+ bytes, base \d+")
+
+    def test_results_are_freed_however_long_it_runs(self):
+        # 64 MiB more a call, never touched (malloc maps each apart, so
+        # it costs address space, not memory), and the function aborts
+        # once 64 of them are alive in its process: five times what its
+        # batches kept at most (13, on the 2-core machine), and what a
+        # leak reaches in 64 calls, of the hundreds each measuring process
+        # makes.
+        big = RENDER.replace("#include <string.h>\n",
+                             "#include <string.h>\n#include <malloc.h>\n"
+                             ).replace(
+            "    char *out = malloc(2 * len + 16), *o = out;",
+            "    if ((mallinfo2().hblkhd >> 26) > 64)\n"
+            "        abort();\n"
+            "    char *out = malloc(2 * len + 16 + ((size_t)64 << 20)), "
+            "*o = out;")
+        self.assertIn("abort", big)
+        for how in ("{free: free}", "{free: render_free}",
+                    "{free: free, timed: true}"):
+            with self.subTest(returns=how):
+                self.commit({"perfgate.yml": config(
+                    RENDER_FN + "    returns: %s\n" % how,
+                    max_time="1s"), "render.c": big})
+                r = self.perfgate("--aa", "HEAD")
+                b = r.bench("render")
+                self.assertIn(b["status"], MEASURED, r.stdout)
+                # Enough calls in each process for a leak to abort.
+                self.assertGreater(b["calls"]["base"],
+                                   64 * b["processes"], b)
+
+    def test_a_free_function_the_side_lacks_is_charged_to_it(self):
+        self.commit({"perfgate.yml": config(
+            RENDER_FN + "    returns: {free: render_free}\n"),
+            "render.c": RENDER}, "base")
+        self.commit({"render.c": RENDER.replace("void render_free",
+                                                "void render_release")})
+        r = self.perfgate("HEAD~1", "HEAD")
+        b = r.bench("render")
+        self.assertEqual(b["side"], "head", r.stdout)
+        self.assertEqual(r.code, 1)
+        self.assertIn("returns: no function 'render_free' on this side",
+                      b["message"])
+
+    def test_a_project_archive_that_exports_nothing(self):
+        # cmark's static library is built -fvisibility=hidden: its
+        # functions, the free function among them, are in no dynamic
+        # symbol table, and are found in the side's own.
+        build = ("cc -O2 -fPIC -fvisibility=hidden -c render.c -o render.o"
+                 " && ar rcs librender.a render.o")
+        bench = RENDER_FN.replace("    sources: [render.c]\n",
+                                  "    build: %s\n    library: librender.a"
+                                  "\n" % build)
+        self.commit({"perfgate.yml": config(
+            bench + "    returns: {free: render_free}\n"),
+            "render.c": RENDER}, "base")
+        self.commit({"render.c": RENDER.replace('"</p>", 5', '"</P>", 5')})
+        r = self.perfgate("HEAD~1", "HEAD")
+        b = r.bench("render")
+        self.assertEqual(b["status"], "incorrect", r.stdout)
+        self.assertIn("result[", b["message"])
+        r = self.perfgate("--aa", "HEAD~1")
+        self.assertIn(r.bench("render")["status"], MEASURED, r.stdout)
+
+    def test_init_writes_returns_and_the_entry_runs(self):
+        self.commit({"render.c": RENDER}, "base")
+        p = subprocess.run([PERFGATE, "init", "--function",
+                            "char *render(const char *text, size_t len, "
+                            "int options)", "--sources", "render.c"],
+                           cwd=self.repo, capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("returns: {free: free}", p.stdout)
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", "init")
+        r = self.perfgate("--aa", "--max-time", "0.3s")
+        self.assertIn(r.bench("render")["status"], MEASURED, r.stdout)
+
+    def test_an_array_whose_length_the_call_writes_out(self):
+        bench = ('  - name: squares\n    function: "int *squares(int n, '
+                 'size_t *count)"\n    sources: [render.c]\n'
+                 '    args: {count: {count: 1}}\n    cases: [{n: 1000}]\n'
+                 '    returns: {length: count, free: free}\n')
+        self.commit({"perfgate.yml": config(bench), "render.c": RENDER},
+                    "base")
+        self.commit({"render.c": RENDER.replace("v[i] = i * i;",
+                                                "v[i] = i * i + (i == 999);")})
+        r = self.perfgate("HEAD~1", "HEAD")
+        b = r.bench("squares")
+        self.assertEqual(b["status"], "incorrect", r.stdout)
+        self.assertIn("squares()'s result[999] = 998002, base 998001",
+                      b["message"])
+        # By an expression of the case instead, and memory nobody frees.
+        self.commit({"perfgate.yml": config(bench.replace(
+            "{length: count, free: free}", "{length: n - 1, free: none}"))})
+        r = self.perfgate("HEAD~2", "HEAD~1")
+        self.assertIn(r.bench("squares")["status"], MEASURED, r.stdout)
+
+
 class FunctionInit(RepoTest):
     """perfgate init --function: an entry that compare runs as written,
     or a problem file that fails until its verify() is written."""
@@ -509,6 +672,35 @@ class FunctionErrors(RepoTest):
                    "    cases: [{n: 1}]\n",
                    "'buf' is a pointer (const unsigned char *): give it a "
                    "buffer")
+
+    def test_returns_misused(self):
+        for extra, want in (
+                ("", "render returns a pointer: say what it points to with "
+                     "returns: {free: free}"),
+                ("    returns: {free: 12}\n", "free: the function that frees"),
+                ("    returns: {free: free, size: 3}\n",
+                 "unknown key 'size' in 'returns'"),
+                ("    returns: {free: none, timed: true}\n",
+                 "free: none frees nothing"),
+                ("    returns: {timed: maybe}\n",
+                 "'timed' must be true or false"),
+                ("    returns: {free: free}\n    batch: 8\n",
+                 "returns: and batch: do not go together"),
+                ("    returns: {length: nope}\n", "nope")):
+            with self.subTest(extra=extra):
+                self.check(RENDER_FN + extra, want,
+                           files={"render.c": RENDER})
+        self.check("  - name: x\n    " + ADLER + "\n    sources: [adler.c]\n"
+                   "    args: {adler: 1, buf: {count: len}}\n"
+                   "    cases: [{len: 1}]\n    returns: {free: free}\n",
+                   "returns: is for a function that returns a pointer, and "
+                   "adler32_z returns unsigned long: delete it", line=9)
+        self.check('  - name: x\n    function: "int *squares(int n, size_t '
+                   '*count)"\n    sources: [render.c]\n'
+                   '    args: {count: {count: 1}}\n    cases: [{n: 1}]\n'
+                   '    returns: {free: free}\n',
+                   "returns: squares returns int *, not a string: give its "
+                   "length in elements", files={"render.c": RENDER})
 
     def test_a_batch_that_is_not_a_count_of_calls(self):
         for bad in ("0", "-3", "many", "2000000"):

@@ -90,6 +90,12 @@ static void real_functions(void)
     CHECK(p.params[0].type.size == 1);
     CHECK(p.params[0].type.is_signed == ((char)-1 < 0));
     pg_prototype_clear(&p);
+    /* A pointer result: what it is, `returns:` says (function.c). */
+    parse(&p, "char *cmark_markdown_to_html(const char *text, size_t len, "
+              "int options)");
+    CHECK(p.result.pointer && !p.result.is_const && p.result.size == 1);
+    CHECK_STR(p.name, "cmark_markdown_to_html");
+    pg_prototype_clear(&p);
     /* No parameters at all. */
     parse(&p, "int tick(void)");
     CHECK(p.nparams == 0);
@@ -110,7 +116,7 @@ static void what_it_refuses(void)
     refused("int f(char **argv)", 12, "a pointer to a pointer");
     refused("int f(int, int)", 10, "has no name: name it");
     refused("int f(int a, int a)", 14, "two parameters are named 'a'");
-    refused("char *f(int n)", 1, "returns a pointer");
+    refused("char **f(int n)", 6, "a pointer to a pointer");
     refused("int f(int n) { return n; }", 14, "after the closing ')'");
     refused("int (int n)", 5, "expected the function's name");
     refused("int f int n", 7, "expected '(' after 'f'");

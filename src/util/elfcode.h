@@ -1,5 +1,7 @@
 /*
- * elfcode.h - whether two built libraries would load the same code.
+ * elfcode.h - what an ELF file holds: whether two built libraries would
+ * load the same code, its functions by address and by name, and a
+ * function of a loaded library that dlsym() cannot see.
  *
  * Two shared libraries load the same code and data when their loadable
  * segments (PT_LOAD) are byte for byte the same, once what does not change
@@ -33,6 +35,7 @@ typedef struct pg_elf_funcs {
     pg_elf_func *v;
     size_t n;
     char *strings;
+    uint64_t base; /* the first loaded page's address in the file */
 } pg_elf_funcs;
 
 /*
@@ -48,6 +51,15 @@ const pg_elf_func *pg_elf_funcs_at(const pg_elf_funcs *f, uint64_t offset);
 /* The function named `name`; NULL when the file has none. */
 const pg_elf_func *pg_elf_funcs_named(const pg_elf_funcs *f, const char *name);
 void pg_elf_funcs_clear(pg_elf_funcs *f);
+
+/*
+ * The function `name` of the library `handle` (dlopen()'s): dlsym()'s
+ * answer, else the one function of that name in the library's own symbol
+ * table, which also has what the library does not export (a project's
+ * archive built with -fvisibility=hidden, a static function).  NULL when
+ * there is none, or several (static functions of one name in two files).
+ */
+void *pg_elf_symbol(void *handle, const char *name);
 
 /*
  * 1 when the code of the 64-bit ELF file at `path` (its executable

@@ -6,7 +6,9 @@
 #include "fs.h"
 #include "str.h"
 
+#include <dlfcn.h>
 #include <elf.h>
+#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -220,6 +222,7 @@ int pg_elf_funcs_read(pg_elf_funcs *out, const char *path)
     }
     if (table && base != UINT64_MAX)
         err = read_symbols(out, data, len, e, table, base);
+    out->base = base;
 done:
     free(data);
     if (err < 0)
@@ -261,4 +264,29 @@ void pg_elf_funcs_clear(pg_elf_funcs *f)
     free(f->v);
     free(f->strings);
     memset(f, 0, sizeof(*f));
+}
+
+void *pg_elf_symbol(void *handle, const char *name)
+{
+    struct link_map *map = NULL;
+    pg_elf_funcs funcs;
+    const pg_elf_func *found = NULL;
+    void *p = dlsym(handle, name);
+    size_t i;
+    int n = 0;
+
+    if (p || dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || !map ||
+        !map->l_name || !*map->l_name ||
+        pg_elf_funcs_read(&funcs, map->l_name) < 0)
+        return p;
+    for (i = 0; i < funcs.n; i++)
+        if (!strcmp(funcs.v[i].name, name) &&
+            (!found || found->start != funcs.v[i].start)) {
+            found = &funcs.v[i];
+            n++;
+        }
+    if (n == 1)
+        p = (void *)(map->l_addr + funcs.base + found->start);
+    pg_elf_funcs_clear(&funcs);
+    return p;
 }
