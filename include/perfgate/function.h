@@ -138,6 +138,10 @@ typedef struct pgf_function {
      * in the next timed call, as part of the work, not between batches. */
     const char *free_name;
     int free_timed;
+    /* batch: each timed call calls the function this many times, each
+     * on the next slice of every buffer (a buffer holds that many slices
+     * of its count; the checked call reads and writes the first). */
+    int batch;
 } pgf_function;
 
 /* What setup() returns: the arguments, with what the checks need. */
@@ -409,7 +413,11 @@ static int pgf_buffer(pgf_state *st, size_t index, void *args, size_t n)
     unsigned char *host;
     void *p;
 
-    if (__builtin_mul_overflow(n, s->size, &bytes) || bytes > (1ULL << 46))
+    size_t slices =
+        st->f->batch > 1 && s->kind != PGF_SCRATCH ? (size_t)st->f->batch : 1;
+
+    if (__builtin_mul_overflow(n, s->size, &bytes) ||
+        __builtin_mul_overflow(bytes, slices, &bytes) || bytes > (1ULL << 46))
         return pg_fail(c, "%s: %zu elements are more than this machine has",
                        s->name, n);
     if (!(p = pg_alloc(c, bytes ? bytes : 1)))
@@ -420,7 +428,7 @@ static int pgf_buffer(pgf_state *st, size_t index, void *args, size_t n)
         return 0;
     if (!(host = malloc(bytes)))
         return pg_fail(c, "%s: out of memory for %zu bytes", s->name, bytes);
-    if (pgf_fill(c, s, host, n) < 0) {
+    if (pgf_fill(c, s, host, n * slices) < 0) {
         free(host);
         return -1;
     }
@@ -448,6 +456,37 @@ static int pgf_buffers(pgf_state *st, void *args, int kind)
             return pg_fail(st->c, "%s: a count of %lld elements", s->name, n);
         if (pgf_buffer(st, i, args, (size_t)n) < 0)
             return -1;
+    }
+    return 0;
+}
+
+/* batch:, a buffer a `from:` call made: its first slice in every other
+ * (each batched call reads what the call made). */
+static int pgf_slices(pgf_state *st, void *args)
+{
+    const pgf_function *f = st->f;
+    size_t i, k;
+
+    for (i = 0; f->batch > 1 && i < f->nslots; i++) {
+        const pgf_slot *s = &f->slots[i];
+        size_t bytes = st->lengths[i] * s->size;
+        unsigned char *host, *p;
+        if (s->fill != PGF_FROM || s->kind == PGF_SCRATCH)
+            continue;
+        /* The slices are as long as the buffer's count, not the length
+         * the call returned. */
+        if (s->value) {
+            long long n;
+            if (pgf_eval(st->c, s->value, st->lengths, s->name, &n) < 0)
+                return -1;
+            bytes = (size_t)n * s->size;
+        }
+        if (!(host = pgf_read(st->c, args, s, bytes / (s->size ? s->size : 1))))
+            return pg_fail(st->c, "%s: out of memory", s->name);
+        memcpy(&p, pgf_at(args, s), sizeof(p));
+        for (k = 1; k < (size_t)f->batch; k++)
+            pg_upload(st->c, p + k * bytes, host, bytes);
+        free(host);
     }
     return 0;
 }
@@ -489,7 +528,7 @@ static int pgf_make(pgf_state *st, void *args)
                            call->text, result, s->name, st->lengths[i]);
         st->lengths[i] = (size_t)result;
     }
-    return 0;
+    return pgf_slices(st, args);
 }
 
 /* The scalars, which may name the buffers' lengths. */

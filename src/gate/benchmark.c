@@ -39,11 +39,7 @@ static void on_run_progress(void *payload, const char *stage, int round,
         pg_progress_sayf(c->progress, "%s", stage);
 }
 
-/*
- * Side s's project build for `b`, run once a side and command: NULL when
- * `b` has none; else the build, failed or not.
- */
-static const pg_build *project_build(pg_bench_ctx *c, const pg_bench_config *b,
+const pg_build *pg_benchmark_project(pg_bench_ctx *c, const pg_bench_config *b,
                                      int s, int *err)
 {
     char *note = NULL;
@@ -161,7 +157,7 @@ static int build_sides(pg_bench_ctx *c, const pg_bench_config *b,
 
     for (s = 1; s >= 0; s--) {
         const char *tag = s ? "head" : "base";
-        const pg_build *project = project_build(c, b, s, &err);
+        const pg_build *project = pg_benchmark_project(c, b, s, &err);
         if (err < 0)
             return err;
         if (project)
@@ -618,6 +614,16 @@ int pg_benchmark_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)
     int64_t building;
 
     memset(build, 0, sizeof(build));
+    if (b->function && !b->function->source) {
+        /* Its header: is read after the project's build, which failed
+         * on the side that has the header (pg_declare_function). */
+        const pg_build *project = pg_benchmark_project(c, b, 1, &err);
+        if (err < 0)
+            return err;
+        if (project)
+            set_build_failure(out, project, PG_SIDE_HEAD);
+        return 0;
+    }
     building = pg_now_ns();
     if ((err = problem_build(c, b, &problem_lib)) < 0)
         return err;

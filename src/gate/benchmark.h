@@ -65,6 +65,15 @@ typedef struct pg_bench_ctx {
  */
 int pg_benchmark_run(pg_bench_ctx *c, size_t index, pg_bench_result *out);
 
+/*
+ * Side s's project build for `b`, run once a side and command (or put
+ * back from the build cache, project.h): NULL when `b` has none; else the
+ * build, failed or not.  *err negative only when perfgate failed.
+ */
+const struct pg_build *pg_benchmark_project(pg_bench_ctx *c,
+                                            const pg_bench_config *b, int s,
+                                            int *err);
+
 /* The keys of both sides' builds of `b`; negative only when interrupted. */
 int pg_benchmark_keys(pg_bench_ctx *c, const pg_bench_config *b,
                       pg_bench_keys *k);

@@ -532,6 +532,49 @@ done:
     return err;
 }
 
+int pg_build_preprocess(pg_build *out, char **text, const pg_bench_config *b,
+                        const char *side_dir, const char *out_dir,
+                        const char *source, double timeout)
+{
+    pg_strvec a = PG_STRVEC_INIT, includes = PG_STRVEC_INIT;
+    char *in = pg_path_join(out_dir, "declare.c");
+    char *pre = pg_path_join(out_dir, "declare.i");
+    size_t len;
+    int err = 0;
+
+    memset(out, 0, sizeof(*out));
+    *text = NULL;
+    if (pg_mkdir_p(out_dir) < 0 ||
+        pg_write_file(in, source, strlen(source), 0) < 0) {
+        err = pg_error_set(PG_ERR_GENERIC, "cannot write %s", in);
+        goto done;
+    }
+    if (pg_sources_includes(&includes, &out->message, b, side_dir))
+        goto done;
+    compiler_args(&a, b, &includes);
+    pg_strvec_push(&a, "-E");
+    pg_strvec_push(&a, "-P");
+    pg_strvec_push(&a, "-w");
+    pg_strvec_push(&a, "-o");
+    pg_strvec_push(&a, pre);
+    pg_strvec_push(&a, in);
+    if ((err = compile(out, &a, side_dir, out_dir, "the header",
+                       timeout > 0 ? timeout : PROBLEM_TIMEOUT)) < 0 ||
+        !out->ok)
+        goto done;
+    if (pg_read_file(text, &len, pre, (size_t)64 << 20) < 0) {
+        out->ok = 0;
+        out->message = pg_strdup("the preprocessed header could not be read "
+                                 "(over 64 MiB?)");
+    }
+done:
+    pg_strvec_clear(&a);
+    pg_strvec_clear(&includes);
+    free(in);
+    free(pre);
+    return err;
+}
+
 int pg_build_from_cache(pg_build *out, pg_cache *cache, const char *key,
                         const pg_bench_config *b, const char *out_dir,
                         const char *tag)

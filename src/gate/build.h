@@ -46,6 +46,18 @@ int pg_build_solution(pg_build *out, const pg_bench_config *b,
                       const char *tag, double timeout);
 
 /*
+ * Runs `source` (C text) through the preprocessor as the benchmark's files
+ * are compiled (its compiler, cflags and include: resolved in `side_dir`,
+ * from that directory, in the box writing only `out_dir`), the result
+ * into *text (a new string).  A source that does not preprocess is
+ * reported in `out` (its message and the compiler's log), *text NULL.
+ * Negative only when perfgate itself failed.
+ */
+int pg_build_preprocess(pg_build *out, char **text, const pg_bench_config *b,
+                        const char *side_dir, const char *out_dir,
+                        const char *source, double timeout);
+
+/*
  * Takes the build of `b` kept under `key` from `cache`, as the library
  * pg_build_solution would have made in `out_dir` for `tag`.  1 on a hit
  * (out->ok, out->lib, out->cached); 0 on a miss, `out` then cleared.

@@ -5,10 +5,12 @@
  */
 #define _GNU_SOURCE
 #include "compare.h"
+#include "declare.h"
 #include "counter.h"
 #include "str.h"
 #include "benchmark.h"
 #include "box.h"
+#include "build.h"
 #include "cleanup.h"
 #include "error.h"
 #include "fs.h"
@@ -503,6 +505,38 @@ static int set_up(compare_ctx *ctx)
     return 0;
 }
 
+/*
+ * The functions that header: declares, read from the sides' trees (after
+ * the project's build on the side that has the header, which may make
+ * what it includes).  One whose build failed stays undeclared, and
+ * pg_benchmark_run says why.
+ */
+static int declare_functions(compare_ctx *ctx)
+{
+    char *dir = pg_path_join(ctx->tmp, "declare");
+    size_t i;
+    int err = 0;
+
+    for (i = 0; err == 0 && i < ctx->cfg.nbenchmarks; i++) {
+        pg_bench_config *b = &ctx->cfg.benchmarks[i];
+        int s;
+        if (!selected(ctx, i) || !b->function || !b->function->header ||
+            b->function->source)
+            continue;
+        s = pg_declare_side(ctx->rev, b->function->header);
+        if (b->build && s >= 0) {
+            const pg_build *p = pg_benchmark_project(&ctx->bench, b, s, &err);
+            if (err < 0 || !p->ok)
+                continue;
+        }
+        pg_progress_sayf(&ctx->progress, "reading %s", b->function->header);
+        err = pg_declare_function(b, ctx->cfg.path, ctx->rev, dir,
+                                  pg_build_limit(&ctx->cfg.settings));
+    }
+    free(dir);
+    return err;
+}
+
 /* The cache, what the benchmarks share, and, with more than one
  * benchmark and compiler, each benchmark built first (prebuild.h). */
 static int build_first(compare_ctx *ctx)
@@ -525,6 +559,8 @@ static int build_first(compare_ctx *ctx)
         c->progress = &ctx->progress;
         c->result = ctx->result;
     }
+    if (err == 0)
+        err = declare_functions(ctx);
     if (err == 0 && jobs > 1 && ctx->progress.count > 1) {
         int64_t t = pg_now_ns();
         err = pg_prebuild(c, which, ctx->progress.count, jobs);

@@ -74,7 +74,7 @@ static const char *const bench_keys[] = {
     "nvcc_flags", "symbols",     "gate",        "build",    "library",
     "ldflags",    "adapters",    "file_cflags", "function", "args",
     "check",      "helpers",     "work",        "measure",  "inconclusive",
-    "batch",      "noise_floor", "returns",     NULL};
+    "batch",      "noise_floor", "returns",     "header",   NULL};
 static const char *const buffer_keys[] = {"count", "fill", "range", "file",
                                           "from",  "with", NULL};
 static const char *const check_keys_[] = {"rel", "abs", "reference", NULL};
@@ -1200,6 +1200,22 @@ static int parse_function(parse_ctx *ctx, yaml_node_t *node, yaml_node_t *v,
     if ((x = lookup(ctx, node, "returns", NULL)) &&
         (err = parse_returns(ctx, x, f)) < 0)
         return err;
+    if ((x = lookup(ctx, node, "header", NULL))) {
+        if ((err = get_string(ctx, x, "header", &f->header)) < 0)
+            return err;
+        f->header_mark = fmark_of(x);
+        if (f->header[0] == '/' || strstr(f->header, "..") || !*f->header)
+            return fail_at(ctx, x,
+                           "header: the header's path in the repository, "
+                           "such as include/xxhash.h");
+    } else if (!strchr(f->prototype, '(')) {
+        return fail_at(ctx, v,
+                       "function: '%s' is a name without its prototype: add "
+                       "header: with the header that declares it, or write "
+                       "the prototype, such as \"int %s(const char *s, "
+                       "size_t n)\"",
+                       f->prototype, f->prototype);
+    }
     return 0;
 }
 
@@ -1224,7 +1240,6 @@ static int function_keys_alone(parse_ctx *ctx, yaml_node_t *node)
 static int check_function(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
 {
     pg_function *f = b->function;
-    int err;
 
     if (!strcmp(b->language, "cuda"))
         return fail_at(ctx, node,
@@ -1236,14 +1251,44 @@ static int check_function(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
                        "benchmark '%s' needs 'cases', the sizes to measure "
                        "at, such as cases: [{n: 1000}, {n: 1000000}]",
                        b->name);
-    if ((err = pg_function_check(f, ctx->display, b->cases, b->ncases)) < 0)
+    b->problem_mark = f->mark.at;
+    /* header: is read once the sides' trees are there (declare.h); until
+     * then the benchmark goes by the function's name. */
+    if (f->header) {
+        const char *paren = strchr(f->prototype, '(');
+        const char *end = paren ? paren : f->prototype + strlen(f->prototype);
+        const char *p;
+        while (end > f->prototype && isspace((unsigned char)end[-1]))
+            end--;
+        for (p = end; p > f->prototype &&
+                      (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+             p--)
+            ;
+        if (p == end)
+            return fail_at(ctx, node,
+                           "function: give the function's name, or its "
+                           "prototype");
+        free(b->symbol);
+        b->symbol = pg_strdupf("%.*s", (int)(end - p), p);
+        b->problem = pg_strdup(b->symbol);
+        return 0;
+    }
+    return pg_config_function_ready(b, ctx->display);
+}
+
+int pg_config_function_ready(pg_bench_config *b, const char *display)
+{
+    pg_function *f = b->function;
+    int err;
+
+    if ((err = pg_function_check(f, display, b->cases, b->ncases)) < 0)
         return err;
     free(b->symbol);
     /* batch: the benchmark times the wrapper that calls it n times. */
     b->symbol = f->batch_source ? pg_strdupf("pg_batch_%s", f->name)
                                 : pg_strdup(f->name);
+    free(b->problem);
     b->problem = pg_strdup(f->name);
-    b->problem_mark = f->mark.at;
     return 0;
 }
 

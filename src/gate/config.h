@@ -161,4 +161,12 @@ void pg_config_clear(pg_config *cfg);
  * (.cc, .cpp, .cxx); NULL if unknown. */
 const char *pg_language_for(const char *source);
 
+/*
+ * Benchmark `b`'s function checked against its prototype and its problem
+ * made (pg_function_check), its symbol and problem named after it: at
+ * parse time, or for one with header: once it is declared (declare.h).
+ * 0, or PG_ERR_USAGE with "`display`:LINE:COL: ...".
+ */
+int pg_config_function_ready(pg_bench_config *b, const char *display);
+
 #endif

@@ -774,8 +774,11 @@ static int check_memory(check_ctx *ctx)
             long long n;
             if (s->kind == K_SCALAR || s->kind == K_RETURN || !s->has_value)
                 continue;
+            /* batch: a slice a call: that many times the count. */
+            double slices = s->kind == K_SCRATCH ? 1 : ctx->f->batch;
             if (eval_expr(&s->value, &ctx->cases[c], &n) < 0 || n < 0 ||
-                4 * (total += (double)n * (double)elem_size(&s->type)) >
+                4 * (total +=
+                     (double)n * (double)elem_size(&s->type) * slices) >
                     limit) {
                 v = given(ctx->f->args, ctx->f->nargs, s->name);
                 return fail(ctx, v ? &v->count_mark : &ctx->f->args_mark, 0,
@@ -784,9 +787,14 @@ static int check_memory(check_ctx *ctx)
                                 ? "has a count that overflows or divides "
                                   "by zero"
                             : n < 0 ? "has a negative count"
-                                    : "and the other buffers need more "
-                                      "memory than this machine has: make "
-                                      "the case smaller");
+                            : ctx->f->batch > 1
+                                ? "and the other buffers need more memory "
+                                  "than this machine has, a slice for each "
+                                  "call of a batch: make the case or "
+                                  "batch: smaller"
+                                : "and the other buffers need more "
+                                  "memory than this machine has: make "
+                                  "the case smaller");
             }
         }
     }
@@ -1017,13 +1025,16 @@ static void emit_call_type(pg_str *out, const pg_prototype *p, int batch)
         type_text(out, &p->params[i].type);
     }
     if (batch)
-        pg_str_puts(out, p->nparams ? ", int" : "int");
+        pg_str_puts(out, p->nparams ? ", int, const size_t *"
+                                    : "int, const size_t *");
     pg_str_puts(out, p->nparams || batch ? ")" : "void)");
 }
 
 /* The typed call of the function, on `a`, into its result's slot; under
- * batch:, of its batch wrapper, `n` calls. */
-static void emit_target_call(pg_str *out, const check_ctx *ctx, int n)
+ * batch:, of its batch wrapper, `n` calls, the buffers' slices
+ * `strides` (an expression: elements per slot) apart. */
+static void emit_target_call(pg_str *out, const check_ctx *ctx, int n,
+                             const char *strides)
 {
     size_t i, result = ctx->nslots;
 
@@ -1041,12 +1052,15 @@ static void emit_target_call(pg_str *out, const check_ctx *ctx, int n)
         field(out, i);
     }
     if (ctx->f->batch > 1)
-        pg_str_printf(out, "%s%d", ctx->proto.nparams ? ", " : "", n);
+        pg_str_printf(out, "%s%d, %s", ctx->proto.nparams ? ", " : "", n,
+                      strides);
     pg_str_puts(out, ");\n");
 }
 
 /* batch:'s wrapper, compiled into each side (pg_function's batch_source):
- * the function called n times directly, its last result returned. */
+ * the function called n times directly, each call on the next slice of
+ * every buffer (stride[j] elements on, for parameter j), its last result
+ * returned. */
 static char *batch_wrapper(const check_ctx *ctx)
 {
     const pg_prototype *p = &ctx->proto;
@@ -1067,7 +1081,8 @@ static char *batch_wrapper(const check_ctx *ctx)
             pg_str_printf(&out, " p%zu", j);
         }
         if (i)
-            pg_str_printf(&out, "%sint n", p->nparams ? ", " : "");
+            pg_str_printf(&out, "%sint n, const size_t *stride",
+                          p->nparams ? ", " : "");
         else if (!p->nparams)
             pg_str_puts(&out, "void");
         pg_str_puts(&out, i ? ")\n{\n" : ");\n");
@@ -1077,11 +1092,25 @@ static char *batch_wrapper(const check_ctx *ctx)
         type_text(&out, &p->result);
         pg_str_puts(&out, " r = 0;\n");
     }
-    pg_str_printf(&out, "    for (int k = 0; k < n; k++)\n        %s%s(",
+    pg_str_printf(&out, "    for (int k = 0; k < n; k++) {\n        %s%s(",
                   returns ? "r = " : "", p->name);
     for (i = 0; i < p->nparams; i++)
         pg_str_printf(&out, "%sp%zu", i ? ", " : "", i);
-    pg_str_printf(&out, ");\n%s}\n", returns ? "    return r;\n" : "");
+    pg_str_puts(&out, ");\n        if (k + 1 == n)\n            break;\n");
+    for (i = 0; i < p->nparams; i++) {
+        const pg_ctype *t = &p->params[i].type;
+        if (!t->pointer)
+            continue;
+        if (t->kind == PG_CKIND_VOID)
+            pg_str_printf(&out,
+                          "        p%zu = (%svoid *)((%sunsigned char *)p%zu "
+                          "+ stride[%zu]);\n",
+                          i, t->is_const ? "const " : "",
+                          t->is_const ? "const " : "", i, i);
+        else
+            pg_str_printf(&out, "        p%zu += stride[%zu];\n", i, i);
+    }
+    pg_str_printf(&out, "    }\n%s}\n", returns ? "    return r;\n" : "");
     return pg_str_detach(&out);
 }
 
@@ -1261,13 +1290,13 @@ static void emit_problem(pg_str *out, const check_ctx *ctx, const char *work)
         literal(out, f->free_fn);
     else
         pg_str_puts(out, "NULL");
-    pg_str_printf(out, ", %d,\n};\n\n", f->free_timed);
+    pg_str_printf(out, ", %d, %d,\n};\n\n", f->free_timed, f->batch);
     pg_str_puts(out, "static void *setup(pg_case *c)\n{\n"
                      "    return pgf_setup(&function, c);\n}\n\n"
                      "/* Timed: the call alone (batch: that many). */\n"
                      "static void run(void *state, pg_fn fn)\n{\n"
                      "    struct args *a = ((pgf_state *)state)->args;\n\n");
-    emit_target_call(out, ctx, f->batch);
+    emit_target_call(out, ctx, f->batch, "((pgf_state *)state)->lengths");
     for (i = 0; owned(ctx) && i < ctx->nslots; i++)
         if (ctx->slots[i].kind == K_RETURN)
             pg_str_printf(out, "    pgf_keep(state, (void *)a->v%zu);\n", i);
@@ -1323,7 +1352,7 @@ static void generate(check_ctx *ctx, const expr *flops, const expr *bytes)
     emit_struct(&out, ctx);
     pg_str_puts(&out, "static void call(void *args, pg_fn fn)\n{\n"
                       "    struct args *a = args;\n\n");
-    emit_target_call(&out, ctx, 1);
+    emit_target_call(&out, ctx, 1, "NULL");
     pg_str_puts(&out, "}\n\n");
     emit_make(&out, ctx);
     emit_calls(&out, ctx);
@@ -1471,6 +1500,8 @@ void pg_function_free(pg_function *f)
         free_value(&f->args[i]);
     free(f->args);
     free(f->reference);
+    free(f->header);
+    free(f->declared);
     free(f->free_fn);
     free(f->length);
     free(f->flops);

@@ -63,8 +63,15 @@ typedef struct pg_fvalue {
 enum { PG_CHECK_BASE = 0, PG_CHECK_NONE, PG_CHECK_REFERENCE };
 
 typedef struct pg_function {
-    char *prototype;
+    char *prototype; /* with header:, once declared, what it declares */
     pg_fmark mark;
+    /* header: the header that declares it (a path in the tree), and what
+     * function: said (its name, or a prototype in the header's types),
+     * kept once prototype is the declaration read (declare.h); NULL
+     * without header: and until then. */
+    char *header;
+    pg_fmark header_mark;
+    char *declared;
     char **helpers; /* prototypes of the functions `from:` calls */
     pg_fmark *helper_marks;
     size_t nhelpers;

@@ -156,6 +156,23 @@ static const struct named {
                    {"_Bool", PG_CKIND_BOOL, 0, sizeof(bool)},
                    {NULL, PG_CKIND_VOID, 0, 0}};
 
+int pg_prototype_known_type(const char *name, size_t len)
+{
+    static const char *const words[] = {
+        "const", "signed", "unsigned", "short",  "long",  "int",  "char",
+        "float", "double", "void",     "struct", "union", "enum", NULL};
+    const struct named *n;
+    size_t i;
+
+    for (n = named_types; n->name; n++)
+        if (strlen(n->name) == len && !strncmp(n->name, name, len))
+            return 1;
+    for (i = 0; words[i]; i++)
+        if (strlen(words[i]) == len && !strncmp(words[i], name, len))
+            return 1;
+    return 0;
+}
+
 /* The words of a declaration's type, counted as they come. */
 typedef struct specs {
     const char *start;

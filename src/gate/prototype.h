@@ -61,6 +61,11 @@ int pg_prototype_parse(pg_prototype *out, const char *text, size_t *column);
 
 void pg_prototype_clear(pg_prototype *p);
 
+/* 1 when the `len` characters at `name` are a word of a type this reads
+ * as it is: C's own type words and the typedef names it knows (size_t,
+ * uint64_t, bool, ...). */
+int pg_prototype_known_type(const char *name, size_t len);
+
 /* The parameter named `name`, or NULL. */
 const pg_cparam *pg_prototype_param(const pg_prototype *p, const char *name);
 

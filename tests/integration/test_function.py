@@ -517,6 +517,144 @@ class OwnedResults(RepoTest):
         self.assertIn(r.bench("squares")["status"], MEASURED, r.stdout)
 
 
+# A header the shape of xxhash.h: its own typedef of a stdint type,
+# attribute macros around the declaration, a struct's typedef.
+HASH_H = """#ifndef HASH_H
+#define HASH_H
+#include <stddef.h>
+#include <stdint.h>
+%s
+#if defined(__GNUC__)
+#  define H_API __attribute__((visibility("default")))
+#  define H_PURE __attribute__((pure))
+#else
+#  define H_API
+#  define H_PURE
+#endif
+typedef uint64_t h64_t;
+typedef struct h_state_s h_state_t;
+H_API H_PURE h64_t h_mix(const void *input, size_t length);
+H_API int h_update(h_state_t *state, const void *input, size_t length);
+#endif
+"""
+
+HASH_C = """#include "hash.h"
+h64_t h_mix(const void *input, size_t length)
+{
+    const unsigned char *p = input;
+    h64_t h = 14695981039346656037ULL;
+    for (size_t i = 0; i < length; i++)
+        h = (h ^ p[i]) * 1099511628211ULL;
+    return h;
+}
+"""
+
+H_MIX = ("  - name: mix\n    function: %s\n    header: %s\n"
+         "    sources: [src/hash.c]\n    include: [include]\n"
+         "    args: {input: {count: length}}\n    cases: [{length: 16}]\n"
+         "    batch: 100\n")
+
+
+class Headers(RepoTest):
+    """A function named, its declaration read from the project's header
+    (header:), its typedefs down to C's types; and batch:'s slices."""
+
+    def files(self, extra=""):
+        return {"include/hash.h": HASH_H % extra, "src/hash.c": HASH_C}
+
+    def test_a_function_named_from_its_header(self):
+        files = self.files()
+        files["perfgate.yml"] = config(H_MIX % ("h_mix", "include/hash.h"))
+        self.commit(files, "base")
+        r = self.perfgate("--aa", "HEAD")
+        b = r.bench("mix")
+        self.assertIn(b["status"], MEASURED, r.stdout)
+        self.assertEqual(b["batch"], 100)
+        # Checked like any other: a head that hashes differently is wrong.
+        self.commit({"src/hash.c": HASH_C.replace("1099511628211ULL",
+                                                  "1099511628213ULL")})
+        r = self.perfgate("HEAD~1", "HEAD")
+        b = r.bench("mix")
+        self.assertEqual(b["status"], "incorrect", r.stdout)
+        self.assertRegex(b["message"], r"h_mix\(\) returned \d+, base \d+")
+
+    def test_a_prototype_in_the_header_s_own_types(self):
+        files = self.files()
+        files["perfgate.yml"] = config(H_MIX % (
+            '"H_API h64_t h_mix(const void *input, size_t length)"',
+            "include/hash.h"))
+        self.commit(files, "base")
+        r = self.perfgate("--aa", "HEAD")
+        self.assertIn(r.bench("mix")["status"], MEASURED, r.stdout)
+
+    def test_a_header_the_project_build_generates_part_of(self):
+        # hash.h includes config.h, which only the build makes.
+        files = self.files('#include "config.h"')
+        files["perfgate.yml"] = config(H_MIX.replace(
+            "    include: [include]\n",
+            "    include: [include]\n    build: 'printf \"#define "
+            "H_CONFIG 1\\\\n\" > include/config.h'\n") % (
+                "h_mix", "include/hash.h"))
+        self.commit(files, "base")
+        r = self.perfgate("--aa", "HEAD")
+        self.assertIn(r.bench("mix")["status"], MEASURED,
+                      r.stdout + r.stderr)
+
+    def test_each_call_of_a_batch_gets_the_next_slice(self):
+        # The input counts up across the batch's slices, so each call's
+        # first element is another; a function that sees the first slice
+        # ten times running aborts (as a batch on one slice would make
+        # it).
+        first = ("#include <stdint.h>\n#include <stddef.h>\n#include "
+                 "<stdlib.h>\nstatic int zeros;\n"
+                 "uint32_t first(const uint32_t *p, size_t n)\n{\n"
+                 "    zeros = p[0] == 0 ? zeros + 1 : 0;\n"
+                 "    if (zeros >= 10)\n        abort();\n"
+                 "    return p[0] + (uint32_t)n;\n}\n")
+        bench = ('  - name: first\n    function: "uint32_t first(const '
+                 'uint32_t *p, size_t n)"\n    sources: [first.c]\n'
+                 '    args: {p: {count: n, fill: ascending}}\n'
+                 '    cases: [{n: 8}]\n    batch: 50\n')
+        self.commit({"perfgate.yml": config(bench), "first.c": first})
+        r = self.perfgate("--aa", "HEAD")
+        self.assertIn(r.bench("first")["status"], MEASURED, r.stdout)
+        self.commit({"perfgate.yml": config(bench.replace("batch: 50",
+                                                          "batch: 1"))})
+        r = self.perfgate("--aa", "HEAD")
+        self.assertEqual(r.bench("first")["status"], "crashed", r.stdout)
+
+    def test_what_the_header_cannot_give_is_an_error_at_its_line(self):
+        for function, header, extra, want in (
+                ("h_mixx", "include/hash.h", "",
+                 "include/hash.h declares no function 'h_mixx' (did you "
+                 "mean 'h_mix'?)"),
+                ("h_mix", "hash.h", "",
+                 "header: hash.h is in neither side's tree: give its path "
+                 "from the repository's root, such as include/hash.h"),
+                ("h_mix", "include/hash.h", '#include "nowhere.h"',
+                 "header: include/hash.h does not preprocess"),
+                ("h_update", "include/hash.h", "",
+                 "is a struct, which perfgate cannot make up"),
+                ("h_mix", "../hash.h", "",
+                 "header: the header's path in the repository")):
+            with self.subTest(function=function, header=header):
+                files = self.files(extra)
+                files["perfgate.yml"] = config(H_MIX % (function, header))
+                self.commit(files)
+                r = self.perfgate("HEAD")
+                self.assertEqual(r.code, 2, r.stdout + r.stderr)
+                self.assertIn(want, r.stderr)
+                self.assertRegex(r.stderr, r"perfgate\.yml:\d+:\d+: ")
+        files = self.files()
+        files["perfgate.yml"] = config(H_MIX.replace(
+            "    header: %s\n", "") % "h_mix")
+        self.commit(files)
+        r = self.perfgate("HEAD")
+        self.assertEqual(r.code, 2, r.stderr)
+        self.assertIn("function: 'h_mix' is a name without its prototype: "
+                      "add header:", r.stderr)
+
+
 class FunctionInit(RepoTest):
     """perfgate init --function: an entry that compare runs as written,
     or a problem file that fails until its verify() is written."""
@@ -708,6 +846,11 @@ class FunctionErrors(RepoTest):
                 self.check(adler("    batch: %s\n" % bad),
                            "'batch' must be a whole number of calls from 1 "
                            "to 1000000", line=9)
+        # A slice for every call of a batch: 1000 slices of 64 MiB are
+        # more than any machine here has.
+        self.check(adler("    batch: 1000\n", cases="[{len: 67108864}]"),
+                   "a slice for each call of a batch: make the case or "
+                   "batch: smaller")
         r = self.check("  - name: s\n    problem: reduce_sum\n"
                        "    sources: [adler.c]\n    batch: 4\n",
                        "'batch' belongs to a benchmark declared by its "
