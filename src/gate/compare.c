@@ -247,7 +247,9 @@ static void say_unreadable(pg_system *sys, const pg_rev rev[2])
                        "repository (a partial clone, or a damaged mirror) "
                        "and %s left out of its tree: %s%s; a build that "
                        "reads one fails. `git fsck` lists what is missing; "
-                       "`git fetch --refetch` fetches it again",
+                       "`git fetch --refetch` fetches it again, or "
+                       "skip_paths: in perfgate.yml's settings leaves out "
+                       "what no build reads",
                        s ? "head" : "base", rev[s].spec, u->n,
                        u->n == 1 ? "" : "s", u->n == 1 ? "is" : "are", u->v[0],
                        u->n > 1 ? " and others" : "");
@@ -259,7 +261,7 @@ static int prepare_sides(compare_ctx *ctx)
 {
     const pg_compare_opts *o = ctx->opts;
     pg_sides_want want = {o->base, o->head, o->merge_base, o->aa, o->ci};
-    int err;
+    int err, s;
 
     if ((err = pg_sides_resolve(ctx->rev, &ctx->base_note, ctx->repo, &want,
                                 &ctx->progress)) < 0 ||
@@ -268,6 +270,10 @@ static int prepare_sides(compare_ctx *ctx)
     ctx->build_dir = pg_path_join(ctx->tmp, "build");
     if (pg_mkdir_p(ctx->build_dir) < 0)
         return pg_error_set(PG_ERR_GENERIC, "cannot create %s", ctx->build_dir);
+    for (s = 0; s < 2; s++) {
+        ctx->rev[s].skip = ctx->cfg.skip_paths;
+        ctx->rev[s].nskip = ctx->cfg.nskip_paths;
+    }
     return pg_sides_checkout(ctx->rev, ctx->repo, ctx->tmp,
                              any_project_build(ctx), &ctx->progress);
 }

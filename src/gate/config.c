@@ -67,7 +67,7 @@ static const char *const accept_keys[] = {"benchmark", "up_to", "why", "until",
 static const char *const settings_keys[] = {
     "noise_floor", "max_time",     "min_rounds", "timeout",     "gate",
     "build",       "library",      "measure",    "count_floor", "counter",
-    "path_check",  "inconclusive", "pass_env",   NULL};
+    "path_check",  "inconclusive", "pass_env",   "skip_paths",  NULL};
 static const char *const bench_keys[] = {
     "name",       "problem",     "sources",     "symbol",   "language",
     "cflags",     "include",     "cases",       "cache",    "cuda_arch",
@@ -389,6 +389,33 @@ static int get_measure(parse_ctx *ctx, yaml_node_t *v, int *out)
 }
 
 /*
+ * skip_paths: patterns of paths in the tree that no build reads: relative,
+ * no "..", a trailing '/' dropped.
+ */
+static int get_skip_paths(parse_ctx *ctx, yaml_node_t *node, pg_config *cfg)
+{
+    size_t i;
+    int err;
+
+    if ((err = get_string_list(ctx, node, "skip_paths", &cfg->skip_paths,
+                               &cfg->nskip_paths)) < 0)
+        return err;
+    for (i = 0; i < cfg->nskip_paths; i++) {
+        char *p = cfg->skip_paths[i];
+        size_t n = strlen(p);
+        while (n > 1 && p[n - 1] == '/')
+            p[--n] = '\0';
+        if (!*p || p[0] == '/' || strstr(p, ".."))
+            return fail_at(ctx, node,
+                           "skip_paths: '%s' is not a path in the "
+                           "repository: give one such as tests/vectors or "
+                           "'data/*.bin'",
+                           p);
+    }
+    return 0;
+}
+
+/*
  * pass_env: names of environment variables for the box to let through.
  * A name only (the value is the environment's, at each run); not HOME or
  * TMPDIR, which are the box's own.
@@ -484,6 +511,9 @@ static int parse_settings(parse_ctx *ctx, yaml_node_t *node, pg_config *cfg)
     if ((v = lookup(ctx, node, "inconclusive", NULL)) &&
         (err = get_choice(ctx, v, "inconclusive", "pass", "fail",
                           &s->inconclusive_fails)) < 0)
+        return err;
+    if ((v = lookup(ctx, node, "skip_paths", NULL)) &&
+        (err = get_skip_paths(ctx, v, cfg)) < 0)
         return err;
     if ((v = lookup(ctx, node, "pass_env", NULL)) &&
         (err = get_pass_env(ctx, v, cfg)) < 0)
@@ -1811,6 +1841,7 @@ void pg_config_clear(pg_config *cfg)
     }
     free(cfg->accepts);
     free_list(cfg->pass_env, cfg->npass_env);
+    free_list(cfg->skip_paths, cfg->nskip_paths);
     free(cfg->path);
     memset(cfg, 0, sizeof(*cfg));
 }

@@ -103,6 +103,10 @@ typedef struct pg_config {
      * through beyond its own few (box.h), by name */
     char **pass_env;
     size_t npass_env;
+    /* skip_paths: (settings) patterns of the paths no build reads, left
+     * out of both sides' trees (revision.h's pg_rev_skips) */
+    char **skip_paths;
+    size_t nskip_paths;
     pg_bench_config *benchmarks;
     size_t nbenchmarks;
     pg_accept *accepts;

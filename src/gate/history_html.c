@@ -338,6 +338,10 @@ static void steps_marks(pg_str *out, const pg_history *h, const pg_series *s)
         pg_str_clear(&t);
         pg_str_putc(out, ' ');
         step_change(out, cp);
+        if (s->accepted && s->accepted[cp->at]) {
+            pg_str_puts(out, ", accepted on purpose: ");
+            esc(out, s->accepted[cp->at]);
+        }
         pg_str_puts(out, "</title></line>");
     }
 }
@@ -455,7 +459,14 @@ static void steps_table(pg_str *out, const pg_history *h, const group *g,
                 esc(out, s->machine);
                 pg_str_puts(out, "</td>");
             }
-            pg_str_puts(out, "<td>step</td><td>");
+            pg_str_puts(out, "<td>step");
+            if (s->accepted && s->accepted[cp->at]) {
+                pg_str_puts(out, "<br><span class=\"accepted\">accepted on "
+                                 "purpose: ");
+                esc(out, s->accepted[cp->at]);
+                pg_str_puts(out, "</span>");
+            }
+            pg_str_puts(out, "</td><td>");
             commit_cell(out, h, cp->at, commit_url);
             pg_str_puts(out, "</td><td class=\"num\">");
             value_text(out, h, cp->before);
@@ -557,6 +568,7 @@ static const char style[] =
     "#ddd;padding:2px 8px;text-align:left}td.num{text-align:right;"
     "font-variant-numeric:tabular-nums}tr.cp.up td{background:#fbeaea}"
     "tr.cp.down td{background:#e8f5e8}tr.creep td{background:#fdf1e4}"
+    ".accepted{color:#555;font-size:90%}"
     "td.state.confirmed{font-weight:600}td.state.refuted{color:#777}";
 
 /* Zoom along the commits: the wheel zooms at the pointer, a drag moves,

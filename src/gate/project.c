@@ -38,15 +38,20 @@ int pg_project_build(pg_build *out, char **note, pg_cache *cache,
 {
     pg_tree_state *before = NULL;
     char key[PG_CACHE_ID], *data = NULL, *why = NULL;
-    pg_str kept = PG_STR_INIT;
-    size_t len = 0;
+    pg_str kept = PG_STR_INIT, tree = PG_STR_INIT;
+    size_t len = 0, i;
     int err, keyed;
 
     *note = NULL;
     memset(out, 0, sizeof(*out));
-    keyed =
-        cache && pg_cache_dir(cache) && !rev->worktree &&
-        pg_affected_project_key(key, rev->tree, earlier, command, timeout) == 0;
+    /* The tree as checked out: its id, less what skip_paths leaves out. */
+    pg_str_puts(&tree, rev->tree);
+    for (i = 0; *rev->tree && i < rev->nskip; i++)
+        pg_str_printf(&tree, " skipping %s", rev->skip[i]);
+    keyed = cache && pg_cache_dir(cache) && !rev->worktree &&
+            pg_affected_project_key(key, pg_str_cstr(&tree), earlier, command,
+                                    timeout) == 0;
+    pg_str_clear(&tree);
     if (keyed && pg_cache_get(cache, key, "project", &data, &len)) {
         err = put_back(out, rev, side, data, len);
         free(data);

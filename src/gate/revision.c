@@ -9,6 +9,7 @@
 #include "str.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <fcntl.h>
 #include <git2.h>
 #include <stdlib.h>
@@ -190,8 +191,29 @@ typedef struct walk_ctx {
     git_tree *other;
     const char *other_dir;
     pg_strvec *unreadable; /* the revision's */
+    const pg_rev *rev;
     int err;
 } walk_ctx;
+
+int pg_rev_skips(const pg_rev *rev, const char *path)
+{
+    size_t i;
+
+    for (i = 0; i < rev->nskip; i++) {
+        const char *p = rev->skip[i];
+        char *dir = pg_strdup(path), *slash;
+        int hit = fnmatch(p, dir, FNM_PATHNAME) == 0;
+        /* Or a directory on its way. */
+        while (!hit && (slash = strrchr(dir, '/'))) {
+            *slash = '\0';
+            hit = fnmatch(p, dir, FNM_PATHNAME) == 0;
+        }
+        free(dir);
+        if (hit)
+            return 1;
+    }
+    return 0;
+}
 
 /*
  * 1 when the file at `root``name` is the same blob, with the same mode, in
@@ -296,6 +318,13 @@ static int walk_cb(const char *root, const git_tree_entry *entry, void *payload)
                                 root, name);
         return -1;
     }
+    if (ctx->rev->nskip) {
+        char *rel = pg_strdupf("%s%s", root, name);
+        int skip = pg_rev_skips(ctx->rev, rel);
+        free(rel);
+        if (skip)
+            return 1; /* nor what is below it */
+    }
     path = pg_strdupf("%s/%s%s", ctx->dir, root, name);
     switch (git_tree_entry_type(entry)) {
     case GIT_OBJECT_TREE:
@@ -360,6 +389,7 @@ int pg_repo_materialize_beside(pg_repo *repo, pg_rev *rev, const char *dir,
     ctx.repo = repo->repo;
     ctx.dir = dir;
     ctx.unreadable = &rev->unreadable;
+    ctx.rev = rev;
     ctx.err = 0;
     if (git_tree_walk(tree, GIT_TREEWALK_PRE, walk_cb, &ctx) < 0) {
         err = ctx.err ? ctx.err
@@ -442,7 +472,9 @@ int pg_repo_copy_worktree(pg_repo *repo, pg_rev *rev, const char *dir)
         const git_diff_delta *d = e->index_to_workdir;
         if (pg_interrupted())
             err = pg_error_set(PG_ERR_INTERRUPTED, "interrupted");
-        else if (d && d->new_file.path && !(e->status & GIT_STATUS_WT_DELETED))
+        else if (d && d->new_file.path &&
+                 !(e->status & GIT_STATUS_WT_DELETED) &&
+                 !pg_rev_skips(rev, d->new_file.path))
             err = copy_entry(repo->workdir, dir, d->new_file.path);
     }
     git_status_list_free(list);

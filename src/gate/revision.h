@@ -32,7 +32,17 @@ typedef struct pg_rev {
      * (a partial clone, a damaged mirror): left out of `dir`, each its
      * path in the tree.  A build that reads one fails, saying so. */
     pg_strvec unreadable;
+    /* Set before it is materialized: patterns of the paths no build reads
+     * (the config's skip_paths), left out of its tree; not owned. */
+    char *const *skip;
+    size_t nskip;
 } pg_rev;
+
+/*
+ * 1 when `path` (a path in the tree) is one `rev` skips: a pattern
+ * matches it (fnmatch, '*' within one name), or one of its directories.
+ */
+int pg_rev_skips(const pg_rev *rev, const char *path);
 
 /*
  * Opens the repository that contains `path` (searching upwards, as git

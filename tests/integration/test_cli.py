@@ -137,6 +137,31 @@ class Unreadable(RepoTest):
         self.assertIn("head (HEAD): 1 file could not be read", said)
         self.assertIn("tests/vectors.h", r.stderr + r.stdout)
 
+    def test_paths_no_build_reads_are_left_out_unsaid(self):
+        # skip_paths: the lost file is never checked out, so nothing is
+        # said of it, and a project build on such a tree is kept.
+        config = CONFIG.replace(
+            "settings:\n", "settings:\n  skip_paths: [tests, 'data/*.bin']\n")
+        self.assertIn("skip_paths", config)
+        self.base_repo(config=config)
+        self.commit({"src/sum.c": LANES, "tests/vectors.h": "int v[] = {1};\n",
+                     "data/big.bin": "x" * 100, "data/keep.txt": "kept\n"})
+        self.lose("tests/vectors.h")
+        self.lose("data/big.bin")
+        r = self.perfgate("HEAD~1", "HEAD", "--noise-floor", "60%")
+        self.assertIn(r.code, (0, 1), r.stderr)
+        self.assertIn(r.bench()["status"], ("unchanged", "improvement",
+                                            "regression"))
+        said = " ".join(r.json["system"]["warnings"])
+        self.assertNotIn("could not be read", said)
+        # A bad pattern is refused at its line.
+        self.commit({"perfgate.yml": CONFIG.replace(
+            "settings:\n", "settings:\n  skip_paths: [../up]\n")})
+        r = self.perfgate("HEAD")
+        self.assertEqual(r.code, 2, r.stdout)
+        self.assertIn("skip_paths: '../up' is not a path in the repository",
+                      r.stderr)
+
     def test_a_build_that_reads_it_fails_saying_so(self):
         self.base_repo()
         self.commit({"src/sum.c": '#include "vec.h"\n' + LANES,

@@ -438,6 +438,11 @@ class Mainline(Records, RepoTest):
         self.assertEqual(cp["accepted"], "mixes every byte twice")
         self.assertIn("accepted on purpose: mixes every byte twice",
                       self.run_pg("history").stdout)
+        html = os.path.join(self.tmp, "history.html")
+        self.run_pg("history", "--html", html)
+        with open(html) as f:
+            self.assertIn("accepted on purpose: mixes every byte twice",
+                          f.read())
 
     def rewrite(self, since, edit=None):
         """Main's commits after `since` made again, each with its subject
