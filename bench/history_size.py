@@ -28,7 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def record(commit, parent, tree, ptree, i, names, rng):
-    """A record as perfgate writes it (src/gate/record.c)."""
+    """A record as perfgate writes it (src/history/record.c)."""
     benches = []
     for k, name in enumerate(names):
         if rng.random() < 0.7:  # most pushes do not reach most benchmarks

@@ -44,7 +44,7 @@ PAIRS = [("A/A", 1, "unchanged"), ("+10% bytes", 2, None),
          ("2x", 3, "regression")]
 # Copies of each side's library in the true-change measurement.
 COPIES = 8
-# Perfgate's own flags for a side (src/gate/build.c), so that this measures
+# Perfgate's own flags for a side (src/gate/build/build.c), so that this measures
 # what perfgate measures.
 SIDE_FLAGS = ["-O2", "-fPIC", "-shared", "-fno-semantic-interposition",
               "-Wl,-Bsymbolic"]

@@ -8,7 +8,7 @@
  * tell, perfgate-measure says which features the code sees (the CPU's, or
  * the simulator's), samples where each side's calls spend their time
  * natively, and under callgrind dumps what each side executed; perfgate
- * compares the two (src/gate/pathcheck.c).
+ * compares the two (src/gate/run/pathcheck.c).
  */
 #ifndef PG_CODEPATH_H
 #define PG_CODEPATH_H

@@ -53,7 +53,7 @@ typedef struct pg_device_clock {
 } pg_device_clock;
 
 /*
- * Samples taken in other processes (src/gate/split.c: each side measured
+ * Samples taken in other processes (src/gate/run/split.c: each side measured
  * in a process of its own).  time() times `n` calls of target index k's
  * side of case c (k < 0: the empty stand-in, for the harness's cost) at
  * placement `slot` of that side, after one untimed call when `warm`, and

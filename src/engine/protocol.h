@@ -1,7 +1,7 @@
 /*
  * protocol.h - what perfgate-measure (src/measurer) says to perfgate: every
  * event, its word and its fields, declared once for the sender and the
- * readers (src/gate/run.c, src/gate/catalog.c).  docs/internals.md ("The
+ * readers (src/gate/run/run.c, src/gate/cases.c).  docs/internals.md ("The
  * measuring child's protocol") describes the same events for people.
  *
  * Each event is one line on the message channel (proc.h: pg_proc_send,
@@ -71,7 +71,7 @@
 
 /*
  * `perfgate-measure --side SIDE SPEC`: one side alone in a process of its
- * own, taking the samples perfgate asks for (src/gate/split.c), with the
+ * own, taking the samples perfgate asks for (src/gate/run/split.c), with the
  * run's token.  Requests come on PG_PROC_REQUEST_FD, one a line; each gets
  * one answer.  "fail", "verified" and "trace" are as above.
  */

@@ -10,6 +10,7 @@
 #include "elfcode.h"
 #include "error.h"
 #include "function.h"
+#include "cases.h"
 #include "catalog.h"
 #include "profile.h"
 #include "project.h"
@@ -550,7 +551,7 @@ static int problem_build(pg_bench_ctx *c, const pg_bench_config *b, char **lib)
 }
 
 /*
- * The cases of `b` (pg_catalog_cases); configured cases that an earlier
+ * The cases of `b` (pg_cases_of); configured cases that an earlier
  * benchmark of the same problem and language had checked are taken as they
  * are, without asking the problem again.
  */
@@ -569,8 +570,8 @@ static int checked_cases(pg_bench_ctx *c, const pg_bench_config *b,
         *cases = b->cases;
         *ncases = b->ncases;
         *owned = 0;
-    } else if ((err = pg_catalog_cases(cases, ncases, owned, b, c->cfg->path,
-                                       problem_lib)) == 0 &&
+    } else if ((err = pg_cases_of(cases, ncases, owned, b, c->cfg->path,
+                                  problem_lib)) == 0 &&
                b->ncases) {
         pg_strvec_push(&c->checked, pg_str_cstr(&key));
     }

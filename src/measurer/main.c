@@ -14,7 +14,7 @@
  *   perfgate-measure SPEC             measure (runspec.h), events on fd 3
  *   perfgate-measure --side 0|1 SPEC  one side alone, answering the
  *                                     requests perfgate sends on fd 6
- *                                     (src/gate/split.c)
+ *                                     (src/gate/run/split.c)
  *   perfgate-measure --describe LIB NAME [CASES]
  *                                     a problem's default cases, on fd 3
  *

@@ -116,7 +116,7 @@ class Result:
         raise KeyError(name)
 
 
-# The variables perfgate detects a CI system by (src/gate/ci.c).
+# The variables perfgate detects a CI system by (src/gate/repo/ci.c).
 CI_VARIABLES = ("GITHUB_ACTIONS", "GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH",
                 "GITHUB_SHA", "GITLAB_CI", "BUILDKITE", "TF_BUILD",
                 "JENKINS_URL")

@@ -69,8 +69,8 @@ typedef struct pg_series {
 } pg_series;
 
 typedef struct pg_history {
-    char *source;  /* where it was read from, for messages */
-    char **labels; /* npoints row labels (commits), or NULL */
+    char *source;    /* where it was read from, for messages */
+    char **labels;   /* npoints row labels (commits), or NULL */
     char **subjects; /* npoints commit subjects, or NULL */
     size_t npoints;
     /* The noise floor (a fraction) a creep must add up beyond; 0: no

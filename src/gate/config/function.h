@@ -104,8 +104,8 @@ typedef struct pg_function {
     int free_timed;
 
     /* Filled by pg_function_check(): */
-    char *name;     /* the function's */
-    char *source;   /* the generated problem */
+    char *name;   /* the function's */
+    char *source; /* the generated problem */
     /* batch > 1: a C file compiled into each side's library beside its
      * sources, whose function pg_batch_NAME(ARGS..., int n) calls NAME
      * n times directly, so that the harness's own cost (an indirect call

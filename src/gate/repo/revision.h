@@ -19,15 +19,15 @@
 typedef struct pg_repo pg_repo;
 
 typedef struct pg_rev {
-    char *spec;      /* as the user wrote it; "working tree" for the tree */
+    char *spec; /* as the user wrote it; "working tree" for the tree */
     char commit[PG_OID_HEX]; /* the commit; for the working tree, HEAD's (""
                                 none) */
     char tree[PG_OID_HEX];   /* once materialized, its tree ("" for the
                                 working tree's copy) */
-    char *subject;   /* the commit's summary line, or NULL */
-    int worktree;    /* 1: the working tree, uncommitted changes included */
-    int dirty;       /* worktree only: tracked files differ from HEAD */
-    char *dir;       /* where this side's files are */
+    char *subject;           /* the commit's summary line, or NULL */
+    int worktree; /* 1: the working tree, uncommitted changes included */
+    int dirty;    /* worktree only: tracked files differ from HEAD */
+    char *dir;    /* where this side's files are */
     /* Files of the tree whose contents the object database could not give
      * (a partial clone, a damaged mirror): left out of `dir`, each its
      * path in the tree.  A build that reads one fails, saying so. */
@@ -113,8 +113,8 @@ int pg_repo_resolve_ci(pg_rev *base, pg_rev *head, pg_repo *repo,
 typedef struct pg_commit_info {
     char commit[PG_OID_HEX];
     char tree[PG_OID_HEX]; /* its tree */
-    char *subject; /* its summary line */
-    char *author;  /* "Name <email>" */
+    char *subject;         /* its summary line */
+    char *author;          /* "Name <email>" */
 } pg_commit_info;
 
 /*
