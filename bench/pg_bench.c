@@ -9,7 +9,6 @@
  *            [--max-time S] [--min-rounds N] [--cpu N]
  *            [--gate total|cases]
  */
-#define _GNU_SOURCE
 #include "cleanup.h"
 #include "config.h"
 #include "draws.h"

@@ -2,7 +2,6 @@
  * cmd_bisect.c - `perfgate bisect GOOD [BAD]`: the commit that made a
  * benchmark slower.
  */
-#define _GNU_SOURCE
 #include "bisect.h"
 #include "cmd.h"
 #include "error.h"

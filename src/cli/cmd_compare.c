@@ -1,7 +1,6 @@
 /*
  * cmd_compare.c - `perfgate compare [options] [BASE [HEAD]]`.
  */
-#define _GNU_SOURCE
 #include "bisect.h"
 #include "mainline.h"
 #include "cmd.h"

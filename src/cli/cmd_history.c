@@ -2,7 +2,6 @@
  * cmd_history.c - `perfgate history`: series along main and where they
  * change level.
  */
-#define _GNU_SOURCE
 #include "cmd.h"
 #include "confirm.h"
 #include "csv.h"

@@ -2,7 +2,6 @@
  * cmd_init.c - `perfgate init PROBLEM`: a starter solution and its
  * benchmark entry, ready for `perfgate compare`.
  */
-#define _GNU_SOURCE
 #include "build.h"
 #include "cleanup.h"
 #include "cmd.h"

@@ -2,7 +2,6 @@
  * cmd_merge.c - `perfgate merge RESULT.json...`: the shards of a run, one
  * result.
  */
-#define _GNU_SOURCE
 #include "cmd.h"
 #include "config.h"
 #include "error.h"

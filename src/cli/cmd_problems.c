@@ -1,7 +1,6 @@
 /*
  * cmd_problems.c - `perfgate problems`: the built-in problems.
  */
-#define _GNU_SOURCE
 #include "build.h"
 #include "cleanup.h"
 #include "cmd.h"

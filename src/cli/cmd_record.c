@@ -2,7 +2,6 @@
  * cmd_record.c - `perfgate record [REV]`: a push to main measured against
  * its first parent, kept in the repository's history ref.
  */
-#define _GNU_SOURCE
 #include "cmd.h"
 #include "compare.h"
 #include "error.h"

@@ -1,7 +1,6 @@
 /*
  * cmd_report.c - `perfgate report FILE.json`: render a saved result again.
  */
-#define _GNU_SOURCE
 #include "cmd.h"
 #include "error.h"
 #include "fs.h"

@@ -1,7 +1,6 @@
 /*
  * cmd_util.c - what the subcommands share: error printing, color, files.
  */
-#define _GNU_SOURCE
 #include "cmd.h"
 #include "box.h"
 #include "error.h"

@@ -1,7 +1,6 @@
 /*
  * main.c - perfgate's entry point: global options and the subcommand table.
  */
-#define _POSIX_C_SOURCE 200809L
 #include "cleanup.h"
 #include "cmd.h"
 #include "error.h"
@@ -15,10 +14,6 @@
 #include <unistd.h>
 
 #include "banned.h"
-
-#ifndef PG_VERSION
-#define PG_VERSION "0.0.0"
-#endif
 
 /* In the order a new user meets them, each group under its heading. */
 static const struct command {

@@ -1,7 +1,6 @@
 /*
  * opt.c - each command's options from one table (opt.h).
  */
-#define _GNU_SOURCE
 #include "opt.h"
 #include "error.h"
 #include "str.h"

@@ -1,7 +1,6 @@
 /*
  * cuda.c - the CUDA driver, loaded on demand, and where nvcc is.
  */
-#define _GNU_SOURCE
 #include "cuda.h"
 #include "cuda_abi.h"
 #include "fs.h"

@@ -1,7 +1,6 @@
 /*
  * gpu.c - the CUDA backend of the measuring child (gpu.h).
  */
-#define _GNU_SOURCE
 #include "gpu.h"
 #include "str.h"
 #include "cuda_abi.h"

@@ -3,7 +3,6 @@
  * Apart from config.c so that the measuring executable, which links no YAML
  * parser, can read them too.
  */
-#define _POSIX_C_SOURCE 200809L
 #include "casespec.h"
 #include "str.h"
 #include "units.h"

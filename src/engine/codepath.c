@@ -1,7 +1,6 @@
 /*
  * codepath.c - which code a side runs (codepath.h).
  */
-#define _GNU_SOURCE
 #include "codepath.h"
 
 #include <dlfcn.h>

@@ -1,7 +1,6 @@
 /*
  * counter.c - counting what a call executes (counter.h).
  */
-#define _GNU_SOURCE
 #include "counter.h"
 #include "error.h"
 #include "fs.h"

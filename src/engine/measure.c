@@ -3,7 +3,6 @@
  * solution and the harness's fixed cost; everything else (bookkeeping, the
  * watchdog, progress) happens outside the timed region.
  */
-#define _GNU_SOURCE
 #include "measure.h"
 #include "str.h"
 #include "timer.h"

@@ -4,7 +4,6 @@
  * The pg_* functions here are the ones problem plugins call; the perfgate
  * executable exports exactly these (see perfgate.sym).
  */
-#define _GNU_SOURCE
 #include "plugin.h"
 #include "elfcode.h"
 #include "str.h"

@@ -1,7 +1,6 @@
 /*
  * runspec.c - the run spec file between perfgate and perfgate-measure.
  */
-#define _POSIX_C_SOURCE 200809L
 #include "runspec.h"
 #include "counter.h"
 #include "error.h"

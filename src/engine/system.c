@@ -1,7 +1,6 @@
 /*
  * system.c - what the machine says about itself, and the CPU to measure on.
  */
-#define _GNU_SOURCE
 #include "system.h"
 #include "timer.h"
 #include "fs.h"

@@ -1,7 +1,6 @@
 /*
  * timer.c - measuring the candidate clocks and picking one.
  */
-#define _GNU_SOURCE
 #include "timer.h"
 
 #include <math.h>

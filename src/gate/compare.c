@@ -3,7 +3,6 @@
  * it runs here, the two sides (sides.h), the builds ahead (prebuild.h),
  * each benchmark (benchmark.h), the verdict (stats.h).
  */
-#define _GNU_SOURCE
 #include "compare.h"
 #include "declare.h"
 #include "counter.h"
@@ -29,10 +28,6 @@
 #include <unistd.h>
 
 #include "banned.h"
-
-#ifndef PG_VERSION
-#define PG_VERSION "0.0.0"
-#endif
 
 typedef struct compare_ctx {
     const pg_compare_opts *opts;

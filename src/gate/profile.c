@@ -1,7 +1,6 @@
 /*
  * profile.c - where the time went (profile.h).
  */
-#define _GNU_SOURCE
 #include "profile.h"
 #include "build.h"
 #include "error.h"

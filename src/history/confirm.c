@@ -2,7 +2,6 @@
  * confirm.c - a history's change points and creeps measured again, and
  * the slowdowns among them bisected (confirm.h).
  */
-#define _GNU_SOURCE
 #include "confirm.h"
 #include "bisect.h"
 #include "error.h"

@@ -2,7 +2,6 @@
  * history.c - a history's series from a table, their change points, and
  * how they are shown.
  */
-#define _GNU_SOURCE
 #include "history.h"
 #include "error.h"
 #include "json.h"

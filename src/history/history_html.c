@@ -8,7 +8,6 @@
  * change of its viewBox (lines and dots keep their width: their strokes
  * do not scale).  The page's one script does that, pinned by its hash.
  */
-#define _GNU_SOURCE
 #include "history.h"
 #include "html.h"
 #include "str.h"

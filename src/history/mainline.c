@@ -1,7 +1,6 @@
 /*
  * mainline.c - records along main's first-parent line, as series.
  */
-#define _GNU_SOURCE
 #include "mainline.h"
 #include "error.h"
 #include "record.h"

@@ -1,7 +1,6 @@
 /*
  * record.c - a push's measurement as a small JSON file, and back.
  */
-#define _GNU_SOURCE
 #include "record.h"
 #include "error.h"
 #include "fs.h"

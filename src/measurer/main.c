@@ -25,7 +25,6 @@
  * right side even when this process can say nothing.  Run by hand, without
  * those descriptors, it writes the events to stdout.
  */
-#define _GNU_SOURCE
 #include "codepath.h"
 #include "counter.h"
 #include "elfcode.h"
@@ -62,10 +61,6 @@
 #include <unistd.h>
 
 #include "banned.h"
-
-#ifndef PG_VERSION
-#define PG_VERSION "0.0.0"
-#endif
 
 enum { MSG_FD = 3, WATCH_FD = 4 };
 

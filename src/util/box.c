@@ -2,7 +2,6 @@
  * box.c - runs in bubblewrap: a read-only world, no network, one PID
  * namespace per run, an environment of a few names.
  */
-#define _GNU_SOURCE
 #include "box.h"
 #include "fs.h"
 #include "str.h"

@@ -1,7 +1,6 @@
 /*
  * cleanup.c - temporary directories and signal handling.
  */
-#define _GNU_SOURCE
 #include "cleanup.h"
 #include "box.h"
 #include "error.h"

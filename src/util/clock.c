@@ -1,7 +1,6 @@
 /*
  * clock.c - see clock.h.
  */
-#define _POSIX_C_SOURCE 200809L
 #include "clock.h"
 
 #include <time.h>

@@ -1,7 +1,6 @@
 /*
  * elfcode.c - comparing what two ELF files would load.
  */
-#define _GNU_SOURCE
 #include "elfcode.h"
 #include "fs.h"
 #include "str.h"

@@ -1,7 +1,6 @@
 /*
  * fs.c - file system helpers.
  */
-#define _XOPEN_SOURCE 700
 #include "fs.h"
 #include "str.h"
 

@@ -1,7 +1,6 @@
 /*
  * proc.c - child processes under supervision.
  */
-#define _GNU_SOURCE
 #include "proc.h"
 #include "str.h"
 #include "cleanup.h"

@@ -1,7 +1,6 @@
 /*
  * procfs.c - what /proc says of a process (procfs.h).
  */
-#define _GNU_SOURCE
 #include "procfs.h"
 
 #include <fcntl.h>

@@ -1,7 +1,6 @@
 /*
  * token.c - see token.h.
  */
-#define _POSIX_C_SOURCE 200809L
 #include "token.h"
 
 #include <stdio.h>

@@ -2,7 +2,6 @@
  * main.c - runs one unit test suite, or one test of it:
  *   unit_tests SUITE [TEST]
  */
-#define _GNU_SOURCE
 #include "test.h"
 #include "str.h"
 

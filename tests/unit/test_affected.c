@@ -5,7 +5,6 @@
  * not read gives none, and what perfgate cannot see into has no key.  The
  * compiler ($CC or cc) says what a file includes; nothing is timed.
  */
-#define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 
 #include "affected.h"

@@ -2,7 +2,6 @@
  * The build cache's store: entries written whole and read back, damaged
  * ones refused and removed, the size bound, and ids that are git's blob ids.
  */
-#define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>

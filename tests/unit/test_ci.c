@@ -2,7 +2,6 @@
  * CI detection: every system's variables, as its documentation gives them,
  * from a table instead of the real environment.
  */
-#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

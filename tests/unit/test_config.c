@@ -1,4 +1,3 @@
-#define _POSIX_C_SOURCE 200809L
 /* perfgate.yml: what it accepts, and how it says no. */
 #include <stdlib.h>
 

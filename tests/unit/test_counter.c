@@ -3,7 +3,6 @@
  * cycle estimate by its fixed weights, and the names of metrics and
  * counters both ways.
  */
-#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,6 @@
  * the section headers' place do not, and a file that is not what it says
  * is never "the same".
  */
-#define _POSIX_C_SOURCE 200809L
 #include <elf.h>
 #include <stdlib.h>
 

@@ -2,7 +2,6 @@
  * Paths and files: joining, containment through symlinks, whole-file reads
  * with a limit, and directories made and removed.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

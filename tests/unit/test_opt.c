@@ -1,5 +1,4 @@
 /* Options from one table: values by kind, the messages, the help (opt.h). */
-#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

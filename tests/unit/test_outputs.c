@@ -4,7 +4,6 @@
  * the build did not touch is not kept; nothing is written through a link,
  * outside the tree, or from an archive perfgate did not write.
  */
-#define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,6 @@
  * file's symbol table; a native sample profile against callgrind's dump,
  * another path told from the same one; the features a simulator lacks.
  */
-#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -2,7 +2,6 @@
  * Child processes under supervision: exit status, signals, time limits,
  * capped output, and the message channel from a child to perfgate.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>

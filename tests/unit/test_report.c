@@ -1,4 +1,3 @@
-#define _POSIX_C_SOURCE 200809L
 /* The renderers, and the JSON round trip. */
 #include <math.h>
 #include <stdlib.h>

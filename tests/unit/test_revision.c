@@ -3,7 +3,6 @@
  * materializing a commit without touching the repository.  The repository
  * is made with the git command, as a user's would be.
  */
-#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

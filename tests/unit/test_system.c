@@ -1,7 +1,6 @@
 /*
  * The system checks against a fake /proc and /sys, and the timer's choice.
  */
-#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,6 @@
 /*
  * affected.c - does a change reach a benchmark's build?  (affected.h)
  */
-#define _GNU_SOURCE
 #include "affected.h"
 #include "box.h"
 #include "cuda.h"
@@ -22,10 +21,6 @@
 #include <unistd.h>
 
 #include "banned.h"
-
-#ifndef PG_VERSION
-#define PG_VERSION "0.0.0"
-#endif
 
 /* A flag that may make the compiler, assembler or linker read a file
  * that -M does not report, or that perfgate does not model. */

@@ -1,7 +1,6 @@
 /*
  * build.c - running the compiler.
  */
-#define _GNU_SOURCE
 #include "build.h"
 #include "affected.h"
 #include "error.h"
@@ -20,10 +19,6 @@
 #include <unistd.h>
 
 #include "banned.h"
-
-#ifndef PG_SOURCE_DIR
-#define PG_SOURCE_DIR "."
-#endif
 
 #define PROBLEM_TIMEOUT 600.0
 #define LOG_LINES 20

@@ -1,7 +1,6 @@
 /*
  * outputs.c - what a project's own build wrote into its tree (outputs.h).
  */
-#define _GNU_SOURCE
 #include "outputs.h"
 #include "fs.h"
 #include "str.h"

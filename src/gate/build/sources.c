@@ -1,7 +1,6 @@
 /*
  * sources.c - what a benchmark's build reads (sources.h).
  */
-#define _GNU_SOURCE
 #include "sources.h"
 #include "cuda.h"
 #include "str.h"

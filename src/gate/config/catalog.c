@@ -2,7 +2,6 @@
  * catalog.c - the problems perfgate knows: the data directory with the
  * built-in problems, and a benchmark's problem source.
  */
-#define _POSIX_C_SOURCE 200809L
 #include "catalog.h"
 #include "box.h"
 #include "error.h"
@@ -16,10 +15,6 @@
 #include <string.h>
 
 #include "banned.h"
-
-#ifndef PG_SOURCE_DIR
-#define PG_SOURCE_DIR "."
-#endif
 
 static int is_data_dir(const char *dir)
 {

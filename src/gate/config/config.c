@@ -5,7 +5,6 @@
  * the checks below walk it with the schema in hand, so that every message
  * points at the key or value at fault.
  */
-#define _POSIX_C_SOURCE 200809L
 #include "config.h"
 #include "box.h"
 #include "cleanup.h"

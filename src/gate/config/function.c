@@ -7,7 +7,6 @@
  * the parsed prototype (identifiers), expressions are compiled here into
  * tables of numbers and names, and every string is written escaped.
  */
-#define _POSIX_C_SOURCE 200809L
 #include "function.h"
 #include "error.h"
 #include "fs.h"

@@ -3,7 +3,6 @@
  * and a parser for the declarations perfgate can gate, and nothing more:
  * whatever it does not understand is refused with what to do instead.
  */
-#define _GNU_SOURCE
 #include "prototype.h"
 #include "error.h"
 #include "str.h"

@@ -1,7 +1,6 @@
 /*
  * cache.c - builds kept between runs (cache.h).
  */
-#define _GNU_SOURCE
 #include "cache.h"
 #include "error.h"
 #include "fs.h"

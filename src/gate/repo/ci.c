@@ -1,7 +1,6 @@
 /*
  * ci.c - detecting the CI system and the revisions it is about.
  */
-#define _GNU_SOURCE
 #include "ci.h"
 #include "str.h"
 #include "error.h"

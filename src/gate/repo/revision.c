@@ -1,7 +1,6 @@
 /*
  * revision.c - resolving and materializing revisions with libgit2.
  */
-#define _POSIX_C_SOURCE 200809L
 #include "revision.h"
 #include "cleanup.h"
 #include "error.h"

@@ -2,7 +2,6 @@
  * store.c - the history's files on a ref of their own: written, read,
  * united with another writer's and pushed, through libgit2.
  */
-#define _GNU_SOURCE
 #include "store.h"
 #include "error.h"
 #include "str.h"

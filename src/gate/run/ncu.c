@@ -1,7 +1,6 @@
 /*
  * ncu.c - a CUDA kernel's hardware metrics from Nsight Compute (ncu.h).
  */
-#define _GNU_SOURCE
 #include "ncu.h"
 #include "cuda.h"
 #include "csv.h"

@@ -2,7 +2,6 @@
  * pathcheck.c - whether a count was taken on the code the machine runs
  * (pathcheck.h).
  */
-#define _GNU_SOURCE
 #include "pathcheck.h"
 #include "elfcode.h"
 #include "fs.h"

@@ -6,7 +6,6 @@
  * watching which side runs user code through a pg_watch in shared memory
  * (fd 4 there), so that a hang or a crash is charged to the right side.
  */
-#define _GNU_SOURCE
 #include "run.h"
 #include "counter.h"
 #include "error.h"

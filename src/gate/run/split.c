@@ -2,7 +2,6 @@
  * split.c - a benchmark's two sides timed each in a process of its own
  * (split.h).
  */
-#define _GNU_SOURCE
 #include "split.h"
 #include "clock.h"
 #include "counter.h"
