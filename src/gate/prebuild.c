@@ -3,10 +3,12 @@
  */
 #include "prebuild.h"
 #include "str.h"
+#include "affected.h"
 #include "build.h"
 #include "fs.h"
 #include "catalog.h"
 #include "proc.h"
+#include "toolchain.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +79,34 @@ done:
     return 0;
 }
 
+/*
+ * What can be told here, with no compiler and no worker: 1 when benchmark
+ * `index` needs nothing built (its problem is kept, and so is each build
+ * of a side the change reaches, under keys told from what the compiler
+ * said before), its keys then in c->keys.  0 for a worker to build it.
+ */
+static int kept_ahead(pg_bench_ctx *c, size_t index)
+{
+    const pg_bench_config *b = &c->cfg->benchmarks[index];
+    pg_bench_keys k;
+    int s, err;
+
+    if (!pg_build_problem_kept(b, c->build_dir, c->cache))
+        return 0;
+    for (s = 0; s < 2; s++) {
+        err = pg_affected_key_kept(k.key[s], c->cache, b, c->rev[s].dir);
+        if (err < 0 || err == PG_AFFECTED_ASK)
+            return 0;
+        k.keyed[s] = err == 0;
+    }
+    for (s = 0; s < 2 && !pg_benchmark_unreached(c, &k); s++)
+        if (k.keyed[s] && !pg_cache_has(c->cache, k.key[s], "so"))
+            return 0;
+    c->keys[index] = k;
+    c->known[index] = 1;
+    return 1;
+}
+
 static int next_build(void *payload, int (**fn)(void *, int), void **task)
 {
     ahead *a = payload;
@@ -126,19 +156,27 @@ int pg_prebuild(pg_bench_ctx *c, const size_t *which, size_t n, int jobs)
     pg_proc_parallel pp;
     ahead a;
     size_t i, all = c->cfg->nbenchmarks;
-    int err;
+    int err, cuda = 0;
 
     memset(&a, 0, sizeof(a));
     a.c = c;
     a.tasks = pg_calloc(n + 1, sizeof(*a.tasks));
-    for (i = 0; i < n; i++) {
-        a.tasks[i].a = &a;
-        a.tasks[i].index = which[i];
-    }
-    a.total = n;
-    a.jobs = (size_t)jobs > n ? (int)n : jobs;
     c->keys = pg_calloc(all + 1, sizeof(*c->keys));
     c->known = pg_calloc(all + 1, 1);
+    /* Who compiles, asked here once rather than in every worker. */
+    for (i = 0; i < n; i++)
+        cuda |= !strcmp(c->cfg->benchmarks[which[i]].language, "cuda");
+    pg_toolchain_probe(cuda);
+    for (i = 0; i < n; i++)
+        if (!kept_ahead(c, which[i])) {
+            a.tasks[a.total].a = &a;
+            a.tasks[a.total++].index = which[i];
+        }
+    if (!a.total) {
+        free(a.tasks);
+        return 0;
+    }
+    a.jobs = (size_t)jobs > a.total ? (int)a.total : jobs;
 
     memset(&pp, 0, sizeof(pp));
     pp.jobs = a.jobs;
@@ -149,7 +187,7 @@ int pg_prebuild(pg_bench_ctx *c, const size_t *which, size_t n, int jobs)
     pp.task_done = build_done;
     pp.payload = &a;
     pg_progress_sayf(c->progress, "building: 0 of %zu benchmarks, %d at once",
-                     n, a.jobs);
+                     a.total, a.jobs);
     err = pg_proc_run_parallel(&pp);
     free(a.tasks);
     return err;

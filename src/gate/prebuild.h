@@ -3,7 +3,11 @@
  * measured, several compilers at once, into the build cache: the measuring
  * that follows takes every build from it, and no compiler runs beside it.
  *
- * Each benchmark is one task of pg_proc_run_parallel (proc.h): a
+ * What needs no compiler is told here first: a benchmark whose problem
+ * and reached builds are all in the cache, under keys told from what the
+ * compiler said before (pg_affected_key_kept), gets its keys and no
+ * worker, so that a warm run of forty benchmarks forks none.  Each other
+ * benchmark is one task of pg_proc_run_parallel (proc.h): a
  * supervised child that builds its problem and each side the change
  * reaches, and says over the message channel "k KEY KEY" (its keys, "-"
  * for none) and "c KEY" for each build it compiled.  What a worker could

@@ -5,8 +5,7 @@
 #include "error.h"
 #include "fs.h"
 #include "json.h"
-#include "proc.h"
-#include "sources.h"
+#include "toolchain.h"
 #include "str.h"
 
 #include <cjson/cJSON.h>
@@ -54,26 +53,6 @@ static char *cpuinfo_value(const char *cpuinfo, const char *key)
     return NULL;
 }
 
-/* The first line `cmd --version` prints, or "unknown". */
-static char *compiler_version(const char *cmd)
-{
-    const char *argv[3] = {cmd, "--version", NULL};
-    pg_proc_opts opts;
-    pg_proc_result res;
-    char *line = NULL;
-
-    memset(&opts, 0, sizeof(opts));
-    opts.timeout = 20;
-    if (pg_proc_run_argv(&res, (char *const *)argv, &opts) == 0) {
-        if (res.exited && !res.exit_code) {
-            const char *out = pg_str_cstr(&res.output);
-            line = pg_strdupf("%.*s", (int)strcspn(out, "\n"), out);
-        }
-        pg_proc_result_clear(&res);
-    }
-    return line ? line : pg_strdup("unknown");
-}
-
 void pg_record_machine_probe(pg_record_machine *out, const char *name)
 {
     char *cpuinfo = NULL, *cpu = NULL;
@@ -95,9 +74,7 @@ void pg_record_machine_probe(pg_record_machine *out, const char *name)
     free(cpu);
     out->cores = cores > 0 && cores < 1000000 ? (int)cores : 0;
     out->kernel = short_text(*u.release ? u.release : "unknown");
-    cpu = compiler_version(pg_sources_compiler());
-    out->compiler = short_text(cpu);
-    free(cpu);
+    out->compiler = short_text(pg_toolchain_cc_version());
     if (!name || !*name)
         name = getenv("PERFGATE_MACHINE");
     if (name && *name) {

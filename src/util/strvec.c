@@ -33,6 +33,14 @@ void pg_strvec_pushf(pg_strvec *sv, const char *fmt, ...)
     pg_strvec_push_owned(sv, pg_str_detach(&s));
 }
 
+void pg_strvec_append(pg_strvec *sv, const pg_strvec *from)
+{
+    size_t i;
+
+    for (i = 0; i < from->n; i++)
+        pg_strvec_push(sv, from->v[i]);
+}
+
 int pg_strvec_has(const pg_strvec *sv, const char *s)
 {
     size_t i;

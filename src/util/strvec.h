@@ -28,6 +28,9 @@ void pg_strvec_push_owned(pg_strvec *sv, char *s);
 void pg_strvec_pushf(pg_strvec *sv, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Appends a copy of each string of `from`, in order. */
+void pg_strvec_append(pg_strvec *sv, const pg_strvec *from);
+
 /* 1 when the list holds a string equal to `s`. */
 int pg_strvec_has(const pg_strvec *sv, const char *s);
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "affected.h"
+#include "plan.h"
 #include "cache.h"
 #include "config.h"
 #include "error.h"
@@ -258,7 +259,124 @@ static void a_side_without_the_source_has_no_key(void)
     world_clear(&w);
 }
 
+/* Two sources, for the plan's tests. */
+static const char two[] =
+    "version: 1\n"
+    "benchmarks:\n"
+    "  - {name: a, problem: reduce_sum, sources: [src/a.c, src/b.c],\n"
+    "     include: [inc, lib], cases: [{n: 1000}]%s}\n";
+
+/* The plan of the base tree's build of benchmark `form` with `extra`,
+ * which must have one. */
+static void plan_of(pg_plan *p, const world *w, const char *form,
+                    const char *extra)
+{
+    pg_config cfg;
+
+    config_of(&cfg, form, extra);
+    REQUIRE(pg_plan_make(p, &cfg.benchmarks[0], w->base) == 0);
+    pg_config_clear(&cfg);
+}
+
+/* 1 when `argv` holds `flag`. */
+static int has(const pg_strvec *argv, const char *flag)
+{
+    return pg_strvec_has(argv, flag);
+}
+
+/* One plan: each file with the command that compiles it, the link, and
+ * what follows the code; a file with flags of its own compiled apart. */
+static void a_plan_says_what_each_file_is_compiled_with(void)
+{
+    pg_plan p;
+    world w;
+
+    world_init(&w, 0);
+    put(w.base, "src/b.c", "int b(void) { return 1; }\n");
+    plan_of(&p, &w, two,
+            ", cflags: [-O2, -lfoo], file_cflags: {src/b.c: [-O0]}");
+    REQUIRE(p.nfiles == 2);
+    CHECK_STR(p.files[0].path, "src/a.c");
+    CHECK(p.files[0].kind == PG_PLAN_SOURCE);
+    CHECK(has(&p.files[0].argv, "-O2") && has(&p.files[0].argv, "-Iinc") &&
+          has(&p.files[0].argv, "-fno-semantic-interposition"));
+    CHECK(!has(&p.files[0].argv, "-O0") && !has(&p.files[0].argv, "-lfoo"));
+    CHECK_STR(p.files[1].path, "src/b.c");
+    CHECK(p.files[1].kind == PG_PLAN_APART);
+    CHECK(has(&p.files[1].argv, "-O2") && has(&p.files[1].argv, "-O0"));
+    /* The link: the compiler's flags, and how a library is linked; the
+     * library cflags names comes after the code, then -lm. */
+    CHECK(has(&p.link, "-shared") && has(&p.link, "-Wl,-Bsymbolic") &&
+          has(&p.link, "-Wl,--no-undefined") && has(&p.link, "-O2"));
+    REQUIRE(p.after.n == 2);
+    CHECK_STR(p.after.v[0], "-lfoo");
+    CHECK_STR(p.after.v[1], "-lm");
+    CHECK_STR(p.what, "src/a.c (and 1 more)");
+    pg_plan_clear(&p);
+    /* Interposable: a plain -shared build. */
+    plan_of(&p, &w, bench, ", symbols: interposable");
+    CHECK(!has(&p.files[0].argv, "-fno-semantic-interposition"));
+    CHECK(!has(&p.link, "-Wl,-Bsymbolic"));
+    pg_plan_clear(&p);
+    world_clear(&w);
+}
+
+/* The key is made of the plan: what perfgate adds to a build (here, the
+ * flags that keep a library's calls to itself inside it) changes the key
+ * as a user's flag does, with no version to bump by hand. */
+static void the_key_follows_the_plan(void)
+{
+    char local[PG_CACHE_ID], plain[PG_CACHE_ID], apart[PG_CACHE_ID];
+    pg_config cfg;
+    world w;
+
+    world_init(&w, 0);
+    key_of(local, w.cache, &w.cfg, w.base);
+    config(&cfg, ", symbols: interposable");
+    key_of(plain, w.cache, &cfg, w.base);
+    pg_config_clear(&cfg);
+    CHECK(strcmp(local, plain) != 0);
+    config(&cfg, ", file_cflags: {src/a.c: [-O0]}");
+    key_of(apart, w.cache, &cfg, w.base);
+    pg_config_clear(&cfg);
+    CHECK(strcmp(local, apart) != 0 && strcmp(plain, apart) != 0);
+    world_clear(&w);
+}
+
+/* Without the compiler, a key is told from a manifest that still holds,
+ * and from nothing else. */
+static void a_kept_key_needs_a_manifest_that_holds(void)
+{
+    char asked[PG_CACHE_ID], kept[PG_CACHE_ID];
+    const pg_bench_config *b;
+    pg_config opaque;
+    world w;
+
+    world_init(&w, 1);
+    b = &w.cfg.benchmarks[0];
+    CHECK(pg_affected_key_kept(kept, w.cache, b, w.base) == PG_AFFECTED_ASK);
+    key_of(asked, w.cache, &w.cfg, w.base);
+    REQUIRE(pg_affected_key_kept(kept, w.cache, b, w.base) == 0);
+    CHECK_STR(asked, kept);
+    /* A header the last answer read has changed: only the compiler can
+     * say what the build reads now. */
+    put(w.base, "lib/a.h", "#define SCALE 2.0f\n#include \"more.h\"\n");
+    put(w.base, "lib/more.h", "\n");
+    CHECK(pg_affected_key_kept(kept, w.cache, b, w.base) == PG_AFFECTED_ASK);
+    /* What cannot be keyed says so without asking either. */
+    config(&opaque, ", ldflags: [-lm]");
+    CHECK(pg_affected_key_kept(kept, w.cache, &opaque.benchmarks[0], w.base) ==
+          1);
+    pg_config_clear(&opaque);
+    world_clear(&w);
+}
+
 const pg_test pg_tests_affected[] = {
+    {"a_plan_says_what_each_file_is_compiled_with",
+     a_plan_says_what_each_file_is_compiled_with},
+    {"the_key_follows_the_plan", the_key_follows_the_plan},
+    {"a_kept_key_needs_a_manifest_that_holds",
+     a_kept_key_needs_a_manifest_that_holds},
     {"the_same_tree_has_the_same_key", the_same_tree_has_the_same_key},
     {"what_the_build_reads_changes_the_key",
      what_the_build_reads_changes_the_key},

@@ -3,12 +3,11 @@
  */
 #include "affected.h"
 #include "box.h"
-#include "cuda.h"
-#include "sources.h"
+#include "plan.h"
+#include "toolchain.h"
 #include "cache.h"
 #include "error.h"
 #include "fs.h"
-#include "function.h"
 #include "proc.h"
 #include "str.h"
 #include "strvec.h"
@@ -211,102 +210,6 @@ static int opaque(const pg_bench_config *b)
     return 0;
 }
 
-/* A compiler's identity into `doc`: the file PATH finds for `name`, its
- * size and time, and what it says of its version. */
-static void compiler_doc(pg_str *doc, const char *name, double timeout)
-{
-    const char *argv[3] = {name, "--version", NULL};
-    pg_proc_opts opts;
-    pg_proc_result res;
-    char *file = pg_path_search(name);
-    struct stat st;
-
-    pg_str_printf(doc, "compiler %s at %s", name, file ? file : "?");
-    if (file && stat(file, &st) == 0)
-        pg_str_printf(doc, " %lld %lld.%09ld", (long long)st.st_size,
-                      (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
-    free(file);
-    memset(&opts, 0, sizeof(opts));
-    opts.timeout = timeout;
-    if (pg_proc_run_argv(&res, (char *const *)argv, &opts) == 0) {
-        if (res.exited && !res.exit_code)
-            pg_str_printf(doc, "\n%s", pg_str_cstr(&res.output));
-        pg_proc_result_clear(&res);
-    }
-    pg_str_puts(doc, "\n");
-}
-
-/* The environment variables in `vars` that are set, into `doc`. */
-static void env_doc(pg_str *doc, const char *const *vars)
-{
-    for (; *vars; vars++)
-        if (getenv(*vars))
-            pg_str_printf(doc, "%s=%s\n", *vars, getenv(*vars));
-}
-
-/*
- * Who compiles: $CC (or cc) and the environment variables that move its
- * search paths.  Asked once a process.
- */
-static const char *compiler_id(double timeout)
-{
-    static char id[PG_CACHE_ID];
-    static const char *const vars[] = {"CPATH",
-                                       "C_INCLUDE_PATH",
-                                       "LIBRARY_PATH",
-                                       "COMPILER_PATH",
-                                       "GCC_EXEC_PREFIX",
-                                       "GCC_COMPARE_DEBUG",
-                                       "SOURCE_DATE_EPOCH",
-                                       NULL};
-    pg_str doc = PG_STR_INIT;
-
-    if (*id)
-        return id;
-    compiler_doc(&doc, pg_sources_compiler(), timeout);
-    env_doc(&doc, vars);
-    pg_cache_id(id, doc.ptr, doc.size);
-    pg_str_clear(&doc);
-    return id;
-}
-
-/*
- * Who compiles CUDA: nvcc, the host compilers it runs (gcc and g++ as PATH
- * finds them, or where NVCC_CCBIN says), and the variables nvcc reads.
- * Asked once a process.
- */
-static const char *nvcc_id(double timeout)
-{
-    static char id[PG_CACHE_ID];
-    static const char *const vars[] = {"NVCC_PREPEND_FLAGS",
-                                       "NVCC_APPEND_FLAGS",
-                                       "NVCC_CCBIN",
-                                       "CPATH",
-                                       "CPLUS_INCLUDE_PATH",
-                                       "C_INCLUDE_PATH",
-                                       "LIBRARY_PATH",
-                                       "COMPILER_PATH",
-                                       "GCC_EXEC_PREFIX",
-                                       "SOURCE_DATE_EPOCH",
-                                       NULL};
-    const char *ccbin = getenv("NVCC_CCBIN");
-    pg_str doc = PG_STR_INIT;
-
-    if (*id)
-        return id;
-    compiler_doc(&doc, pg_cuda_nvcc(), timeout);
-    if (ccbin && *ccbin) {
-        compiler_doc(&doc, ccbin, timeout);
-    } else {
-        compiler_doc(&doc, "gcc", timeout);
-        compiler_doc(&doc, "g++", timeout);
-    }
-    env_doc(&doc, vars);
-    pg_cache_id(id, doc.ptr, doc.size);
-    pg_str_clear(&doc);
-    return id;
-}
-
 /*
  * Appends to `deps` the files that compiling `file` in `dir` with the
  * arguments `a` (the compiler and its flags) reads, as the compiler reports
@@ -366,7 +269,7 @@ static int file_deps(pg_strvec *deps, const pg_strvec *a, const char *dir,
 typedef struct inputs {
     pg_cache *cache;
     const char *dir; /* the side's tree; NULL: no tree (a problem) */
-    double timeout;
+    double timeout;  /* for the compiler; negative: it is not to be asked */
     pg_str doc;      /* what names the manifest: flags, files, compiler */
     pg_strvec files; /* the files compiled, as the compiler is given them */
     pg_strvec args;  /* per file: the compiler and its flags, "\n"-joined */
@@ -694,6 +597,8 @@ static int inputs_key(char key[PG_CACHE_ID], inputs *in,
     if (pg_cache_get(in->cache, mkey, "deps", &kept, &len) &&
         manifest_holds(in, kept)) {
         pg_str_puts(&lines, kept);
+    } else if (in->timeout < 0) {
+        err = PG_AFFECTED_ASK;
     } else {
         pg_strvec deps = PG_STRVEC_INIT;
         for (i = 0; i < in->files.n && !err; i++) {
@@ -727,7 +632,9 @@ static int inputs_key(char key[PG_CACHE_ID], inputs *in,
     }
     pg_str_clear(&lines);
     pg_str_clear(&all);
-    return err == PG_ERR_INTERRUPTED ? err : err ? 1 : 0;
+    return err == PG_ERR_INTERRUPTED || err == PG_AFFECTED_ASK ? err
+           : err                                               ? 1
+                                                               : 0;
 }
 
 static void inputs_init(inputs *in, pg_cache *cache, const char *dir,
@@ -737,11 +644,11 @@ static void inputs_init(inputs *in, pg_cache *cache, const char *dir,
     in->cache = cache;
     in->dir = dir;
     in->timeout = timeout;
-    /* The version of what perfgate adds to a build, as well as of the
-     * manifest: 2, manifests list every directory where a header could
-     * shadow; 3, solutions are linked with --no-undefined. */
-    pg_str_printf(&in->doc, "perfgate %s 3 %s\n%s\n", what, PG_VERSION,
-                  compiler_id(timeout));
+    /* What perfgate adds to a build is in the plan the key is made of;
+     * the number is the manifest's form (2: it lists every directory
+     * where a header could shadow one read). */
+    pg_str_printf(&in->doc, "perfgate %s 2 %s\n%s\n", what, PG_VERSION,
+                  pg_toolchain_cc_id());
     /* What pass_env: lets into the box reaches the compiler too. */
     pg_box_describe_env(&in->doc);
 }
@@ -753,38 +660,40 @@ static void inputs_clear(inputs *in)
     pg_strvec_clear(&in->args);
 }
 
-/* Adds a file the build compiles: its name and id, and how it is asked. */
-static int add_compiled(inputs *in, const pg_bench_config *b, const char *file)
+/* Adds a file the plan compiles: its name and id, and how it is asked. */
+static int add_compiled(inputs *in, const pg_plan_file *f)
 {
-    const pg_file_flags *f = pg_sources_file_flags(b, file);
-    pg_strvec a = PG_STRVEC_INIT;
     char id[PG_CACHE_ID];
     size_t i;
     int stable;
-    char *p = locate(in, file, &stable);
+    char *p = locate(in, f->path, &stable);
 
     if (!p || pg_cache_file_id(in->cache, id, p, stable) < 0) {
         free(p);
         return -1;
     }
     free(p);
-    if (!strcmp(b->language, "cuda"))
-        pg_sources_cuda_args(&a, b);
-    else
-        pg_strvec_push(&a, pg_sources_compiler());
-    for (i = 0; i < b->ncflags; i++)
-        pg_strvec_push(&a, b->cflags[i]);
-    if (f)
-        for (i = 0; i < f->nflags; i++)
-            pg_strvec_push(&a, f->flags[i]);
-    for (i = 0; i < b->ninclude; i++)
-        pg_strvec_pushf(&a, "-I%s", b->include[i]);
-    pg_str_printf(&in->doc, "file %s %s\n", id, file);
-    for (i = 0; i < a.n; i++)
-        pg_str_printf(&in->doc, "  %s\n", a.v[i]);
-    add_file(in, file, &a);
-    pg_strvec_clear(&a);
+    pg_str_printf(&in->doc, "file %s %s\n", id, f->path);
+    for (i = 0; i < f->argv.n; i++)
+        pg_str_printf(&in->doc, "  %s\n", f->argv.v[i]);
+    add_file(in, f->path, &f->argv);
     return 0;
+}
+
+/* The rest of the plan into `doc`: the link, what follows the code, and
+ * batch:'s wrapper. */
+static void link_doc(pg_str *doc, const pg_plan *p)
+{
+    size_t i;
+
+    pg_str_puts(doc, "link\n");
+    for (i = 0; i < p->link.n; i++)
+        pg_str_printf(doc, "  %s\n", p->link.v[i]);
+    pg_str_puts(doc, "after\n");
+    for (i = 0; i < p->after.n; i++)
+        pg_str_printf(doc, "  %s\n", p->after.v[i]);
+    if (p->batch)
+        pg_str_printf(doc, "batch\n%s\n", p->batch);
 }
 
 /*
@@ -809,29 +718,24 @@ static int search_dir_doubt(const char *side_dir, const char *dir,
     return doubt;
 }
 
-int pg_affected_key(char key[PG_CACHE_ID], pg_cache *cache,
-                    const pg_bench_config *b, const char *side_dir,
-                    double timeout)
+/* pg_affected_key, or pg_affected_key_kept when `timeout` is negative. */
+static int build_key(char key[PG_CACHE_ID], pg_cache *cache,
+                     const pg_bench_config *b, const char *side_dir,
+                     double timeout)
 {
-    pg_strvec files = PG_STRVEC_INIT, search = PG_STRVEC_INIT;
-    char *message = NULL;
+    pg_strvec search = PG_STRVEC_INIT;
+    pg_plan p;
     inputs in;
     size_t i;
-    int err, missing = 0;
+    int err;
 
     if (opaque(b))
         return 1;
     inputs_init(&in, cache, side_dir, timeout, "build");
-    pg_str_printf(&in.doc, "language %s\ninterposable %d\n", b->language,
-                  b->interposable);
     if (!strcmp(b->language, "cuda"))
-        pg_str_printf(&in.doc, "%s\n", nvcc_id(timeout));
-    /* batch:'s wrapper is compiled in too. */
-    if (b->function && b->function->batch_source)
-        pg_str_printf(&in.doc, "batch\n%s\n", b->function->batch_source);
-    /* The files the build would compile, or doubt when it would not. */
-    err = pg_sources_find(&files, &missing, &message, b, side_dir) ? 1 : 0;
-    free(message);
+        pg_str_printf(&in.doc, "%s\n", pg_toolchain_nvcc_id());
+    /* What the build would run, or doubt when it would not. */
+    err = pg_plan_make(&p, b, side_dir);
     for (i = 0; i < b->ninclude; i++)
         pg_strvec_push(&search, b->include[i]);
     /* And every directory an include flag adds, in any list of flags. */
@@ -840,21 +744,36 @@ int pg_affected_key(char key[PG_CACHE_ID], pg_cache *cache,
         read_flags(&search, b->file_cflags[i].flags, b->file_cflags[i].nflags);
     for (i = 0; !err && i < search.n; i++)
         err = search_dir_doubt(side_dir, search.v[i], i < b->ninclude);
-    for (i = 0; !err && i < files.n; i++)
-        err = add_compiled(&in, b, files.v[i]) ? 1 : 0;
-    for (i = 0; !err && i < b->nadapters; i++)
-        err = add_compiled(&in, b, b->adapters[i]) ? 1 : 0;
-    if (!err)
+    for (i = 0; !err && i < p.nfiles; i++)
+        err = add_compiled(&in, &p.files[i]) ? 1 : 0;
+    if (!err) {
+        link_doc(&in.doc, &p);
         err = inputs_key(key, &in, &search);
+    }
+    pg_plan_clear(&p);
     inputs_clear(&in);
-    pg_strvec_clear(&files);
     pg_strvec_clear(&search);
     return err;
 }
 
-int pg_affected_problem_key(char key[PG_CACHE_ID], pg_cache *cache,
-                            const pg_strvec *argv, const char *source,
-                            double timeout)
+int pg_affected_key(char key[PG_CACHE_ID], pg_cache *cache,
+                    const pg_bench_config *b, const char *side_dir,
+                    double timeout)
+{
+    return build_key(key, cache, b, side_dir, timeout < 0 ? 0 : timeout);
+}
+
+int pg_affected_key_kept(char key[PG_CACHE_ID], pg_cache *cache,
+                         const pg_bench_config *b, const char *side_dir)
+{
+    return build_key(key, cache, b, side_dir, -1);
+}
+
+/* pg_affected_problem_key, or pg_affected_problem_key_kept when `timeout`
+ * is negative. */
+static int problem_key(char key[PG_CACHE_ID], pg_cache *cache,
+                       const pg_strvec *argv, const char *source,
+                       double timeout)
 {
     char id[PG_CACHE_ID];
     pg_strvec none = PG_STRVEC_INIT;
@@ -876,73 +795,35 @@ int pg_affected_problem_key(char key[PG_CACHE_ID], pg_cache *cache,
     return err;
 }
 
-/*
- * The programs a shell command names that PATH finds (cmake, make, ninja,
- * the compilers it calls by name): each one's file, size and time into
- * `doc`.  Words are runs of the characters a program's name has.
- */
-static void tools_doc(pg_str *doc, const char *command)
+int pg_affected_problem_key(char key[PG_CACHE_ID], pg_cache *cache,
+                            const pg_strvec *argv, const char *source,
+                            double timeout)
 {
-    static const char name_chars[] = "abcdefghijklmnopqrstuvwxyz"
-                                     "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                     "0123456789_.+-";
-    pg_strvec seen = PG_STRVEC_INIT;
-    const char *p = command;
+    return problem_key(key, cache, argv, source, timeout < 0 ? 0 : timeout);
+}
 
-    while (*p && seen.n < 64) {
-        size_t n = strspn(p, name_chars);
-        char *word, *file;
-        struct stat st;
-
-        if (!n) {
-            p++;
-            continue;
-        }
-        word = pg_strdupf("%.*s", (int)n, p);
-        p += n;
-        if (word[0] == '-' || pg_strvec_has(&seen, word)) {
-            free(word);
-            continue;
-        }
-        pg_strvec_push(&seen, word);
-        if ((file = pg_path_search(word)) && stat(file, &st) == 0)
-            pg_str_printf(doc, "tool %s at %s %lld %lld.%09ld\n", word, file,
-                          (long long)st.st_size, (long long)st.st_mtim.tv_sec,
-                          st.st_mtim.tv_nsec);
-        free(file);
-        free(word);
-    }
-    pg_strvec_clear(&seen);
+int pg_affected_problem_key_kept(char key[PG_CACHE_ID], pg_cache *cache,
+                                 const pg_strvec *argv, const char *source)
+{
+    return problem_key(key, cache, argv, source, -1);
 }
 
 int pg_affected_project_key(char key[PG_CACHE_ID], const char *tree,
-                            const pg_strvec *earlier, const char *command,
-                            double timeout)
+                            const pg_strvec *earlier, const char *command)
 {
-    static char tools[PG_CACHE_ID];
     pg_str doc = PG_STR_INIT;
     const char *why;
     size_t i;
 
     if (!tree || !*tree)
         return 1;
-    if (!*tools) {
-        /* What CMake and configure scripts find by themselves. */
-        static const char *const cc[] = {"cc", "c++", "gcc", "g++",
-                                         "ld", "ar",  NULL};
-
-        for (i = 0; cc[i]; i++)
-            compiler_doc(&doc, cc[i], timeout);
-        pg_cache_id(tools, doc.ptr, doc.size);
-        pg_str_reset(&doc);
-    }
     pg_str_printf(&doc, "perfgate project 1 %s\ntree %s\n", PG_VERSION, tree);
     for (i = 0; earlier && i < earlier->n; i++)
         pg_str_printf(&doc, "after %s\n", earlier->v[i]);
     pg_str_printf(&doc, "command %s\n", command);
     pg_str_printf(&doc, "boxed %d\n%s\n%s\n", pg_box_ready(&why),
-                  compiler_id(timeout), tools);
-    tools_doc(&doc, command);
+                  pg_toolchain_cc_id(), pg_toolchain_project_id());
+    pg_toolchain_tools_doc(&doc, command);
     pg_box_describe_kept_env(&doc);
     pg_cache_id(key, doc.ptr, doc.size);
     pg_str_clear(&doc);

@@ -37,6 +37,20 @@ int pg_affected_key(char key[PG_CACHE_ID], pg_cache *cache,
                     double timeout);
 
 /*
+ * What the _kept forms answer when only the compiler could tell the key:
+ * what it reads was never asked with these flags, or has changed since.
+ */
+#define PG_AFFECTED_ASK 2
+
+/*
+ * pg_affected_key without asking the compiler: from what it said before,
+ * while that still holds, else PG_AFFECTED_ASK.  Cheap (no process is
+ * started), so that a run can tell which builds need a compiler at all.
+ */
+int pg_affected_key_kept(char key[PG_CACHE_ID], pg_cache *cache,
+                         const pg_bench_config *b, const char *side_dir);
+
+/*
  * The key of a problem plugin compiled from `source` by `argv` (the
  * compiler and its flags, without output or link arguments).  As
  * pg_affected_key.
@@ -44,6 +58,11 @@ int pg_affected_key(char key[PG_CACHE_ID], pg_cache *cache,
 int pg_affected_problem_key(char key[PG_CACHE_ID], pg_cache *cache,
                             const pg_strvec *argv, const char *source,
                             double timeout);
+
+/* pg_affected_problem_key without asking the compiler, as
+ * pg_affected_key_kept. */
+int pg_affected_problem_key_kept(char key[PG_CACHE_ID], pg_cache *cache,
+                                 const pg_strvec *argv, const char *source);
 
 /*
  * The key of a project's own build `command` run in a checkout of `tree`
@@ -55,7 +74,6 @@ int pg_affected_problem_key(char key[PG_CACHE_ID], pg_cache *cache,
  * working tree).
  */
 int pg_affected_project_key(char key[PG_CACHE_ID], const char *tree,
-                            const pg_strvec *earlier, const char *command,
-                            double timeout);
+                            const pg_strvec *earlier, const char *command);
 
 #endif

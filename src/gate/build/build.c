@@ -8,12 +8,13 @@
 #include "catalog.h"
 #include "fs.h"
 #include "proc.h"
+#include "plan.h"
 #include "sources.h"
+#include "toolchain.h"
 #include "str.h"
 #include "strvec.h"
 #include "clock.h"
 
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -202,7 +203,7 @@ int pg_build_project(pg_build *out, const char *command, const char *side_dir,
      * (which alone knows how it takes flags); and which side it is. */
     pg_strvec_push(&a, "env");
     pg_strvec_pushf(&a, "PERFGATE_SIDE=%s", side);
-    pg_strvec_pushf(&a, "PERFGATE_CC=%s", pg_sources_compiler());
+    pg_strvec_pushf(&a, "PERFGATE_CC=%s", pg_toolchain_cc());
     pg_strvec_push(&a, "PERFGATE_CFLAGS=-fPIC -fno-semantic-interposition");
     pg_strvec_push(&a, "PERFGATE_LDFLAGS=-Wl,-Bsymbolic");
     pg_strvec_push(&a, "sh");
@@ -227,218 +228,6 @@ done:
     return err;
 }
 
-/* The compiler and the flags every file of `b` is compiled with. */
-/* cflags' i-th flag names a library to link (-lop, or -l op with the
- * next): 1 for -lop, 2 for the pair; 0 for any other flag. */
-static int library_flag(const pg_bench_config *b, size_t i)
-{
-    const char *f = b->cflags[i];
-
-    if (strncmp(f, "-l", 2))
-        return 0;
-    return f[2] ? 1 : i + 1 < b->ncflags ? 2 : 1;
-}
-
-/* The compiler and cflags, but the libraries they name, which a link
- * needs after the code that calls into them (link_libraries()). */
-static void compiler_args(pg_strvec *a, const pg_bench_config *b,
-                          const pg_strvec *includes)
-{
-    size_t i;
-
-    if (!strcmp(b->language, "cuda")) {
-        pg_sources_cuda_args(a, b);
-    } else {
-        const char *cxx = getenv("CXX");
-        pg_strvec_push(a, strcmp(b->language, "c++") ? pg_sources_compiler()
-                          : cxx && *cxx              ? cxx
-                                                     : "c++");
-        pg_strvec_push(a, "-fPIC");
-        if (!b->interposable)
-            pg_strvec_push(a, "-fno-semantic-interposition");
-    }
-    for (i = 0; i < b->ncflags; i++) {
-        int lib = library_flag(b, i);
-        if (lib)
-            i += (size_t)lib - 1;
-        else
-            pg_strvec_push(a, b->cflags[i]);
-    }
-    for (i = 0; i < includes->n; i++)
-        pg_strvec_pushf(a, "-I%s", includes->v[i]);
-}
-
-/* The libraries cflags name (-lop), in their order, after the code: a
- * static archive before the objects that need it would give nothing. */
-static void link_libraries(pg_strvec *a, const pg_bench_config *b)
-{
-    size_t i;
-    int k;
-
-    for (i = 0; i < b->ncflags; i++) {
-        int lib = library_flag(b, i);
-        for (k = 0; k < lib; k++)
-            pg_strvec_push(a, b->cflags[i + (size_t)k]);
-        if (lib)
-            i += (size_t)lib - 1;
-    }
-}
-
-/*
- * Compiles the files that file_cflags gives flags of their own, each to an
- * object in `out_dir`, and takes them out of `files` (their objects are
- * added to `objects`).  0, or negative when perfgate failed; a file that
- * does not compile leaves out->ok 0.
- */
-/* One side's build of one benchmark. */
-typedef struct job {
-    const pg_bench_config *b;
-    const char *side_dir, *out_dir, *tag;
-    double timeout;
-    pg_strvec includes; /* resolved in the side's tree */
-} job;
-
-static int compile_apart(pg_build *out, pg_strvec *files, pg_strvec *objects,
-                         const job *j)
-{
-    const pg_bench_config *b = j->b;
-    pg_strvec rest = PG_STRVEC_INIT;
-    size_t i, k;
-    int err = 0;
-
-    out->ok = 1;
-    for (i = 0; i < files->n && out->ok && !err; i++) {
-        const pg_file_flags *f = pg_sources_file_flags(b, files->v[i]);
-        pg_strvec a = PG_STRVEC_INIT;
-        if (!f) {
-            pg_strvec_push(&rest, files->v[i]);
-            continue;
-        }
-        compiler_args(&a, b, &j->includes);
-        for (k = 0; k < f->nflags; k++)
-            pg_strvec_push(&a, f->flags[k]);
-        pg_strvec_push(&a, "-c");
-        pg_strvec_push(&a, "-o");
-        pg_strvec_pushf(&a, "%s/%s.%s.%zu.o", j->out_dir, b->name, j->tag, i);
-        pg_strvec_push(objects, a.v[a.n - 1]);
-        pg_strvec_push(&a, files->v[i]);
-        err =
-            compile(out, &a, j->side_dir, j->out_dir, files->v[i], j->timeout);
-        pg_strvec_clear(&a);
-    }
-    pg_strvec_clear(files);
-    *files = rest;
-    return err;
-}
-
-/* Appends to `out` the files under `dir` (`rel` below the tree) that could
- * be a library: archives and shared libraries, at most *left of them. */
-static void libraries_in(pg_str *out, const char *dir, const char *rel,
-                         int depth, int *left)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-
-    if (!d)
-        return;
-    while (*left > 0 && (e = readdir(d))) {
-        const char *n = e->d_name;
-        size_t len = strlen(n);
-        char *path, *sub;
-        if (!strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, ".git"))
-            continue;
-        path = pg_path_join(dir, n);
-        sub = *rel ? pg_strdupf("%s/%s", rel, n) : pg_strdup(n);
-        if (e->d_type == DT_DIR && depth < 6)
-            libraries_in(out, path, sub, depth + 1, left);
-        else if (e->d_type == DT_REG &&
-                 ((len > 2 && !strcmp(n + len - 2, ".a")) ||
-                  strstr(n, ".so"))) {
-            pg_str_printf(out, "%s%s", out->size ? ", " : "", sub);
-            (*left)--;
-        }
-        free(path);
-        free(sub);
-    }
-    closedir(d);
-}
-
-/* Why no library was found: what was asked for, and what the build made. */
-static char *no_library(const pg_bench_config *b, const char *side_dir)
-{
-    pg_str asked = PG_STR_INIT, made = PG_STR_INIT;
-    size_t i;
-    int left = 8;
-    char *msg;
-
-    for (i = 0; i < b->nlibraries; i++)
-        pg_str_printf(&asked, "%s'%s'",
-                      i ? (i + 1 == b->nlibraries ? " or " : ", ") : "",
-                      b->libraries[i]);
-    libraries_in(&made, side_dir, "", 0, &left);
-    msg = pg_strdupf("the build command did not make %s; %s%s%s",
-                     pg_str_cstr(&asked),
-                     made.size ? "it made "
-                               : "it made no archive (.a) or "
-                                 "shared library (.so) at all",
-                     pg_str_cstr(&made),
-                     made.size ? " (name the one to use in 'library', or "
-                                 "list the names it had across history)"
-                               : "");
-    pg_str_clear(&asked);
-    pg_str_clear(&made);
-    return msg;
-}
-
-/*
- * The project's library, when its build made one: a shared library is
- * used as it is (*use_as_is), an archive or object is linked in.  0, or 1
- * with out->message.
- */
-static int project_library(pg_build *out, pg_strvec *link, int *use_as_is,
-                           const pg_bench_config *b, const char *side_dir)
-{
-    char *path, *lib;
-    const char *base;
-
-    *use_as_is = 0;
-    if (!b->library)
-        return 0;
-    if (!(lib = pg_sources_library(b, side_dir))) {
-        out->message = no_library(b, side_dir);
-        return 1;
-    }
-    path = pg_path_join(side_dir, lib);
-    base = strrchr(lib, '/') ? strrchr(lib, '/') + 1 : lib;
-    if (pg_path_inside(side_dir, path) != 1)
-        out->message = pg_sources_outside(lib, "library");
-    else if (strstr(base, ".so") && (b->nsources || b->nadapters))
-        out->message = pg_strdupf(
-            "%s is a shared library, which perfgate loads as it is; to "
-            "compile sources or adapters with the project, have its build "
-            "make a static archive (.a) and name that",
-            lib);
-    else if (strstr(base, ".so")) {
-        *use_as_is = 1;
-        out->lib = path;
-        out->ok = 1;
-        free(lib);
-        return 0;
-    } else {
-        int archive =
-            strlen(base) > 2 && !strcmp(base + strlen(base) - 2, ".a");
-        /* All of it: the function timed may be one nothing else calls. */
-        if (archive)
-            pg_strvec_push(link, "-Wl,--whole-archive");
-        pg_strvec_push(link, path);
-        if (archive)
-            pg_strvec_push(link, "-Wl,--no-whole-archive");
-    }
-    free(path);
-    free(lib);
-    return out->message ? 1 : 0;
-}
-
 /*
  * Where a side's builds go: a directory of its own under `out_dir`, so
  * that one side's boxed compiler cannot write the other's library.
@@ -451,49 +240,83 @@ static char *side_out_dir(const char *out_dir, const char *tag)
     return dir;
 }
 
+/*
+ * Compiles the files of plan `p` that have flags of their own, each to
+ * an object in `dir` (their names into `objects`).  0, or negative when
+ * perfgate failed; a file that does not compile leaves out->ok 0.
+ */
+static int compile_apart(pg_build *out, pg_strvec *objects, const pg_plan *p,
+                         const char *side_dir, const char *dir,
+                         const char *name, double timeout)
+{
+    size_t i;
+    int err = 0;
+
+    out->ok = 1;
+    for (i = 0; i < p->nfiles && out->ok && !err; i++) {
+        const pg_plan_file *f = &p->files[i];
+        pg_strvec a = PG_STRVEC_INIT;
+        if (f->kind != PG_PLAN_APART)
+            continue;
+        pg_strvec_append(&a, &f->argv);
+        pg_strvec_push(&a, "-c");
+        pg_strvec_push(&a, "-o");
+        pg_strvec_pushf(&a, "%s/%s.%zu.o", dir, name, i);
+        pg_strvec_push(objects, a.v[a.n - 1]);
+        pg_strvec_push(&a, f->path);
+        err = compile(out, &a, side_dir, dir, f->path, timeout);
+        pg_strvec_clear(&a);
+    }
+    return err;
+}
+
+/* Appends to `a` the plan's files of `kind`. */
+static void files_of(pg_strvec *a, const pg_plan *p, pg_plan_kind kind)
+{
+    size_t i;
+
+    for (i = 0; i < p->nfiles; i++)
+        if (p->files[i].kind == kind)
+            pg_strvec_push(a, p->files[i].path);
+}
+
 int pg_build_solution(pg_build *out, const pg_bench_config *b,
                       const char *side_dir, const char *out_dir,
                       const char *tag, double timeout)
 {
-    pg_strvec a = PG_STRVEC_INIT, files = PG_STRVEC_INIT;
-    pg_strvec objects = PG_STRVEC_INIT, library = PG_STRVEC_INIT;
-    pg_str what = PG_STR_INIT;
+    pg_strvec a = PG_STRVEC_INIT, objects = PG_STRVEC_INIT;
     char *own = side_out_dir(out_dir, tag);
-    job j = {b, side_dir, own, tag, timeout, PG_STRVEC_INIT};
-    size_t i;
-    int err = 0, as_is;
+    char *name = pg_strdupf("%s.%s", b->name, tag);
+    pg_plan p;
+    int err = 0;
 
     memset(out, 0, sizeof(*out));
-    j.timeout = timeout > 0 ? timeout : PROBLEM_TIMEOUT;
-    if (pg_sources_find(&files, &out->missing, &out->message, b, side_dir) ||
-        project_library(out, &library, &as_is, b, side_dir) || as_is ||
-        pg_sources_includes(&j.includes, &out->message, b, side_dir))
+    timeout = timeout > 0 ? timeout : PROBLEM_TIMEOUT;
+    if (pg_plan_make(&p, b, side_dir)) {
+        out->missing = p.missing;
+        out->message = pg_strdup(p.message);
         goto done;
-    if ((err = compile_apart(out, &files, &objects, &j)) < 0 || !out->ok)
+    }
+    if (p.shared) {
+        out->lib = pg_strdup(p.shared);
+        out->ok = 1;
+        goto done;
+    }
+    err = compile_apart(out, &objects, &p, side_dir, own, name, timeout);
+    if (err < 0 || !out->ok)
         goto done;
     out->ok = 0;
-    out->lib = pg_strdupf("%s/%s.%s.so", own, b->name, tag);
-    compiler_args(&a, b, &j.includes);
-    pg_strvec_push(&a, "-shared");
-    if (strcmp(b->language, "cuda") && !b->interposable)
-        pg_strvec_push(&a, "-Wl,-Bsymbolic");
-    /* A function called and defined nowhere fails here, named, rather
-     * than when the library is loaded (which would refuse it too). */
-    if (strcmp(b->language, "cuda"))
-        pg_strvec_push(&a, "-Wl,--no-undefined");
+    out->lib = pg_strdupf("%s/%s.so", own, name);
+    pg_strvec_append(&a, &p.link);
     pg_strvec_push(&a, "-o");
     pg_strvec_push(&a, out->lib);
-    for (i = 0; i < files.n; i++)
-        pg_strvec_push(&a, files.v[i]);
-    for (i = 0; i < objects.n; i++)
-        pg_strvec_push(&a, objects.v[i]);
-    for (i = 0; i < b->nadapters; i++)
-        pg_strvec_push(&a, b->adapters[i]);
-    if (b->function && b->function->batch_source) {
+    files_of(&a, &p, PG_PLAN_SOURCE);
+    pg_strvec_append(&a, &objects);
+    files_of(&a, &p, PG_PLAN_ADAPTER);
+    if (p.batch) {
         /* batch:'s wrapper, beside the side's own code. */
         char *w = pg_strdupf("%s/%s.batch.c", own, b->name);
-        if (pg_write_file(w, b->function->batch_source,
-                          strlen(b->function->batch_source), 0) < 0) {
+        if (pg_write_file(w, p.batch, strlen(p.batch), 0) < 0) {
             err = pg_error_set(PG_ERR_GENERIC, "cannot write %s", w);
             free(w);
             goto done;
@@ -501,29 +324,14 @@ int pg_build_solution(pg_build *out, const pg_bench_config *b,
         pg_strvec_push(&a, w);
         free(w);
     }
-    for (i = 0; i < library.n; i++)
-        pg_strvec_push(&a, library.v[i]);
-    link_libraries(&a, b);
-    for (i = 0; i < b->nldflags; i++)
-        pg_strvec_push(&a, b->ldflags[i]);
-    pg_strvec_push(&a, "-lm");
-    if (files.n + objects.n)
-        pg_str_printf(&what, "%s", b->nsources ? b->sources[0] : "");
-    else if (b->nadapters)
-        pg_str_printf(&what, "adapter %s", b->adapters[0]);
-    else
-        pg_str_printf(&what, "%s", b->library ? b->library : b->name);
-    if (b->nsources > 1)
-        pg_str_printf(&what, " (and %zu more)", b->nsources - 1);
-    err = compile(out, &a, side_dir, j.out_dir, pg_str_cstr(&what), j.timeout);
+    pg_strvec_append(&a, &p.after);
+    err = compile(out, &a, side_dir, own, p.what, timeout);
 done:
+    pg_plan_clear(&p);
     free(own);
-    pg_strvec_clear(&j.includes);
-    pg_str_clear(&what);
+    free(name);
     pg_strvec_clear(&a);
-    pg_strvec_clear(&files);
     pg_strvec_clear(&objects);
-    pg_strvec_clear(&library);
     return err;
 }
 
@@ -546,7 +354,7 @@ int pg_build_preprocess(pg_build *out, char **text, const pg_bench_config *b,
     }
     if (pg_sources_includes(&includes, &out->message, b, side_dir))
         goto done;
-    compiler_args(&a, b, &includes);
+    pg_plan_compiler(&a, b, &includes);
     pg_strvec_push(&a, "-E");
     pg_strvec_push(&a, "-P");
     pg_strvec_push(&a, "-w");
@@ -595,28 +403,56 @@ void pg_build_keep(pg_cache *cache, const char *key, const pg_build *build)
         pg_cache_put_file(cache, key, "so", build->lib);
 }
 
+/*
+ * The source of `b`'s problem (*src, a new string; a function's problem is
+ * generated, and written into `out_dir`) and the compiler and flags it is
+ * compiled with, into `a`.  0, or negative when it cannot be written.
+ */
+static int problem_plan(char **src, pg_strvec *a, const pg_bench_config *b,
+                        const char *out_dir)
+{
+    int err = 0;
+
+    *src = pg_catalog_source(b);
+    if (b->function) {
+        free(*src);
+        *src = pg_strdupf("%s/%s.problem.c", out_dir, b->name);
+        err = pg_write_file(*src, b->function->source,
+                            strlen(b->function->source), 0);
+    }
+    pg_strvec_push(a, pg_toolchain_cc());
+    pg_strvec_push(a, "-O2");
+    pg_strvec_push(a, "-std=c11");
+    pg_strvec_pushf(a, "-I%s/include", pg_catalog_data_dir());
+    return err;
+}
+
+int pg_build_problem_kept(const pg_bench_config *b, const char *out_dir,
+                          pg_cache *cache)
+{
+    pg_strvec a = PG_STRVEC_INIT;
+    char *src = NULL, key[PG_CACHE_ID];
+    int kept = problem_plan(&src, &a, b, out_dir) == 0 &&
+               pg_affected_problem_key_kept(key, cache, &a, src) == 0 &&
+               pg_cache_has(cache, key, "problem.so");
+
+    pg_strvec_clear(&a);
+    free(src);
+    return kept;
+}
+
 int pg_build_problem(char **out_lib, const pg_bench_config *b,
                      const char *out_dir, pg_cache *cache)
 {
     pg_strvec a = PG_STRVEC_INIT;
     pg_build build;
-    char *src = pg_catalog_source(b), key[PG_CACHE_ID];
+    char *src = NULL, key[PG_CACHE_ID];
     int err, keyed = 0;
 
     memset(&build, 0, sizeof(build));
     *out_lib = pg_strdupf("%s/%s.problem.so", out_dir, b->name);
-    /* A function's problem is generated: written beside its library. */
-    if (b->function) {
-        free(src);
-        src = pg_strdupf("%s/%s.problem.c", out_dir, b->name);
-        if ((err = pg_write_file(src, b->function->source,
-                                 strlen(b->function->source), 0)) < 0)
-            goto done;
-    }
-    pg_strvec_push(&a, pg_sources_compiler());
-    pg_strvec_push(&a, "-O2");
-    pg_strvec_push(&a, "-std=c11");
-    pg_strvec_pushf(&a, "-I%s/include", pg_catalog_data_dir());
+    if ((err = problem_plan(&src, &a, b, out_dir)) < 0)
+        goto done;
     if (cache) {
         if ((err = pg_affected_problem_key(key, cache, &a, src,
                                            PROBLEM_TIMEOUT)) < 0)

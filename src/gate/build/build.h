@@ -92,6 +92,14 @@ int pg_build_project(pg_build *out, const char *command, const char *side_dir,
 int pg_build_problem(char **out_lib, const pg_bench_config *b,
                      const char *out_dir, pg_cache *cache);
 
+/*
+ * 1 when pg_build_problem would take `b`'s problem from `cache` with no
+ * compiler asked: its key is told from what the compiler said before and
+ * the build is kept.  (A function's problem is written into `out_dir`.)
+ */
+int pg_build_problem_kept(const pg_bench_config *b, const char *out_dir,
+                          pg_cache *cache);
+
 void pg_build_clear(pg_build *build);
 
 #endif

@@ -48,9 +48,9 @@ int pg_project_build(pg_build *out, char **note, pg_cache *cache,
     pg_str_puts(&tree, rev->tree);
     for (i = 0; *rev->tree && i < rev->nskip; i++)
         pg_str_printf(&tree, " skipping %s", rev->skip[i]);
-    keyed = cache && pg_cache_dir(cache) && !rev->worktree &&
-            pg_affected_project_key(key, pg_str_cstr(&tree), earlier, command,
-                                    timeout) == 0;
+    keyed =
+        cache && pg_cache_dir(cache) && !rev->worktree &&
+        pg_affected_project_key(key, pg_str_cstr(&tree), earlier, command) == 0;
     pg_str_clear(&tree);
     if (keyed && pg_cache_get(cache, key, "project", &data, &len)) {
         err = put_back(out, rev, side, data, len);

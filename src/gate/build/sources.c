@@ -13,12 +13,6 @@
 
 #include "banned.h"
 
-const char *pg_sources_compiler(void)
-{
-    const char *cc = getenv("CC");
-    return cc && *cc ? cc : "cc";
-}
-
 void pg_sources_cuda_args(pg_strvec *a, const pg_bench_config *b)
 {
     char *home = pg_cuda_home();

@@ -1,6 +1,6 @@
 /*
  * sources.h - what a benchmark's build reads, found in a side's tree: its
- * compiler, its sources (globs expanded), its include directories and the
+ * sources (globs expanded), its include directories and the
  * flags file_cflags gives a file.  Below both build.c, which compiles
  * them, and affected.c, which keys a build by them.
  */
@@ -9,9 +9,6 @@
 
 #include "config.h"
 #include "strvec.h"
-
-/* The C compiler: $CC, else "cc". */
-const char *pg_sources_compiler(void);
 
 /*
  * Appends nvcc and its part of a CUDA build: a shared library that uses the

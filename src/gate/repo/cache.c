@@ -240,6 +240,19 @@ int pg_cache_get_file(pg_cache *c, const char *key, const char *kind,
     return hit;
 }
 
+int pg_cache_has(const pg_cache *c, const char *key, const char *kind)
+{
+    char *path;
+    int has;
+
+    if (!c || !c->dir || strlen(key) < 2)
+        return 0;
+    path = entry_path(c, key, kind);
+    has = access(path, F_OK) == 0;
+    free(path);
+    return has;
+}
+
 int pg_cache_put(pg_cache *c, const char *key, const char *kind,
                  const void *data, size_t len)
 {

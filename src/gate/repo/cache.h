@@ -69,6 +69,10 @@ int pg_cache_get(pg_cache *c, const char *key, const char *kind, char **data,
 int pg_cache_get_file(pg_cache *c, const char *key, const char *kind,
                       const char *dest);
 
+/* 1 when entry `key`.`kind` is there (whether it is whole, pg_cache_get
+ * tells); 0 when it is not. */
+int pg_cache_has(const pg_cache *c, const char *key, const char *kind);
+
 /* Stores an entry; 0, or -1 when it could not (the run goes on). */
 int pg_cache_put(pg_cache *c, const char *key, const char *kind,
                  const void *data, size_t len);
