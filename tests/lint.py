@@ -614,6 +614,45 @@ class Code(unittest.TestCase):
         self.assertGreater(len(declared), 8)
         self.assertEqual(declared, documented)
 
+    def test_the_environment_is_read_in_one_place(self):
+        # env.c alone calls getenv; every name the code asks of pg_env is
+        # in env.c's list, and docs/cli.md's "Environment" names them all.
+        src = os.path.join(ROOT, "src")
+        with open(os.path.join(src, "util", "env.c")) as f:
+            env_c = f.read()
+        body = env_c[env_c.index("pg_env_list[] = {"):]
+        body = body[:body.index("NULL};")]
+        listed = re.findall(r'^\s*"([A-Z_]+)",', body, re.M)
+        self.assertGreater(len(listed), 40)
+        self.assertEqual(len(listed), len(set(listed)))
+        asked = set()
+        for path in tracked_files():
+            if not (path.startswith(src + os.sep) and
+                    path.endswith((".c", ".h"))):
+                continue
+            with open(path) as f:
+                text = f.read()
+            rel = os.path.relpath(path, ROOT)
+            if rel not in ("src/util/env.c", "src/util/banned.h"):
+                with self.subTest(getenv=rel):
+                    self.assertNotRegex(text, r"\bgetenv\s*\)?\s*\(",
+                                        "use pg_env (env.h)")
+            asked |= set(re.findall(r'pg_env(?:_nonempty)?\("([A-Z_]+)"\)',
+                                    text))
+        self.assertGreater(len(asked), 20)
+        self.assertEqual(asked - set(listed), set(),
+                         "asked of pg_env but not in env.c's list")
+        with open(os.path.join(ROOT, "docs", "cli.md")) as f:
+            doc = f.read()
+        section = doc[doc.index("## Environment"):]
+        end = section.find("\n## ", 4)
+        section = section[:end] if end > 0 else section
+        documented = set(re.findall(r"`([A-Z][A-Z_]+)`", section))
+        self.assertEqual(set(listed) - documented, set(),
+                         "in env.c's list but not in docs/cli.md")
+        self.assertEqual(documented - set(listed), set(),
+                         "in docs/cli.md's Environment but not read")
+
     def test_banned_h_refuses_what_it_bans(self):
         with tempfile.TemporaryDirectory() as tmp:
             src = os.path.join(tmp, "t.c")

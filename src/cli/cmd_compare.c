@@ -62,11 +62,6 @@ static const char epilogue[] =
 
 static const pg_opt_usage usage = {"compare", usage_text, epilogue};
 
-static const char *env(const char *name)
-{
-    return getenv(name);
-}
-
 /* What the command line asked for. */
 typedef struct compare_args {
     pg_compare_opts opts;
@@ -227,7 +222,7 @@ static int compare(compare_args *a)
 
     memset(&ci, 0, sizeof(ci));
     if (!a->opts.aa && !a->opts.base && !a->no_ci) {
-        if ((err = pg_ci_detect(&ci, env)) < 0) {
+        if ((err = pg_ci_detect(&ci)) < 0) {
             pg_ci_clear(&ci);
             return pg_cmd_fail(err);
         }

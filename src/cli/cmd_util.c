@@ -2,6 +2,7 @@
  * cmd_util.c - what the subcommands share: error printing, color, files.
  */
 #include "cmd.h"
+#include "env.h"
 #include "box.h"
 #include "error.h"
 #include "fs.h"
@@ -44,9 +45,9 @@ static int use_color(int fd, const char *when)
         return 1;
     if (when && !strcmp(when, "never"))
         return 0;
-    if (getenv("NO_COLOR") && *getenv("NO_COLOR"))
+    if (pg_env_nonempty("NO_COLOR"))
         return 0;
-    return isatty(fd) && getenv("TERM") && strcmp(getenv("TERM"), "dumb");
+    return isatty(fd) && pg_env("TERM") && strcmp(pg_env("TERM"), "dumb");
 }
 
 int pg_cmd_write(const char *path, const char *data, size_t len)
@@ -69,7 +70,7 @@ int pg_cmd_write(const char *path, const char *data, size_t len)
 static int columns(void)
 {
     struct winsize ws;
-    const char *cols = getenv("COLUMNS");
+    const char *cols = pg_env("COLUMNS");
     long width;
 
     if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
@@ -101,10 +102,9 @@ void pg_cmd_show_progress(pg_compare_opts *opts, int quiet)
 
 void pg_cmd_print_report(FILE *f, const char *text)
 {
-    const char *gha = getenv("GITHUB_ACTIONS");
     char token[33];
 
-    if (!gha || strcmp(gha, "true")) {
+    if (!pg_env_github_actions()) {
         fputs(text, f);
         fflush(f);
         return;

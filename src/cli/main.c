@@ -5,6 +5,7 @@
 #include "cmd.h"
 #include "error.h"
 #include "fs.h"
+#include "json.h"
 #include "words.h"
 
 #include <errno.h>
@@ -90,6 +91,7 @@ int main(int argc, char **argv)
     size_t k;
 
     pg_cleanup_init();
+    pg_json_hooks();
     while (i < argc && argv[i][0] == '-') {
         if (!strcmp(argv[i], "--version")) {
             printf("perfgate %s\n", PG_VERSION);

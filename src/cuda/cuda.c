@@ -2,6 +2,7 @@
  * cuda.c - the CUDA driver, loaded on demand, and where nvcc is.
  */
 #include "cuda.h"
+#include "env.h"
 #include "cuda_abi.h"
 #include "fs.h"
 #include "proc.h"
@@ -20,9 +21,9 @@ const char *const pg_cuda_default_archs[] = {"sm_80", "sm_89", "sm_90", NULL};
 
 const char *pg_cuda_nvcc(void)
 {
-    const char *env = getenv("CUDACXX");
+    const char *env = pg_env_nonempty("CUDACXX");
 
-    if (env && *env)
+    if (env)
         return env;
     if (access("/usr/local/cuda/bin/nvcc", X_OK) == 0)
         return "/usr/local/cuda/bin/nvcc";

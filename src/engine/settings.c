@@ -3,6 +3,7 @@
  * flags say otherwise.
  */
 #include "settings.h"
+#include "env.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -11,10 +12,8 @@
 
 void pg_settings_defaults(pg_settings *out)
 {
-    const char *gha = getenv("GITHUB_ACTIONS");
-
     memset(out, 0, sizeof(*out));
-    if (gha && !strcmp(gha, "true")) {
+    if (pg_env_github_actions()) {
         out->noise_floor = 0.10;
         out->floor_source = PG_FLOOR_GITHUB_ACTIONS;
     } else {

@@ -2,6 +2,7 @@
  * timer.c - measuring the candidate clocks and picking one.
  */
 #include "timer.h"
+#include "env.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -140,7 +141,7 @@ static void measure_clock(pg_clock_info *c)
 
 void pg_timer_select(pg_timer *out)
 {
-    const char *force = getenv("PERFGATE_TIMER");
+    const char *force = pg_env("PERFGATE_TIMER");
     const char *why = tsc_unusable();
     int i, best;
 

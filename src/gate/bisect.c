@@ -488,7 +488,6 @@ static cJSON *side_json(const pg_rev *rev)
 char *pg_bisect_to_json(const pg_bisect_result *r)
 {
     cJSON *root = cJSON_CreateObject(), *arr;
-    char *text;
     size_t i;
 
     cJSON_AddStringToObject(root, "result",
@@ -522,9 +521,7 @@ char *pg_bisect_to_json(const pg_bisect_result *r)
     for (i = 0; i < r->nprobes; i++)
         cJSON_AddItemToArray(arr, probe_json(r, &r->probes[i]));
     pg_json_add_number(root, "seconds", r->seconds);
-    text = cJSON_Print(root);
-    cJSON_Delete(root);
-    return text;
+    return pg_json_print(root, 1);
 }
 
 void pg_bisect_result_clear(pg_bisect_result *r)

@@ -630,7 +630,6 @@ static void add_numbers(cJSON *o, const char *key, const double *v, size_t n)
 char *pg_history_to_json(const pg_history *h)
 {
     cJSON *root = cJSON_CreateObject(), *arr, *cps;
-    char *text;
     size_t i, k;
 
     cJSON_AddStringToObject(root, "source", h->source);
@@ -701,9 +700,7 @@ char *pg_history_to_json(const pg_history *h)
     arr = cJSON_AddArrayToObject(root, "notes");
     for (i = 0; i < h->notes.n; i++)
         cJSON_AddItemToArray(arr, cJSON_CreateString(h->notes.v[i]));
-    text = cJSON_Print(root);
-    cJSON_Delete(root);
-    return text;
+    return pg_json_print(root, 1);
 }
 
 void pg_history_clear(pg_history *h)

@@ -2,6 +2,7 @@
  * record.c - a push's measurement as a small JSON file, and back.
  */
 #include "record.h"
+#include "env.h"
 #include "error.h"
 #include "fs.h"
 #include "json.h"
@@ -76,7 +77,7 @@ void pg_record_machine_probe(pg_record_machine *out, const char *name)
     out->kernel = short_text(*u.release ? u.release : "unknown");
     out->compiler = short_text(pg_toolchain_cc_version());
     if (!name || !*name)
-        name = getenv("PERFGATE_MACHINE");
+        name = pg_env("PERFGATE_MACHINE");
     if (name && *name) {
         out->name = short_text(name);
     } else {
@@ -146,7 +147,6 @@ void pg_record_from_result(pg_record *out, const pg_result *r, const char *tree,
 char *pg_record_to_json(const pg_record *rec)
 {
     cJSON *root = cJSON_CreateObject(), *m, *arr;
-    char *text;
     size_t i;
 
     if (!root)
@@ -197,9 +197,7 @@ char *pg_record_to_json(const pg_record *rec)
         if (b->accepted)
             cJSON_AddStringToObject(o, "accepted", b->accepted);
     }
-    text = cJSON_PrintUnformatted(root);
-    cJSON_Delete(root);
-    return text;
+    return pg_json_print(root, 0);
 }
 
 /* Parsing: the first thing wrong, said once. */

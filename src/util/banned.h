@@ -12,6 +12,8 @@
  *   atoi, atol, atoll, atof           strtol and friends (they say when the
  *                                     text is not a number: pg_parse_ll)
  *   gmtime, localtime, ctime, asctime their _r forms
+ *   getenv                            pg_env (env.h: one list of what
+ *                                     perfgate reads; env.c alone asks)
  */
 #ifndef PG_BANNED_H
 #define PG_BANNED_H
@@ -50,5 +52,7 @@
 #define ctime(t) PG_BANNED(ctime)
 #undef asctime
 #define asctime(t) PG_BANNED(asctime)
+#undef getenv
+#define getenv(name) PG_BANNED(getenv)
 
 #endif

@@ -3,6 +3,7 @@
  * namespace per run, an environment of a few names.
  */
 #include "box.h"
+#include "env.h"
 #include "fs.h"
 #include "str.h"
 #include "clock.h"
@@ -90,7 +91,7 @@ void pg_box_describe_env(pg_str *out)
     size_t i;
 
     for (i = 0; i < passed.n; i++) {
-        const char *v = getenv(passed.v[i]);
+        const char *v = pg_env_named(passed.v[i]);
         if (v)
             pg_str_printf(out, "%s=%s\n", passed.v[i], v);
     }
@@ -103,7 +104,7 @@ void pg_box_describe_kept_env(pg_str *out)
     size_t i;
 
     for (i = 0; kept_env[i]; i++) {
-        const char *v = getenv(kept_env[i]);
+        const char *v = pg_env_named(kept_env[i]);
         /* how a terminal shows text moves no build */
         if (v && strcmp(kept_env[i], "TERM") && strcmp(kept_env[i], "NO_COLOR"))
             pg_str_printf(out, "%s=%s\n", kept_env[i], v);
@@ -117,7 +118,7 @@ void pg_box_describe_kept_env(pg_str *out)
 /* `name`=its value as a --setenv, when perfgate's environment has it. */
 static void keep_var(pg_strvec *out, const char *name)
 {
-    const char *v = getenv(name);
+    const char *v = pg_env_named(name);
 
     if (!v)
         return;
@@ -175,7 +176,7 @@ void pg_box_set_mode(pg_box_mode m)
 
 pg_box_mode pg_box_mode_get(void)
 {
-    const char *env = getenv("PERFGATE_SANDBOX");
+    const char *env = pg_env("PERFGATE_SANDBOX");
 
     if (!mode_set && env && *env && pg_box_parse_mode(&mode, env) == 0)
         mode_set = 1;
@@ -437,7 +438,7 @@ static void need(mounts *ms, const char *dir)
     /* Widened in a home only: /home/USER/TOP, /root/TOP, $HOME/TOP.
      * Elsewhere (/tmp, /run) the directory itself. */
     if (strcmp(place, "/home") && strcmp(place, "/root") &&
-        !(getenv("HOME") && !strcmp(place, getenv("HOME")))) {
+        !(pg_env("HOME") && !strcmp(place, pg_env("HOME")))) {
         add_mount(ms, dir, SHOW);
         return;
     }
@@ -464,7 +465,7 @@ static void need(mounts *ms, const char *dir)
 /* Each directory of the colon-separated list in variable `name`. */
 static void need_list(mounts *ms, const char *name)
 {
-    const char *v = getenv(name);
+    const char *v = pg_env(name);
 
     while (v && *v) {
         size_t n = strcspn(v, ":");
@@ -479,7 +480,7 @@ static void need_list(mounts *ms, const char *name)
  * that is a path, its directory. */
 static void need_program(mounts *ms, const char *name)
 {
-    const char *v = getenv(name);
+    const char *v = pg_env(name);
 
     while (v && *v) {
         size_t n = strcspn(v, " \t");
@@ -535,7 +536,7 @@ static void box_mounts(pg_strvec *out, const pg_box *box, const char *tmp,
      * perfgate built below /tmp) may hold it; never the whole machine,
      * whatever the variable says. */
     for (i = 0; homes[i]; i++) {
-        const char *h = getenv(homes[i]);
+        const char *h = pg_env(homes[i]);
         if (h && h[0] == '/' && h[strspn(h, "/")] && is_real_dir(h))
             add_mount(&ms, h, HIDE);
     }
@@ -547,8 +548,8 @@ static void box_mounts(pg_strvec *out, const pg_box *box, const char *tmp,
         need_list(&ms, lists[i]);
     for (i = 0; programs[i]; i++)
         need_program(&ms, programs[i]);
-    need(&ms, getenv("CUDA_HOME"));
-    need(&ms, getenv("CUDA_PATH"));
+    need(&ms, pg_env("CUDA_HOME"));
+    need(&ms, pg_env("CUDA_PATH"));
     for (i = 0; i < shown.n; i++)
         if (private_of(&ms, shown.v[i]))
             add_mount(&ms, shown.v[i], SHOW);
@@ -714,7 +715,7 @@ static int probe(void)
 
 int pg_box_ready(const char **why)
 {
-    const char *env = getenv("PERFGATE_BWRAP");
+    const char *env = pg_env("PERFGATE_BWRAP");
 
     if (pg_box_mode_get() == PG_BOX_OFF) {
         *why = "the box is off (--sandbox off)";

@@ -2,6 +2,7 @@
  * cleanup.c - temporary directories and signal handling.
  */
 #include "cleanup.h"
+#include "env.h"
 #include "box.h"
 #include "error.h"
 #include "fs.h"
@@ -156,7 +157,7 @@ static int tmpdir_taken;
 static void take_tmpdir(const char *root)
 {
     char *dir = pg_strdupf("%s/tmp", root);
-    const char *was = getenv("TMPDIR");
+    const char *was = pg_env("TMPDIR");
 
     if (mkdir(dir, 0700) == 0) {
         user_tmpdir = was ? pg_strdup(was) : NULL;
@@ -278,7 +279,7 @@ static void remove_stale(const char *base)
 
 int pg_tempdir_create(char **out)
 {
-    const char *base = getenv("TMPDIR");
+    const char *base = pg_env("TMPDIR");
     char *path;
     int i;
 

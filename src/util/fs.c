@@ -2,6 +2,7 @@
  * fs.c - file system helpers.
  */
 #include "fs.h"
+#include "env.h"
 #include "str.h"
 
 #include <errno.h>
@@ -213,7 +214,7 @@ char *pg_self_dir(void)
 
 char *pg_path_search(const char *cmd)
 {
-    const char *path = getenv("PATH"), *p;
+    const char *path = pg_env("PATH"), *p;
 
     if (strchr(cmd, '/'))
         return pg_path_is_file(cmd) && access(cmd, X_OK) == 0 ? pg_strdup(cmd)

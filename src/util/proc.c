@@ -2,6 +2,7 @@
  * proc.c - child processes under supervision.
  */
 #include "proc.h"
+#include "env.h"
 #include "str.h"
 #include "cleanup.h"
 #include "error.h"
@@ -576,7 +577,7 @@ static int spawn(pg_proc_result *out, char *const argv[],
 static int box_argv(pg_strvec *boxed, char **tmp, char *const argv[],
                     const pg_proc_opts *opts)
 {
-    const char *why, *base = getenv("TMPDIR");
+    const char *why, *base = pg_env("TMPDIR");
     char *program = pg_path_search(argv[0]);
 
     *tmp = NULL;

@@ -6,36 +6,41 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "banned.h"
+
+void pg_out_of_memory(void)
+{
+    static const char msg[] = "perfgate: out of memory\n";
+
+    /* write(2), not stdio, which may itself need memory. */
+    if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+        abort();
+    abort();
+}
 
 void *pg_malloc(size_t size)
 {
     void *p = malloc(size ? size : 1);
-    if (!p) {
-        fputs("perfgate: out of memory\n", stderr);
-        abort();
-    }
+    if (!p)
+        pg_out_of_memory();
     return p;
 }
 
 void *pg_calloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p) {
-        fputs("perfgate: out of memory\n", stderr);
-        abort();
-    }
+    if (!p)
+        pg_out_of_memory();
     return p;
 }
 
 void *pg_realloc(void *p, size_t size)
 {
     void *q = realloc(p, size ? size : 1);
-    if (!q) {
-        fputs("perfgate: out of memory\n", stderr);
-        abort();
-    }
+    if (!q)
+        pg_out_of_memory();
     return q;
 }
 

@@ -85,6 +85,15 @@ char *pg_strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* strdup that aborts on allocation failure; NULL gives NULL. */
 char *pg_strdup(const char *s);
 
+/*
+ * perfgate's one answer to memory that cannot be had for its own data:
+ * "perfgate: out of memory" on stderr, and abort().  (What a problem or
+ * a solution asks for, in the measuring child, is a case's to fail, not
+ * perfgate's: engine/plugin.c says which case did not fit.)  cJSON
+ * allocates through pg_malloc too (pg_json_hooks).
+ */
+void pg_out_of_memory(void) __attribute__((noreturn));
+
 /* malloc/calloc/realloc that abort on allocation failure. */
 void *pg_malloc(size_t size);
 void *pg_calloc(size_t n, size_t size);

@@ -3,6 +3,7 @@
  *   unit_tests SUITE [TEST]
  */
 #include "test.h"
+#include "json.h"
 #include "str.h"
 
 #include <stdlib.h>
@@ -49,6 +50,7 @@ int main(int argc, char **argv)
     size_t s;
     int failures = 0, ran = 0;
 
+    pg_json_hooks(); /* as perfgate's main() */
     for (s = 0; s < sizeof(suites) / sizeof(suites[0]); s++) {
         const pg_test *t;
         if (argc > 1 && strcmp(argv[1], suites[s].name))

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "ci.h"
+#include "env.h"
 #include "error.h"
 #include "test.h"
 
@@ -25,8 +26,13 @@ static const char *get(const char *name)
 
 static int detect(pg_ci *ci, const char *const *table)
 {
+    int err;
+
     vars = table;
-    return pg_ci_detect(ci, get);
+    pg_env_use(get);
+    err = pg_ci_detect(ci);
+    pg_env_use(NULL);
+    return err;
 }
 
 #define SHA_A "1111111111111111111111111111111111111111"

@@ -3,6 +3,7 @@
  */
 #include "toolchain.h"
 #include "cuda.h"
+#include "env.h"
 #include "fs.h"
 #include "proc.h"
 #include "strvec.h"
@@ -18,14 +19,14 @@
 
 const char *pg_toolchain_cc(void)
 {
-    const char *cc = getenv("CC");
-    return cc && *cc ? cc : "cc";
+    const char *cc = pg_env_nonempty("CC");
+    return cc ? cc : "cc";
 }
 
 const char *pg_toolchain_cxx(void)
 {
-    const char *cxx = getenv("CXX");
-    return cxx && *cxx ? cxx : "c++";
+    const char *cxx = pg_env_nonempty("CXX");
+    return cxx ? cxx : "c++";
 }
 
 /* A program's file as PATH finds it, with its size and time, into `doc`
@@ -72,8 +73,8 @@ static void compiler_doc(pg_str *doc, const char *name, char **version)
 static void env_doc(pg_str *doc, const char *const *vars)
 {
     for (; *vars; vars++)
-        if (getenv(*vars))
-            pg_str_printf(doc, "%s=%s\n", *vars, getenv(*vars));
+        if (pg_env(*vars))
+            pg_str_printf(doc, "%s=%s\n", *vars, pg_env(*vars));
 }
 
 /* The C compiler: its id and its version's first line, asked together. */
@@ -130,13 +131,13 @@ const char *pg_toolchain_nvcc_id(void)
                                        "GCC_EXEC_PREFIX",
                                        "SOURCE_DATE_EPOCH",
                                        NULL};
-    const char *ccbin = getenv("NVCC_CCBIN");
+    const char *ccbin = pg_env_nonempty("NVCC_CCBIN");
     pg_str doc = PG_STR_INIT;
 
     if (*id)
         return id;
     compiler_doc(&doc, pg_cuda_nvcc(), NULL);
-    if (ccbin && *ccbin) {
+    if (ccbin) {
         compiler_doc(&doc, ccbin, NULL);
     } else {
         compiler_doc(&doc, "gcc", NULL);

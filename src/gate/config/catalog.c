@@ -3,6 +3,7 @@
  * built-in problems, and a benchmark's problem source.
  */
 #include "catalog.h"
+#include "env.h"
 #include "box.h"
 #include "error.h"
 #include "fs.h"
@@ -31,8 +32,8 @@ const char *pg_catalog_data_dir(void)
 
     if (dir)
         return dir;
-    if (getenv("PERFGATE_DATA_DIR") && *getenv("PERFGATE_DATA_DIR")) {
-        dir = pg_strdup(getenv("PERFGATE_DATA_DIR"));
+    if (pg_env_nonempty("PERFGATE_DATA_DIR")) {
+        dir = pg_strdup(pg_env("PERFGATE_DATA_DIR"));
     } else if ((bin = pg_self_dir())) {
         dir = pg_strdupf("%s/../share/perfgate", bin);
         free(bin);

@@ -2,6 +2,7 @@
  * cache.c - builds kept between runs (cache.h).
  */
 #include "cache.h"
+#include "env.h"
 #include "error.h"
 #include "fs.h"
 #include "str.h"
@@ -33,7 +34,7 @@ struct pg_cache {
 
 char *pg_cache_default_dir(void)
 {
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    const char *xdg = pg_env("XDG_CACHE_HOME"), *home = pg_env("HOME");
 
     if (xdg && *xdg == '/')
         return pg_path_join(xdg, "perfgate");
@@ -44,7 +45,7 @@ char *pg_cache_default_dir(void)
 
 uint64_t pg_cache_default_size(void)
 {
-    const char *s = getenv("PERFGATE_CACHE_SIZE");
+    const char *s = pg_env("PERFGATE_CACHE_SIZE");
     char *end;
     double v;
 

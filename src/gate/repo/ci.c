@@ -2,6 +2,7 @@
  * ci.c - detecting the CI system and the revisions it is about.
  */
 #include "ci.h"
+#include "env.h"
 #include "str.h"
 #include "error.h"
 #include "fs.h"
@@ -43,18 +44,10 @@ void pg_ci_clear(pg_ci *ci)
     memset(ci, 0, sizeof(*ci));
 }
 
-static const char *nonempty(const char *(*get)(const char *), const char *name)
-{
-    const char *v = get(name);
-
-    return v && *v ? v : NULL;
-}
-
 /* A commit that exists: not unset, not git's 40 zeros for "none". */
-static const char *commit_var(const char *(*get)(const char *),
-                              const char *name)
+static const char *commit_var(const char *name)
 {
-    const char *v = nonempty(get, name);
+    const char *v = pg_env_nonempty(name);
 
     if (!v || strspn(v, "0") == strlen(v))
         return NULL;
@@ -182,9 +175,9 @@ done:
     return err;
 }
 
-static int github(pg_ci *out, const char *(*get)(const char *))
+static int github(pg_ci *out)
 {
-    const char *path = nonempty(get, "GITHUB_EVENT_PATH");
+    const char *path = pg_env_nonempty("GITHUB_EVENT_PATH");
     char *text = NULL;
     size_t len = 0;
     int err;
@@ -197,25 +190,25 @@ static int github(pg_ci *out, const char *(*get)(const char *))
                             "(GITHUB_EVENT_PATH); give the revisions: "
                             "perfgate compare BASE HEAD",
                             path);
-    err = pg_ci_from_github_event(out, nonempty(get, "GITHUB_EVENT_NAME"), text,
-                                  len, commit_var(get, "GITHUB_SHA"));
+    err = pg_ci_from_github_event(out, pg_env_nonempty("GITHUB_EVENT_NAME"),
+                                  text, len, commit_var("GITHUB_SHA"));
     free(text);
     return err;
 }
 
-static void gitlab(pg_ci *out, const char *(*get)(const char *))
+static void gitlab(pg_ci *out)
 {
-    const char *sha = commit_var(get, "CI_COMMIT_SHA");
-    const char *mr_base = commit_var(get, "CI_MERGE_REQUEST_DIFF_BASE_SHA");
-    const char *before = commit_var(get, "CI_COMMIT_BEFORE_SHA");
-    const char *iid = nonempty(get, "CI_MERGE_REQUEST_IID");
+    const char *sha = commit_var("CI_COMMIT_SHA");
+    const char *mr_base = commit_var("CI_MERGE_REQUEST_DIFF_BASE_SHA");
+    const char *before = commit_var("CI_COMMIT_BEFORE_SHA");
+    const char *iid = pg_env_nonempty("CI_MERGE_REQUEST_IID");
 
     out->fetch_hint = "set 'GIT_DEPTH: 0' in the job's variables";
     out->head = sha ? pg_strdup(sha) : NULL;
     if (mr_base) {
         /* Already the merge base of the merge request's branches. */
         out->base = pg_strdup(mr_base);
-        const char *labels = nonempty(get, "CI_MERGE_REQUEST_LABELS");
+        const char *labels = pg_env_nonempty("CI_MERGE_REQUEST_LABELS");
         out->what = iid ? pg_strdupf("merge request !%s", iid)
                         : pg_strdup("merge request");
         /* Comma-separated, as GitLab joins them. */
@@ -251,52 +244,53 @@ static void by_branch(pg_ci *out, const char *branch, const char *head,
     }
 }
 
-int pg_ci_detect(pg_ci *out, const char *(*get)(const char *))
+int pg_ci_detect(pg_ci *out)
 {
     const char *v;
 
     memset(out, 0, sizeof(*out));
-    if ((v = nonempty(get, "GITHUB_ACTIONS")) && !strcmp(v, "true")) {
+    if (pg_env_github_actions()) {
         out->system = PG_CI_GITHUB;
-        return github(out, get);
+        return github(out);
     }
-    if (nonempty(get, "GITLAB_CI")) {
+    if (pg_env_nonempty("GITLAB_CI")) {
         out->system = PG_CI_GITLAB;
-        gitlab(out, get);
-    } else if ((v = nonempty(get, "BUILDKITE")) && !strcmp(v, "true")) {
-        const char *pr = nonempty(get, "BUILDKITE_PULL_REQUEST");
+        gitlab(out);
+    } else if ((v = pg_env_nonempty("BUILDKITE")) && !strcmp(v, "true")) {
+        const char *pr = pg_env_nonempty("BUILDKITE_PULL_REQUEST");
         char *what = pg_strdupf("pull request #%s", pr ? pr : "?");
-        const char *commit = commit_var(get, "BUILDKITE_COMMIT");
+        const char *commit = commit_var("BUILDKITE_COMMIT");
         out->system = PG_CI_BUILDKITE;
         out->fetch_hint = "fetch the base branch before perfgate runs "
                           "('git fetch origin BRANCH'), with no --depth in "
                           "BUILDKITE_GIT_CLONE_FLAGS";
         by_branch(out,
                   pr && strcmp(pr, "false")
-                      ? nonempty(get, "BUILDKITE_PULL_REQUEST_BASE_BRANCH")
+                      ? pg_env_nonempty("BUILDKITE_PULL_REQUEST_BASE_BRANCH")
                       : NULL,
                   commit && strcmp(commit, "HEAD") ? commit : NULL, what);
         free(what);
-    } else if ((v = nonempty(get, "TF_BUILD")) && !strcasecmp(v, "true")) {
-        const char *pr = nonempty(get, "SYSTEM_PULLREQUEST_PULLREQUESTNUMBER");
-        const char *head = commit_var(get, "SYSTEM_PULLREQUEST_SOURCECOMMITID");
+    } else if ((v = pg_env_nonempty("TF_BUILD")) && !strcasecmp(v, "true")) {
+        const char *pr =
+            pg_env_nonempty("SYSTEM_PULLREQUEST_PULLREQUESTNUMBER");
+        const char *head = commit_var("SYSTEM_PULLREQUEST_SOURCECOMMITID");
         char *what;
         if (!pr)
-            pr = nonempty(get, "SYSTEM_PULLREQUEST_PULLREQUESTID");
+            pr = pg_env_nonempty("SYSTEM_PULLREQUEST_PULLREQUESTID");
         what = pg_strdupf("pull request %s%s", pr ? "#" : "", pr ? pr : "");
         out->system = PG_CI_AZURE;
         out->fetch_hint = "set 'fetchDepth: 0' on the checkout step";
-        by_branch(out, nonempty(get, "SYSTEM_PULLREQUEST_TARGETBRANCH"),
-                  head ? head : commit_var(get, "BUILD_SOURCEVERSION"), what);
+        by_branch(out, pg_env_nonempty("SYSTEM_PULLREQUEST_TARGETBRANCH"),
+                  head ? head : commit_var("BUILD_SOURCEVERSION"), what);
         free(what);
-    } else if (nonempty(get, "JENKINS_URL")) {
-        const char *id = nonempty(get, "CHANGE_ID");
+    } else if (pg_env_nonempty("JENKINS_URL")) {
+        const char *id = pg_env_nonempty("CHANGE_ID");
         char *what = pg_strdupf("change %s", id ? id : "");
         out->system = PG_CI_JENKINS;
         out->fetch_hint = "fetch the target branch in the checkout (the "
                           "multibranch default fetches only the change's)";
-        by_branch(out, nonempty(get, "CHANGE_TARGET"),
-                  commit_var(get, "GIT_COMMIT"), what);
+        by_branch(out, pg_env_nonempty("CHANGE_TARGET"),
+                  commit_var("GIT_COMMIT"), what);
         free(what);
     }
     return 0;

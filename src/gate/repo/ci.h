@@ -43,13 +43,13 @@ typedef struct pg_ci {
 const char *pg_ci_name(pg_ci_system system);
 
 /*
- * Detects the CI system from the environment, read through `get` (getenv,
- * or a table in the tests), and fills `out`.  0, with out->system
+ * Detects the CI system from the environment (env.h: a table in the
+ * tests), and fills `out`.  0, with out->system
  * PG_CI_NONE outside CI; PG_ERR_USAGE when the system's own data is
  * unusable (a GitHub event file that cannot be read), and `out` may then
  * hold part of the answer.  pg_ci_clear() it either way.
  */
-int pg_ci_detect(pg_ci *out, const char *(*get)(const char *name));
+int pg_ci_detect(pg_ci *out);
 
 /*
  * Fills `out` from a GitHub event: its name (GITHUB_EVENT_NAME), the JSON

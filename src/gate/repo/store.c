@@ -3,6 +3,7 @@
  * united with another writer's and pushed, through libgit2.
  */
 #include "store.h"
+#include "env.h"
 #include "error.h"
 #include "str.h"
 #include "token.h"
@@ -488,9 +489,9 @@ static char *origin_commit_url(git_repository *repo)
 
 char *pg_store_commit_url(pg_repo *repo)
 {
-    const char *server = getenv("GITHUB_SERVER_URL");
-    const char *name = getenv("GITHUB_REPOSITORY");
-    const char *project = getenv("CI_PROJECT_URL");
+    const char *server = pg_env("GITHUB_SERVER_URL");
+    const char *name = pg_env("GITHUB_REPOSITORY");
+    const char *project = pg_env("CI_PROJECT_URL");
 
     if (server && name && !strncmp(server, "https://", 8) &&
         repo_path_ok(server + 8, strlen(server + 8)) &&
@@ -641,7 +642,7 @@ int pg_store_push(pg_repo *repo, const char *ref, const char *remote_name,
     int err = 0, i;
 
     memset(&ctx, 0, sizeof(ctx));
-    ctx.token = getenv("PERFGATE_PUSH_TOKEN");
+    ctx.token = pg_env("PERFGATE_PUSH_TOKEN");
     if ((err = open_remote(&remote, g, remote_name)) < 0)
         return err;
     extra_headers(&hv, g,

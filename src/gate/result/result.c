@@ -461,7 +461,6 @@ static cJSON *system_json(const pg_system *s)
 char *pg_result_to_json(const pg_result *r)
 {
     cJSON *root = cJSON_CreateObject(), *arr, *counts;
-    char *text;
     size_t i;
     pg_status st;
 
@@ -536,11 +535,7 @@ char *pg_result_to_json(const pg_result *r)
     arr = cJSON_AddArrayToObject(root, "benchmarks");
     for (i = 0; i < r->nbenchmarks; i++)
         cJSON_AddItemToArray(arr, bench_json(&r->benchmarks[i]));
-    text = cJSON_Print(root);
-    cJSON_Delete(root);
-    if (!text)
-        abort();
-    return text;
+    return pg_json_print(root, 1);
 }
 
 /* ---- reading ---- */

@@ -7,6 +7,7 @@
  * (fd 4 there), so that a hang or a crash is charged to the right side.
  */
 #include "run.h"
+#include "env.h"
 #include "counter.h"
 #include "error.h"
 #include "fs.h"
@@ -219,10 +220,10 @@ static void set_log(pg_bench_result *out, const pg_str *output)
  * perfgate in a build tree, in libexec when installed, else as built. */
 static char *find_program(void)
 {
-    const char *env = getenv("PERFGATE_MEASURE");
+    const char *env = pg_env_nonempty("PERFGATE_MEASURE");
     char *dir;
 
-    if (env && *env)
+    if (env)
         return pg_strdup(env);
     if ((dir = pg_self_dir())) {
         char *p = pg_path_join(dir, RUNNER);

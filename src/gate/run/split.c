@@ -3,6 +3,7 @@
  * (split.h).
  */
 #include "split.h"
+#include "env.h"
 #include "clock.h"
 #include "counter.h"
 #include "error.h"
@@ -81,7 +82,7 @@ typedef struct split {
 
 int pg_split_applies(const pg_run_spec *spec)
 {
-    const char *env = getenv("PERFGATE_SPLIT");
+    const char *env = pg_env("PERFGATE_SPLIT");
 
     if (env && !strcmp(env, "0"))
         return 0;
