@@ -312,8 +312,7 @@ int pg_cmd_history(int argc, char **argv)
                             pg_str_cstr(&text));
         if (a.json_path) {
             char *json = pg_history_to_json(&h);
-            err = json ? pg_cmd_write(a.json_path, json, strlen(json))
-                       : pg_error_set(PG_ERR_GENERIC, "out of memory");
+            err = pg_cmd_write(a.json_path, json, strlen(json));
             free(json);
         }
         if (!err && a.html_path)

@@ -201,10 +201,7 @@ static int record(record_args *a)
     pg_record_machine_probe(&machine, a->machine);
     pg_record_from_result(&rec, &result, s.tree, s.parent_tree, &machine,
                           (long long)time(NULL));
-    if (!(json = pg_record_to_json(&rec))) {
-        err = pg_error_set(PG_ERR_GENERIC, "out of memory");
-        goto done;
-    }
+    json = pg_record_to_json(&rec);
     if ((err = pg_store_add(repo, a->ref, s.commit, rec.machine.name, rec.when,
                             json, strlen(json), &path)) < 0)
         goto done;

@@ -142,9 +142,7 @@ int pg_cmd_show(pg_result *r, const pg_cmd_outputs *outputs)
     pg_cmd_print_report(to_stdout ? stderr : stdout, pg_str_cstr(&out));
     if (outputs->json_path) {
         char *json = pg_result_to_json(r);
-        err = json ? pg_cmd_write(outputs->json_path, json, strlen(json))
-                   : pg_error_set(PG_ERR_GENERIC, "out of memory writing %s",
-                                  outputs->json_path);
+        err = pg_cmd_write(outputs->json_path, json, strlen(json));
         free(json);
     }
     if (!err && outputs->md_path) {

@@ -129,7 +129,7 @@ void pg_history_render_text(pg_str *out, const pg_history *h);
  */
 void pg_history_html(pg_str *out, const pg_history *h, const char *commit_url);
 
-/* The history and its change points as JSON (NULL: out of memory). */
+/* The history and its change points as JSON (a new string). */
 char *pg_history_to_json(const pg_history *h);
 
 void pg_history_clear(pg_history *h);

@@ -149,8 +149,6 @@ char *pg_record_to_json(const pg_record *rec)
     cJSON *root = cJSON_CreateObject(), *m, *arr;
     size_t i;
 
-    if (!root)
-        return NULL;
     cJSON_AddNumberToObject(root, "perfgate_record", rec->format);
     if (rec->check)
         cJSON_AddStringToObject(root, "kind", "check");
@@ -161,23 +159,19 @@ char *pg_record_to_json(const pg_record *rec)
     cJSON_AddStringToObject(root, "subject", rec->subject ? rec->subject : "");
     cJSON_AddNumberToObject(root, "when", (double)rec->when);
     m = cJSON_AddObjectToObject(root, "machine");
-    if (m) {
-        cJSON_AddStringToObject(m, "name", rec->machine.name);
-        cJSON_AddStringToObject(m, "cpu", rec->machine.cpu);
-        cJSON_AddNumberToObject(m, "cores", rec->machine.cores);
-        cJSON_AddStringToObject(m, "kernel", rec->machine.kernel);
-        cJSON_AddStringToObject(m, "compiler", rec->machine.compiler);
-    }
+    cJSON_AddStringToObject(m, "name", rec->machine.name);
+    cJSON_AddStringToObject(m, "cpu", rec->machine.cpu);
+    cJSON_AddNumberToObject(m, "cores", rec->machine.cores);
+    cJSON_AddStringToObject(m, "kernel", rec->machine.kernel);
+    cJSON_AddStringToObject(m, "compiler", rec->machine.compiler);
     cJSON_AddStringToObject(root, "perfgate", rec->perfgate);
     cJSON_AddNumberToObject(root, "method", rec->method);
     cJSON_AddStringToObject(root, "config_digest", rec->config_digest);
     pg_json_add_number(root, "noise_floor", trim(rec->noise_floor));
     arr = cJSON_AddArrayToObject(root, "benchmarks");
-    for (i = 0; arr && i < rec->nbenchmarks; i++) {
+    for (i = 0; i < rec->nbenchmarks; i++) {
         const pg_record_bench *b = &rec->benchmarks[i];
         cJSON *o = cJSON_CreateObject();
-        if (!o)
-            break;
         cJSON_AddItemToArray(arr, o);
         cJSON_AddStringToObject(o, "name", b->name);
         cJSON_AddStringToObject(o, "status", pg_status_name(b->status));

@@ -100,7 +100,7 @@ void pg_record_from_result(pg_record *out, const pg_result *r, const char *tree,
                            const char *parent_tree, pg_record_machine *machine,
                            long long when);
 
-/* As JSON: a new string to free(), or NULL when out of memory. */
+/* As JSON: a new string to free() (never NULL). */
 char *pg_record_to_json(const pg_record *rec);
 
 /*

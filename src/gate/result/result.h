@@ -342,7 +342,7 @@ pg_bench_result *pg_result_add(pg_result *r, const char *name,
 
 /*
  * Serializes `r`, judged (pg_stats_judge), as the JSON report: a new
- * string to free(), or NULL when out of memory.  Parses one back into
+ * string to free() (never NULL).  Parses one back into
  * `out`, unjudged: PG_ERR_USAGE with a message when malformed, and `out`
  * then empty (nothing to free).  The text may come from anyone.
  */
