@@ -129,6 +129,40 @@ static void choose_cpu(pg_system *sys, const char *root, int sample_ms)
     free(after);
 }
 
+/* The value of `cpuinfo`'s first line for `key`, a new string; NULL. */
+static char *cpuinfo_value(const char *cpuinfo, const char *key)
+{
+    const char *p = cpuinfo;
+    size_t klen = strlen(key);
+
+    while (p && *p) {
+        const char *eol = strchrnul(p, '\n');
+        if (!strncmp(p, key, klen) &&
+            (p[klen] == ' ' || p[klen] == '\t' || p[klen] == ':')) {
+            const char *colon = memchr(p, ':', (size_t)(eol - p));
+            if (colon) {
+                colon++;
+                while (*colon == ' ' || *colon == '\t')
+                    colon++;
+                return pg_strdupf("%.*s", (int)(eol - colon), colon);
+            }
+        }
+        p = *eol ? eol + 1 : NULL;
+    }
+    return NULL;
+}
+
+char *pg_system_cpu_model(const char *root)
+{
+    char *cpuinfo = read_all(root, "/proc/cpuinfo");
+    char *model = cpuinfo ? cpuinfo_value(cpuinfo, "model name") : NULL;
+
+    if (cpuinfo && !model)
+        model = cpuinfo_value(cpuinfo, "Model"); /* ARM boards */
+    free(cpuinfo);
+    return model;
+}
+
 /* 1 when /proc/cpuinfo's first "flags" line has "hypervisor". */
 static int cpuinfo_says_vm(const char *root)
 {

@@ -24,6 +24,12 @@
  */
 void pg_system_check(pg_system *out, const char *root, int sample_ms);
 
+/*
+ * The CPU's model as `root`/proc/cpuinfo names it (x86's "model name",
+ * ARM boards' "Model"), a new string; NULL when it names none.
+ */
+char *pg_system_cpu_model(const char *root);
+
 /* Adds a warning (printf-style). */
 void pg_system_warn(pg_system *sys, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

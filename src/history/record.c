@@ -8,6 +8,7 @@
 #include "json.h"
 #include "toolchain.h"
 #include "str.h"
+#include "system.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -31,42 +32,13 @@ static char *short_text(const char *text)
     return clean;
 }
 
-/* The value of /proc/cpuinfo's first line for `key`, or NULL. */
-static char *cpuinfo_value(const char *cpuinfo, const char *key)
-{
-    const char *p = cpuinfo;
-    size_t klen = strlen(key);
-
-    while (p && *p) {
-        const char *eol = strchrnul(p, '\n');
-        if (!strncmp(p, key, klen) &&
-            (p[klen] == ' ' || p[klen] == '\t' || p[klen] == ':')) {
-            const char *colon = memchr(p, ':', (size_t)(eol - p));
-            if (colon) {
-                colon++;
-                while (*colon == ' ' || *colon == '\t')
-                    colon++;
-                return pg_strdupf("%.*s", (int)(eol - colon), colon);
-            }
-        }
-        p = *eol ? eol + 1 : NULL;
-    }
-    return NULL;
-}
-
 void pg_record_machine_probe(pg_record_machine *out, const char *name)
 {
-    char *cpuinfo = NULL, *cpu = NULL;
+    char *cpu = pg_system_cpu_model("");
     struct utsname u;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
 
     memset(out, 0, sizeof(*out));
-    if (pg_read_file(&cpuinfo, NULL, "/proc/cpuinfo", 4 << 20) == 0) {
-        cpu = cpuinfo_value(cpuinfo, "model name");
-        if (!cpu)
-            cpu = cpuinfo_value(cpuinfo, "Model"); /* ARM boards */
-    }
-    free(cpuinfo);
     if (uname(&u) < 0)
         memset(&u, 0, sizeof(u));
     if (!cpu)

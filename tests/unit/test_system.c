@@ -152,8 +152,32 @@ static void timer_choice(void)
     CHECK(t.candidates[PG_CLOCK_TSC].usable || t.why);
 }
 
-const pg_test pg_tests_system[] = {{"noisy_machine", noisy_machine},
-                                   {"quiet_machine", quiet_machine},
-                                   {"cpu_usage", cpu_usage},
-                                   {"timer_choice", timer_choice},
-                                   PG_TESTS_END};
+/* The CPU's model, from the fake /proc as every other reading: x86's
+ * "model name", an ARM board's "Model", none at all. */
+static void cpu_model(void)
+{
+    char *root = fake_root(), *model;
+
+    REQUIRE(root);
+    put(root, "/proc/cpuinfo",
+        "processor\t: 0\nmodel name\t: AMD EPYC 7B13\nflags\t: fpu\n\n"
+        "processor\t: 1\nmodel name\t: AMD EPYC 7B13\n");
+    model = pg_system_cpu_model(root);
+    CHECK_STR(model, "AMD EPYC 7B13");
+    free(model);
+    put(root, "/proc/cpuinfo",
+        "processor\t: 0\nBogoMIPS\t: 108.00\n\n"
+        "Model\t\t: Raspberry Pi 4 Model B\n");
+    model = pg_system_cpu_model(root);
+    CHECK_STR(model, "Raspberry Pi 4 Model B");
+    free(model);
+    put(root, "/proc/cpuinfo", "processor\t: 0\n");
+    CHECK(pg_system_cpu_model(root) == NULL);
+    pg_rm_rf(root);
+    free(root);
+}
+
+const pg_test pg_tests_system[] = {
+    {"cpu_model", cpu_model},         {"noisy_machine", noisy_machine},
+    {"quiet_machine", quiet_machine}, {"cpu_usage", cpu_usage},
+    {"timer_choice", timer_choice},   PG_TESTS_END};
