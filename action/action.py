@@ -46,16 +46,38 @@ def truthy(value):
     return value.strip().lower() in ("true", "yes", "1", "on")
 
 
+def command_text(text, prop=False):
+    """Text in a workflow command, escaped as GitHub wants: its message,
+    or with `prop` a property's value (which : and , would end)."""
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if prop else text
+
+
 def notice(kind, message, title=None):
-    """A workflow command (::error::, ::warning::), escaped as GitHub wants."""
-    message = (message.replace("%", "%25").replace("\r", "%0D")
-               .replace("\n", "%0A"))
-    props = ""
-    if title:
-        props = " title=" + (title.replace("%", "%25").replace("\r", "%0D")
-                             .replace("\n", "%0A").replace(":", "%3A")
-                             .replace(",", "%2C"))
-    print("::%s%s::%s" % (kind, props, message), flush=True)
+    """A workflow command (::error::, ::warning::)."""
+    props = " title=" + command_text(title, prop=True) if title else ""
+    print("::%s%s::%s" % (kind, props, command_text(message)), flush=True)
+
+
+def handed_on(name):
+    """A file of the steps' in $RUNNER_TEMP: perfgate.json, .md and .html
+    (the reports) and .status (perfgate's exit status), which one step
+    leaves for the next; .post.md (the comment post-only renders)."""
+    return os.path.join(env("RUNNER_TEMP", "/tmp"), "perfgate." + name)
+
+
+def write_status(code):
+    with open(handed_on("status"), "w") as f:
+        f.write("%d\n" % code)
+
+
+def read_status():
+    """The exit status the compare step left; 3 (internal) when none."""
+    try:
+        with open(handed_on("status")) as f:
+            return int(f.read().strip() or "3")
+    except (OSError, ValueError):
+        return 3
 
 
 def event():
@@ -195,18 +217,14 @@ def measure_args():
 
 def cmd_compare():
     """Runs perfgate; its exit status goes to $RUNNER_TEMP/perfgate.status."""
-    tmp = env("RUNNER_TEMP", "/tmp")
     perfgate = env("PERFGATE", "perfgate")
-    json_path = os.path.join(tmp, "perfgate.json")
-    md_path = os.path.join(tmp, "perfgate.md")
-    for p in (json_path, md_path, os.path.join(tmp, "perfgate.html")):
-        if os.path.exists(p):
-            os.remove(p)
+    for name in ("json", "md", "html"):
+        if os.path.exists(handed_on(name)):
+            os.remove(handed_on(name))
     if inp("merge"):
-        return merge_shards(perfgate, json_path, md_path, tmp)
-    html_path = os.path.join(tmp, "perfgate.html")
-    args = [perfgate, "compare", "--json", json_path, "--markdown", md_path,
-            "--html", html_path]
+        return merge_shards(perfgate)
+    args = [perfgate, "compare", "--json", handed_on("json"), "--markdown",
+            handed_on("md"), "--html", handed_on("html")]
     if inp("shard"):
         args += ["--shard", inp("shard")]
     if truthy(inp("bisect", "false")):
@@ -231,19 +249,17 @@ def cmd_compare():
         if not usable_revision(rev):
             notice("error", "perfgate: the input %r is not a revision"
                    % rev[:60], title="perfgate")
-            with open(os.path.join(tmp, "perfgate.status"), "w") as f:
-                f.write("2\n")
+            write_status(2)
             return 0
     if revs:
         args += ["--"] + revs
     print("perfgate: " + " ".join(args[1:]), flush=True)
-    code = subprocess.run(args, cwd=inp("working-directory", ".")).returncode
-    with open(os.path.join(tmp, "perfgate.status"), "w") as f:
-        f.write("%d\n" % code)
+    write_status(subprocess.run(args,
+                                cwd=inp("working-directory", ".")).returncode)
     return 0
 
 
-def merge_shards(perfgate, json_path, md_path, tmp):
+def merge_shards(perfgate):
     """perfgate merge on the shard results the `merge` glob names."""
     cwd = inp("working-directory", ".")
     files = sorted(glob.glob(os.path.join(cwd, inp("merge"))))
@@ -252,13 +268,11 @@ def merge_shards(perfgate, json_path, md_path, tmp):
                % inp("merge")[:100], title="perfgate")
         code = 2
     else:
-        args = [perfgate, "merge", "--json", json_path, "--markdown",
-                md_path, "--html", os.path.join(tmp, "perfgate.html"),
-                "--"] + files
+        args = [perfgate, "merge", "--json", handed_on("json"), "--markdown",
+                handed_on("md"), "--html", handed_on("html"), "--"] + files
         print("perfgate: merge " + " ".join(files), flush=True)
         code = subprocess.run(args, cwd=cwd).returncode
-    with open(os.path.join(tmp, "perfgate.status"), "w") as f:
-        f.write("%d\n" % code)
+    write_status(code)
     return 0
 
 
@@ -279,14 +293,8 @@ def write_output(name, value):
 
 
 def cmd_publish():
-    tmp = env("RUNNER_TEMP", "/tmp")
-    json_path = os.path.join(tmp, "perfgate.json")
-    md_path = os.path.join(tmp, "perfgate.md")
-    try:
-        with open(os.path.join(tmp, "perfgate.status")) as f:
-            status = int(f.read().strip() or "3")
-    except (OSError, ValueError):
-        status = 3
+    json_path, md_path = handed_on("json"), handed_on("md")
+    status = read_status()
     report = None
     if os.path.exists(json_path):
         with open(json_path) as f:
@@ -332,12 +340,7 @@ def cmd_publish():
 
 
 def cmd_finish():
-    try:
-        with open(os.path.join(env("RUNNER_TEMP", "/tmp"),
-                               "perfgate.status")) as f:
-            status = int(f.read().strip() or "3")
-    except (OSError, ValueError):
-        status = 3
+    status = read_status()
     if status == 1 and not truthy(inp("fail-on-regression", "true")):
         print("perfgate: the gate failed; fail-on-regression is false, so "
               "the step passes", flush=True)
@@ -465,7 +468,7 @@ def render(json_path):
     wrote.  ValueError when the result is not perfgate's."""
     if os.path.getsize(json_path) > MAX_REPORT:
         raise ValueError("larger than %d bytes" % MAX_REPORT)
-    md = os.path.join(env("RUNNER_TEMP", "/tmp"), "perfgate-post.md")
+    md = handed_on("post.md")
     p = subprocess.run([env("PERFGATE", "perfgate"), "report", "--markdown",
                         md, "--", json_path], capture_output=True, text=True)
     # 0 and 1 are the saved verdict's; anything else, a bad file.
@@ -508,8 +511,7 @@ def cmd_comment():
             if not number:
                 print("perfgate: not a pull request; no comment", flush=True)
                 return 0
-            path = os.path.join(env("RUNNER_TEMP", "/tmp"), "perfgate.md")
-            with open(path, encoding="utf-8") as f:
+            with open(handed_on("md"), encoding="utf-8") as f:
                 body = f.read()
         if not number.isdigit() or not body.startswith(MARKER):
             raise ValueError("not a perfgate comment for a pull request")

@@ -9,6 +9,7 @@
  * do not scale).  The page's one script does that, pinned by its hash.
  */
 #include "history.h"
+#include "escape.h"
 #include "html.h"
 #include "str.h"
 #include "units.h"
@@ -33,9 +34,10 @@ static const char *const palette[] = {"#4e79a7", "#f28e2b", "#59a14f",
                                       "#b07aa1", "#9c755f", "#76b7b2"};
 #define NCOLORS (sizeof(palette) / sizeof(palette[0]))
 
+/* Text as an element's text or an attribute's value. */
 static void esc(pg_str *out, const char *text)
 {
-    pg_html_escape(out, text);
+    pg_escape_html(out, text ? text : "", text ? strlen(text) : 0, 1);
 }
 
 /* A point's short label: a commit's first 10 characters, a table's label

@@ -109,8 +109,15 @@ static void send_line(child_ctx *ctx, const char *fmt, ...)
     pg_str_clear(&s);
 }
 
+/*
+ * What a step returns when it has reported a failure to perfgate (the
+ * child's one convention): the run stops there, and each caller passes
+ * REPORTED up as it is.  0: the step went on.
+ */
+#define REPORTED 1
+
 /* Reports a failure (STATUS, the side it belongs to, why) to perfgate;
- * returns 1, "reported", for the caller to pass up. */
+ * returns REPORTED, for the caller to pass up. */
 static int child_fail(child_ctx *ctx, const char *status, int side,
                       const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -127,7 +134,7 @@ static int child_fail(child_ctx *ctx, const char *status, int side,
     send_line(ctx, PG_EV_FAIL_FMT, status, side < 0 ? "-" : side_names[side],
               pg_str_cstr(&msg));
     pg_str_clear(&msg);
-    return 1;
+    return REPORTED;
 }
 
 static void trace(child_ctx *ctx, const char *fmt, ...)
@@ -197,7 +204,7 @@ static void limit_resources(int gpu)
 
 /*
  * The head's output against the base's, case by case (pg_problem.compare):
- * 0, or -1 after reporting the head incorrect at the first case that
+ * 0, or REPORTED with the head incorrect at the first case that
  * differs.  The comparison is the problem's code, on memory both wrote.
  */
 static int compare_sides(child_ctx *ctx, const pg_problem *p, pg_case *cases,
@@ -221,7 +228,7 @@ static int compare_sides(child_ctx *ctx, const pg_problem *p, pg_case *cases,
                 ctx, "incorrect", PG_HEAD, "case %s: %s", spec->cases[c].name,
                 *pg_plugin_case_message(pc) ? pg_plugin_case_message(pc)
                                             : "differs from the base's output");
-            return -1;
+            return REPORTED;
         }
     }
     return 0;
@@ -233,7 +240,7 @@ static int compare_sides(child_ctx *ctx, const pg_problem *p, pg_case *cases,
  * other; a failure is reported for the head when the head has one (that is
  * what the gate decides on), saying when the base failed too.  A head
  * found right is said at once ("verified head"), so that perfgate knows it
- * even if the base then crashes the process.  0, or -1 after reporting.
+ * even if the base then crashes the process.  0, or REPORTED.
  */
 static int verify_sides(child_ctx *ctx, const pg_problem *p, pg_case *cases,
                         pg_target (*own)[2], const char *when)
@@ -276,8 +283,8 @@ static int verify_sides(child_ctx *ctx, const pg_problem *p, pg_case *cases,
         if (why[side].size && failed < 0)
             failed = side;
     }
-    if (compared && failed < 0 && compare_sides(ctx, p, cases, own) < 0)
-        return -1;
+    if (compared && failed < 0 && compare_sides(ctx, p, cases, own))
+        return REPORTED;
     if (compared && failed < 0)
         send_line(ctx, PG_EV_VERIFIED " " PG_EV_VERIFIED_HEAD);
     if (failed == PG_HEAD && why[PG_BASE].size)
@@ -289,7 +296,7 @@ static int verify_sides(child_ctx *ctx, const pg_problem *p, pg_case *cases,
         child_fail(ctx, "incorrect", failed, "%s", pg_str_cstr(&why[failed]));
     pg_str_clear(&why[0]);
     pg_str_clear(&why[1]);
-    return failed >= 0 ? -1 : 0;
+    return failed >= 0 ? REPORTED : 0;
 }
 
 /* The device reported an error: the side that was running caused it, and
@@ -395,7 +402,7 @@ static size_t place_copies(const char *path, const char *symbol, pg_fn *placed)
 /*
  * Cold on the device, a batch of calls rotates through identical set-ups
  * of the case, so that no call finds the one before it in the L2.  0, or
- * -1 after reporting.
+ * REPORTED.
  */
 static int set_up_copies(child_ctx *ctx, const pg_problem *p, pg_target *t,
                          pg_case *first, size_t index, int side)
@@ -416,7 +423,7 @@ static int set_up_copies(child_ctx *ctx, const pg_problem *p, pg_target *t,
         pc->side = first->side;
         if (!(t->copies[i] = set_up(ctx, p, pc, index, side,
                                     "a copy, for batches that run cold")))
-            return -1;
+            return REPORTED;
     }
     t->ncopies = n;
     return 0;
@@ -441,7 +448,7 @@ typedef struct sides {
 /*
  * Loads each side's library (head first: when a case cannot even be set
  * up, the head is blamed) and finds its solution, places its copies, and
- * opens the GPU.  0, or 1 when a failure was reported.
+ * opens the GPU.  0, or REPORTED.
  */
 static int load_sides(child_ctx *ctx, sides *st)
 {
@@ -518,21 +525,12 @@ static int set_up_own(child_ctx *ctx, sides *st)
                       set_up(ctx, st->p, pc, c, side,
                              side ? "the head's own, to check it on"
                                   : "the base's own, to check it on")))
-                return 1;
+                return REPORTED;
         }
     }
     return 0;
 }
 
-/*
- * Both sides are timed on the same memory: a third set-up of each case,
- * which both call in turn.  Apart, each side's arrays would sit at their
- * own addresses and on their own physical pages, and how they fall
- * against each other (4 KiB aliasing, cache sets, DRAM banks) would be a
- * steady difference that interleaving cannot cancel.  The sides' own
- * set-ups stay theirs, to be checked on.  0, or 1 when a failure was
- * reported.
- */
 /* Target k of case c: side order[k]'s function, on `state`. */
 static void aim(sides *st, size_t c, int k, const pg_target *on)
 {
@@ -549,7 +547,7 @@ static void aim(sides *st, size_t c, int k, const pg_target *on)
 /*
  * A problem whose set-up calls the side's own code (side_setup): each
  * side is timed on its own set-up, which is also what it is checked on.
- * 0, or 1 when a failure was reported.
+ * 0, or REPORTED.
  */
 static int use_own(child_ctx *ctx, sides *st)
 {
@@ -562,12 +560,20 @@ static int use_own(child_ctx *ctx, sides *st)
             aim(st, c, k, &st->own[c][side]);
             if (ctx->gpu && ctx->spec->cold &&
                 set_up_copies(ctx, st->p, &st->targets[c][k],
-                              &st->cases[c * 3 + (size_t)side], c, side) < 0)
-                return 1;
+                              &st->cases[c * 3 + (size_t)side], c, side))
+                return REPORTED;
         }
     return 0;
 }
 
+/*
+ * Both sides are timed on the same memory: a third set-up of each case,
+ * which both call in turn.  Apart, each side's arrays would sit at their
+ * own addresses and on their own physical pages, and how they fall
+ * against each other (4 KiB aliasing, cache sets, DRAM banks) would be a
+ * steady difference that interleaving cannot cancel.  The sides' own
+ * set-ups stay theirs, to be checked on.  0, or REPORTED.
+ */
 static int set_up_shared(child_ctx *ctx, sides *st)
 {
     const pg_run_spec *spec = ctx->spec;
@@ -591,10 +597,10 @@ static int set_up_shared(child_ctx *ctx, sides *st)
         shared.problem = st->p;
         if (!(shared.state = set_up(ctx, st->p, pc, c, -1,
                                     "the one both sides are timed on")))
-            return 1;
+            return REPORTED;
         if (ctx->gpu && spec->cold &&
-            set_up_copies(ctx, st->p, &shared, pc, c, -1) < 0)
-            return 1;
+            set_up_copies(ctx, st->p, &shared, pc, c, -1))
+            return REPORTED;
         for (k = 0; k < st->n; k++)
             aim(st, c, k, &shared);
     }
@@ -641,7 +647,7 @@ static void trace_sides(child_ctx *ctx, sides *st, pg_counter *counter)
 /*
  * Natively, where each side's calls spend their time: every case in turn
  * for SAMPLE_SECONDS (at least once), sampled every SAMPLE_US, into the
- * spec's sample file.  0, or 1 when a failure was reported.
+ * spec's sample file.  0, or REPORTED.
  */
 static int sample_sides(child_ctx *ctx, sides *st)
 {
@@ -689,8 +695,7 @@ static int sample_sides(child_ctx *ctx, sides *st)
 }
 
 /* Times the shared set-ups, interleaved (or counts them: the counter is
- * a clock whose time is the count).  0, or 1 when a failure was
- * reported. */
+ * a clock whose time is the count).  0, or REPORTED. */
 static int time_sides(child_ctx *ctx, sides *st, pg_timing *timing,
                       pg_measure_summary *summary)
 {
@@ -712,7 +717,7 @@ static int time_sides(child_ctx *ctx, sides *st, pg_timing *timing,
             child_fail(ctx, "skipped", -1, "not counted: %s (%s)",
                        pg_str_cstr(&why), pg_counter_name(spec->counter));
             pg_str_clear(&why);
-            return 1;
+            return REPORTED;
         }
         trace(ctx, "counting %s with %s", pg_metric_name(spec->metric),
               pg_counter_name(spec->counter));
@@ -927,7 +932,7 @@ static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
      * timing is this one's. */
     if ((spec->skip_checks & PG_CHECK_BEFORE) && !spec->verify_only)
         send_line(&ctx, PG_EV_VERIFIED " " PG_EV_VERIFIED_HEAD);
-    else if (verify_sides(&ctx, st.p, st.cases, st.own, "") < 0 ||
+    else if (verify_sides(&ctx, st.p, st.cases, st.own, "") ||
              spec->verify_only) {
         send_line(&ctx, PG_EV_VERIFIED);
         goto done;
@@ -946,7 +951,7 @@ static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
     /* Right once is not enough: after all those calls, each side must
      * still be right. */
     if (!(spec->skip_checks & PG_CHECK_AFTER) &&
-        verify_sides(&ctx, st.p, st.cases, st.own, " (after timing)") < 0)
+        verify_sides(&ctx, st.p, st.cases, st.own, " (after timing)"))
         goto done;
     send_figures(&ctx, &st, timing, &summary);
 done:
@@ -1038,8 +1043,8 @@ static int end_side(child_ctx *ctx, sides *st, int side, pg_counter *counter)
         trace_sides(ctx, st, counter);
     }
     if (!(spec->skip_checks & PG_CHECK_AFTER) &&
-        verify_sides(ctx, st->p, st->cases, st->own, " (after timing)") < 0)
-        return 1;
+        verify_sides(ctx, st->p, st->cases, st->own, " (after timing)"))
+        return REPORTED;
     return 0;
 }
 
@@ -1085,7 +1090,7 @@ static int worker_main(const pg_run_spec *given, int side, pg_watch *watch,
     if (!spec.lib[side] || load_sides(&ctx, &st) || set_up_own(&ctx, &st))
         goto done;
     if (!(spec.skip_checks & PG_CHECK_BEFORE) &&
-        verify_sides(&ctx, st.p, st.cases, st.own, "") < 0)
+        verify_sides(&ctx, st.p, st.cases, st.own, ""))
         goto done;
     if (st.nplaced[side] < 1) {
         st.placed[side][0] = st.syms[side];

@@ -3,6 +3,7 @@
  * inline, charts as SVG drawn here, nothing fetched when it is opened.
  */
 #include "html.h"
+#include "escape.h"
 #include "str.h"
 #include "report.h"
 #include "units.h"
@@ -24,35 +25,10 @@
 
 static const char *const side_color[2] = {"#4e79a7", "#e15759"};
 
-void pg_html_escape(pg_str *out, const char *text)
-{
-    const char *p;
-
-    for (p = text ? text : ""; *p; p++)
-        switch (*p) {
-        case '&':
-            pg_str_puts(out, "&amp;");
-            break;
-        case '<':
-            pg_str_puts(out, "&lt;");
-            break;
-        case '>':
-            pg_str_puts(out, "&gt;");
-            break;
-        case '"':
-            pg_str_puts(out, "&quot;");
-            break;
-        case '\'':
-            pg_str_puts(out, "&#39;");
-            break;
-        default:
-            pg_str_putc(out, *p);
-        }
-}
-
+/* Text as an element's text or an attribute's value. */
 static void esc(pg_str *out, const char *text)
 {
-    pg_html_escape(out, text);
+    pg_escape_html(out, text ? text : "", text ? strlen(text) : 0, 1);
 }
 
 static void esc_ns(pg_str *out, double ns)

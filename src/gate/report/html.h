@@ -12,10 +12,6 @@
 #include "result.h"
 #include "str.h"
 
-/* Text into HTML, as an element's text or an attribute's value: & < > "
- * ' escaped (the text is valid UTF-8). */
-void pg_html_escape(pg_str *out, const char *text);
-
 /* Appends the page for `r` (judged, its text made safe) to `out`. */
 void pg_html_page(pg_str *out, const pg_result *r);
 

@@ -2,6 +2,7 @@
  * report.c - the terminal table and the markdown comment.
  */
 #include "report.h"
+#include "escape.h"
 #include "counter.h"
 #include "str.h"
 #include "cuda.h"
@@ -1176,16 +1177,12 @@ static void escaped(pg_str *out, const char *s, size_t max, int markdown)
 {
     size_t n, limit = s ? pg_utf8_cut(s, max) : 0;
 
-    for (n = 0; n < limit; n++) {
+    if (!markdown)
+        pg_escape_html(out, s ? s : "", limit, 0);
+    for (n = 0; markdown && n < limit; n++) {
         char ch = s[n];
-        if (ch == '<')
-            pg_str_puts(out, "&lt;");
-        else if (ch == '>')
-            pg_str_puts(out, "&gt;");
-        else if (ch == '&')
-            pg_str_puts(out, "&amp;");
-        else if (!markdown)
-            pg_str_putc(out, ch);
+        if (strchr("<>&", ch))
+            pg_escape_html(out, &ch, 1, 0);
         else if (ch == '|')
             pg_str_puts(out, "\\|");
         else if (ch == '`')
