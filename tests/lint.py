@@ -10,6 +10,7 @@ however indirectly.
   usage: lint.py SOURCE_DIR ACTION_VALIDATOR
 """
 import glob
+import importlib.util
 import os
 import re
 import shutil
@@ -17,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import unittest.mock
 
 try:
     import yaml
@@ -165,8 +167,12 @@ class Lint(unittest.TestCase):
             text = yaml.safe_dump(docs[name])
             self.assertIn("$RUNNER_TEMP/perfgate.json", text)
             self.assertNotIn("outputs.report-json", text)
-        with open(os.path.join(ROOT, "action", "action.py")) as f:
-            self.assertIn('os.path.join(tmp, "perfgate.json")', f.read())
+        spec = importlib.util.spec_from_file_location(
+            "action", os.path.join(ROOT, "action", "action.py"))
+        action = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(action)
+        with unittest.mock.patch.dict(os.environ, {"RUNNER_TEMP": "/r"}):
+            self.assertEqual(action.handed_on("json"), "/r/perfgate.json")
 
     def test_the_docs_links_lead_somewhere(self):
         """Every relative link of README.md, docs/ and ci/ names a file or
