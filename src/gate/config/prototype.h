@@ -10,7 +10,7 @@
  * stdint.h, size_t and its kin, void (as a return type, or the pointee of
  * a `void *` whose count is in bytes), and one level of pointer to any of
  * them, const or not (`T x[]` is `T *x`), as a parameter or the result
- * (what a pointer result is, function.c asks of `returns:`).  Anything else (a
+ * (what a pointer result is, function_check.c asks of `returns:`).  Anything else (a
  * struct, a union, an enum, a function pointer, a type it does not know, `T
  * **`,
  * `...`) is refused with the parameter named and what to do instead: a
