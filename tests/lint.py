@@ -435,6 +435,77 @@ def git(*args):
                           text=True)
 
 
+# The house's sizes (issue 51): no folder of src/ with more than a quarter
+# of its lines, no file over 1,000 lines, no function over 80.  What is
+# still over is listed with its size today: it may shrink and leave the
+# list, never grow; anything new over a limit fails.
+MAX_FOLDER_SHARE = 0.25
+MAX_FILE_LINES = 1000
+MAX_FUNCTION_LINES = 80
+LONG_FILES = {
+    "src/gate/report/report.c": 1927,
+    "src/gate/config/config.c": 1846,
+    "src/measurer/main.c": 1324,
+}
+LONG_FUNCTIONS = {
+    "src/gate/result/result_json.c:read_bench": 140,
+    "src/gate/profile.c:profile_side": 124,
+    "src/gate/result/result_json.c:bench_json": 123,
+    "src/gate/benchmark.c:pg_benchmark_run": 123,
+    "src/cli/cmd_history.c:pg_cmd_history": 120,
+    "src/history/mainline.c:pg_mainline_load": 118,
+    "src/gate/run/run.c:pg_run_bench": 113,
+    "src/cli/init.c:pg_init_function_problem": 111,
+    "src/engine/measure.c:pg_measure": 107,
+    "src/gate/config/function_check.c:parse_call": 104,
+    "src/measurer/main.c:worker_main": 100,
+    "src/gate/run/draws.c:pg_draws_run": 96,
+    "src/history/changepoint.c:pg_changepoints": 90,
+    "src/history/history_html.c:steps_table": 89,
+    "src/gate/run/run.c:on_line": 89,
+    "src/history/changepoint.c:pg_creeps": 86,
+    "src/history/record.c:pg_record_from_json": 84,
+    "src/engine/runspec.c:read_line": 84,
+    "src/history/history.c:pg_history_render_text": 82,
+}
+
+
+def functions_of(path):
+    """[(name, lines)] of the functions defined in a C file as the house
+    writes them: the body's braces alone at the start of a line, the name
+    the first one followed by '(' in the signature above."""
+    with open(path) as f:
+        lines = f.read().split("\n")
+    found, i = [], 0
+    while i < len(lines):
+        if lines[i] != "{":
+            i += 1
+            continue
+        k = i
+        while k > 0 and lines[k - 1].strip() and not lines[k - 1].startswith(
+                ("}", "/*", " *", "#")) and not lines[k - 1].endswith(";"):
+            k -= 1
+        name = re.search(r"(\w+)\s*\(", " ".join(lines[k:i]))
+        end = i + 1
+        while end < len(lines) and lines[end] != "}":
+            end += 1
+        found.append((name.group(1) if name else "?", end - i + 1))
+        i = end + 1
+    return found
+
+
+def source_sizes(root):
+    """{path: lines} of every .c and .h under src/, paths from root."""
+    sizes = {}
+    for d, _, files in os.walk(os.path.join(root, "src")):
+        for f in files:
+            if f.endswith((".c", ".h")):
+                path = os.path.join(d, f)
+                with open(path) as fh:
+                    sizes[os.path.relpath(path, root)] = sum(1 for _ in fh)
+    return sizes
+
+
 class Code(unittest.TestCase):
     def test_each_abi_function_says_its_abi_and_is_exported(self):
         with open(os.path.join(ROOT, "include/perfgate/problem.h")) as f:
@@ -619,6 +690,49 @@ class Code(unittest.TestCase):
         documented = set(re.findall(r"^\| `([a-z]+)` \|", section, re.M))
         self.assertGreater(len(declared), 8)
         self.assertEqual(declared, documented)
+
+    def test_no_folder_file_or_function_outgrows_the_house(self):
+        sizes = source_sizes(ROOT)
+        total = sum(sizes.values())
+        folders = {}
+        for path, n in sizes.items():
+            folders[os.path.dirname(path)] = (
+                folders.get(os.path.dirname(path), 0) + n)
+        for folder, n in folders.items():
+            with self.subTest(folder=folder):
+                self.assertLessEqual(n / total, MAX_FOLDER_SHARE)
+        for path, n in sizes.items():
+            with self.subTest(file=path):
+                self.assertLessEqual(n, LONG_FILES.get(path, MAX_FILE_LINES),
+                                     "split it where it changes")
+        seen = {}
+        for path in sizes:
+            if path.endswith(".c"):
+                for name, n in functions_of(os.path.join(ROOT, path)):
+                    seen["%s:%s" % (path, name)] = n
+        self.assertGreater(len(seen), 1000)
+        for key, n in seen.items():
+            with self.subTest(function=key):
+                self.assertLessEqual(n, LONG_FUNCTIONS.get(
+                    key, MAX_FUNCTION_LINES), "split it into steps")
+        # The lists name only what is still over: a file or function
+        # brought under its limit (or gone) leaves them.
+        for path, n in LONG_FILES.items():
+            with self.subTest(listed=path):
+                self.assertGreater(sizes.get(path, 0), MAX_FILE_LINES)
+        for key in LONG_FUNCTIONS:
+            with self.subTest(listed=key):
+                self.assertGreater(seen.get(key, 0), MAX_FUNCTION_LINES)
+
+    def test_the_size_checks_find_what_they_look_for(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "t.c")
+            with open(path, "w") as f:
+                f.write("/* a */\nstatic int\nshort_one(int x)\n{\n"
+                        "    return x;\n}\n\nvoid long_one(void)\n{\n" +
+                        "    ;\n" * 90 + "}\n")
+            self.assertEqual(functions_of(path),
+                             [("short_one", 3), ("long_one", 92)])
 
     def test_the_environment_is_read_in_one_place(self):
         # env.c alone calls getenv; every name the code asks of pg_env is
