@@ -448,9 +448,7 @@ LONG_FILES = {
     "src/measurer/main.c": 1324,
 }
 LONG_FUNCTIONS = {
-    "src/gate/result/result_json.c:read_bench": 140,
     "src/gate/profile.c:profile_side": 124,
-    "src/gate/result/result_json.c:bench_json": 123,
     "src/gate/benchmark.c:pg_benchmark_run": 123,
     "src/cli/cmd_history.c:pg_cmd_history": 120,
     "src/history/mainline.c:pg_mainline_load": 118,

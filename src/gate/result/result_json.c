@@ -207,6 +207,96 @@ static void read_samples(pg_result_case *cr, const cJSON *so)
     }
 }
 
+/* A regression accepted on purpose: up to what, why, until and from. */
+static void add_accept(cJSON *o, const pg_bench_result *b)
+{
+    cJSON *a;
+
+    if (b->accept_up_to <= 0)
+        return;
+    a = cJSON_AddObjectToObject(o, "accept");
+    cJSON_AddNumberToObject(a, "up_to", b->accept_up_to);
+    cJSON_AddStringToObject(a, "why", b->accept_why);
+    add_string(a, "until", *b->accept_until ? b->accept_until : NULL);
+    add_string(a, "from", *b->accept_from ? b->accept_from : NULL);
+    cJSON_AddBoolToObject(a, "accepted", b->accepted);
+}
+
+/* How main moved before the base, and the commit bisecting found. */
+static void add_history(cJSON *o, const pg_bench_result *b)
+{
+    cJSON *co;
+
+    if (b->main_pushes > 0) {
+        cJSON *mo = cJSON_AddObjectToObject(o, "main");
+        cJSON_AddNumberToObject(mo, "pushes", b->main_pushes);
+        pg_json_add_number(mo, "change", b->main_change);
+        cJSON_AddNumberToObject(mo, "steps", b->main_steps);
+        cJSON_AddNumberToObject(mo, "creeps", b->main_creeps);
+    }
+    if (!b->culprit) {
+        cJSON_AddNullToObject(o, "culprit");
+        return;
+    }
+    co = cJSON_AddObjectToObject(o, "culprit");
+    add_string(co, "commit", b->culprit);
+    add_string(co, "subject", b->culprit_subject);
+    add_string(co, "author", b->culprit_author);
+    cJSON_AddNumberToObject(co, "candidates", b->culprit_candidates);
+}
+
+/* A count's two CPUs, and the path the other side took. */
+static void add_code_path(cJSON *o, const pg_bench_result *b)
+{
+    cJSON *po;
+
+    if (!b->cpu_simulated)
+        return;
+    po = cJSON_AddObjectToObject(o, "code_path");
+    add_string(po, "native_cpu", b->cpu_native);
+    add_string(po, "simulated_cpu", b->cpu_simulated);
+    add_string(po, "other", b->other_path);
+    add_string(po, "uncounted", b->uncounted);
+    cJSON_AddBoolToObject(po, "gates", b->other_path_gates);
+}
+
+static cJSON *case_json(const pg_result_case *c)
+{
+    cJSON *co = cJSON_CreateObject();
+
+    add_string(co, "name", c->name);
+    pg_json_add_number(co, "base_ns", c->base_ns);
+    pg_json_add_number(co, "head_ns", c->head_ns);
+    pg_json_add_number(co, "change", c->change);
+    add_interval(co, c->change_lo, c->change_hi);
+    if (!isnan(c->change))
+        add_string(co, "status", pg_status_name(c->status));
+    pg_json_add_number(co, "flops", c->flops);
+    pg_json_add_number(co, "bytes", c->bytes);
+    cJSON_AddNumberToObject(co, "inner", (double)c->inner);
+    pg_json_add_number(co, "overhead_ns", c->overhead_ns);
+    cJSON_AddBoolToObject(co, "resolved", !c->unresolved);
+    add_samples(co, c);
+    return co;
+}
+
+/* What the device's clocks did while the benchmark ran. */
+static void add_gpu_clocks(cJSON *o, const pg_bench_result *b)
+{
+    cJSON *g;
+
+    if (!b->gpu.measured)
+        return;
+    g = cJSON_AddObjectToObject(o, "gpu");
+    cJSON_AddNumberToObject(g, "samples", (double)b->gpu.samples);
+    cJSON_AddNumberToObject(g, "throttled", (double)b->gpu.throttled);
+    cJSON_AddNumberToObject(g, "kept_throttled", (double)b->gpu.kept_throttled);
+    pg_json_add_number(g, "clock_mhz",
+                       b->gpu.clock_mhz > 0 ? b->gpu.clock_mhz : NAN);
+    cJSON_AddBoolToObject(g, "gated", b->gpu.gated);
+    cJSON_AddNumberToObject(g, "runtime_version", b->gpu.runtime_version);
+}
+
 static cJSON *bench_json(const pg_bench_result *b)
 {
     cJSON *o = cJSON_CreateObject(), *cases, *calls;
@@ -221,14 +311,7 @@ static cJSON *bench_json(const pg_bench_result *b)
         cJSON_AddNumberToObject(o, "batch", b->batch);
     if (b->noise_floor > 0)
         cJSON_AddNumberToObject(o, "noise_floor", b->noise_floor);
-    if (b->accept_up_to > 0) {
-        cJSON *a = cJSON_AddObjectToObject(o, "accept");
-        cJSON_AddNumberToObject(a, "up_to", b->accept_up_to);
-        cJSON_AddStringToObject(a, "why", b->accept_why);
-        add_string(a, "until", *b->accept_until ? b->accept_until : NULL);
-        add_string(a, "from", *b->accept_from ? b->accept_from : NULL);
-        cJSON_AddBoolToObject(a, "accepted", b->accepted);
-    }
+    add_accept(o, b);
     cJSON_AddBoolToObject(o, "fails_gate", b->fails_gate);
     pg_json_add_number(o, "change", b->change);
     add_interval(o, b->change_lo, b->change_hi);
@@ -269,66 +352,18 @@ static cJSON *bench_json(const pg_bench_result *b)
     add_built(o, "built", built_names, b->built);
     if (b->project[0] || b->project[1])
         add_built(o, "project", project_names, b->project);
-    if (b->main_pushes > 0) {
-        cJSON *mo = cJSON_AddObjectToObject(o, "main");
-        cJSON_AddNumberToObject(mo, "pushes", b->main_pushes);
-        pg_json_add_number(mo, "change", b->main_change);
-        cJSON_AddNumberToObject(mo, "steps", b->main_steps);
-        cJSON_AddNumberToObject(mo, "creeps", b->main_creeps);
-    }
-    if (b->culprit) {
-        cJSON *co = cJSON_AddObjectToObject(o, "culprit");
-        add_string(co, "commit", b->culprit);
-        add_string(co, "subject", b->culprit_subject);
-        add_string(co, "author", b->culprit_author);
-        cJSON_AddNumberToObject(co, "candidates", b->culprit_candidates);
-    } else {
-        cJSON_AddNullToObject(o, "culprit");
-    }
+    add_history(o, b);
     add_profile(o, b->profile);
     if (b->counted)
         cJSON_AddItemToObject(o, "counted", bench_json(b->counted));
     add_string(o, "disagreement", b->disagreement);
-    if (b->cpu_simulated) {
-        cJSON *po = cJSON_AddObjectToObject(o, "code_path");
-        add_string(po, "native_cpu", b->cpu_native);
-        add_string(po, "simulated_cpu", b->cpu_simulated);
-        add_string(po, "other", b->other_path);
-        add_string(po, "uncounted", b->uncounted);
-        cJSON_AddBoolToObject(po, "gates", b->other_path_gates);
-    }
+    add_code_path(o, b);
     add_string(o, "message", b->message);
     add_string(o, "log", b->log);
     cases = cJSON_AddArrayToObject(o, "cases");
-    for (i = 0; i < b->ncases; i++) {
-        const pg_result_case *c = &b->cases[i];
-        cJSON *co = cJSON_CreateObject();
-        add_string(co, "name", c->name);
-        pg_json_add_number(co, "base_ns", c->base_ns);
-        pg_json_add_number(co, "head_ns", c->head_ns);
-        pg_json_add_number(co, "change", c->change);
-        add_interval(co, c->change_lo, c->change_hi);
-        if (!isnan(c->change))
-            add_string(co, "status", pg_status_name(c->status));
-        pg_json_add_number(co, "flops", c->flops);
-        pg_json_add_number(co, "bytes", c->bytes);
-        cJSON_AddNumberToObject(co, "inner", (double)c->inner);
-        pg_json_add_number(co, "overhead_ns", c->overhead_ns);
-        cJSON_AddBoolToObject(co, "resolved", !c->unresolved);
-        add_samples(co, c);
-        cJSON_AddItemToArray(cases, co);
-    }
-    if (b->gpu.measured) {
-        cJSON *g = cJSON_AddObjectToObject(o, "gpu");
-        cJSON_AddNumberToObject(g, "samples", (double)b->gpu.samples);
-        cJSON_AddNumberToObject(g, "throttled", (double)b->gpu.throttled);
-        cJSON_AddNumberToObject(g, "kept_throttled",
-                                (double)b->gpu.kept_throttled);
-        pg_json_add_number(g, "clock_mhz",
-                           b->gpu.clock_mhz > 0 ? b->gpu.clock_mhz : NAN);
-        cJSON_AddBoolToObject(g, "gated", b->gpu.gated);
-        cJSON_AddNumberToObject(g, "runtime_version", b->gpu.runtime_version);
-    }
+    for (i = 0; i < b->ncases; i++)
+        cJSON_AddItemToArray(cases, case_json(&b->cases[i]));
+    add_gpu_clocks(o, b);
     return o;
 }
 
@@ -755,6 +790,85 @@ static void read_counted(pg_bench_result *b, const cJSON *co,
     pg_error_clear();
 }
 
+/* accept: what a regression accepted on purpose was accepted up to, why,
+ * until when and from where. */
+static void read_accept(pg_bench_result *b, const cJSON *a)
+{
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(a, "why");
+    const cJSON *u = cJSON_GetObjectItemCaseSensitive(a, "until");
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(a, "from");
+    double up = get_number(a, "up_to");
+
+    /* Up to 1000%, as the config allows (a reader that took only
+     * fractions below 1 dropped an entry of 150%). */
+    if (!cJSON_IsObject(a) || !(up > 0 && up <= 10))
+        return;
+    b->accept_up_to = up;
+    if (cJSON_IsString(w))
+        snprintf(b->accept_why, sizeof(b->accept_why), "%s", w->valuestring);
+    if (cJSON_IsString(u) && strlen(u->valuestring) == 10)
+        memcpy(b->accept_until, u->valuestring, 11);
+    /* A commit's 12 hex digits, or the label's name. */
+    if (cJSON_IsString(f) && *f->valuestring &&
+        strlen(f->valuestring) < sizeof(b->accept_from) &&
+        strspn(f->valuestring, "0123456789abcdefghijklmnopqrstuvwxyz-") ==
+            strlen(f->valuestring))
+        snprintf(b->accept_from, sizeof(b->accept_from), "%s", f->valuestring);
+}
+
+/* code_path: a count's two CPUs, and the path the other side took. */
+static void read_code_path(pg_bench_result *b, const cJSON *c)
+{
+    if (!cJSON_IsObject(c) || !b->metric)
+        return;
+    b->cpu_native = get_string(c, "native_cpu");
+    b->cpu_simulated = get_string(c, "simulated_cpu");
+    b->other_path = get_string(c, "other");
+    b->uncounted = get_string(c, "uncounted");
+    b->other_path_gates =
+        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "gates"));
+}
+
+/* gpu: what the device's clocks did while the benchmark ran. */
+static void read_gpu_clocks(pg_bench_result *b, const cJSON *c)
+{
+    double clock = get_number(c, "clock_mhz");
+
+    if (!cJSON_IsObject(c))
+        return;
+    b->gpu.measured = 1;
+    b->gpu.samples = get_count(c, "samples");
+    b->gpu.throttled = get_count(c, "throttled");
+    b->gpu.kept_throttled = get_count(c, "kept_throttled");
+    b->gpu.clock_mhz = isfinite(clock) ? clock : 0;
+    b->gpu.gated = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "gated"));
+    b->gpu.runtime_version = get_int(c, "runtime_version");
+}
+
+/* One case: its figures, its status (a case's own: a change or none). */
+static void read_case(pg_result_case *cr, const cJSON *c)
+{
+    const cJSON *iv = cJSON_GetObjectItemCaseSensitive(c, "status");
+    int st = cJSON_IsString(iv) ? pg_status_parse(iv->valuestring) : -1;
+
+    memset(cr, 0, sizeof(*cr));
+    cr->name = get_string(c, "name");
+    cr->base_ns = get_number(c, "base_ns");
+    cr->head_ns = get_number(c, "head_ns");
+    cr->change = get_number(c, "change");
+    read_interval(c, &cr->change_lo, &cr->change_hi);
+    cr->status = st == PG_STATUS_REGRESSION || st == PG_STATUS_IMPROVEMENT ||
+                         st == PG_STATUS_INCONCLUSIVE ||
+                         st == PG_STATUS_UNRESOLVED
+                     ? (pg_status)st
+                     : PG_STATUS_UNCHANGED;
+    cr->flops = get_number(c, "flops");
+    cr->bytes = get_number(c, "bytes");
+    cr->inner = get_count(c, "inner");
+    cr->overhead_ns = get_number(c, "overhead_ns");
+    read_samples(cr, cJSON_GetObjectItemCaseSensitive(c, "samples"));
+}
+
 static int read_bench(pg_result *r, const cJSON *o, const char *display)
 {
     const cJSON *status = cJSON_GetObjectItemCaseSensitive(o, "status");
@@ -814,31 +928,7 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
     b->rounds = get_int(o, "rounds");
     b->batch = get_int(o, "batch");
     b->noise_floor = get_number(o, "noise_floor");
-    {
-        const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "accept");
-        const cJSON *w = cJSON_GetObjectItemCaseSensitive(a, "why");
-        const cJSON *u = cJSON_GetObjectItemCaseSensitive(a, "until");
-        const cJSON *f = cJSON_GetObjectItemCaseSensitive(a, "from");
-        double up = get_number(a, "up_to");
-        /* Up to 1000%, as the config allows (a reader that took only
-         * fractions below 1 dropped an entry of 150%). */
-        if (cJSON_IsObject(a) && up > 0 && up <= 10) {
-            b->accept_up_to = up;
-            if (cJSON_IsString(w))
-                snprintf(b->accept_why, sizeof(b->accept_why), "%s",
-                         w->valuestring);
-            if (cJSON_IsString(u) && strlen(u->valuestring) == 10)
-                memcpy(b->accept_until, u->valuestring, 11);
-            /* A commit's 12 hex digits, or the label's name. */
-            if (cJSON_IsString(f) && *f->valuestring &&
-                strlen(f->valuestring) < sizeof(b->accept_from) &&
-                strspn(f->valuestring,
-                       "0123456789abcdefghijklmnopqrstuvwxyz-") ==
-                    strlen(f->valuestring))
-                snprintf(b->accept_from, sizeof(b->accept_from), "%s",
-                         f->valuestring);
-        }
-    }
+    read_accept(b, cJSON_GetObjectItemCaseSensitive(o, "accept"));
     if (!(b->noise_floor > 0 && b->noise_floor < 1))
         b->noise_floor = 0;
     b->seconds = get_number(o, "seconds");
@@ -849,50 +939,13 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
     b->message = get_string(o, "message");
     b->log = get_string(o, "log");
     b->disagreement = get_string(o, "disagreement");
-    if ((c = cJSON_GetObjectItemCaseSensitive(o, "code_path")) &&
-        cJSON_IsObject(c) && b->metric) {
-        b->cpu_native = get_string(c, "native_cpu");
-        b->cpu_simulated = get_string(c, "simulated_cpu");
-        b->other_path = get_string(c, "other");
-        b->uncounted = get_string(c, "uncounted");
-        b->other_path_gates =
-            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "gates"));
-    }
+    read_code_path(b, cJSON_GetObjectItemCaseSensitive(o, "code_path"));
     read_counted(b, cJSON_GetObjectItemCaseSensitive(o, "counted"), display);
-    if ((c = cJSON_GetObjectItemCaseSensitive(o, "gpu")) && cJSON_IsObject(c)) {
-        double clock = get_number(c, "clock_mhz");
-        b->gpu.measured = 1;
-        b->gpu.samples = get_count(c, "samples");
-        b->gpu.throttled = get_count(c, "throttled");
-        b->gpu.kept_throttled = get_count(c, "kept_throttled");
-        b->gpu.clock_mhz = isfinite(clock) ? clock : 0;
-        b->gpu.gated =
-            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "gated"));
-        b->gpu.runtime_version = get_int(c, "runtime_version");
-    }
+    read_gpu_clocks(b, cJSON_GetObjectItemCaseSensitive(o, "gpu"));
     cJSON_ArrayForEach(c, cases)
     {
-        pg_result_case *cr;
         b->cases = pg_realloc(b->cases, (b->ncases + 1) * sizeof(*b->cases));
-        cr = &b->cases[b->ncases++];
-        memset(cr, 0, sizeof(*cr));
-        cr->name = get_string(c, "name");
-        cr->base_ns = get_number(c, "base_ns");
-        cr->head_ns = get_number(c, "head_ns");
-        cr->change = get_number(c, "change");
-        read_interval(c, &cr->change_lo, &cr->change_hi);
-        iv = cJSON_GetObjectItemCaseSensitive(c, "status");
-        st = cJSON_IsString(iv) ? pg_status_parse(iv->valuestring) : -1;
-        cr->status =
-            st == PG_STATUS_REGRESSION || st == PG_STATUS_IMPROVEMENT ||
-                    st == PG_STATUS_INCONCLUSIVE || st == PG_STATUS_UNRESOLVED
-                ? (pg_status)st
-                : PG_STATUS_UNCHANGED;
-        cr->flops = get_number(c, "flops");
-        cr->bytes = get_number(c, "bytes");
-        cr->inner = get_count(c, "inner");
-        cr->overhead_ns = get_number(c, "overhead_ns");
-        read_samples(cr, cJSON_GetObjectItemCaseSensitive(c, "samples"));
+        read_case(&b->cases[b->ncases++], c);
     }
     return 0;
 }
