@@ -1,6 +1,6 @@
 /*
- * result.c - the result: its names, lifetime and clean text (its JSON form
- * is result_json.c).
+ * result.c - the result: its names, figures, lifetime and clean text (its
+ * JSON form is written by result_json.c, read back by result_read.c).
  */
 #include "result.h"
 #include "counter.h"
@@ -56,6 +56,26 @@ static const char *const floor_names[] = {"default", "GITHUB_ACTIONS", "config",
 const char *pg_floor_source_name(pg_floor_source src)
 {
     return floor_names[src];
+}
+
+const char *const pg_built_names[3] = {NULL, "compiled", "cache"};
+const char *const pg_project_names[3] = {NULL, "ran", "cache"};
+
+void pg_result_format_figure(pg_str *out, const pg_bench_result *b, double v)
+{
+    if (!b->metric || !isfinite(v)) {
+        pg_format_ns(out, v);
+        return;
+    }
+    pg_format_count(out, v);
+    pg_str_puts(out, b->metric == PG_METRIC_CYCLES ? " cycles" : " instr");
+}
+
+double pg_result_floor(const pg_result *r, const pg_bench_result *b)
+{
+    return b->metric            ? r->count_floor
+           : b->noise_floor > 0 ? b->noise_floor
+                                : r->noise_floor;
 }
 
 pg_bench_result *pg_result_add(pg_result *r, const char *name,

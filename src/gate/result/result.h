@@ -347,6 +347,12 @@ pg_bench_result *pg_result_add(pg_result *r, const char *name,
  * then empty (nothing to free).  The text may come from anyone.
  */
 char *pg_result_to_json(const pg_result *r);
+
+/* How a side's build came to be, as the JSON names it (built[]: 0 not
+ * built, 1 compiled, 2 from the cache), and its project build's (project[]:
+ * 1 ran, 2 from the cache). */
+extern const char *const pg_built_names[3];
+extern const char *const pg_project_names[3];
 int pg_result_from_json(pg_result *out, const char *text, const char *display);
 
 /*
