@@ -202,6 +202,61 @@ static int confirm(pg_history *h, history_args *a)
     return err;
 }
 
+/* 1, having said so, when the options do not go together. */
+static int misused(const history_args *a, int argc, const pg_opt *opts)
+{
+    if (argc > optind) {
+        fprintf(stderr, "perfgate history: no operands: name main's tip "
+                        "with --rev, a file with --series\n\n");
+        pg_opt_print_usage(stderr, opts, &usage);
+        return 1;
+    }
+    if (a->commit_url && strncmp(a->commit_url, "https://", 8) &&
+        strncmp(a->commit_url, "http://", 7)) {
+        fputs("perfgate history: --commit-url wants an http(s) address, "
+              "such as https://github.com/OWNER/REPO/commit/\n",
+              stderr);
+        return 1;
+    }
+    if (a->series_path &&
+        (a->rev || a->ref || a->machine || a->last || a->confirm || a->push)) {
+        fputs("perfgate history: --series reads a file; --rev, --last, "
+              "--machine, --ref, --confirm and --push read the "
+              "repository's records\n",
+              stderr);
+        return 1;
+    }
+    if (a->push && !a->confirm) {
+        fputs("perfgate history: --push pushes what --confirm measured; "
+              "'perfgate record --push-only --push REMOTE' pushes the "
+              "ref alone\n",
+              stderr);
+        return 1;
+    }
+    return 0;
+}
+
+/* The history on the terminal, and as JSON and a page where asked. */
+static int report(const pg_history *h, const history_args *a)
+{
+    pg_str text = PG_STR_INIT;
+    int err = 0;
+
+    pg_history_render_text(&text, h);
+    pg_cmd_print_report(a->json_path && !strcmp(a->json_path, "-") ? stderr
+                                                                   : stdout,
+                        pg_str_cstr(&text));
+    pg_str_clear(&text);
+    if (a->json_path) {
+        char *json = pg_history_to_json(h);
+        err = pg_cmd_write(a->json_path, json, strlen(json));
+        free(json);
+    }
+    if (!err && a->html_path)
+        err = write_page(h, a);
+    return err;
+}
+
 int pg_cmd_history(int argc, char **argv)
 {
     history_args a;
@@ -258,7 +313,6 @@ int pg_cmd_history(int argc, char **argv)
                    "origin's on GitHub or GitLab)"),
         PG_OPT_END};
     pg_history h;
-    pg_str text = PG_STR_INIT;
     int code, err;
 
     memset(&a, 0, sizeof(a));
@@ -269,35 +323,7 @@ int pg_cmd_history(int argc, char **argv)
         pg_strvec_clear(&a.only);
         return code;
     }
-    if (argc > optind) {
-        fprintf(stderr, "perfgate history: no operands: name main's tip "
-                        "with --rev, a file with --series\n\n");
-        pg_opt_print_usage(stderr, opts, &usage);
-        pg_strvec_clear(&a.only);
-        return PG_EXIT_USAGE;
-    }
-    if (a.commit_url && strncmp(a.commit_url, "https://", 8) &&
-        strncmp(a.commit_url, "http://", 7)) {
-        fputs("perfgate history: --commit-url wants an http(s) address, "
-              "such as https://github.com/OWNER/REPO/commit/\n",
-              stderr);
-        pg_strvec_clear(&a.only);
-        return PG_EXIT_USAGE;
-    }
-    if (a.series_path &&
-        (a.rev || a.ref || a.machine || a.last || a.confirm || a.push)) {
-        fputs("perfgate history: --series reads a file; --rev, --last, "
-              "--machine, --ref, --confirm and --push read the "
-              "repository's records\n",
-              stderr);
-        pg_strvec_clear(&a.only);
-        return PG_EXIT_USAGE;
-    }
-    if (a.push && !a.confirm) {
-        fputs("perfgate history: --push pushes what --confirm measured; "
-              "'perfgate record --push-only --push REMOTE' pushes the "
-              "ref alone\n",
-              stderr);
+    if (misused(&a, argc, opts)) {
         pg_strvec_clear(&a.only);
         return PG_EXIT_USAGE;
     }
@@ -305,21 +331,9 @@ int pg_cmd_history(int argc, char **argv)
     err = load(&h, &a);
     if (err == 0 && a.confirm)
         err = confirm(&h, &a);
-    if (err == 0) {
-        pg_history_render_text(&text, &h);
-        pg_cmd_print_report(a.json_path && !strcmp(a.json_path, "-") ? stderr
-                                                                     : stdout,
-                            pg_str_cstr(&text));
-        if (a.json_path) {
-            char *json = pg_history_to_json(&h);
-            err = pg_cmd_write(a.json_path, json, strlen(json));
-            free(json);
-        }
-        if (!err && a.html_path)
-            err = write_page(&h, &a);
-    }
+    if (err == 0)
+        err = report(&h, &a);
     pg_history_clear(&h);
-    pg_str_clear(&text);
     pg_strvec_clear(&a.only);
     return err ? pg_cmd_fail(err) : PG_EXIT_PASS;
 }

@@ -300,17 +300,90 @@ static void put_type(pg_str *out, const pg_ctype *t, int bytes)
                   base, t->pointer ? " *" : "");
 }
 
+/* The state: the case's size, the arguments apart (so that no
+ * parameter's name can clash), the result. */
+static void put_state(pg_str *out, const pg_prototype *p)
+{
+    size_t i;
+
+    pg_str_puts(out, "struct state {\n    size_t n; /* the case's */\n"
+                     "    struct {\n");
+    for (i = 0; i < p->nparams; i++) {
+        pg_str_puts(out, "        ");
+        put_type(out, &p->params[i].type, 1);
+        pg_str_printf(out, "%s%s;\n", p->params[i].type.pointer ? "" : " ",
+                      p->params[i].name);
+    }
+    pg_str_puts(out, "    } arg;\n");
+    if (p->result.kind != PG_CKIND_VOID) {
+        pg_str_puts(out, "    ");
+        put_type(out, &p->result, 0);
+        pg_str_puts(out, " result;\n");
+    }
+    pg_str_puts(out, "};\n\n");
+}
+
+/* setup()'s line for argument `a` of `p`'s function (`size` its size). */
+static void put_arg_setup(pg_str *out, const pg_prototype *p,
+                          const pg_cparam *a, const pg_cparam *size)
+{
+    const char *elem =
+        a->type.kind == PG_CKIND_VOID ? "unsigned char" : a->type.spelling;
+
+    if (a == size) {
+        pg_str_printf(out, "    s->arg.%s = (%s)s->n;\n", a->name,
+                      a->type.spelling);
+    } else if (!a->type.pointer) {
+        pg_str_printf(out, "    s->arg.%s = 0; /* TODO: its value */\n",
+                      a->name);
+    } else if (!a->type.is_const) {
+        pg_str_printf(out,
+                      "    /* TODO: how many elements %s() writes */\n"
+                      "    if (!(s->arg.%s = pg_alloc(c, s->n * sizeof(%s))))\n"
+                      "        return NULL;\n",
+                      p->name, a->name, elem);
+    } else {
+        pg_str_printf(out,
+                      "    {\n        /* TODO: what %s holds */\n"
+                      "        %s *host = pg_host_alloc(c, s->n * "
+                      "sizeof(%s));\n        if (!host)\n"
+                      "            return NULL;\n"
+                      "        for (i = 0; i < s->n; i++)\n"
+                      "            host[i] = (%s)%s;\n"
+                      "        if (!(s->arg.%s = pg_alloc_copy(c, host, s->n * "
+                      "sizeof(%s))))\n            return NULL;\n    }\n",
+                      a->name, elem, elem, elem,
+                      a->type.kind == PG_CKIND_FLOAT
+                          ? "pg_random_float(c, -1, 1)"
+                          : "pg_random(c)",
+                      a->name, elem);
+    }
+}
+
+/* setup(): the state, each argument as its type allows. */
+static void put_setup(pg_str *out, const pg_prototype *p)
+{
+    const pg_cparam *size = size_param(p);
+    size_t i;
+
+    pg_str_puts(out, "static void *setup(pg_case *c)\n{\n"
+                     "    struct state *s = pg_host_alloc(c, sizeof(*s));\n"
+                     "    size_t i;\n\n    if (!s)\n        return NULL;\n"
+                     "    s->n = (size_t)pg_param(c, \"n\", 1024);\n");
+    for (i = 0; i < p->nparams; i++)
+        put_arg_setup(out, p, &p->params[i], size);
+    pg_str_puts(out, "    (void)i;\n    return s;\n}\n\n");
+}
+
 int pg_init_function_problem(pg_str *out, const char *prototype,
                              const char *path)
 {
     pg_prototype p;
-    const pg_cparam *size;
     size_t i, col;
     int err;
 
     if ((err = pg_prototype_parse(&p, prototype, &col)) < 0)
         return err;
-    size = size_param(&p);
     pg_str_printf(out,
                   "/*\n * The problem of %s(), written by `perfgate init "
                   "--problem` from its\n * prototype: fill in the TODOs "
@@ -328,61 +401,9 @@ int pg_init_function_problem(pg_str *out, const char *prototype,
         put_type(out, &p.params[i].type, 0);
     }
     pg_str_puts(out, p.nparams ? ");\n\n" : "void);\n\n");
-    /* The arguments apart, so that no parameter's name can clash. */
-    pg_str_puts(out, "struct state {\n    size_t n; /* the case's */\n"
-                     "    struct {\n");
-    for (i = 0; i < p.nparams; i++) {
-        pg_str_puts(out, "        ");
-        put_type(out, &p.params[i].type, 1);
-        pg_str_printf(out, "%s%s;\n", p.params[i].type.pointer ? "" : " ",
-                      p.params[i].name);
-    }
-    pg_str_puts(out, "    } arg;\n");
-    if (p.result.kind != PG_CKIND_VOID) {
-        pg_str_puts(out, "    ");
-        put_type(out, &p.result, 0);
-        pg_str_puts(out, " result;\n");
-    }
-    pg_str_puts(out, "};\n\nstatic void *setup(pg_case *c)\n{\n"
-                     "    struct state *s = pg_host_alloc(c, sizeof(*s));\n"
-                     "    size_t i;\n\n    if (!s)\n        return NULL;\n"
-                     "    s->n = (size_t)pg_param(c, \"n\", 1024);\n");
-    for (i = 0; i < p.nparams; i++) {
-        const pg_cparam *a = &p.params[i];
-        const char *elem =
-            a->type.kind == PG_CKIND_VOID ? "unsigned char" : a->type.spelling;
-        if (a == size) {
-            pg_str_printf(out, "    s->arg.%s = (%s)s->n;\n", a->name,
-                          a->type.spelling);
-        } else if (!a->type.pointer) {
-            pg_str_printf(out, "    s->arg.%s = 0; /* TODO: its value */\n",
-                          a->name);
-        } else if (!a->type.is_const) {
-            pg_str_printf(
-                out,
-                "    /* TODO: how many elements %s() writes */\n"
-                "    if (!(s->arg.%s = pg_alloc(c, s->n * sizeof(%s))))\n"
-                "        return NULL;\n",
-                p.name, a->name, elem);
-        } else {
-            pg_str_printf(
-                out,
-                "    {\n        /* TODO: what %s holds */\n"
-                "        %s *host = pg_host_alloc(c, s->n * "
-                "sizeof(%s));\n        if (!host)\n"
-                "            return NULL;\n"
-                "        for (i = 0; i < s->n; i++)\n"
-                "            host[i] = (%s)%s;\n"
-                "        if (!(s->arg.%s = pg_alloc_copy(c, host, s->n * "
-                "sizeof(%s))))\n            return NULL;\n    }\n",
-                a->name, elem, elem, elem,
-                a->type.kind == PG_CKIND_FLOAT ? "pg_random_float(c, -1, 1)"
-                                               : "pg_random(c)",
-                a->name, elem);
-        }
-    }
-    pg_str_puts(out, "    (void)i;\n    return s;\n}\n\n"
-                     "/* Timed: the call alone. */\n"
+    put_state(out, &p);
+    put_setup(out, &p);
+    pg_str_puts(out, "/* Timed: the call alone. */\n"
                      "static void run(void *state, pg_fn fn)\n{\n"
                      "    struct state *s = state;\n\n    ");
     if (p.result.kind != PG_CKIND_VOID)

@@ -512,6 +512,70 @@ static int choose_slots(const pg_measure_opts *opts, pg_target (*targets)[2],
     return fit < (double)most ? (int)fit : (int)most;
 }
 
+/* The rounds' tables for `ncases` cases, nothing measured yet. */
+static void rounds_init(rounds *rs, size_t ncases)
+{
+    pg_interval none = {NAN, NAN, NAN};
+    size_t c;
+
+    rs->overhead = pg_calloc(ncases, sizeof(*rs->overhead));
+    rs->case_change = pg_calloc(ncases, sizeof(*rs->case_change));
+    for (c = 0; c < ncases; c++)
+        rs->case_change[c] = none;
+    rs->first = pg_calloc(ncases * 2, sizeof(*rs->first));
+    rs->ns = pg_malloc(ncases * 2 * sizeof(*rs->ns));
+    for (c = 0; c < ncases * 2; c++)
+        rs->ns[c] = INFINITY;
+}
+
+/* Each case's calls per sample, and whether its samples start warm; how
+ * long a round of them all will take (0: calibration timed nothing). */
+static double calibrate_cases(engine *e, rounds *rs, pg_timing *out,
+                              pg_target (*targets)[2], size_t ncases,
+                              int nsides)
+{
+    double round_ns = 0;
+    size_t c;
+
+    for (c = 0; c < ncases; c++) {
+        memset(&out[c], 0, sizeof(out[c]));
+        out[c].ns[0] = out[c].ns[1] = INFINITY;
+        out[c].raw_ns[0] = out[c].raw_ns[1] = INFINITY;
+        out[c].overhead_ns = INFINITY;
+        pg_watch_call(e->opts->watch, PG_CALL_RUN, (int)c);
+        out[c].inner = calibrate(e, targets[c], c, nsides, rs->first + c * 2);
+        out[c].warm = starts_warm(e, &out[c], rs->first + c * 2, nsides);
+    }
+    /* A warm sample costs one call more than it times. */
+    for (c = 0; c < ncases * 2; c++)
+        if (isfinite(rs->first[c]))
+            round_ns += rs->first[c] *
+                        (1 + (out[c / 2].warm ? 1.0 / out[c / 2].inner : 0));
+    return round_ns;
+}
+
+/* What is reported once the rounds stop (`stop` says why): what the
+ * stopping rule asked, of every round; the samples, when kept. */
+static void summarize(engine *e, rounds *rs, pg_timing *out,
+                      pg_measure_summary *summary, size_t ncases, int nsides,
+                      pg_stop stop)
+{
+    pg_interval change = {NAN, NAN, NAN};
+
+    estimate_now(e, rs, out, ncases, summary->rounds, &change);
+    if (nsides == 1)
+        change.change = change.lo = change.hi = NAN;
+    summary->stop = stop;
+    summary->slots = e->slots;
+    summary->shift = e->shift;
+    finish(out, summary, rs, ncases, nsides);
+    summary->change = change;
+    if (e->opts->keep_samples) {
+        *e->opts->keep_samples = rs->samples;
+        rs->samples = NULL;
+    }
+}
+
 int pg_measure(pg_timing *out, pg_measure_summary *summary,
                pg_target (*targets)[2], size_t ncases, int nsides,
                const pg_measure_opts *opts)
@@ -534,29 +598,9 @@ int pg_measure(pg_timing *out, pg_measure_summary *summary,
         e.evict = pg_calloc(opts->evict_bytes, 1);
 
     memset(summary, 0, sizeof(*summary));
-    rs.overhead = pg_calloc(ncases, sizeof(*rs.overhead));
-    rs.case_change = pg_calloc(ncases, sizeof(*rs.case_change));
-    for (c = 0; c < ncases; c++)
-        rs.case_change[c] = change;
-    rs.first = pg_calloc(ncases * 2, sizeof(*rs.first));
-    rs.ns = pg_malloc(ncases * 2 * sizeof(*rs.ns));
-    for (c = 0; c < ncases * 2; c++)
-        rs.ns[c] = INFINITY;
+    rounds_init(&rs, ncases);
     start = pg_now_ns();
-    for (c = 0; c < ncases; c++) {
-        memset(&out[c], 0, sizeof(out[c]));
-        out[c].ns[0] = out[c].ns[1] = INFINITY;
-        out[c].raw_ns[0] = out[c].raw_ns[1] = INFINITY;
-        out[c].overhead_ns = INFINITY;
-        pg_watch_call(opts->watch, PG_CALL_RUN, (int)c);
-        out[c].inner = calibrate(&e, targets[c], c, nsides, rs.first + c * 2);
-        out[c].warm = starts_warm(&e, &out[c], rs.first + c * 2, nsides);
-    }
-    /* A warm sample costs one call more than it times. */
-    for (c = 0; c < ncases * 2; c++)
-        if (isfinite(rs.first[c]))
-            round_ns += rs.first[c] *
-                        (1 + (out[c / 2].warm ? 1.0 / out[c / 2].inner : 0));
+    round_ns = calibrate_cases(&e, &rs, out, targets, ncases, nsides);
     e.slots = choose_slots(opts, targets, ncases, nsides, round_ns);
     /*
      * On the CPU, no sample is taken while what calibration left behind
@@ -598,20 +642,8 @@ int pg_measure(pg_timing *out, pg_measure_summary *summary,
     if (e.failed)
         goto done;
 
-    /* What is reported is what the stopping rule asked, of every round. */
-    estimate_now(&e, &rs, out, ncases, summary->rounds, &change);
-    if (nsides == 1)
-        change.change = change.lo = change.hi = NAN;
-    summary->stop = stop;
-    summary->slots = e.slots;
-    summary->shift = e.shift;
-    finish(out, summary, &rs, ncases, nsides);
-    summary->change = change;
+    summarize(&e, &rs, out, summary, ncases, nsides, stop);
     summary->seconds = (double)(pg_now_ns() - start) / 1e9;
-    if (opts->keep_samples) {
-        *opts->keep_samples = rs.samples;
-        rs.samples = NULL;
-    }
 done:
     free(rs.samples);
     free(rs.gain);

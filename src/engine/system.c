@@ -23,6 +23,12 @@
 
 #define MAX_CPUS 1024
 #define DEFAULT_LLC (32u << 20)
+/* The most a cache cpuid reports (no sysfs: a VM) is taken for.  A
+ * hypervisor may report the whole socket's (a bhyve guest on an EPYC read
+ * 508 MB, and cache: cold then evicted 1 GB a sample: two rounds in ten
+ * seconds), where one core reaches its chiplet's, 96 MB at most on
+ * today's x86 parts; twice 64 MB, what cold evicts, covers that. */
+#define MAX_CPUID_LLC ((size_t)64 << 20)
 
 void pg_system_warn(pg_system *sys, const char *fmt, ...)
 {
@@ -239,7 +245,7 @@ static size_t last_level_cache(const char *root, int cpu)
     if (!best && !*root) {
         long n = sysconf(_SC_LEVEL3_CACHE_SIZE);
         if (n > 0)
-            best = (size_t)n;
+            best = (size_t)n < MAX_CPUID_LLC ? (size_t)n : MAX_CPUID_LLC;
     }
 #endif
     return best ? best : DEFAULT_LLC;

@@ -601,16 +601,108 @@ static int profile_worst(pg_bench_ctx *c, const pg_bench_config *b,
         pg_build_limit(&c->cfg->settings), spec->gpu, spec->cold);
 }
 
+/*
+ * What the two builds leave to measure: 1 when the benchmark ends here,
+ * its status in `out` (both sides fail alike, or the head does not
+ * build); 0 to go on, *base_failed saying whether the base did not build
+ * (the head is then checked alone), and a benchmark the base lacks new.
+ */
+static int builds_settle(const pg_bench_ctx *c, pg_bench_result *out,
+                         const pg_build build[2], int *base_failed)
+{
+    if (!build[1].missing && !build[1].ok && !build[0].missing &&
+        !build[0].ok && build[0].message && build[1].message &&
+        !strcmp(build[0].message, build[1].message)) {
+        /* Both sides fail alike: not the change's doing, and said so;
+         * still a failure, since nothing can be measured. */
+        out->status = PG_STATUS_BUILD_FAILED;
+        out->side = PG_SIDE_NONE;
+        free(out->message);
+        free(out->log);
+        out->message = pg_strdupf("both sides fail alike, so not because "
+                                  "of this change: %s",
+                                  build[1].message);
+        out->log = build[1].log ? pg_strdup(build[1].log) : NULL;
+        return 1;
+    }
+    if (build[1].missing || !build[1].ok) {
+        set_build_failure(out, &build[1], PG_SIDE_HEAD);
+        return 1;
+    }
+    *base_failed = !build[0].missing && !build[0].ok;
+    if (build[0].missing) {
+        out->status = PG_STATUS_NEW;
+        out->message = pg_strdupf("no baseline: %s in %s", build[0].message,
+                                  c->rev[0].spec);
+    }
+    return 0;
+}
+
+/*
+ * Verifies and measures the two builds of `b` on its `ncases` cases (its
+ * problem in `problem_lib`): the draws, then what measure: and --profile
+ * ask beyond them.  Negative only when perfgate itself failed.
+ */
+static int measure_builds(pg_bench_ctx *c, const pg_bench_config *b,
+                          pg_bench_result *out, const pg_build build[2],
+                          int base_failed, char *problem_lib,
+                          pg_casespec *cases, size_t ncases)
+{
+    pg_run_spec spec;
+    pg_settings counted, own_floor;
+    char *spec_path = NULL;
+    int err = 0, measure;
+
+    pg_run_spec_init(&spec);
+    if (!strcmp(b->language, "cuda")) {
+        if (!gpu_ready(c, out, &build[0], base_failed))
+            return 0;
+        spec.gpu = 1;
+    }
+    spec.problem_lib = problem_lib;
+    spec.cases = cases;
+    spec.ncases = ncases;
+    fill_spec(&spec, c, b, out, build, base_failed);
+    /* Its own floor, unless the command gave one for the whole run. */
+    if (b->noise_floor > 0 && c->cfg->settings.floor_source != PG_FLOOR_FLAG) {
+        own_floor = c->cfg->settings;
+        own_floor.noise_floor = b->noise_floor;
+        spec.settings = &own_floor;
+        out->noise_floor = b->noise_floor;
+    }
+    measure = measure_of(c, b);
+    if ((measure == PG_METRIC_INSTRUCTIONS || measure == PG_METRIC_CYCLES) &&
+        count_instead(c, &spec, out, (pg_metric)measure, &counted) < 0)
+        return 0;
+    pg_progress_sayf(c->progress, "verifying");
+    spec_path = pg_strdupf("%s/%s.run", c->build_dir, b->name);
+    if ((err = pg_draws_run(out, &spec, spec_path)) < 0)
+        goto done;
+    if (b->function)
+        per_call(out, b->function->batch);
+    settle(c, out, &build[0], base_failed);
+    if (b->function)
+        say_unchecked(out, b, &spec, base_failed);
+    if (measure == PG_MEASURE_ALL && !spec.gpu && verdict_of(out) != 2 &&
+        (err = count_too(c, &spec, spec_path, out)) < 0)
+        goto done;
+    if (b->function && out->counted)
+        per_call(out->counted, b->function->batch);
+    if (c->profile && out->status == PG_STATUS_REGRESSION)
+        err = profile_worst(c, b, out, &spec);
+done:
+    free(spec_path);
+    return err;
+}
+
 int pg_benchmark_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)
 {
     const pg_bench_config *b = &c->cfg->benchmarks[index];
     pg_build build[2];
     pg_casespec *cases = NULL;
     size_t ncases = 0, i;
-    int owned = 0, base_failed, err, s, measure;
-    char *problem_lib = NULL, *spec_path = NULL;
-    pg_run_spec spec;
-    pg_settings counted, own_floor;
+    int owned = 0, base_failed = 0, err, s;
+    char *problem_lib = NULL;
     pg_bench_keys keys;
     int64_t building;
 
@@ -644,73 +736,9 @@ int pg_benchmark_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)
     err = build_sides(c, b, build, &keys, out->built, out->project);
     c->result->build_seconds += (double)(pg_now_ns() - building) / 1e9;
     building = 0;
-    if (err < 0)
-        goto done;
-    if (!build[1].missing && !build[1].ok && !build[0].missing &&
-        !build[0].ok && build[0].message && build[1].message &&
-        !strcmp(build[0].message, build[1].message)) {
-        /* Both sides fail alike: not the change's doing, and said so;
-         * still a failure, since nothing can be measured. */
-        out->status = PG_STATUS_BUILD_FAILED;
-        out->side = PG_SIDE_NONE;
-        free(out->message);
-        free(out->log);
-        out->message = pg_strdupf("both sides fail alike, so not because "
-                                  "of this change: %s",
-                                  build[1].message);
-        out->log = build[1].log ? pg_strdup(build[1].log) : NULL;
-        goto done;
-    }
-    if (build[1].missing || !build[1].ok) {
-        set_build_failure(out, &build[1], PG_SIDE_HEAD);
-        goto done;
-    }
-    /* A base that does not build: the head is still checked, alone. */
-    base_failed = !build[0].missing && !build[0].ok;
-    if (build[0].missing) {
-        out->status = PG_STATUS_NEW;
-        out->message = pg_strdupf("no baseline: %s in %s", build[0].message,
-                                  c->rev[0].spec);
-    }
-
-    pg_run_spec_init(&spec);
-    if (!strcmp(b->language, "cuda")) {
-        if (!gpu_ready(c, out, &build[0], base_failed))
-            goto done;
-        spec.gpu = 1;
-    }
-    spec.problem_lib = problem_lib;
-    spec.cases = cases;
-    spec.ncases = ncases;
-    fill_spec(&spec, c, b, out, build, base_failed);
-    /* Its own floor, unless the command gave one for the whole run. */
-    if (b->noise_floor > 0 && c->cfg->settings.floor_source != PG_FLOOR_FLAG) {
-        own_floor = c->cfg->settings;
-        own_floor.noise_floor = b->noise_floor;
-        spec.settings = &own_floor;
-        out->noise_floor = b->noise_floor;
-    }
-    measure = measure_of(c, b);
-    if ((measure == PG_METRIC_INSTRUCTIONS || measure == PG_METRIC_CYCLES) &&
-        count_instead(c, &spec, out, (pg_metric)measure, &counted) < 0)
-        goto done;
-    pg_progress_sayf(c->progress, "verifying");
-    spec_path = pg_strdupf("%s/%s.run", c->build_dir, b->name);
-    if ((err = pg_draws_run(out, &spec, spec_path)) < 0)
-        goto done;
-    if (b->function)
-        per_call(out, b->function->batch);
-    settle(c, out, &build[0], base_failed);
-    if (b->function)
-        say_unchecked(out, b, &spec, base_failed);
-    if (measure == PG_MEASURE_ALL && !spec.gpu && verdict_of(out) != 2 &&
-        (err = count_too(c, &spec, spec_path, out)) < 0)
-        goto done;
-    if (b->function && out->counted)
-        per_call(out->counted, b->function->batch);
-    if (c->profile && out->status == PG_STATUS_REGRESSION)
-        err = profile_worst(c, b, out, &spec);
-
+    if (err == 0 && !builds_settle(c, out, build, &base_failed))
+        err = measure_builds(c, b, out, build, base_failed, problem_lib, cases,
+                             ncases);
 done:
     if (building)
         c->result->build_seconds += (double)(pg_now_ns() - building) / 1e9;
@@ -722,7 +750,6 @@ done:
         free(cases);
     }
     free(problem_lib);
-    free(spec_path);
     return err;
 }
 

@@ -462,6 +462,79 @@ static char **with_flag(char *const *flags, size_t n, const char *more)
     return all;
 }
 
+/* The measuring child's spec for one side's case, run once and checked
+ * (not timed), its library `lib`, into `path`. */
+static int write_spec(const job *j, const pg_bench_config *b, const char *lib,
+                      const char *path)
+{
+    pg_run_spec spec;
+    pg_settings settings;
+
+    pg_run_spec_init(&spec);
+    pg_settings_defaults(&settings);
+    spec.problem_lib = j->problem_lib;
+    spec.problem_name = b->problem;
+    spec.lib[1] = lib;
+    spec.symbol = b->symbol;
+    spec.cases = j->c;
+    spec.ncases = 1;
+    spec.settings = &settings;
+    spec.verify_only = 1;
+    spec.gpu = j->ncu != NULL;
+    spec.cold = j->cold;
+    return pg_run_spec_write(&spec, path);
+}
+
+/* The profiler the child runs under: ncu, or callgrind writing `out`. */
+static void profiler_argv(pg_strvec *a, const job *j, const char *out)
+{
+    if (j->ncu) {
+        pg_ncu_argv(a, j->ncu, out);
+        return;
+    }
+    pg_strvec_push(a, "valgrind");
+    pg_strvec_push(a, "--tool=callgrind");
+    pg_strvec_push(a, "-q");
+    pg_strvec_pushf(a, "--callgrind-out-file=%s", out);
+    pg_strvec_push(a, "--compress-strings=no");
+    pg_strvec_push(a, "--compress-pos=no");
+}
+
+/*
+ * What ncu wrote to `csv` of side `side`'s kernels: 0, or 1 with *why.
+ * What ncu read is the profile, whatever the exit status (the measuring
+ * child leaves what the process's end frees, which a leak checker
+ * reports); ncu's own error (no permission for the GPU's counters, say)
+ * is the cause before the exit status.
+ */
+static int ncu_result(pg_ncu_side *kernels, char **why, const char *side,
+                      const char *csv, const pg_proc_result *res)
+{
+    char *said = NULL;
+    int ran = res->exited && !res->exit_code;
+
+    if (!pg_ncu_read(kernels, csv, &said)) {
+        free(said);
+        return 0;
+    }
+    pg_ncu_side_clear(kernels);
+    if (said && (ran || !strncmp(said, "ncu: ", 5))) {
+        *why = pg_strdupf("the %s side: %s", side, said);
+    } else {
+        /* What it said last, as a failed build says it. */
+        pg_str tail = PG_STR_INIT;
+        pg_str_put_tail_lines(&tail, pg_str_cstr(&res->output), 3);
+        *why = pg_strdupf("the %s side's case did not run under ncu "
+                          "(%s %d)%s%s",
+                          side, res->exited ? "exit status" : "signal",
+                          res->exited ? res->exit_code : res->signal,
+                          tail.size ? ": " : "", pg_str_cstr(&tail));
+        pg_str_clear(&tail);
+    }
+    free(said);
+    return 1;
+}
+
 /*
  * Side s's costs: built again with line numbers into the work directory
  * (C: -g, which does not change the code gcc makes; CUDA: -lineinfo,
@@ -476,8 +549,6 @@ static int profile_side(costs *out, pg_ncu_side *kernels, char **why,
     const char *flag = j->ncu ? "-lineinfo" : "-g";
     pg_bench_config b = *j->b;
     pg_build build;
-    pg_run_spec spec;
-    pg_settings settings;
     pg_proc_opts opts;
     pg_proc_result res;
     pg_strvec a = PG_STRVEC_INIT;
@@ -508,30 +579,9 @@ static int profile_side(costs *out, pg_ncu_side *kernels, char **why,
     }
     if (err)
         goto done;
-    pg_run_spec_init(&spec);
-    pg_settings_defaults(&settings);
-    spec.problem_lib = j->problem_lib;
-    spec.problem_name = b.problem;
-    spec.lib[1] = build.lib;
-    spec.symbol = b.symbol;
-    spec.cases = j->c;
-    spec.ncases = 1;
-    spec.settings = &settings;
-    spec.verify_only = 1;
-    spec.gpu = j->ncu != NULL;
-    spec.cold = j->cold;
-    if ((err = pg_run_spec_write(&spec, spec_path)) < 0)
+    if ((err = write_spec(j, &b, build.lib, spec_path)) < 0)
         goto done;
-    if (j->ncu) {
-        pg_ncu_argv(&a, j->ncu, cg);
-    } else {
-        pg_strvec_push(&a, "valgrind");
-        pg_strvec_push(&a, "--tool=callgrind");
-        pg_strvec_push(&a, "-q");
-        pg_strvec_pushf(&a, "--callgrind-out-file=%s", cg);
-        pg_strvec_push(&a, "--compress-strings=no");
-        pg_strvec_push(&a, "--compress-pos=no");
-    }
+    profiler_argv(&a, j, cg);
     pg_strvec_push(&a, pg_run_program_path());
     pg_strvec_push(&a, spec_path);
     memset(&opts, 0, sizeof(opts));
@@ -540,33 +590,9 @@ static int profile_side(costs *out, pg_ncu_side *kernels, char **why,
     opts.box = &box;
     if ((err = pg_proc_run_argv(&res, a.v, &opts)) < 0)
         goto done;
-    if (j->ncu) {
-        /* What ncu read is the profile, whatever the exit status (the
-         * measuring child leaves what the process's end frees, which a
-         * leak checker reports); ncu's own error (no permission for the
-         * GPU's counters, say) is the cause before the exit status. */
-        char *said = NULL;
-        int ran = res.exited && !res.exit_code;
-        err = pg_ncu_read(kernels, cg, &said);
-        if (err) {
-            pg_ncu_side_clear(kernels);
-            if (said && (ran || !strncmp(said, "ncu: ", 5)))
-                *why = pg_strdupf("the %s side: %s", side, said);
-            else {
-                /* What it said last, as a failed build says it. */
-                pg_str tail = PG_STR_INIT;
-                pg_str_put_tail_lines(&tail, pg_str_cstr(&res.output), 3);
-                *why = pg_strdupf("the %s side's case did not run under ncu "
-                                  "(%s %d)%s%s",
-                                  side, res.exited ? "exit status" : "signal",
-                                  res.exited ? res.exit_code : res.signal,
-                                  tail.size ? ": " : "", pg_str_cstr(&tail));
-                pg_str_clear(&tail);
-            }
-            err = 1;
-        }
-        free(said);
-    } else if (!res.exited || res.exit_code) {
+    if (j->ncu)
+        err = ncu_result(kernels, why, side, cg, &res);
+    else if (!res.exited || res.exit_code) {
         *why = pg_strdupf("the %s side's case did not run under callgrind "
                           "(%s %d)",
                           side, res.exited ? "exit status" : "signal",

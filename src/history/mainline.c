@@ -386,18 +386,82 @@ static int fill_series(pg_series *s, const pg_history *h, const pg_record *recs,
     return points > 0;
 }
 
+/* The points' labels and subjects: the `n` commits of `line`. */
+static void label_points(pg_history *h, const pg_commit_info *line, size_t n)
+{
+    size_t i;
+
+    h->npoints = n;
+    h->ns = 1;
+    h->labels = pg_calloc(n, sizeof(*h->labels));
+    h->subjects = pg_calloc(n, sizeof(*h->subjects));
+    for (i = 0; i < n; i++) {
+        h->labels[i] = pg_strdup(line[i].commit);
+        h->subjects[i] = pg_text_clean(line[i].subject);
+    }
+}
+
+/* A series per benchmark and machine that has a point, from the `n`
+ * records placed at `at` (positions from `first`). */
+static void make_series(pg_history *h, const pg_record *recs, const placed *at,
+                        size_t n, const pg_strvec *machines,
+                        const pg_strvec *benches, size_t first)
+{
+    const placed **by_pos = pg_calloc(h->npoints, sizeof(*by_pos));
+    size_t i, j;
+
+    h->series = pg_calloc(benches->n * machines->n + 1, sizeof(*h->series));
+    for (j = 0; j < machines->n; j++) {
+        memset(by_pos, 0, h->npoints * sizeof(*by_pos));
+        newest_at(by_pos, h, recs, at, n, machines->v[j], first);
+        for (i = 0; i < benches->n; i++) {
+            pg_series *s = &h->series[h->nseries];
+            if (!fill_series(s, h, recs, by_pos, benches->v[i])) {
+                free(s->values);
+                free(s->change);
+                free(s->change_sd);
+                free(s->sure);
+                free(s->accepted); /* no point: nothing in it */
+                memset(s, 0, sizeof(*s));
+                continue;
+            }
+            s->name = machines->n > 1
+                          ? pg_strdupf("%s @ %s", benches->v[i], machines->v[j])
+                          : pg_strdup(benches->v[i]);
+            s->bench = pg_strdup(benches->v[i]);
+            s->machine = pg_strdup(machines->v[j]);
+            h->nseries++;
+        }
+    }
+    free(by_pos);
+}
+
+/* The floor the newest of the `n` records placed at `at` was judged by
+ * (5% when it says none). */
+static double newest_floor(const pg_record *recs, const placed *at, size_t n)
+{
+    size_t i, j;
+    double floor;
+
+    for (j = 0, i = 1; i < n; i++)
+        if (at[i].pos > at[j].pos ||
+            (at[i].pos == at[j].pos && preferred(recs, &at[i], &at[j])))
+            j = i;
+    floor = recs[at[j].rec].noise_floor;
+    return floor > 0 && floor < 1 ? floor : 0.05;
+}
+
 int pg_mainline_load(pg_history *h, pg_repo *repo, const pg_mainline_opts *opts)
 {
     const char *ref = opts->ref ? opts->ref : PG_STORE_REF;
     const char *rev = opts->rev ? opts->rev : "HEAD";
     size_t last = opts->last ? opts->last : PG_MAINLINE_LAST;
     pg_commit_info *all = NULL, *line;
-    size_t nall = 0, nline, nrec = 0, nplaced = 0, i, j, first;
+    size_t nall = 0, nline, nrec = 0, nplaced = 0, i, first;
     line_index ix = {NULL, NULL, 0};
     pg_strvec machines = PG_STRVEC_INIT, benches = PG_STRVEC_INIT;
     pg_record *recs = NULL;
     placed *at = NULL;
-    const placed **by_pos = NULL;
     int err;
 
     memset(h, 0, sizeof(*h));
@@ -437,14 +501,7 @@ int pg_mainline_load(pg_history *h, pg_repo *repo, const pg_mainline_opts *opts)
     }
     for (first = nline, i = 0; i < nplaced; i++)
         first = at[i].pos < first ? at[i].pos : first;
-    h->npoints = nline - first;
-    h->ns = 1;
-    h->labels = pg_calloc(h->npoints, sizeof(*h->labels));
-    h->subjects = pg_calloc(h->npoints, sizeof(*h->subjects));
-    for (i = 0; i < h->npoints; i++) {
-        h->labels[i] = pg_strdup(line[first + i].commit);
-        h->subjects[i] = pg_text_clean(line[first + i].subject);
-    }
+    label_points(h, line + first, nline - first);
     machines_of(&machines, recs, at, nplaced);
     benchmarks_of(&benches, recs, at, nplaced, opts->only);
     for (i = 0; opts->only && opts->only[i]; i++)
@@ -454,40 +511,9 @@ int pg_mainline_load(pg_history *h, pg_repo *repo, const pg_mainline_opts *opts)
                                opts->only[i], ref);
             goto done;
         }
-    h->series = pg_calloc(benches.n * machines.n + 1, sizeof(*h->series));
-    by_pos = pg_calloc(h->npoints, sizeof(*by_pos));
-    for (j = 0; j < machines.n; j++) {
-        memset(by_pos, 0, h->npoints * sizeof(*by_pos));
-        newest_at(by_pos, h, recs, at, nplaced, machines.v[j], first);
-        for (i = 0; i < benches.n; i++) {
-            pg_series *s = &h->series[h->nseries];
-            if (!fill_series(s, h, recs, by_pos, benches.v[i])) {
-                free(s->values);
-                free(s->change);
-                free(s->change_sd);
-                free(s->sure);
-                free(s->accepted); /* no point: nothing in it */
-                memset(s, 0, sizeof(*s));
-                continue;
-            }
-            s->name = machines.n > 1
-                          ? pg_strdupf("%s @ %s", benches.v[i], machines.v[j])
-                          : pg_strdup(benches.v[i]);
-            s->bench = pg_strdup(benches.v[i]);
-            s->machine = pg_strdup(machines.v[j]);
-            h->nseries++;
-        }
-    }
-    /* The floor the newest record was judged by. */
-    for (j = 0, i = 1; i < nplaced; i++)
-        if (at[i].pos > at[j].pos ||
-            (at[i].pos == at[j].pos && preferred(recs, &at[i], &at[j])))
-            j = i;
-    h->floor = recs[at[j].rec].noise_floor;
-    if (!(h->floor > 0 && h->floor < 1))
-        h->floor = 0.05;
+    make_series(h, recs, at, nplaced, &machines, &benches, first);
+    h->floor = newest_floor(recs, at, nplaced);
 done:
-    free(by_pos);
     free(at);
     for (i = 0; i < nrec; i++)
         pg_record_clear(&recs[i]);

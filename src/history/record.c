@@ -288,6 +288,26 @@ static void parse_bench(parse_ctx *ctx, pg_record_bench *b, const cJSON *o)
     }
 }
 
+/* A record of a format this perfgate does not read: PG_ERR_USAGE, naming
+ * the format and the version that wrote it. */
+static int another_format(const cJSON *root, double format, const char *display)
+{
+    const cJSON *by = cJSON_GetObjectItemCaseSensitive(root, "perfgate");
+    char *who = cJSON_IsString(by) ? pg_text_clean(by->valuestring) : NULL;
+    int err;
+
+    if (who)
+        who[pg_utf8_cut(who, 40)] = '\0';
+    err = pg_error_set(PG_ERR_USAGE,
+                       "%s: a record of format %g%s%s%s, and this perfgate "
+                       "reads format %d: upgrade perfgate to read it",
+                       display, isfinite(format) ? format : 0.0,
+                       who ? " (written by " : "", who ? who : "",
+                       who ? ")" : "", PG_RECORD_FORMAT);
+    free(who);
+    return err;
+}
+
 int pg_record_from_json(pg_record *out, const char *text, size_t len,
                         const char *display)
 {
@@ -311,20 +331,8 @@ int pg_record_from_json(pg_record *out, const char *text, size_t len,
     }
     format = number_field(&ctx, root, "perfgate_record", 0, 1e9);
     if (ctx.err || format != PG_RECORD_FORMAT) {
-        const cJSON *by = cJSON_GetObjectItemCaseSensitive(root, "perfgate");
-        char *who = cJSON_IsString(by) ? pg_text_clean(by->valuestring) : NULL;
         pg_error_clear();
-        ctx.err = 0;
-        if (who)
-            who[pg_utf8_cut(who, 40)] = '\0';
-        ctx.err = pg_error_set(
-            PG_ERR_USAGE,
-            "%s: a record of format %g%s%s%s, and this perfgate reads "
-            "format %d: upgrade perfgate to read it",
-            display, isfinite(format) ? format : 0.0,
-            who ? " (written by " : "", who ? who : "", who ? ")" : "",
-            PG_RECORD_FORMAT);
-        free(who);
+        ctx.err = another_format(root, format, display);
         cJSON_Delete(root);
         return ctx.err;
     }

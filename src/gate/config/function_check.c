@@ -204,36 +204,83 @@ static int same_elements(const slot *s, const pg_ctype *p)
  * Parses the `from:` call of buffer `v` (slot `self`): NAME(ARG, ...),
  * each ARG a buffer (`v` itself or one of its `with:`) or an expression.
  */
+/*
+ * Argument `i` of call `c` (in `v`'s from:, `len` characters at `start`):
+ * a pointer parameter takes `v` itself (slot `self`) or a buffer of its
+ * `with`, of the same elements; any other an expression.
+ */
+static int call_arg(check_ctx *ctx, call *c, size_t i, const pg_fvalue *v,
+                    int self, const char *start, size_t len)
+{
+    const pg_fmark *m = &v->from_mark;
+    const pg_cparam *param = &c->proto.params[i];
+    size_t at = (size_t)(start - v->from);
+    char *word = pg_strdupf("%.*s", (int)len, start);
+    int s = pg_fn_find_slot(ctx, word), err = 0;
+
+    c->buffer[i] = -1;
+    if (!param->type.pointer) {
+        free(word);
+        return pg_fn_compile_expr(ctx, &c->x[i], start, len, m, at, "from", 1);
+    }
+    if (s < 0 || ctx->slots[s].kind == K_SCALAR ||
+        (s != self && ctx->slots[s].kind != K_SCRATCH))
+        err = pg_fn_fail(ctx, m, at,
+                         "from: %s's '%s' is a pointer: pass '%s' itself or "
+                         "a buffer of its 'with'",
+                         c->proto.name, param->name, v->name);
+    else if (!same_elements(&ctx->slots[s], &param->type))
+        err = pg_fn_fail(ctx, m, at,
+                         "from: '%s' holds %s, and %s's '%s' takes %s", word,
+                         ctx->slots[s].type.spelling, c->proto.name,
+                         param->name, param->type.spelling);
+    c->buffer[i] = s;
+    free(word);
+    return err;
+}
+
+/* The helper `v`'s from: calls, its name from `name` to the '(' at
+ * `open`; NULL, with the error set, when it is not a declared helper's. */
+static const pg_prototype *called(check_ctx *ctx, const pg_fvalue *v,
+                                  const char *name, const char *open)
+{
+    const pg_fmark *m = &v->from_mark;
+    const pg_prototype *h;
+    char *word;
+
+    if (!open || open == name) {
+        pg_fn_fail(ctx, m, 0,
+                   "from: a call expected, NAME(ARG, ...), such as "
+                   "\"compress(raw, %s, n)\"",
+                   v->name);
+        return NULL;
+    }
+    word = pg_strdupf("%.*s", (int)((size_t)(open - name)), name);
+    while (*word && word[strlen(word) - 1] == ' ')
+        word[strlen(word) - 1] = '\0';
+    if (!(h = helper(ctx, word)))
+        pg_fn_fail(ctx, m, (size_t)(name - v->from),
+                   "from: '%s' is not declared: add its prototype to the "
+                   "benchmark's 'helpers', for example helpers: [\"int "
+                   "%s(const char *src, char *dst, int n)\"]",
+                   word, word);
+    free(word);
+    return h;
+}
+
 static int parse_call(check_ctx *ctx, const pg_fvalue *v, int self)
 {
     const pg_fmark *m = &v->from_mark;
     const char *t = v->from, *p = t, *open = strchr(t, '(');
     const pg_prototype *h;
     call *c;
-    char *name;
     size_t i;
     int err = 0;
 
     while (*p == ' ')
         p++;
-    if (!open || open == p)
-        return pg_fn_fail(ctx, m, 0,
-                          "from: a call expected, NAME(ARG, ...), such as "
-                          "\"compress(raw, %s, n)\"",
-                          v->name);
-    name = pg_strdupf("%.*s", (int)((size_t)(open - p)), p);
-    while (*name && name[strlen(name) - 1] == ' ')
-        name[strlen(name) - 1] = '\0';
-    if (!(h = helper(ctx, name))) {
-        err = pg_fn_fail(ctx, m, (size_t)(p - t),
-                         "from: '%s' is not declared: add its prototype to the "
-                         "benchmark's 'helpers', for example helpers: [\"int "
-                         "%s(const char *src, char *dst, int n)\"]",
-                         name, name);
-        free(name);
-        return err;
-    }
-    free(name);
+    if (!(h = called(ctx, v, p, open)))
+        return PG_ERR_USAGE;
     /* perfgate/function.h passes a call's arguments in an array of 16. */
     if (h->nparams > 16)
         return pg_fn_fail(ctx, m, (size_t)(p - t),
@@ -252,8 +299,7 @@ static int parse_call(check_ctx *ctx, const pg_fvalue *v, int self)
     p = open + 1;
     for (i = 0; !err; i++) {
         const char *start, *end;
-        int depth = 0, s;
-        char *word;
+        int depth = 0;
         while (*p == ' ')
             p++;
         start = p;
@@ -272,29 +318,7 @@ static int parse_call(check_ctx *ctx, const pg_fvalue *v, int self)
             return pg_fn_fail(ctx, m, (size_t)(start - t),
                               "from: %s takes %zu arguments", h->name,
                               h->nparams);
-        word = pg_strdupf("%.*s", (int)((size_t)(end - start)), start);
-        s = pg_fn_find_slot(ctx, word);
-        c->buffer[i] = -1;
-        if (h->params[i].type.pointer) {
-            if (s < 0 || ctx->slots[s].kind == K_SCALAR ||
-                (s != self && ctx->slots[s].kind != K_SCRATCH))
-                err =
-                    pg_fn_fail(ctx, m, (size_t)(start - t),
-                               "from: %s's '%s' is a pointer: pass '%s' itself "
-                               "or a buffer of its 'with'",
-                               h->name, h->params[i].name, v->name);
-            else if (!same_elements(&ctx->slots[s], &h->params[i].type))
-                err = pg_fn_fail(ctx, m, (size_t)(start - t),
-                                 "from: '%s' holds %s, and %s's '%s' takes %s",
-                                 word, ctx->slots[s].type.spelling, h->name,
-                                 h->params[i].name, h->params[i].type.spelling);
-            c->buffer[i] = s;
-        } else {
-            err =
-                pg_fn_compile_expr(ctx, &c->x[i], start, (size_t)(end - start),
-                                   m, (size_t)(start - t), "from", 1);
-        }
-        free(word);
+        err = call_arg(ctx, c, i, v, self, start, (size_t)(end - start));
         if (*p == ')')
             break;
         p++;

@@ -234,6 +234,68 @@ static int measured(const pg_bench_result *b)
            b->rounds > 0;
 }
 
+/* What each process is asked (`child`, with its `settings`): its share of
+ * the least rounds and time of the whole; its progress through `ds`. */
+static void child_spec(pg_run_spec *child, pg_settings *settings, draws *ds)
+{
+    const pg_run_spec *spec = ds->spec;
+    pg_estimate_rule whole;
+
+    child->settings = settings;
+    /* The least number of rounds is the whole measurement's, and there
+     * are two processes at least. */
+    settings->min_rounds = (spec->settings->min_rounds + 1) / 2;
+    /* Likewise the least time: long enough, over the processes, for a
+     * load or a slow state that comes and goes to show itself. */
+    pg_estimate_rule_init(&whole, settings->min_rounds,
+                          spec->settings->max_time,
+                          spec->settings->noise_floor);
+    child->min_time = whole.min_time / 2;
+    if (spec->on_progress) {
+        child->on_progress = on_progress;
+        child->payload = ds;
+    }
+}
+
+/*
+ * One more process: the first writes `out`, a later one is added to it.
+ * 0 when it measured; 1 when it failed (its failure is the benchmark's,
+ * in `out`); negative when perfgate itself failed.
+ */
+static int one_draw(pg_bench_result *out, const pg_run_spec *child,
+                    const char *spec_path, draws *ds)
+{
+    const int later = ds->n > 0; /* into `one`, then added to `out` */
+    pg_bench_result one, *dst = later ? &one : out;
+    size_t at = later && out->ncases ? out->cases[0].nsamples[0] : 0;
+    int err;
+
+    if (later)
+        pg_bench_result_init(&one, out->name, NULL);
+    if ((err = pg_split_or_run(dst, child, spec_path)) < 0) {
+        if (later)
+            pg_bench_result_clear(&one);
+        return err;
+    }
+    if (!measured(dst)) {
+        /* The first process's failure is the benchmark's as it is. */
+        if (later) {
+            take_failure(out, &one);
+            pg_bench_result_clear(&one);
+        }
+        out->processes = (int)ds->n + 1;
+        return 1;
+    }
+    if (later)
+        add_process(out, &one);
+    record_draw(ds, dst, out, at);
+    ds->rounds += dst->rounds;
+    ds->seconds += dst->seconds;
+    if (later)
+        pg_bench_result_clear(&one);
+    return 0;
+}
+
 int pg_draws_run(pg_bench_result *out, const pg_run_spec *spec,
                  const char *spec_path)
 {
@@ -251,27 +313,9 @@ int pg_draws_run(pg_bench_result *out, const pg_run_spec *spec,
         return pg_split_or_run(out, spec, spec_path);
     memset(&ds, 0, sizeof(ds));
     ds.spec = spec;
-    child.settings = &settings;
-    /* The least number of rounds is the whole measurement's, and there
-     * are two processes at least. */
-    settings.min_rounds = (spec->settings->min_rounds + 1) / 2;
-    {
-        /* Likewise the least time: long enough, over the processes, for a
-         * load or a slow state that comes and goes to show itself. */
-        pg_estimate_rule whole;
-        pg_estimate_rule_init(&whole, settings.min_rounds, budget,
-                              spec->settings->noise_floor);
-        child.min_time = whole.min_time / 2;
-    }
-    if (spec->on_progress) {
-        child.on_progress = on_progress;
-        child.payload = &ds;
-    }
+    child_spec(&child, &settings, &ds);
     while (ds.n < PG_DRAWS_MAX && !done) {
         double left = budget - (double)(pg_now_ns() - start) / 1e9;
-        const int later = ds.n > 0; /* into `one`, then added to `out` */
-        pg_bench_result one, *dst = later ? &one : out;
-        size_t at = later && out->ncases ? out->cases[0].nsamples[0] : 0;
 
         /* Two processes at least, each on a quarter of the budget, then
          * more while it lasts; the last takes what is left. */
@@ -282,30 +326,11 @@ int pg_draws_run(pg_bench_result *out, const pg_run_spec *spec,
             settings.max_time = left;
         /* Both sides are checked once before timing, by the first
          * process, and after it by each later one (there is always one). */
-        child.skip_checks = later ? PG_CHECK_BEFORE : PG_CHECK_AFTER;
-        if (later)
-            pg_bench_result_init(&one, out->name, NULL);
-        if ((err = pg_split_or_run(dst, &child, spec_path)) < 0) {
-            if (later)
-                pg_bench_result_clear(&one);
+        child.skip_checks = ds.n ? PG_CHECK_BEFORE : PG_CHECK_AFTER;
+        if ((err = one_draw(out, &child, spec_path, &ds)) != 0) {
+            err = err < 0 ? err : 0;
             goto cleanup;
         }
-        if (!measured(dst)) {
-            /* The first process's failure is the benchmark's as it is. */
-            if (later) {
-                take_failure(out, &one);
-                pg_bench_result_clear(&one);
-            }
-            out->processes = (int)ds.n + 1;
-            goto cleanup;
-        }
-        if (later)
-            add_process(out, &one);
-        record_draw(&ds, dst, out, at);
-        ds.rounds += dst->rounds;
-        ds.seconds += dst->seconds;
-        if (later)
-            pg_bench_result_clear(&one);
         if (!cases) {
             cases = pg_calloc(out->ncases ? out->ncases : 1, sizeof(*cases));
             ns = pg_calloc(out->ncases * 2 + 1, sizeof(*ns));

@@ -81,11 +81,84 @@ static void add_samples(pg_bench_result *out, const char *rest)
     }
 }
 
+/* "fail STATUS SIDE why": 1 when it said so. */
+static int on_fail(pg_bench_result *out, const char *rest)
+{
+    char status[32], side[32];
+    int st, m = 0;
+
+    if (sscanf(rest, "%31s %31s %n", status, side, &m) < 2)
+        return 0;
+    st = pg_status_parse(status);
+    out->status = st < 0 ? PG_STATUS_CRASHED : (pg_status)st;
+    out->side = !strcmp(side, "base")   ? PG_SIDE_BASE
+                : !strcmp(side, "head") ? PG_SIDE_HEAD
+                                        : PG_SIDE_NONE;
+    free(out->message);
+    out->message = pg_strdup(rest + m);
+    return 1;
+}
+
+/* "case I base head overhead inner flops bytes lo hi quantum". */
+static void on_case(pg_bench_result *out, const char *rest)
+{
+    char f[9][40];
+    size_t i;
+
+    if (sscanf(rest, "%zu %39s %39s %39s %39s %39s %39s %39s %39s %39s", &i,
+               f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8]) != 10 ||
+        i >= out->ncases)
+        return;
+    out->cases[i].base_ns = parse_double(f[0]);
+    out->cases[i].head_ns = parse_double(f[1]);
+    out->cases[i].overhead_ns = parse_double(f[2]);
+    out->cases[i].inner = strtoull(f[3], NULL, 10);
+    out->cases[i].flops = parse_double(f[4]);
+    out->cases[i].bytes = parse_double(f[5]);
+    out->cases[i].change_lo = parse_double(f[6]);
+    out->cases[i].change_hi = parse_double(f[7]);
+    out->cases[i].quantum_ns = parse_double(f[8]);
+}
+
+/* "gpu runtime samples throttled kept clock gated": the device's clocks. */
+static void on_gpu(pg_gpu_run *g, const char *rest)
+{
+    unsigned long long v[3];
+
+    if (sscanf(rest, "%d %llu %llu %llu %lf %d", &g->runtime_version, &v[0],
+               &v[1], &v[2], &g->clock_mhz, &g->gated) != 6)
+        return;
+    g->measured = 1;
+    g->samples = v[0];
+    g->throttled = v[1];
+    g->kept_throttled = v[2];
+}
+
+/* "done rounds calls calls seconds change lo hi stop": 1 when whole. */
+static int on_done(pg_bench_result *out, const char *rest)
+{
+    unsigned long long c0, c1;
+    char f[3][40], stop[32];
+
+    if (sscanf(rest, "%d %llu %llu %lf %39s %39s %39s %31s", &out->rounds, &c0,
+               &c1, &out->seconds, f[0], f[1], f[2], stop) != 8)
+        return 0;
+    out->calls[0] = c0;
+    out->calls[1] = c1;
+    /* The change itself is the decision rule's (stats.c), from the
+     * per-case minimums; the interval comes from the rounds. */
+    out->change_lo = parse_double(f[1]);
+    out->change_hi = parse_double(f[2]);
+    free(out->stop);
+    out->stop = pg_strdup(stop);
+    return 1;
+}
+
 static void on_line(void *payload, const char *line)
 {
     parent_ctx *ctx = payload;
     pg_bench_result *out = ctx->out;
-    char word[32], a[32], b[32];
+    char word[32], a[32];
     /* Only perfgate-measure's lines carry this run's token. */
     const char *rest =
         pg_proc_message(line, ctx->spec->token, word, sizeof(word));
@@ -93,18 +166,7 @@ static void on_line(void *payload, const char *line)
     if (!rest)
         return;
     if (!strcmp(word, PG_EV_FAIL) && !ctx->failed) {
-        int st;
-        int m = 0;
-        if (sscanf(rest, "%31s %31s %n", a, b, &m) < 2)
-            return;
-        st = pg_status_parse(a);
-        out->status = st < 0 ? PG_STATUS_CRASHED : (pg_status)st;
-        out->side = !strcmp(b, "base")   ? PG_SIDE_BASE
-                    : !strcmp(b, "head") ? PG_SIDE_HEAD
-                                         : PG_SIDE_NONE;
-        free(out->message);
-        out->message = pg_strdup(rest + m);
-        ctx->failed = 1;
+        ctx->failed = on_fail(out, rest);
     } else if (!strcmp(word, PG_EV_PROGRESS)) {
         int round = 0;
         double elapsed = 0;
@@ -112,22 +174,7 @@ static void on_line(void *payload, const char *line)
             ctx->spec->on_progress)
             ctx->spec->on_progress(ctx->spec->payload, a, round, elapsed);
     } else if (!strcmp(word, PG_EV_CASE)) {
-        char f[9][40];
-        size_t i;
-        if (sscanf(rest, "%zu %39s %39s %39s %39s %39s %39s %39s %39s %39s", &i,
-                   f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7],
-                   f[8]) != 10 ||
-            i >= out->ncases)
-            return;
-        out->cases[i].base_ns = parse_double(f[0]);
-        out->cases[i].head_ns = parse_double(f[1]);
-        out->cases[i].overhead_ns = parse_double(f[2]);
-        out->cases[i].inner = strtoull(f[3], NULL, 10);
-        out->cases[i].flops = parse_double(f[4]);
-        out->cases[i].bytes = parse_double(f[5]);
-        out->cases[i].change_lo = parse_double(f[6]);
-        out->cases[i].change_hi = parse_double(f[7]);
-        out->cases[i].quantum_ns = parse_double(f[8]);
+        on_case(out, rest);
     } else if (!strcmp(word, PG_EV_PLACED)) {
         if (sscanf(rest, "%d %d", &out->slots, &out->shift) != 2)
             out->slots = out->shift = 0;
@@ -140,35 +187,14 @@ static void on_line(void *payload, const char *line)
     } else if (!strcmp(word, PG_EV_SAMPLES)) {
         add_samples(out, rest);
     } else if (!strcmp(word, PG_EV_GPU)) {
-        pg_gpu_run *g = &out->gpu;
-        unsigned long long v[3];
-        if (sscanf(rest, "%d %llu %llu %llu %lf %d", &g->runtime_version, &v[0],
-                   &v[1], &v[2], &g->clock_mhz, &g->gated) == 6) {
-            g->measured = 1;
-            g->samples = v[0];
-            g->throttled = v[1];
-            g->kept_throttled = v[2];
-        }
+        on_gpu(&out->gpu, rest);
     } else if (!strcmp(word, PG_EV_VERIFIED)) {
         if (!strcmp(rest, PG_EV_VERIFIED_HEAD))
             ctx->head_verified = 1;
         else
             ctx->done = 1;
     } else if (!strcmp(word, PG_EV_DONE)) {
-        unsigned long long c0, c1;
-        char f[3][40], stop[32];
-        if (sscanf(rest, "%d %llu %llu %lf %39s %39s %39s %31s", &out->rounds,
-                   &c0, &c1, &out->seconds, f[0], f[1], f[2], stop) == 8) {
-            out->calls[0] = c0;
-            out->calls[1] = c1;
-            /* The change itself is the decision rule's (stats.c), from the
-             * per-case minimums; the interval comes from the rounds. */
-            out->change_lo = parse_double(f[1]);
-            out->change_hi = parse_double(f[2]);
-            free(out->stop);
-            out->stop = pg_strdup(stop);
-            ctx->done = 1;
-        }
+        ctx->done |= on_done(out, rest);
     }
 }
 
@@ -517,6 +543,66 @@ done:
     return err;
 }
 
+/* The watch the child and perfgate share (its fd 4): *wfd and *watch,
+ * cleared; negative when it cannot be had. */
+static int map_watch(int *wfd, pg_watch **watch)
+{
+    *wfd = memfd_create("perfgate-watch", MFD_CLOEXEC);
+    if (*wfd < 0 || ftruncate(*wfd, sizeof(**watch)) < 0 ||
+        (*watch = mmap(NULL, sizeof(**watch), PROT_READ | PROT_WRITE,
+                       MAP_SHARED, *wfd, 0)) == MAP_FAILED)
+        return pg_error_set(PG_ERR_GENERIC, "cannot map shared memory: %s",
+                            strerror(errno));
+    memset(*watch, 0, sizeof(**watch));
+    (*watch)->side = -1;
+    return 0;
+}
+
+/* How the child runs: in `scratch`, boxed, watched, its output capped. */
+static void child_opts(pg_proc_opts *opts, pg_box *box, const pg_run_spec *spec,
+                       const char *spec_path, const char *scratch)
+{
+    memset(opts, 0, sizeof(*opts));
+    opts->cwd = scratch;
+    /* Both sides' code runs here, boxed: that directory is all it may
+     * write; what it loads and reads is shown wherever it lies. */
+    box->write[0] = scratch;
+    box->show[0] = spec_path;
+    box->show[1] = spec->problem_lib;
+    box->show[2] = spec->lib[0];
+    box->show[3] = spec->lib[1];
+    opts->box = box;
+    opts->output_cap = OUTPUT_CAP;
+    /* The per-side timeout is the watchdog's; this only catches a child
+     * stuck outside either side (in the problem or the loader). */
+    opts->timeout = 2 * spec->settings->timeout + spec->settings->max_time + 60;
+    opts->watchdog = watchdog;
+    opts->on_line = on_line;
+    /* A count is to be the same in every run: nothing in it may depend on
+     * where the loader put things. */
+    opts->no_aslr = spec->metric != 0;
+}
+
+/* After the run: a failure charged to the base is confirmed on the base
+ * alone, and the head then measured alone; a count's code path checked. */
+static int after_run(pg_bench_result *out, const pg_run_spec *spec,
+                     const char *spec_path, const parent_ctx *pctx)
+{
+    int err;
+
+    if (out->side == PG_SIDE_BASE && spec->lib[0] && spec->lib[1] &&
+        (err = confirm_base_alone(out, spec, spec_path,
+                                  !spec->verify_only && pctx->head_verified)) !=
+            0)
+        /* The head's, once the base alone is right. */
+        return err > 0 ? 0 : err;
+    if (out->side == PG_SIDE_BASE && spec->lib[0] && !spec->verify_only)
+        return pg_run_head_alone(out, spec, spec_path, pctx->head_verified);
+    if (spec->code_path && !pctx->failed && pctx->done)
+        return pg_run_check_path(out, spec, spec_path);
+    return 0;
+}
+
 int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
                  const char *spec_path)
 {
@@ -532,17 +618,8 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
     int err, wfd;
 
     memset(&res, 0, sizeof(res));
-    /* Shared with perfgate-measure as its fd 4. */
-    wfd = memfd_create("perfgate-watch", MFD_CLOEXEC);
-    if (wfd < 0 || ftruncate(wfd, sizeof(*watch)) < 0 ||
-        (watch = mmap(NULL, sizeof(*watch), PROT_READ | PROT_WRITE, MAP_SHARED,
-                      wfd, 0)) == MAP_FAILED) {
-        err = pg_error_set(PG_ERR_GENERIC, "cannot map shared memory: %s",
-                           strerror(errno));
+    if ((err = map_watch(&wfd, &watch)) < 0)
         goto done;
-    }
-    memset(watch, 0, sizeof(*watch));
-    watch->side = -1;
     run.verbose = given->verbose || pg_tracing();
     /* The run's token, which starts every line perfgate-measure sends. */
     pg_token(token);
@@ -567,27 +644,9 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
                            strerror(errno));
         goto done;
     }
-    memset(&opts, 0, sizeof(opts));
-    opts.cwd = scratch;
-    /* Both sides' code runs here, boxed: that directory is all it may
-     * write; what it loads and reads is shown wherever it lies. */
-    box.write[0] = scratch;
-    box.show[0] = spec_path;
-    box.show[1] = spec->problem_lib;
-    box.show[2] = spec->lib[0];
-    box.show[3] = spec->lib[1];
-    opts.box = &box;
-    opts.output_cap = OUTPUT_CAP;
-    /* The per-side timeout is the watchdog's; this only catches a child
-     * stuck outside either side (in the problem or the loader). */
-    opts.timeout = 2 * spec->settings->timeout + spec->settings->max_time + 60;
-    opts.watchdog = watchdog;
-    opts.on_line = on_line;
+    child_opts(&opts, &box, spec, spec_path, scratch);
     opts.payload = &pctx;
     opts.share_fd = wfd;
-    /* A count is to be the same in every run: nothing in it may depend on
-     * where the loader put things. */
-    opts.no_aslr = spec->metric != 0;
 
     if (spec->counter == PG_COUNTER_CALLGRIND) {
         pg_counter_valgrind_args(&argv, (pg_metric)spec->metric, dump);
@@ -609,18 +668,7 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
         goto done;
     }
     set_end(out, &res, &pctx, opts.timeout);
-    if (out->side == PG_SIDE_BASE && spec->lib[0] && spec->lib[1] &&
-        (err = confirm_base_alone(out, spec, spec_path,
-                                  !spec->verify_only && pctx.head_verified)) !=
-            0) {
-        /* The head's, once the base alone is right. */
-        err = err > 0 ? 0 : err;
-        goto done;
-    }
-    if (out->side == PG_SIDE_BASE && spec->lib[0] && !spec->verify_only)
-        err = pg_run_head_alone(out, spec, spec_path, pctx.head_verified);
-    else if (spec->code_path && !pctx.failed && pctx.done)
-        err = pg_run_check_path(out, spec, spec_path);
+    err = after_run(out, spec, spec_path, &pctx);
 done:
     pg_proc_result_clear(&res);
     pg_strvec_clear(&argv);
