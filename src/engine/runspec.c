@@ -90,68 +90,43 @@ static const char *const string_keys[8] = {
     "problem_lib", "problem_name", "lib0", "lib1",
     "symbol",      "token",        NULL,   "sample"};
 
-/* One "key value" line into `f`; -1 when it is not one we know. */
-static int read_line(pg_run_file *f, const char *key, const char *value)
+/* "clock ID TICKS_PER_NS OVERHEAD RESOLUTION": the clock perfgate chose. */
+static int clock_line(pg_run_file *f, const char *value)
 {
-    pg_run_spec *spec = &f->spec;
-    long long n;
-    int i, id;
+    int id;
 
-    for (i = 0; i < 8; i++)
-        if (string_keys[i] && !strcmp(key, string_keys[i])) {
-            free(f->strings[i]);
-            f->strings[i] = pg_strdup(value);
-            return 0;
-        }
-    if (!strcmp(key, "settings"))
-        return sscanf(value, "%d %lf %lf %lf", &f->settings.min_rounds,
-                      &f->settings.max_time, &f->settings.noise_floor,
-                      &f->settings.timeout) == 4
-                   ? 0
-                   : -1;
-    if (!strcmp(key, "min_time"))
-        return sscanf(value, "%lf", &spec->min_time) == 1 &&
-                       spec->min_time > 0 && spec->min_time < 1e6
-                   ? 0
-                   : -1;
-    if (!strcmp(key, "precision"))
-        return sscanf(value, "%lf", &spec->precision) == 1 &&
-                       spec->precision > 0 && spec->precision < 1e6
-                   ? 0
-                   : -1;
-    if (!strcmp(key, "clock")) {
-        if (sscanf(value, "%d %lf %lf %lf", &id, &f->clock.ticks_per_ns,
-                   &f->clock.overhead_ns, &f->clock.resolution_ns) != 4 ||
-            id < 0 || id >= PG_CLOCK_COUNT || !(f->clock.ticks_per_ns > 0))
-            return -1;
-        f->clock.id = (pg_clock_id)id;
-        f->clock.usable = 1;
-        spec->clock = &f->clock;
-        return 0;
-    }
-    if (!strcmp(key, "count")) {
-        /* The dump's path is the rest of the line: it may have spaces. */
-        char m[32], k[32];
-        int metric, counter, at = 0;
-        if (sscanf(value, "%31s %31s %n", m, k, &at) != 2 || !at ||
-            !value[at] || (metric = pg_metric_parse(m)) <= 0 ||
-            (counter = pg_counter_parse(k)) <= 0)
-            return -1;
-        spec->metric = metric;
-        spec->counter = counter;
-        free(f->strings[6]);
-        f->strings[6] = strcmp(value + at, "-") ? pg_strdup(value + at) : NULL;
-        return 0;
-    }
-    if (!strcmp(key, "case")) {
-        f->cases = pg_realloc(f->cases, (spec->ncases + 1) * sizeof(*f->cases));
-        if (pg_casespec_parse(&f->cases[spec->ncases], value) < 0)
-            return -1;
-        spec->ncases++;
-        return 0;
-    }
-    if (pg_parse_ll(&n, value) < 0)
+    if (sscanf(value, "%d %lf %lf %lf", &id, &f->clock.ticks_per_ns,
+               &f->clock.overhead_ns, &f->clock.resolution_ns) != 4 ||
+        id < 0 || id >= PG_CLOCK_COUNT || !(f->clock.ticks_per_ns > 0))
         return -1;
+    f->clock.id = (pg_clock_id)id;
+    f->clock.usable = 1;
+    f->spec.clock = &f->clock;
+    return 0;
+}
+
+/* "count METRIC COUNTER DUMP": what is counted instead of timed; the
+ * dump's path is the rest of the line (it may have spaces), "-" none. */
+static int count_line(pg_run_file *f, const char *value)
+{
+    char m[32], k[32];
+    int metric, counter, at = 0;
+
+    if (sscanf(value, "%31s %31s %n", m, k, &at) != 2 || !at || !value[at] ||
+        (metric = pg_metric_parse(m)) <= 0 ||
+        (counter = pg_counter_parse(k)) <= 0)
+        return -1;
+    f->spec.metric = metric;
+    f->spec.counter = counter;
+    free(f->strings[6]);
+    f->strings[6] = strcmp(value + at, "-") ? pg_strdup(value + at) : NULL;
+    return 0;
+}
+
+/* A line whose value is a number, `n`, into `spec`; -1 when its key is
+ * not one we know or `n` is out of its range. */
+static int number_line(pg_run_spec *spec, const char *key, long long n)
+{
     if (!strcmp(key, "cpu"))
         spec->cpu = (int)n;
     else if (!strcmp(key, "evict_bytes") && n >= 0)
@@ -175,6 +150,51 @@ static int read_line(pg_run_file *f, const char *key, const char *value)
     else
         return -1;
     return 0;
+}
+
+/* One "key value" line into `f`; -1 when it is not one we know. */
+static int read_line(pg_run_file *f, const char *key, const char *value)
+{
+    pg_run_spec *spec = &f->spec;
+    long long n;
+    int i;
+
+    for (i = 0; i < 8; i++)
+        if (string_keys[i] && !strcmp(key, string_keys[i])) {
+            free(f->strings[i]);
+            f->strings[i] = pg_strdup(value);
+            return 0;
+        }
+    if (!strcmp(key, "settings"))
+        return sscanf(value, "%d %lf %lf %lf", &f->settings.min_rounds,
+                      &f->settings.max_time, &f->settings.noise_floor,
+                      &f->settings.timeout) == 4
+                   ? 0
+                   : -1;
+    if (!strcmp(key, "min_time"))
+        return sscanf(value, "%lf", &spec->min_time) == 1 &&
+                       spec->min_time > 0 && spec->min_time < 1e6
+                   ? 0
+                   : -1;
+    if (!strcmp(key, "precision"))
+        return sscanf(value, "%lf", &spec->precision) == 1 &&
+                       spec->precision > 0 && spec->precision < 1e6
+                   ? 0
+                   : -1;
+    if (!strcmp(key, "clock"))
+        return clock_line(f, value);
+    if (!strcmp(key, "count"))
+        return count_line(f, value);
+    if (!strcmp(key, "case")) {
+        f->cases = pg_realloc(f->cases, (spec->ncases + 1) * sizeof(*f->cases));
+        if (pg_casespec_parse(&f->cases[spec->ncases], value) < 0)
+            return -1;
+        spec->ncases++;
+        return 0;
+    }
+    if (pg_parse_ll(&n, value) < 0)
+        return -1;
+    return number_line(spec, key, n);
 }
 
 int pg_run_file_read(pg_run_file *out, const char *path)

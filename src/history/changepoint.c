@@ -609,16 +609,72 @@ static int pair_within(const pg_cp_series *s, size_t k, double floor)
            c + 1.96 * sd < floor;
 }
 
+/* The segments the best cut of `m` points (`x`, weights `w`) at cost
+ * `cost` per cut makes, oldest first, into `seg`; how many (0: none). */
+static size_t first_cut(segment *seg, const double *x, const double *w,
+                        size_t m, double cost)
+{
+    size_t *start = pg_calloc(m + 1, sizeof(*start));
+    size_t nseg = 0, i, j;
+
+    if (best_cut(start, x, w, m, cost)) {
+        for (j = m; j > 0; j = start[j], nseg++) {
+            seg[nseg].begin = start[j];
+            seg[nseg].end = j;
+        }
+        for (i = 0; i < nseg / 2; i++) { /* oldest first */
+            segment t = seg[i];
+            seg[i] = seg[nseg - 1 - i];
+            seg[nseg - 1 - i] = t;
+        }
+    }
+    free(start);
+    return nseg;
+}
+
+/* The steps between the `nseg` segments the fit kept that are steps: at
+ * least `threshold` uncertainties, more than `min_change`, and not a push
+ * whose own pair lies within it.  How many, into `out`. */
+static size_t steps_of(pg_changepoint *out, const segment *seg, size_t nseg,
+                       const fit *f, const pg_cp_series *series,
+                       double threshold, double min_change)
+{
+    size_t found = 0, i;
+
+    for (i = 1; i < nseg; i++) {
+        segment a = seg[i - 1], b = seg[i];
+        int paired = fabs(pair_z(f, seg[i].begin)) >= threshold;
+        if (i == 1 && !paired)
+            a = at_the_edge(&seg[0], f, seg[1].level);
+        if (i + 1 == nseg && !paired)
+            b = at_the_edge(&seg[i], f, seg[i - 1].level);
+        /* A push whose own pair lies within the floor is no step beyond
+         * it, whatever the levels say: two records' times can differ by
+         * several percent with each process's luck (history.Creep: a push
+         * of 1.7% +-0.3% read as a step of 8%). */
+        if (fabs(step_z(f, &a, &b)) < threshold ||
+            fabs(step_size(f, &seg[i - 1], &seg[i])) <= min_change ||
+            pair_within(series, seg[i].begin, min_change))
+            continue;
+        out[found].at = seg[i].begin;
+        out[found].before = seg[i - 1].level;
+        out[found].after = seg[i].level;
+        out[found].z = step_z(f, &a, &b);
+        found++;
+    }
+    return found;
+}
+
 size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
                        const pg_cp_opts *opts)
 {
-    size_t m = series->n, i, j, found;
+    size_t m = series->n, i, found;
     double pen = opts && opts->penalty > 0 ? opts->penalty : DEFAULT_PENALTY;
     double threshold =
         opts && opts->threshold > 0 ? opts->threshold : DEFAULT_THRESHOLD;
     double min_change = opts ? opts->min_change : 0, tail, *x, *w, *d = NULL,
            *dv;
-    size_t *start, nseg = 0, nfirst, pass;
+    size_t nseg, nfirst, pass;
     segment *seg, *first;
     double denied;
     fit f;
@@ -633,19 +689,8 @@ size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
         for (i = 0; i < m; i++) /* as the log of a ratio */
             d[i] = series->change[i] > -1 ? log1p(series->change[i]) : NAN;
     }
-    start = pg_calloc(m + 1, sizeof(*start));
     seg = pg_malloc(m * sizeof(*seg));
-    if (best_cut(start, x, w, m, pen * log((double)m))) {
-        for (j = m; j > 0; j = start[j], nseg++) {
-            seg[nseg].begin = start[j];
-            seg[nseg].end = j;
-        }
-        for (i = 0; i < nseg / 2; i++) { /* oldest first */
-            segment t = seg[i];
-            seg[i] = seg[nseg - 1 - i];
-            seg[nseg - 1 - i] = t;
-        }
-    }
+    nseg = first_cut(seg, x, w, m, pen * log((double)m));
     tail = tail_factor(x, w, m);
     for (i = 0; i < m; i++)
         w[i] /= tail;
@@ -670,33 +715,11 @@ size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
         nseg = nfirst;
     }
     free(first);
-    found = 0;
-    for (i = 1; i < nseg; i++) {
-        segment a = seg[i - 1], b = seg[i];
-        int paired = fabs(pair_z(&f, seg[i].begin)) >= threshold;
-        if (i == 1 && !paired)
-            a = at_the_edge(&seg[0], &f, seg[1].level);
-        if (i + 1 == nseg && !paired)
-            b = at_the_edge(&seg[i], &f, seg[i - 1].level);
-        /* A push whose own pair lies within the floor is no step beyond
-         * it, whatever the levels say: two records' times can differ by
-         * several percent with each process's luck (history.Creep: a push
-         * of 1.7% +-0.3% read as a step of 8%). */
-        if (fabs(step_z(&f, &a, &b)) < threshold ||
-            fabs(step_size(&f, &seg[i - 1], &seg[i])) <= min_change ||
-            pair_within(series, seg[i].begin, min_change))
-            continue;
-        out[found].at = seg[i].begin;
-        out[found].before = seg[i - 1].level;
-        out[found].after = seg[i].level;
-        out[found].z = step_z(&f, &a, &b);
-        found++;
-    }
+    found = steps_of(out, seg, nseg, &f, series, threshold, min_change);
     free(x);
     free(w);
     free(d);
     free(dv);
-    free(start);
     free(seg);
     free(f.scratch);
     return found;
@@ -862,6 +885,40 @@ static int settle_run(run *r, const double *x, const double *v, double sign,
     return 1;
 }
 
+/*
+ * The strongest run of pushes not `used` yet that settles as a creep
+ * (best_run, settle_run) into *best; its sign, or 0 when there is none.
+ */
+static double strongest_run(run *best, const double *x, const double *v,
+                            const char *used, size_t n, double limit,
+                            double threshold, const fit *f,
+                            const pg_changepoint *cps, size_t ncps)
+{
+    double best_sign = 0;
+    size_t a = 0, b;
+    run r;
+
+    while (a < n) {
+        int sign;
+        if (used[a]) {
+            a++;
+            continue;
+        }
+        for (b = a; b + 1 < n && !used[b + 1]; b++)
+            ;
+        for (sign = -1; sign <= 1; sign += 2)
+            if (best_run(&r, x, v, a, b, sign, end_z(n)) &&
+                settle_run(&r, x, v, sign, end_z(n), limit, threshold, f, n,
+                           cps, ncps) &&
+                r.sum > best->sum) {
+                *best = r;
+                best_sign = sign;
+            }
+        a = b + 1;
+    }
+    return best_sign;
+}
+
 size_t pg_creeps(pg_creep *out, size_t max, const pg_cp_series *s,
                  const pg_changepoint *cps, size_t ncps, double floor,
                  double threshold)
@@ -904,27 +961,9 @@ size_t pg_creeps(pg_creep *out, size_t max, const pg_cp_series *s,
         if (cps[i].at < n)
             used[cps[i].at] = 1;
     while (found < max) {
-        run best = {0, 0, 0, 0}, r;
-        double best_sign = 0;
-        size_t a = 0, b;
-        while (a < n) {
-            int sign;
-            if (used[a]) {
-                a++;
-                continue;
-            }
-            for (b = a; b + 1 < n && !used[b + 1]; b++)
-                ;
-            for (sign = -1; sign <= 1; sign += 2)
-                if (best_run(&r, x, v, a, b, sign, end_z(n)) &&
-                    settle_run(&r, x, v, sign, end_z(n), limit, threshold, &f,
-                               n, cps, ncps) &&
-                    r.sum > best.sum) {
-                    best = r;
-                    best_sign = sign;
-                }
-            a = b + 1;
-        }
+        run best = {0, 0, 0, 0};
+        double best_sign = strongest_run(&best, x, v, used, n, limit, threshold,
+                                         &f, cps, ncps);
         if (best_sign == 0)
             break;
         out[found].from = best.from;

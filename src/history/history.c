@@ -500,6 +500,57 @@ static void state_line(pg_str *out, const pg_history *h, const pg_recheck *c,
     pg_str_putc(out, '\n');
 }
 
+/* Change point `k` of `s`: where, from what to what, how sure, its
+ * commit, and what a check found (*suspected counts those not checked). */
+static void step_lines(pg_str *out, const pg_history *h, const pg_series *s,
+                       size_t k, size_t wname, size_t *suspected)
+{
+    const pg_changepoint *cp = &s->cps[k];
+    char label[32];
+
+    pg_str_printf(out, "%*s  at %s: ", (int)wname, "",
+                  label_of(h, cp->at, label, sizeof(label)));
+    level(out, h, cp->before);
+    pg_str_puts(out, " → ");
+    level(out, h, cp->after);
+    if (cp->before != 0)
+        pg_str_printf(out, " (%+.1f%%)", (cp->after / cp->before - 1) * 100);
+    if (isfinite(cp->z))
+        pg_str_printf(out, ", %.1f times its uncertainty", fabs(cp->z));
+    else
+        pg_str_puts(out, ", as the gate measured it");
+    subject(out, h, cp->at);
+    if (s->accepted && s->accepted[cp->at])
+        pg_str_printf(out, "%*saccepted on purpose: %.*s\n", 6, "",
+                      (int)pg_utf8_cut(s->accepted[cp->at], 72),
+                      s->accepted[cp->at]);
+    state_line(out, h, s->cp_check ? s->cp_check[k] : NULL,
+               cp->after > cp->before, suspected);
+}
+
+/* Creep `k` of `s`, as step_lines() says a change point. */
+static void creep_lines(pg_str *out, const pg_history *h, const pg_series *s,
+                        size_t k, size_t wname, size_t *suspected)
+{
+    const pg_creep *c = &s->creeps[k];
+    char from[32], to[32];
+
+    pg_str_printf(out,
+                  "%*s  creep %+.1f%% over %zu pushes, %s..%s, each within "
+                  "the %.3g%% floor; %.1f times its uncertainty\n",
+                  (int)wname, "", c->change * 100, c->to - c->from + 1,
+                  label_of(h, c->from, from, sizeof(from)),
+                  label_of(h, c->to, to, sizeof(to)), h->floor * 100,
+                  fabs(c->z));
+    if (h->subjects && h->subjects[c->from] && h->subjects[c->to])
+        pg_str_printf(
+            out, "%*s%.*s .. %.*s\n", 6, "",
+            (int)pg_utf8_cut(h->subjects[c->from], 34), h->subjects[c->from],
+            (int)pg_utf8_cut(h->subjects[c->to], 34), h->subjects[c->to]);
+    state_line(out, h, s->creep_check ? s->creep_check[k] : NULL, c->change > 0,
+               suspected);
+}
+
 void pg_history_render_text(pg_str *out, const pg_history *h)
 {
     size_t i, k, wname = 0, suspected = 0;
@@ -522,49 +573,10 @@ void pg_history_render_text(pg_str *out, const pg_history *h)
         else
             pg_str_printf(out, "  %zu change point%s\n", s->ncps,
                           s->ncps == 1 ? "" : "s");
-        for (k = 0; k < s->ncps; k++) {
-            const pg_changepoint *cp = &s->cps[k];
-            char label[32];
-            pg_str_printf(out, "%*s  at %s: ", (int)wname, "",
-                          label_of(h, cp->at, label, sizeof(label)));
-            level(out, h, cp->before);
-            pg_str_puts(out, " → ");
-            level(out, h, cp->after);
-            if (cp->before != 0)
-                pg_str_printf(out, " (%+.1f%%)",
-                              (cp->after / cp->before - 1) * 100);
-            if (isfinite(cp->z))
-                pg_str_printf(out, ", %.1f times its uncertainty", fabs(cp->z));
-            else
-                pg_str_puts(out, ", as the gate measured it");
-            subject(out, h, cp->at);
-            if (s->accepted && s->accepted[cp->at])
-                pg_str_printf(out, "%*saccepted on purpose: %.*s\n", 6, "",
-                              (int)pg_utf8_cut(s->accepted[cp->at], 72),
-                              s->accepted[cp->at]);
-            state_line(out, h, s->cp_check ? s->cp_check[k] : NULL,
-                       cp->after > cp->before, &suspected);
-        }
-        for (k = 0; k < s->ncreeps; k++) {
-            const pg_creep *c = &s->creeps[k];
-            char from[32], to[32];
-            pg_str_printf(out,
-                          "%*s  creep %+.1f%% over %zu pushes, %s..%s, each "
-                          "within the %.3g%% floor; %.1f times its "
-                          "uncertainty\n",
-                          (int)wname, "", c->change * 100, c->to - c->from + 1,
-                          label_of(h, c->from, from, sizeof(from)),
-                          label_of(h, c->to, to, sizeof(to)), h->floor * 100,
-                          fabs(c->z));
-            if (h->subjects && h->subjects[c->from] && h->subjects[c->to])
-                pg_str_printf(out, "%*s%.*s .. %.*s\n", 6, "",
-                              (int)pg_utf8_cut(h->subjects[c->from], 34),
-                              h->subjects[c->from],
-                              (int)pg_utf8_cut(h->subjects[c->to], 34),
-                              h->subjects[c->to]);
-            state_line(out, h, s->creep_check ? s->creep_check[k] : NULL,
-                       c->change > 0, &suspected);
-        }
+        for (k = 0; k < s->ncps; k++)
+            step_lines(out, h, s, k, wname, &suspected);
+        for (k = 0; k < s->ncreeps; k++)
+            creep_lines(out, h, s, k, wname, &suspected);
     }
     if (suspected)
         pg_str_printf(out,

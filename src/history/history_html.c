@@ -431,6 +431,84 @@ static void state_cell(pg_str *out, const pg_recheck *c, int up,
 }
 
 /* The change points and creeps of the group, in a table. */
+/* The machine's cell, when the table has the column. */
+static void machine_cell(pg_str *out, const pg_series *s, int machines)
+{
+    if (!machines)
+        return;
+    pg_str_puts(out, "<td>");
+    esc(out, s->machine);
+    pg_str_puts(out, "</td>");
+}
+
+/* The row of change point `j` of `s`. */
+static void step_row(pg_str *out, const pg_history *h, const pg_series *s,
+                     size_t j, int machines, const char *commit_url)
+{
+    const pg_changepoint *cp = &s->cps[j];
+
+    pg_str_printf(out, "<tr class=\"cp %s\">",
+                  cp->after > cp->before ? "up" : "down");
+    machine_cell(out, s, machines);
+    pg_str_puts(out, "<td>step");
+    if (s->accepted && s->accepted[cp->at]) {
+        pg_str_puts(out, "<br><span class=\"accepted\">accepted on "
+                         "purpose: ");
+        esc(out, s->accepted[cp->at]);
+        pg_str_puts(out, "</span>");
+    }
+    pg_str_puts(out, "</td><td>");
+    commit_cell(out, h, cp->at, commit_url);
+    pg_str_puts(out, "</td><td class=\"num\">");
+    value_text(out, h, cp->before);
+    pg_str_puts(out, " → ");
+    value_text(out, h, cp->after);
+    pg_str_puts(out, "</td><td class=\"num\">");
+    step_change(out, cp);
+    if (isfinite(cp->z))
+        pg_str_printf(out, "</td><td>%.1f times its uncertainty", fabs(cp->z));
+    else
+        pg_str_puts(out, "</td><td>the gate's own verdict");
+    pg_str_puts(out, "</td>");
+    state_cell(out, s->cp_check ? s->cp_check[j] : NULL, cp->after > cp->before,
+               commit_url);
+    subject_cell(out, h, cp->at, cp->at);
+    pg_str_puts(out, "</tr>");
+}
+
+/* The row of creep `j` of `s`. */
+static void creep_row(pg_str *out, const pg_history *h, const pg_series *s,
+                      size_t j, int machines, const char *commit_url)
+{
+    const pg_creep *c = &s->creeps[j];
+    pg_str t = PG_STR_INIT;
+
+    pg_str_puts(out, "<tr class=\"creep\">");
+    machine_cell(out, s, machines);
+    pg_str_printf(out, "<td>creep, %zu pushes</td><td>", c->to - c->from + 1);
+    commit_cell(out, h, c->from, commit_url);
+    pg_str_puts(out, " .. ");
+    commit_cell(out, h, c->to, commit_url);
+    pg_str_puts(out, "</td><td class=\"num\">");
+    if (c->from > 0 && isfinite(s->values[c->from - 1]))
+        value_text(out, h, s->values[c->from - 1]);
+    pg_str_puts(out, " → ");
+    if (isfinite(s->values[c->to]))
+        value_text(out, h, s->values[c->to]);
+    pg_str_puts(out, "</td><td class=\"num\">");
+    pg_format_change(&t, c->change);
+    esc(out, pg_str_cstr(&t));
+    pg_str_clear(&t);
+    pg_str_printf(out,
+                  "</td><td>each within the %.3g%% floor; %.1f times its "
+                  "uncertainty</td>",
+                  h->floor * 100, fabs(c->z));
+    state_cell(out, s->creep_check ? s->creep_check[j] : NULL, c->change > 0,
+               commit_url);
+    subject_cell(out, h, c->from, c->to);
+    pg_str_puts(out, "</tr>");
+}
+
 static void steps_table(pg_str *out, const pg_history *h, const group *g,
                         const char *commit_url)
 {
@@ -451,74 +529,10 @@ static void steps_table(pg_str *out, const pg_history *h, const group *g,
                   h->subjects ? "<th>Subject</th>" : "");
     for (k = 0; k < g->n; k++) {
         const pg_series *s = &h->series[g->of[k]];
-        for (j = 0; j < s->ncps; j++) {
-            const pg_changepoint *cp = &s->cps[j];
-            pg_str_printf(out, "<tr class=\"cp %s\">",
-                          cp->after > cp->before ? "up" : "down");
-            if (machines) {
-                pg_str_puts(out, "<td>");
-                esc(out, s->machine);
-                pg_str_puts(out, "</td>");
-            }
-            pg_str_puts(out, "<td>step");
-            if (s->accepted && s->accepted[cp->at]) {
-                pg_str_puts(out, "<br><span class=\"accepted\">accepted on "
-                                 "purpose: ");
-                esc(out, s->accepted[cp->at]);
-                pg_str_puts(out, "</span>");
-            }
-            pg_str_puts(out, "</td><td>");
-            commit_cell(out, h, cp->at, commit_url);
-            pg_str_puts(out, "</td><td class=\"num\">");
-            value_text(out, h, cp->before);
-            pg_str_puts(out, " → ");
-            value_text(out, h, cp->after);
-            pg_str_puts(out, "</td><td class=\"num\">");
-            step_change(out, cp);
-            if (isfinite(cp->z))
-                pg_str_printf(out, "</td><td>%.1f times its uncertainty",
-                              fabs(cp->z));
-            else
-                pg_str_puts(out, "</td><td>the gate's own verdict");
-            pg_str_puts(out, "</td>");
-            state_cell(out, s->cp_check ? s->cp_check[j] : NULL,
-                       cp->after > cp->before, commit_url);
-            subject_cell(out, h, cp->at, cp->at);
-            pg_str_puts(out, "</tr>");
-        }
-        for (j = 0; j < s->ncreeps; j++) {
-            const pg_creep *c = &s->creeps[j];
-            pg_str t = PG_STR_INIT;
-            pg_str_puts(out, "<tr class=\"creep\">");
-            if (machines) {
-                pg_str_puts(out, "<td>");
-                esc(out, s->machine);
-                pg_str_puts(out, "</td>");
-            }
-            pg_str_printf(out, "<td>creep, %zu pushes</td><td>",
-                          c->to - c->from + 1);
-            commit_cell(out, h, c->from, commit_url);
-            pg_str_puts(out, " .. ");
-            commit_cell(out, h, c->to, commit_url);
-            pg_str_puts(out, "</td><td class=\"num\">");
-            if (c->from > 0 && isfinite(s->values[c->from - 1]))
-                value_text(out, h, s->values[c->from - 1]);
-            pg_str_puts(out, " → ");
-            if (isfinite(s->values[c->to]))
-                value_text(out, h, s->values[c->to]);
-            pg_str_puts(out, "</td><td class=\"num\">");
-            pg_format_change(&t, c->change);
-            esc(out, pg_str_cstr(&t));
-            pg_str_clear(&t);
-            pg_str_printf(out,
-                          "</td><td>each within the %.3g%% floor; %.1f "
-                          "times its uncertainty</td>",
-                          h->floor * 100, fabs(c->z));
-            state_cell(out, s->creep_check ? s->creep_check[j] : NULL,
-                       c->change > 0, commit_url);
-            subject_cell(out, h, c->from, c->to);
-            pg_str_puts(out, "</tr>");
-        }
+        for (j = 0; j < s->ncps; j++)
+            step_row(out, h, s, j, machines, commit_url);
+        for (j = 0; j < s->ncreeps; j++)
+            creep_row(out, h, s, j, machines, commit_url);
     }
     pg_str_puts(out, "</table>\n");
 }
