@@ -41,6 +41,7 @@ static const char *parse(const char *body)
     }
     snprintf(msg, sizeof(msg), "%s", pg_error_last() ? pg_error_last() : "?");
     pg_error_clear();
+    pg_config_clear(&cfg); /* part of a config, either way */
     return msg;
 }
 
