@@ -278,15 +278,7 @@ static void answer_figures(child_ctx *ctx, const sides *st, int side, size_t c)
     const pg_case *pc = &st->cases[c * 3 + (size_t)side];
     double flops = 0, bytes = 0;
 
-    if (st->p->flops) {
-        pg_child_calling(ctx, PG_CALL_FLOPS, -1, c);
-        flops = st->p->flops(pc);
-    }
-    if (st->p->bytes) {
-        pg_child_calling(ctx, PG_CALL_BYTES, -1, c);
-        bytes = st->p->bytes(pc);
-    }
-    pg_child_called_out(ctx);
+    pg_sides_work(ctx, st->p, pc, c, &flops, &bytes);
     pg_child_send(ctx, PG_EV_FIGURES_FMT, flops, bytes);
 }
 

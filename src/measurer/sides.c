@@ -608,6 +608,20 @@ static void send_samples(child_ctx *ctx, const sides *st, int rounds)
             }
 }
 
+void pg_sides_work(child_ctx *ctx, const pg_problem *p, const pg_case *pc,
+                   size_t c, double *flops, double *bytes)
+{
+    if (p->flops) {
+        pg_child_calling(ctx, PG_CALL_FLOPS, -1, c);
+        *flops = p->flops(pc);
+    }
+    if (p->bytes) {
+        pg_child_calling(ctx, PG_CALL_BYTES, -1, c);
+        *bytes = p->bytes(pc);
+    }
+    pg_child_called_out(ctx);
+}
+
 /* The figures, to perfgate: "case" per case, "samples", "gpu", then
  * "done". */
 void pg_sides_send_figures(child_ctx *ctx, const sides *st,
@@ -627,15 +641,7 @@ void pg_sides_send_figures(child_ctx *ctx, const sides *st,
         double ns[2] = {NAN, NAN}, flops = 0, bytes = 0;
         for (k = 0; k < st->n; k++)
             ns[st->order[k]] = timing[c].ns[k];
-        if (st->p->flops) {
-            pg_child_calling(ctx, PG_CALL_FLOPS, -1, c);
-            flops = st->p->flops(pc);
-        }
-        if (st->p->bytes) {
-            pg_child_calling(ctx, PG_CALL_BYTES, -1, c);
-            bytes = st->p->bytes(pc);
-        }
-        pg_child_called_out(ctx);
+        pg_sides_work(ctx, st->p, pc, c, &flops, &bytes);
         if (ctx->spec->verbose) {
             pg_str t = PG_STR_INIT;
             pg_str_printf(&t,

@@ -43,6 +43,11 @@ int pg_sides_sample(child_ctx *ctx, sides *st);
 int pg_sides_time(child_ctx *ctx, sides *st, pg_timing *timing,
                   pg_measure_summary *summary);
 
+/* The work one call of case `c` does, by the problem (`pc` its set-up):
+ * *flops and *bytes, left as they are where the problem says nothing. */
+void pg_sides_work(child_ctx *ctx, const pg_problem *p, const pg_case *pc,
+                   size_t c, double *flops, double *bytes);
+
 /* The figures, to perfgate: "case" per case, "samples", "gpu", "done". */
 void pg_sides_send_figures(child_ctx *ctx, const sides *st,
                            const pg_timing *timing,
