@@ -40,3 +40,18 @@ int pg_path_check_parse(const char *name)
             return m;
     return -1;
 }
+
+const char *pg_suite_kind_name(pg_suite_kind kind)
+{
+    return kind == PG_SUITE_NVBENCH ? "nvbench" : "google-benchmark";
+}
+
+int pg_suite_kind_parse(const char *name)
+{
+    int k;
+
+    for (k = PG_SUITE_GBENCH; k <= PG_SUITE_NVBENCH; k++)
+        if (!strcmp(name, pg_suite_kind_name((pg_suite_kind)k)))
+            return k;
+    return -1;
+}

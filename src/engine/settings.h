@@ -45,6 +45,17 @@ int pg_path_check_parse(const char *name);
 
 #define PG_MEASURE_ALL 3
 
+/* The harness of a benchmark suite (suite:, kind:): the binary the
+ * project's build makes, whose benchmarks it lists and runs. */
+typedef enum {
+    PG_SUITE_GBENCH = 0, /* Google Benchmark */
+    PG_SUITE_NVBENCH     /* NVIDIA's nvbench */
+} pg_suite_kind;
+
+/* "google-benchmark", "nvbench"; and back, -1 for none of them. */
+const char *pg_suite_kind_name(pg_suite_kind kind);
+int pg_suite_kind_parse(const char *name);
+
 /*
  * Fills `out` with the defaults: a 5% floor, or 10% when the environment
  * variable GITHUB_ACTIONS is "true"; 10 s; 5 rounds; 60 s; time is

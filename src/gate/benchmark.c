@@ -65,8 +65,8 @@ const pg_build *pg_benchmark_project(pg_bench_ctx *c, const pg_bench_config *b,
     return &c->builds[s][i];
 }
 
-static void set_build_failure(pg_bench_result *out, const pg_build *build,
-                              pg_side side)
+void pg_benchmark_build_failure(pg_bench_result *out, const pg_build *build,
+                                pg_side side)
 {
     out->status = PG_STATUS_BUILD_FAILED;
     out->side = side;
@@ -77,10 +77,8 @@ static void set_build_failure(pg_bench_result *out, const pg_build *build,
     out->log = build->log ? pg_strdup(build->log) : NULL;
 }
 
-/* The accept: entry for `b` (the config's, or a Perf-Accepted: trailer's)
- * into `out`; one that has run out is said, and accepts nothing. */
-static void accept_of(pg_bench_ctx *c, const pg_bench_config *b,
-                      pg_bench_result *out)
+void pg_benchmark_accept(pg_bench_ctx *c, const pg_bench_config *b,
+                         pg_bench_result *out)
 {
     const pg_accept *a = pg_config_accept(c->cfg, b->name);
 
@@ -227,7 +225,7 @@ static int gpu_ready(pg_bench_ctx *c, pg_bench_result *out,
     const pg_gpu_info *gpu = pg_cuda_probe();
 
     if (!gpu->present && base_failed) {
-        set_build_failure(out, base, PG_SIDE_BASE);
+        pg_benchmark_build_failure(out, base, PG_SIDE_BASE);
         return 0;
     }
     if (!gpu->present) {
@@ -268,7 +266,7 @@ static void fill_spec(pg_run_spec *spec, pg_bench_ctx *c,
     spec->precision = c->precision;
     spec->gate_cases = out->gate_cases =
         b->gate >= 0 ? b->gate : c->cfg->settings.gate_cases;
-    accept_of(c, b, out);
+    pg_benchmark_accept(c, b, out);
     out->inconclusive_fails = b->inconclusive >= 0
                                   ? b->inconclusive
                                   : c->cfg->settings.inconclusive_fails;
@@ -283,8 +281,7 @@ static int measure_of(const pg_bench_ctx *c, const pg_bench_config *b)
     return b->measure >= 0 ? b->measure : c->cfg->settings.measure;
 }
 
-/* The floor `out` is judged against: its metric's, or its own. */
-static double floor_of(const pg_bench_ctx *c, const pg_bench_result *out)
+double pg_benchmark_floor(const pg_bench_ctx *c, const pg_bench_result *out)
 {
     return out->metric            ? c->cfg->settings.count_floor
            : out->noise_floor > 0 ? out->noise_floor
@@ -482,7 +479,7 @@ static void settle(pg_bench_ctx *c, pg_bench_result *out, const pg_build *base,
         free(out->message);
         out->message = msg;
     } else if (base_failed) {
-        set_build_failure(out, base, PG_SIDE_BASE);
+        pg_benchmark_build_failure(out, base, PG_SIDE_BASE);
     } else if (out->identical) {
         if (out->side != PG_SIDE_HEAD)
             pg_stats_same_code(out);
@@ -492,7 +489,7 @@ static void settle(pg_bench_ctx *c, pg_bench_result *out, const pg_build *base,
         if ((out->status == PG_STATUS_UNCHANGED ||
              out->status == PG_STATUS_NEW) &&
             out->rounds > 0)
-            pg_stats_decide(out, floor_of(c, out));
+            pg_stats_decide(out, pg_benchmark_floor(c, out));
     }
 }
 
@@ -626,7 +623,7 @@ static int builds_settle(const pg_bench_ctx *c, pg_bench_result *out,
         return 1;
     }
     if (build[1].missing || !build[1].ok) {
-        set_build_failure(out, &build[1], PG_SIDE_HEAD);
+        pg_benchmark_build_failure(out, &build[1], PG_SIDE_HEAD);
         return 1;
     }
     *base_failed = !build[0].missing && !build[0].ok;
@@ -714,7 +711,7 @@ int pg_benchmark_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)
         if (err < 0)
             return err;
         if (project)
-            set_build_failure(out, project, PG_SIDE_HEAD);
+            pg_benchmark_build_failure(out, project, PG_SIDE_HEAD);
         return 0;
     }
     building = pg_now_ns();

@@ -82,6 +82,18 @@ int pg_benchmark_keys(pg_bench_ctx *c, const pg_bench_config *b,
  * the same files.  A self-check measures whatever it is given. */
 int pg_benchmark_unreached(const pg_bench_ctx *c, const pg_bench_keys *k);
 
+/* `out` failed to build on `side`, as `build` says. */
+void pg_benchmark_build_failure(pg_bench_result *out,
+                                const struct pg_build *build, pg_side side);
+
+/* The accept: entry for `b` (the config's, or a Perf-Accepted: trailer's)
+ * into `out`; one that has run out is said, and accepts nothing. */
+void pg_benchmark_accept(pg_bench_ctx *c, const pg_bench_config *b,
+                         pg_bench_result *out);
+
+/* The floor `out` is judged against: its metric's, or its own. */
+double pg_benchmark_floor(const pg_bench_ctx *c, const pg_bench_result *out);
+
 void pg_bench_ctx_clear(pg_bench_ctx *c);
 
 #endif

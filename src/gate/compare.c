@@ -15,6 +15,7 @@
 #include "fs.h"
 #include "function.h"
 #include "prebuild.h"
+#include "bench_suite.h"
 #include "catalog.h"
 #include "shard.h"
 #include "sides.h"
@@ -590,7 +591,9 @@ static int measure_all(compare_ctx *ctx)
         p->bench_start = pg_now_ns();
         r = pg_result_add(ctx->result, b->name, b->problem);
         r->shard = opts->shards > 0 ? opts->shard : 0;
-        if ((err = pg_benchmark_run(&ctx->bench, i, r)) < 0)
+        err = b->suite ? pg_bench_suite_run(&ctx->bench, i, r)
+                       : pg_benchmark_run(&ctx->bench, i, r);
+        if (err < 0)
             return err;
         if (opts->on_bench_done)
             opts->on_bench_done(opts->payload, r, p->index, p->count);

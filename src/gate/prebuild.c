@@ -168,7 +168,8 @@ int pg_prebuild(pg_bench_ctx *c, const size_t *which, size_t n, int jobs)
         cuda |= !strcmp(c->cfg->benchmarks[which[i]].language, "cuda");
     pg_toolchain_probe(cuda);
     for (i = 0; i < n; i++)
-        if (!kept_ahead(c, which[i])) {
+        /* A suite's build is the project's own, run where it is measured. */
+        if (!c->cfg->benchmarks[which[i]].suite && !kept_ahead(c, which[i])) {
             a.tasks[a.total].a = &a;
             a.tasks[a.total++].index = which[i];
         }

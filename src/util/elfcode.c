@@ -289,3 +289,33 @@ void *pg_elf_symbol(void *handle, const char *name)
     pg_elf_funcs_clear(&funcs);
     return p;
 }
+
+int pg_elf_has_runpath(const char *path)
+{
+    char *data = NULL;
+    size_t len = 0;
+    Elf64_Ehdr *e;
+    Elf64_Phdr *ph;
+    int found = 0, i;
+
+    if (pg_read_file(&data, &len, path, ELF_MAX) < 0)
+        return -1;
+    if (!(ph = program_headers(data, len, &e))) {
+        free(data);
+        return -1;
+    }
+    for (i = 0; !found && i < e->e_phnum; i++) {
+        size_t off = ph[i].p_offset, n = ph[i].p_filesz, k;
+        if (ph[i].p_type != PT_DYNAMIC || off > len || n > len - off)
+            continue;
+        for (k = 0; k + sizeof(Elf64_Dyn) <= n; k += sizeof(Elf64_Dyn)) {
+            Elf64_Dyn d;
+            memcpy(&d, data + off + k, sizeof(d));
+            if (d.d_tag == DT_NULL)
+                break;
+            found |= d.d_tag == DT_RPATH || d.d_tag == DT_RUNPATH;
+        }
+    }
+    free(data);
+    return found;
+}

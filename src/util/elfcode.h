@@ -72,4 +72,12 @@ void *pg_elf_symbol(void *handle, const char *name);
  */
 int pg_elfcode_asks_valgrind(const char *path);
 
+/*
+ * 1 when the 64-bit ELF file at `path` searches paths of its own for the
+ * libraries it loads (DT_RPATH or DT_RUNPATH: a program that loads a
+ * library of its build tree, which may differ where the program does
+ * not); 0 when it does not; -1 when the file cannot be read.
+ */
+int pg_elf_has_runpath(const char *path);
+
 #endif

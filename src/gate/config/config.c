@@ -47,7 +47,8 @@ static const char *const bench_keys[] = {
     "nvcc_flags", "symbols",     "gate",        "build",    "library",
     "ldflags",    "adapters",    "file_cflags", "function", "args",
     "check",      "helpers",     "work",        "measure",  "inconclusive",
-    "batch",      "noise_floor", "returns",     "header",   NULL};
+    "batch",      "noise_floor", "returns",     "header",   "suite",
+    "kind",       "filter",      NULL};
 
 /* The config's own files (a problem, an adapter) are compiled in the box,
  * which hides homes and /tmp: their directory is shown there, read-only,
@@ -112,8 +113,8 @@ static int get_flags(parse_ctx *ctx, yaml_node_t *node, const char *key,
 }
 
 /* A path in the compared revisions: relative, and not out of them. */
-static int check_repo_path(parse_ctx *ctx, yaml_node_t *node, const char *what,
-                           const char *path)
+int pg_conf_check_repo_path(parse_ctx *ctx, yaml_node_t *node, const char *what,
+                            const char *path)
 {
     if (path[0] == '/' || !strncmp(path, "../", 3) || strstr(path, "/../") ||
         !strcmp(path, ".."))
@@ -288,7 +289,7 @@ static int parse_settings(parse_ctx *ctx, yaml_node_t *node, pg_config *cfg)
         return err;
     if ((v = pg_conf_lookup(ctx, node, "library", NULL)) &&
         ((err = pg_conf_get_string(ctx, v, "library", &ctx->library)) < 0 ||
-         (err = check_repo_path(ctx, v, "library", ctx->library)) < 0))
+         (err = pg_conf_check_repo_path(ctx, v, "library", ctx->library)) < 0))
         return err;
     if ((v = pg_conf_lookup(ctx, node, "noise_floor", NULL))) {
         if ((err = get_floor(ctx, v, "noise_floor", &s->noise_floor)) < 0)
@@ -470,7 +471,8 @@ static int parse_sources(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
     if (b->nsources == 0)
         return pg_conf_fail_at(ctx, v, "'sources' must list at least one file");
     for (i = 0; i < b->nsources; i++)
-        if ((err = check_repo_path(ctx, v, "source", b->sources[i])) < 0)
+        if ((err = pg_conf_check_repo_path(ctx, v, "source", b->sources[i])) <
+            0)
             return err;
     return 0;
 }
@@ -595,7 +597,7 @@ static int parse_file_cflags(parse_ctx *ctx, yaml_node_t *v, pg_bench_config *b)
         pg_file_flags *f = &b->file_cflags[b->nfile_cflags++];
         if ((err = pg_conf_get_string(ctx, k, "file_cflags", &f->pattern)) <
                 0 ||
-            (err = check_repo_path(ctx, k, "source", f->pattern)) < 0 ||
+            (err = pg_conf_check_repo_path(ctx, k, "source", f->pattern)) < 0 ||
             (err = get_flags(ctx, val, "file_cflags", &f->flags, &f->nflags)) <
                 0)
             return err;
@@ -629,8 +631,8 @@ static int parse_project(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
                 "'library' names no file: give the path the "
                 "build makes, or a list of them to try in order");
         for (i = 0; i < b->nlibraries; i++)
-            if ((err = check_repo_path(ctx, lib, "library", b->libraries[i])) <
-                0)
+            if ((err = pg_conf_check_repo_path(ctx, lib, "library",
+                                               b->libraries[i])) < 0)
                 return err;
         b->library = pg_strdup(b->libraries[0]);
     } else if (ctx->library) {
@@ -737,6 +739,11 @@ static int parse_benchmark(parse_ctx *ctx, yaml_node_t *node,
     if ((err = pg_conf_check_keys(ctx, node, "in benchmark", bench_keys)) < 0 ||
         (err = parse_bench_name(ctx, node, b)) < 0)
         return err;
+    if ((v = pg_conf_lookup(ctx, node, "suite", NULL))) {
+        if ((err = pg_conf_parse_suite(ctx, node, v, b)) < 0)
+            return err;
+        return parse_choices(ctx, node, b);
+    }
     if ((v = pg_conf_lookup(ctx, node, "function", NULL))) {
         if ((err = pg_conf_parse_function(ctx, node, v, b)) < 0)
             return err;
@@ -744,7 +751,8 @@ static int parse_benchmark(parse_ctx *ctx, yaml_node_t *node,
         return pg_conf_fail_at(
             ctx, node,
             "benchmark '%s' has no 'function' (the C prototype "
-            "of the function to gate) nor 'problem'",
+            "of the function to gate), 'problem' nor 'suite' (a "
+            "Google Benchmark binary the build makes)",
             b->name);
     } else if ((err = parse_problem(ctx, v, b)) < 0) {
         return err;
@@ -941,6 +949,8 @@ void pg_config_clear(pg_config *cfg)
         free_list(b->include, b->ninclude);
         free(b->build);
         free(b->library);
+        free(b->suite);
+        free(b->filter);
         free_list(b->libraries, b->nlibraries);
         free_list(b->ldflags, b->nldflags);
         free_list(b->adapters, b->nadapters);

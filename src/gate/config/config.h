@@ -76,6 +76,14 @@ typedef struct pg_bench_config {
      * (function.h), `problem` and `symbol` are the function's name.
      * NULL: a problem benchmark. */
     struct pg_function *function;
+    /* A benchmark suite (suite:): the binary `build` makes in each side's
+     * tree (a path relative to it), whose benchmarks (each argument set a
+     * case) are run as the suite's harness runs them, both sides'
+     * processes interleaved (docs/config.md, "A suite of your own").
+     * NULL: not a suite; then neither is `filter`. */
+    char *suite;
+    int suite_kind; /* pg_suite_kind (settings.h) */
+    char *filter;   /* the harness's own filter (a regex); NULL: all */
 } pg_bench_config;
 
 /*

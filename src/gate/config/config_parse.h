@@ -64,6 +64,15 @@ int pg_conf_get_string_list(parse_ctx *ctx, yaml_node_t *node, const char *key,
 int pg_conf_parse_function(parse_ctx *ctx, yaml_node_t *node, yaml_node_t *v,
                            struct pg_bench_config *b);
 
+/* A path in the compared revisions: relative, and not out of them. */
+int pg_conf_check_repo_path(parse_ctx *ctx, yaml_node_t *node, const char *what,
+                            const char *path);
+
+/* A suite: entry (config_suite.c): its own keys, none of a function's
+ * or a problem's, and the project build that makes it. */
+int pg_conf_parse_suite(parse_ctx *ctx, yaml_node_t *node, yaml_node_t *v,
+                        struct pg_bench_config *b);
+
 /* A problem benchmark with keys that only a function's has. */
 int pg_conf_function_keys_alone(parse_ctx *ctx, yaml_node_t *node);
 

@@ -386,6 +386,43 @@ void pg_run_add_cases(pg_bench_result *out, const pg_run_spec *spec)
     }
 }
 
+void pg_run_fill(pg_bench_result *out, const pg_timing *timing,
+                 const pg_measure_summary *sum, const double *samples,
+                 size_t ncases)
+{
+    size_t c, r, n;
+    int s;
+
+    n = (size_t)sum->rounds < PG_MAX_POOLED_SAMPLES ? (size_t)sum->rounds
+                                                    : PG_MAX_POOLED_SAMPLES;
+    for (c = 0; c < ncases; c++) {
+        pg_result_case *cr = &out->cases[c];
+        cr->base_ns = timing[c].ns[PG_BASE];
+        cr->head_ns = timing[c].ns[PG_HEAD];
+        cr->overhead_ns = timing[c].overhead_ns;
+        cr->inner = timing[c].inner;
+        cr->change_lo = timing[c].change.lo;
+        cr->change_hi = timing[c].change.hi;
+        cr->quantum_ns = timing[c].quantum_ns;
+        for (s = 0; s < 2 && samples; s++) {
+            cr->samples[s] = pg_realloc(cr->samples[s], n * sizeof(double));
+            for (r = 0; r < n; r++)
+                cr->samples[s][r] = samples[(r * ncases + c) * 2 + (size_t)s];
+            cr->nsamples[s] = n;
+        }
+    }
+    out->slots = sum->slots;
+    out->shift = sum->shift;
+    out->rounds = sum->rounds;
+    out->calls[0] = sum->calls[0];
+    out->calls[1] = sum->calls[1];
+    out->seconds = sum->seconds;
+    out->change_lo = sum->change.lo;
+    out->change_hi = sum->change.hi;
+    free(out->stop);
+    out->stop = pg_strdup(pg_estimate_stop_name(sum->stop));
+}
+
 /* The case the watch names, or NULL. */
 static const char *watched_case(const pg_run_spec *spec, const pg_watch *w)
 {

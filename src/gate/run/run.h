@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 
+#include "measure.h"
 #include "result.h"
 #include "runspec.h"
 #include "str.h"
@@ -64,6 +65,13 @@ int pg_run_check_path(pg_bench_result *out, const pg_run_spec *counted,
 /* For the runs of split.c, as run.c's own: the cases in `out`, named,
  * nothing measured yet. */
 void pg_run_add_cases(pg_bench_result *out, const pg_run_spec *spec);
+
+/* A measurement taken in this process (pg_measure(), its samples in
+ * `samples`, may be NULL) into `out`'s `ncases` cases (pg_run_add_cases)
+ * and totals, as a measuring child's events would have put them. */
+void pg_run_fill(pg_bench_result *out, const pg_timing *timing,
+                 const pg_measure_summary *sum, const double *samples,
+                 size_t ncases);
 
 /* Who a measuring process was running when it ended, before what
  * happened ("head side: ", "problem P: setup() on case C: ", or ""), and

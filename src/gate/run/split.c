@@ -418,50 +418,22 @@ static void trace_case(const pg_run_spec *spec, size_t c, const pg_timing *t)
 }
 
 /* The measurement's figures into `out`, as the one-process run's events
- * would have put them. */
+ * would have put them, and the problem's own figures (from the base's
+ * process). */
 static void fill(pg_bench_result *out, split *sp, const pg_timing *timing,
                  const pg_measure_summary *sum, double *samples)
 {
-    size_t c, ncases = sp->spec->ncases;
-    int s;
-    size_t r;
+    size_t c;
 
-    for (c = 0; c < ncases; c++) {
-        pg_result_case *cr = &out->cases[c];
-        cr->base_ns = timing[c].ns[PG_BASE];
-        cr->head_ns = timing[c].ns[PG_HEAD];
-        cr->overhead_ns = timing[c].overhead_ns;
-        cr->inner = timing[c].inner;
-        cr->change_lo = timing[c].change.lo;
-        cr->change_hi = timing[c].change.hi;
-        cr->quantum_ns = timing[c].quantum_ns;
-        /* The problem's own figures, from the base's process. */
+    pg_run_fill(out, timing, sum, samples, sp->spec->ncases);
+    for (c = 0; c < sp->spec->ncases; c++) {
         if (ask(sp, &sp->w[PG_BASE], PG_RQ_FIGURES_FMT, c) == 0) {
-            cr->flops = sp->w[PG_BASE].answer[0];
-            cr->bytes = sp->w[PG_BASE].answer[1];
+            out->cases[c].flops = sp->w[PG_BASE].answer[0];
+            out->cases[c].bytes = sp->w[PG_BASE].answer[1];
         }
         if (pg_tracing())
             trace_case(sp->spec, c, &timing[c]);
-        for (s = 0; s < 2 && samples; s++) {
-            size_t n = (size_t)sum->rounds < PG_MAX_POOLED_SAMPLES
-                           ? (size_t)sum->rounds
-                           : PG_MAX_POOLED_SAMPLES;
-            cr->samples[s] = pg_realloc(cr->samples[s], n * sizeof(double));
-            for (r = 0; r < n; r++)
-                cr->samples[s][r] = samples[(r * ncases + c) * 2 + (size_t)s];
-            cr->nsamples[s] = n;
-        }
     }
-    out->slots = sum->slots;
-    out->shift = sum->shift;
-    out->rounds = sum->rounds;
-    out->calls[0] = sum->calls[0];
-    out->calls[1] = sum->calls[1];
-    out->seconds = sum->seconds;
-    out->change_lo = sum->change.lo;
-    out->change_hi = sum->change.hi;
-    free(out->stop);
-    out->stop = pg_strdup(pg_estimate_stop_name(sum->stop));
 }
 
 /* Times both sides' processes interleaved; 0, or -1 when one failed. */

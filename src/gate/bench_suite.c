@@ -1,0 +1,321 @@
+/*
+ * bench_suite.c - one suite: benchmark of a comparison (bench_suite.h).
+ */
+#include "bench_suite.h"
+#include "build.h"
+#include "clock.h"
+#include "elfcode.h"
+#include "fs.h"
+#include "stats.h"
+#include "str.h"
+#include "suite.h"
+#include "timer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "banned.h"
+
+/* What one suite benchmark holds while it runs. */
+typedef struct suite_bench {
+    pg_bench_ctx *c;
+    const pg_bench_config *b;
+    pg_bench_result *out;
+    char *bin[2];
+    char *scratch;
+    pg_strvec names[2]; /* what each side lists */
+    int fixed[2];
+} suite_bench;
+
+static void on_progress(void *payload, const char *stage, int round,
+                        double elapsed)
+{
+    pg_bench_ctx *c = payload;
+
+    if (!strcmp(stage, "measuring"))
+        pg_progress_sayf(c->progress, "measuring, round %d, %.1f s", round,
+                         elapsed);
+    else
+        pg_progress_sayf(c->progress, "%s", stage);
+}
+
+/*
+ * Both sides' project builds.  1 when the benchmark ends here, its status
+ * in `out`: the head's build failed, or made no binary (charged to it);
+ * the base's did (new: no baseline; its build failing is charged to it).
+ * 0 to go on; negative when perfgate failed.
+ */
+static int build_both(suite_bench *sb)
+{
+    pg_bench_ctx *c = sb->c;
+    const pg_build *p[2];
+    int s, err;
+
+    for (s = 1; s >= 0; s--) {
+        p[s] = pg_benchmark_project(c, sb->b, s, &err);
+        if (err < 0)
+            return err;
+        sb->out->project[s] = p[s]->cached ? 2 : 1;
+        sb->bin[s] = pg_path_join(c->rev[s].dir, sb->b->suite);
+    }
+    if (!p[0]->ok && !p[1]->ok && p[0]->message && p[1]->message &&
+        !strcmp(p[0]->message, p[1]->message)) {
+        /* Not the change's doing, and said so; still a failure. */
+        sb->out->status = PG_STATUS_BUILD_FAILED;
+        sb->out->side = PG_SIDE_NONE;
+        sb->out->message = pg_strdupf("both sides fail alike, so not "
+                                      "because of this change: %s",
+                                      p[1]->message);
+        sb->out->log = p[1]->log ? pg_strdup(p[1]->log) : NULL;
+        return 1;
+    }
+    for (s = 1; s >= 0; s--) {
+        if (!p[s]->ok) {
+            pg_benchmark_build_failure(sb->out, p[s], (pg_side)s);
+            return 1;
+        }
+    }
+    if (!pg_path_is_file(sb->bin[1])) {
+        sb->out->status = PG_STATUS_BUILD_FAILED;
+        sb->out->side = PG_SIDE_HEAD;
+        sb->out->message = pg_strdupf("head side: the build made no %s "
+                                      "(suite: names the program it makes, "
+                                      "relative to the repository's root)",
+                                      sb->b->suite);
+        return 1;
+    }
+    if (!pg_path_is_file(sb->bin[0])) {
+        sb->out->status = PG_STATUS_NEW;
+        sb->out->message = pg_strdupf("no baseline: the build makes no %s "
+                                      "in %s",
+                                      sb->b->suite, c->rev[0].spec);
+        return 1;
+    }
+    return 0;
+}
+
+/* Lists both sides; 1 when one could not be (charged to it). */
+static int list_both(suite_bench *sb, const pg_suite *s)
+{
+    int side, err;
+    char *why;
+
+    for (side = 1; side >= 0; side--) {
+        pg_progress_sayf(sb->c->progress, "listing the %s's benchmarks",
+                         side ? "head" : "base");
+        err = pg_suite_list(&sb->names[side], &sb->fixed[side], &why, s, side,
+                            sb->b->filter, sb->c->cfg->settings.timeout);
+        if (err < 0)
+            return err;
+        if (err) {
+            sb->out->status = PG_STATUS_CRASHED;
+            sb->out->side = (pg_side)side;
+            sb->out->message = pg_strdupf(
+                "%s side: %s: %s", side ? "head" : "base", sb->b->suite, why);
+            free(why);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Up to a few of `names`, after `what`, into `msg`. */
+static void say_names(pg_str *msg, const char *what, const pg_strvec *names)
+{
+    size_t i;
+
+    if (!names->n)
+        return;
+    if (msg->size)
+        pg_str_puts(msg, "; ");
+    pg_str_printf(msg, "%zu %s (", names->n, what);
+    for (i = 0; i < names->n && i < 5; i++)
+        pg_str_printf(msg, "%s%s", i ? ", " : "", names->v[i]);
+    pg_str_puts(msg, names->n > 5 ? ", ...)" : ")");
+}
+
+/*
+ * The benchmarks both sides list, in the head's order, into `both`; those
+ * one side lacks said in out->message.  1 when none is left to measure,
+ * the benchmark's status set.
+ */
+static int pair(suite_bench *sb, pg_strvec *both)
+{
+    pg_strvec added = PG_STRVEC_INIT, gone = PG_STRVEC_INIT;
+    pg_str msg = PG_STR_INIT;
+    size_t i;
+
+    for (i = 0; i < sb->names[1].n; i++)
+        pg_strvec_push(pg_strvec_has(&sb->names[0], sb->names[1].v[i]) ? both
+                                                                       : &added,
+                       sb->names[1].v[i]);
+    for (i = 0; i < sb->names[0].n; i++)
+        if (!pg_strvec_has(&sb->names[1], sb->names[0].v[i]))
+            pg_strvec_push(&gone, sb->names[0].v[i]);
+    say_names(&msg, "new in the head, not measured", &added);
+    say_names(&msg, "gone from the head", &gone);
+    if (msg.size)
+        sb->out->message = pg_str_detach(&msg);
+    pg_str_clear(&msg);
+    if (!sb->names[1].n) {
+        free(sb->out->message);
+        sb->out->status = PG_STATUS_BUILD_FAILED;
+        sb->out->side = PG_SIDE_HEAD;
+        sb->out->message =
+            pg_strdupf("head side: %s lists no benchmark%s%s%s", sb->b->suite,
+                       sb->b->filter ? " that filter '" : "",
+                       sb->b->filter ? sb->b->filter : "",
+                       sb->b->filter ? "' matches" : "");
+    } else if (!both->n) {
+        sb->out->status = PG_STATUS_NEW;
+        if (!sb->out->message)
+            sb->out->message = pg_strdup("no baseline");
+    }
+    pg_strvec_clear(&added);
+    pg_strvec_clear(&gone);
+    return !both->n;
+}
+
+/* Identical programs whose code cannot come from elsewhere (no library
+ * searched in a path of their own): nothing can have changed. */
+static int same_program(const suite_bench *sb)
+{
+    return !sb->c->aa && pg_elfcode_same(sb->bin[0], sb->bin[1]) == 1 &&
+           pg_elf_has_runpath(sb->bin[0]) == 0 &&
+           pg_elf_has_runpath(sb->bin[1]) == 0;
+}
+
+/* The measurement of the benchmarks in `both`, and the verdict. */
+static int measure(suite_bench *sb, const pg_suite *s, const pg_strvec *both)
+{
+    pg_bench_ctx *c = sb->c;
+    const pg_bench_config *b = sb->b;
+    pg_bench_result *out = sb->out;
+    pg_casespec *cases = pg_calloc(both->n + 1, sizeof(*cases));
+    pg_settings own = c->cfg->settings;
+    pg_run_spec spec;
+    char *note = out->message;
+    size_t i;
+    int err;
+
+    for (i = 0; i < both->n; i++)
+        cases[i].name = both->v[i];
+    pg_run_spec_init(&spec);
+    spec.cases = cases;
+    spec.ncases = both->n;
+    if (b->noise_floor > 0 && own.floor_source != PG_FLOOR_FLAG) {
+        own.noise_floor = b->noise_floor;
+        out->noise_floor = b->noise_floor;
+    }
+    spec.settings = &own;
+    spec.self_check = c->aa;
+    spec.precision = c->precision;
+    /* Each of a suite's benchmarks is its own question: a sum over
+     * benchmarks of 50 ns and of 20 ms would hear only the longest. */
+    spec.gate_cases = out->gate_cases = b->gate >= 0 ? b->gate : 1;
+    pg_benchmark_accept(c, b, out);
+    out->inconclusive_fails = b->inconclusive >= 0
+                                  ? b->inconclusive
+                                  : c->cfg->settings.inconclusive_fails;
+    spec.clock = &pg_timer_current()->chosen;
+    spec.on_progress = on_progress;
+    spec.payload = c;
+    out->message = NULL;
+    pg_progress_sayf(c->progress, "measuring");
+    err = pg_suite_measure(out, &spec, s);
+    if (err == 0 && out->status == PG_STATUS_UNCHANGED && out->rounds > 0)
+        pg_stats_decide(out, pg_benchmark_floor(c, out));
+    free(cases);
+    /* What was not measured, after what happened; and what a suite
+     * cannot do, when it was measured. */
+    out->unchecked = out->rounds > 0;
+    if (note || out->unchecked) {
+        pg_str m = PG_STR_INIT;
+        if (out->message)
+            pg_str_puts(&m, out->message);
+        if (note)
+            pg_str_printf(&m, "%s%s", m.size ? "; " : "", note);
+        if (out->unchecked)
+            pg_str_printf(&m,
+                          "%sno correctness check: a suite's benchmarks "
+                          "have no reference to check the head against",
+                          m.size ? "; " : "");
+        free(out->message);
+        out->message = pg_str_detach(&m);
+    }
+    free(note);
+    return err;
+}
+
+/* Counting is not yet done on a suite: said, and the suite timed. */
+static void say_timed(const pg_bench_ctx *c, const pg_bench_config *b,
+                      pg_bench_result *out)
+{
+    int m = b->measure >= 0 ? b->measure : c->cfg->settings.measure;
+
+    if (m == 0)
+        return;
+    pg_system_warn(&c->result->system,
+                   "suite %s is timed, not counted: perfgate counts the "
+                   "instructions of functions and problems, not yet of a "
+                   "suite's processes",
+                   b->name);
+    (void)out;
+}
+
+int pg_bench_suite_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)
+{
+    suite_bench sb;
+    pg_suite s;
+    pg_strvec both = PG_STRVEC_INIT;
+    int64_t building = pg_now_ns();
+    int err, side;
+
+    memset(&sb, 0, sizeof(sb));
+    sb.c = c;
+    sb.b = &c->cfg->benchmarks[index];
+    sb.out = out;
+    /* Both sides' trees the same: nothing the build reads has changed. */
+    if (!c->aa && c->rev[0].tree[0] &&
+        !strcmp(c->rev[0].tree, c->rev[1].tree)) {
+        pg_stats_same_code(out);
+        out->not_affected = 1;
+        return 0;
+    }
+    err = build_both(&sb);
+    c->result->build_seconds += (double)(pg_now_ns() - building) / 1e9;
+    if (err)
+        goto done;
+    if (same_program(&sb)) {
+        out->identical = 1;
+        pg_stats_same_code(out);
+        goto done;
+    }
+    memset(&s, 0, sizeof(s));
+    s.kind = (pg_suite_kind)sb.b->suite_kind;
+    sb.scratch = pg_strdupf("%s/%s.suite", c->build_dir, sb.b->name);
+    if (pg_mkdir_p(sb.scratch) < 0) {
+        err = -1;
+        goto done;
+    }
+    for (side = 0; side < 2; side++) {
+        s.bin[side] = sb.bin[side];
+        s.dir[side] = c->rev[side].dir;
+    }
+    s.scratch = sb.scratch;
+    if ((err = list_both(&sb, &s)) != 0 || pair(&sb, &both))
+        goto done;
+    s.fixed = sb.fixed[0] && sb.fixed[1];
+    say_timed(c, sb.b, out);
+    err = measure(&sb, &s, &both);
+done:
+    for (side = 0; side < 2; side++) {
+        free(sb.bin[side]);
+        pg_strvec_clear(&sb.names[side]);
+    }
+    if (sb.scratch)
+        pg_rm_rf(sb.scratch);
+    free(sb.scratch);
+    pg_strvec_clear(&both);
+    return err < 0 ? err : 0;
+}

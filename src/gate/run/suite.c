@@ -1,0 +1,468 @@
+/*
+ * suite.c - a benchmark suite run as its harness runs it, measured
+ * perfgate's way (suite.h).
+ */
+#include "suite.h"
+#include "clock.h"
+#include "error.h"
+#include "fs.h"
+#include "measure.h"
+#include "proc.h"
+#include "run.h"
+#include "str.h"
+#include "trace.h"
+#include "units.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "banned.h"
+
+#define OUTPUT_CAP 16384
+#define LOG_LINES 20
+/* The longest name a listing may hold, as Google Benchmark names go. */
+#define MAX_NAME 4096
+/* The most benchmarks one suite may list. */
+#define MAX_BENCHMARKS 100000
+/* A sample: long enough that the harness's clock reads and its loop's
+ * start are lost in it, short beside the process around it. */
+#define SAMPLE_NS 2e6
+/* One sample's error: the harness's clock, read at either end of its
+ * loop, and the loop's first turn. */
+#define SAMPLE_ERROR_NS 1000
+
+static const char *const side_names[2] = {"base", "head"};
+
+char *pg_suite_exact_filter(const char *name)
+{
+    pg_str s = PG_STR_INIT;
+
+    pg_str_putc(&s, '^');
+    for (; *name; name++) {
+        if (strchr(".^$|()[]{}*+?\\", *name))
+            pg_str_putc(&s, '\\');
+        pg_str_putc(&s, *name);
+    }
+    pg_str_putc(&s, '$');
+    return pg_str_detach(&s);
+}
+
+/* How side `side`'s binary is run: boxed, in its tree, writing only the
+ * scratch directory. */
+static void run_opts(pg_proc_opts *opts, pg_box *box, const pg_suite *s,
+                     int side, double timeout)
+{
+    memset(opts, 0, sizeof(*opts));
+    memset(box, 0, sizeof(*box));
+    box->write[0] = s->scratch;
+    box->show[0] = s->dir[side];
+    box->show[1] = s->bin[side];
+    opts->box = box;
+    opts->cwd = s->dir[side];
+    opts->output_cap = OUTPUT_CAP;
+    opts->timeout = timeout;
+    opts->memory_limit = pg_proc_memory_limit();
+}
+
+/* How a run of a side's binary ended, when not well: a new string. */
+static char *describe_end(const pg_proc_result *res, double timeout)
+{
+    if (res->timed_out)
+        return pg_strdupf("still running after %.0f s; stopped", timeout);
+    if (res->not_run)
+        return pg_strdupf("could not be started: %s", strerror(res->not_run));
+    if (res->signal)
+        return pg_strdupf("killed by %s", pg_signal_describe(res->signal));
+    if (!res->exited || res->exit_code)
+        return pg_strdupf("exited with status %d", res->exit_code);
+    return NULL;
+}
+
+/* Runs side `side`'s binary with `args` (NULL-terminated); 0, or negative
+ * when perfgate was interrupted. */
+static int run_side(pg_proc_result *res, const pg_suite *s, int side,
+                    const char *const *args, double timeout)
+{
+    pg_strvec argv = PG_STRVEC_INIT;
+    pg_proc_opts opts;
+    pg_box box;
+    int err;
+
+    run_opts(&opts, &box, s, side, timeout);
+    pg_strvec_push(&argv, s->bin[side]);
+    for (; *args; args++)
+        pg_strvec_push(&argv, *args);
+    memset(res, 0, sizeof(*res));
+    err = pg_proc_run_argv(res, argv.v, &opts);
+    pg_strvec_clear(&argv);
+    return err;
+}
+
+/* The lines of a listing as benchmark names: 0, or -1 when one cannot be
+ * (blank, spaced, too long: not a Google Benchmark binary's listing). */
+static int take_names(pg_strvec *names, const char *text)
+{
+    const char *line = text;
+
+    while (*line) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        char *name =
+            pg_strdupf("%.*s", (int)(len < MAX_NAME ? len : MAX_NAME), line);
+        int ok = len > 0 && len < MAX_NAME && !strpbrk(name, " \t\r");
+        if (!ok || names->n >= MAX_BENCHMARKS) {
+            free(name);
+            return -1;
+        }
+        pg_strvec_push(names, name);
+        free(name);
+        if (!end)
+            break;
+        line = end + 1;
+    }
+    return 0;
+}
+
+/* One listing: `extra` (NULL or a flag) before the filter.  0 listed, 1
+ * refused (*why), negative interrupted. */
+static int list_once(pg_strvec *names, char **why, const pg_suite *s, int side,
+                     const char *filter, const char *extra, double timeout)
+{
+    char *filter_arg =
+        filter ? pg_strdupf("--benchmark_filter=%s", filter) : NULL;
+    const char *args[4] = {"--benchmark_list_tests=true", NULL, NULL, NULL};
+    pg_proc_result res;
+    const char *text;
+    size_t n = 1;
+    int err;
+
+    if (extra)
+        args[n++] = extra;
+    if (filter_arg)
+        args[n++] = filter_arg;
+    err = run_side(&res, s, side, args, timeout);
+    free(filter_arg);
+    if (err < 0) {
+        pg_proc_result_clear(&res);
+        return err;
+    }
+    text = pg_str_cstr(&res.output);
+    if ((*why = describe_end(&res, timeout)) == NULL) {
+        /* What Google Benchmark says when the filter keeps nothing. */
+        if (!strncmp(text, "Failed to match any benchmarks", 30))
+            text = "";
+        if (take_names(names, text) < 0)
+            *why = pg_strdupf(
+                "it does not list its benchmarks as a Google Benchmark "
+                "binary does (--benchmark_list_tests printed \"%.60s\")",
+                text);
+    }
+    if (*why && res.output.size) {
+        pg_str tail = PG_STR_INIT;
+        char *m;
+        pg_str_put_tail_lines(&tail, text, 3);
+        m = pg_strdupf("%s: %s", *why, pg_str_cstr(&tail));
+        free(*why);
+        *why = m;
+        pg_str_clear(&tail);
+    }
+    pg_proc_result_clear(&res);
+    return *why ? 1 : 0;
+}
+
+int pg_suite_list(pg_strvec *names, int *fixed, char **why, const pg_suite *s,
+                  int side, const char *filter, double timeout)
+{
+    int err;
+
+    *why = NULL;
+    *fixed = 0;
+    if (!pg_path_is_file(s->bin[side]) || access(s->bin[side], X_OK) < 0) {
+        *why = pg_strdupf("the build made no program %s",
+                          pg_path_basename(s->bin[side]));
+        return 1;
+    }
+    /* A count of iterations is taken since Google Benchmark 1.8; an
+     * older one refuses the flag, and is listed without it. */
+    err = list_once(names, why, s, side, filter, "--benchmark_min_time=1x",
+                    timeout);
+    if (err == 1) {
+        free(*why);
+        *why = NULL;
+        pg_strvec_clear(names);
+        return list_once(names, why, s, side, filter, NULL, timeout);
+    }
+    *fixed = err == 0;
+    return err;
+}
+
+/* One measurement's state, for the pg_remote. */
+typedef struct suite_run {
+    const pg_suite *s;
+    const pg_run_spec *spec;
+    pg_bench_result *out;
+    char **filters;   /* per case: its name as a regex */
+    double *per_iter; /* per case: the latest time per iteration, ns */
+    double *bytes;    /* per case: bytes per iteration, from the base */
+    char *json[2];    /* where each side writes its output */
+    int err;          /* perfgate's own failure */
+    int64_t last_progress;
+} suite_run;
+
+/* The benchmark's failure, charged to `side`. */
+static void fail(suite_run *r, int side, pg_status status,
+                 const pg_proc_result *res, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static void fail(suite_run *r, int side, pg_status status,
+                 const pg_proc_result *res, const char *fmt, ...)
+{
+    pg_str msg = PG_STR_INIT;
+    va_list ap;
+
+    pg_str_printf(&msg, "%s side: ", side_names[side]);
+    va_start(ap, fmt);
+    pg_str_vprintf(&msg, fmt, ap);
+    va_end(ap);
+    r->out->status = status;
+    r->out->side = (pg_side)side;
+    free(r->out->message);
+    r->out->message = pg_str_detach(&msg);
+    if (res && res->output.size) {
+        pg_str tail = PG_STR_INIT;
+        pg_str_put_tail_lines(&tail, pg_str_cstr(&res->output), LOG_LINES);
+        free(r->out->log);
+        r->out->log = pg_str_detach(&tail);
+    }
+}
+
+/* A time in Google Benchmark's unit, in ns; NAN when the unit is not
+ * one it writes. */
+static double in_ns(double t, const char *unit)
+{
+    if (!unit || !strcmp(unit, "ns"))
+        return t;
+    if (!strcmp(unit, "us"))
+        return t * 1e3;
+    if (!strcmp(unit, "ms"))
+        return t * 1e6;
+    if (!strcmp(unit, "s"))
+        return t * 1e9;
+    return NAN;
+}
+
+/* Case `c`'s entry of a side's JSON output: its iteration's run (not an
+ * aggregate) of that name, or NULL. */
+static cJSON *entry_of(cJSON *root, const char *name)
+{
+    cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "benchmarks"), *e;
+
+    cJSON_ArrayForEach(e, list)
+    {
+        cJSON *n = cJSON_GetObjectItemCaseSensitive(e, "name");
+        cJSON *type = cJSON_GetObjectItemCaseSensitive(e, "run_type");
+        if (cJSON_IsString(n) && !strcmp(n->valuestring, name) &&
+            !(cJSON_IsString(type) && strcmp(type->valuestring, "iteration")))
+            return e;
+    }
+    return NULL;
+}
+
+/* The time per iteration side `side`'s output gives case `c`; NAN, with
+ * the failure set, when it gives none. */
+static double read_output(suite_run *r, int side, size_t c,
+                          const pg_proc_result *res)
+{
+    const char *name = r->spec->cases[c].name;
+    char *text = NULL;
+    size_t len;
+    cJSON *root = NULL, *e, *t, *unit, *err, *bps;
+    double ns = NAN;
+
+    if (pg_read_regular_file(&text, &len, r->json[side], PG_SUITE_MAX_OUTPUT) <
+        0) {
+        pg_error_clear();
+        fail(r, side, PG_STATUS_CRASHED, res,
+             "%s wrote no JSON output (over %zu MiB, or none: is %s a "
+             "Google Benchmark binary?)",
+             name, PG_SUITE_MAX_OUTPUT >> 20,
+             pg_path_basename(r->s->bin[side]));
+        return NAN;
+    }
+    if (!(root = cJSON_ParseWithLength(text, len)) ||
+        !(e = entry_of(root, name))) {
+        fail(r, side, PG_STATUS_CRASHED, res, "%s: its output %s", name,
+             root ? "names no such benchmark" : "is not JSON");
+        goto done;
+    }
+    err = cJSON_GetObjectItemCaseSensitive(e, "error_occurred");
+    if (cJSON_IsTrue(err)) {
+        cJSON *m = cJSON_GetObjectItemCaseSensitive(e, "error_message");
+        fail(r, side, PG_STATUS_INCORRECT, res, "%s reported an error: %s",
+             name, cJSON_IsString(m) ? m->valuestring : "(no message)");
+        goto done;
+    }
+    t = cJSON_GetObjectItemCaseSensitive(e, "real_time");
+    unit = cJSON_GetObjectItemCaseSensitive(e, "time_unit");
+    if (cJSON_IsNumber(t))
+        ns = in_ns(t->valuedouble,
+                   cJSON_IsString(unit) ? unit->valuestring : NULL);
+    if (!(ns >= 0) || !isfinite(ns)) {
+        fail(r, side, PG_STATUS_CRASHED, res,
+             "%s: its output gives no time per iteration", name);
+        ns = NAN;
+        goto done;
+    }
+    bps = cJSON_GetObjectItemCaseSensitive(e, "bytes_per_second");
+    if (side == 0 && cJSON_IsNumber(bps) && bps->valuedouble > 0)
+        r->bytes[c] = bps->valuedouble * ns / 1e9;
+done:
+    cJSON_Delete(root);
+    free(text);
+    return ns;
+}
+
+/* Under -v: one sample. */
+static void trace_sample(const suite_run *r, int side, size_t c, uint64_t n,
+                         double ns)
+{
+    pg_str s = PG_STR_INIT;
+
+    pg_format_ns(&s, ns);
+    pg_trace("suite: %s %s, %llu iteration%s: %s an iteration",
+             side_names[side], r->spec->cases[c].name, (unsigned long long)n,
+             n == 1 ? "" : "s", pg_str_cstr(&s));
+    pg_str_clear(&s);
+}
+
+/* pg_remote's time(): `n` iterations of case `c` in a process of side
+ * `k`'s binary.  The harness has no stand-in to time: nothing is
+ * discounted (its loop's cost is in both sides' figures alike). */
+static double remote_time(void *ctx, size_t c, int k, uint64_t n, size_t slot,
+                          int warm)
+{
+    suite_run *r = ctx;
+    const pg_settings *st = r->spec->settings;
+    char *filter, *out, *count;
+    const char *args[7];
+    pg_proc_result res;
+    double ns, timeout;
+    char *why;
+
+    (void)slot;
+    (void)warm;
+    if (k < 0)
+        return 0;
+    filter = pg_strdupf("--benchmark_filter=%s", r->filters[c]);
+    out = pg_strdupf("--benchmark_out=%s", r->json[k]);
+    if (r->s->fixed)
+        count = pg_strdupf("--benchmark_min_time=%llux", (unsigned long long)n);
+    else
+        /* Its own loop grows the count until the iterations take this
+         * long: about the same work on both sides. */
+        count = pg_strdupf("--benchmark_min_time=%.9f",
+                           n > 1 ? (double)n * r->per_iter[c] / 1e9 : 0.0);
+    args[0] = filter;
+    args[1] = out;
+    args[2] = "--benchmark_out_format=json";
+    args[3] = "--benchmark_repetitions=1";
+    args[4] = count;
+    args[5] = NULL;
+    unlink(r->json[k]);
+    /* Its calls within the timeout, and a few seconds to start. */
+    timeout = st->timeout + 5;
+    if ((r->err = run_side(&res, r->s, k, args, timeout)) < 0) {
+        ns = NAN;
+    } else if ((why = describe_end(&res, timeout)) != NULL) {
+        fail(r, k, res.timed_out ? PG_STATUS_TIMEOUT : PG_STATUS_CRASHED, &res,
+             "%s %s", r->spec->cases[c].name, why);
+        free(why);
+        ns = NAN;
+    } else if (isfinite(ns = read_output(r, k, c, &res))) {
+        if (ns < r->per_iter[c] || !isfinite(r->per_iter[c]))
+            r->per_iter[c] = ns;
+        if (pg_tracing())
+            trace_sample(r, k, c, n, ns);
+        ns *= (double)n;
+    }
+    pg_proc_result_clear(&res);
+    free(filter);
+    free(out);
+    free(count);
+    return ns;
+}
+
+static void on_round(void *payload, int round, double elapsed)
+{
+    suite_run *r = payload;
+    int64_t now = pg_now_ns();
+
+    if (!r->spec->on_progress || now - r->last_progress < 100000000)
+        return;
+    r->last_progress = now;
+    r->spec->on_progress(r->spec->payload, "measuring", round, elapsed);
+}
+
+int pg_suite_measure(pg_bench_result *out, const pg_run_spec *spec,
+                     const pg_suite *s)
+{
+    size_t n = spec->ncases, c;
+    pg_target(*targets)[2] = pg_calloc(n + 1, sizeof(*targets));
+    pg_timing *timing = pg_calloc(n + 1, sizeof(*timing));
+    pg_measure_summary sum;
+    pg_measure_opts opts;
+    pg_remote remote;
+    double *samples = NULL;
+    suite_run r;
+    int side;
+
+    memset(&r, 0, sizeof(r));
+    r.s = s;
+    r.spec = spec;
+    r.out = out;
+    r.filters = pg_calloc(n + 1, sizeof(char *));
+    r.per_iter = pg_calloc(n + 1, sizeof(double));
+    r.bytes = pg_calloc(n + 1, sizeof(double));
+    for (c = 0; c < n; c++) {
+        r.filters[c] = pg_suite_exact_filter(spec->cases[c].name);
+        r.per_iter[c] = INFINITY;
+    }
+    for (side = 0; side < 2; side++)
+        r.json[side] = pg_strdupf("%s/%s.json", s->scratch, side_names[side]);
+    pg_run_add_cases(out, spec);
+    memset(&remote, 0, sizeof(remote));
+    remote.time = remote_time;
+    remote.ctx = &r;
+    remote.error_ns = SAMPLE_ERROR_NS;
+    remote.max_inner = 1000000000;
+    pg_measure_opts_init(&opts, spec->settings->min_rounds,
+                         spec->settings->max_time, spec->settings->noise_floor);
+    pg_run_spec_rule(spec, &opts.rule);
+    opts.sample_ns = SAMPLE_NS;
+    opts.jitter = 0; /* nothing is discounted */
+    opts.remote = &remote;
+    opts.on_round = on_round;
+    opts.payload = &r;
+    opts.keep_samples = &samples;
+    if (pg_measure(timing, &sum, targets, n, 2, &opts) == 0) {
+        pg_run_fill(out, timing, &sum, samples, n);
+        for (c = 0; c < n; c++)
+            out->cases[c].bytes = r.bytes[c];
+    }
+    for (c = 0; c < n; c++)
+        free(r.filters[c]);
+    for (side = 0; side < 2; side++)
+        free(r.json[side]);
+    free(r.filters);
+    free(r.per_iter);
+    free(r.bytes);
+    free(samples);
+    free(timing);
+    free(targets);
+    return r.err < 0 ? r.err : 0;
+}

@@ -1,0 +1,65 @@
+/*
+ * suite.h - a benchmark suite that a project's own build makes (a Google
+ * Benchmark binary), run as its harness runs it, measured perfgate's way.
+ *
+ * Its benchmarks are listed (--benchmark_list_tests), each argument set
+ * (BM_copy/1024) a case.  A sample is one process of a side's binary
+ * restricted to one benchmark (--benchmark_filter=^NAME$), one repetition,
+ * a given number of iterations (--benchmark_min_time=Nx, Google Benchmark
+ * 1.8 and later) or, where the binary takes no count, the time those
+ * iterations take (its own loop then chooses the count), its JSON read
+ * back for the time per iteration.  perfgate itself runs the measurement
+ * (measure.h with a pg_remote), base and head processes interleaved, so
+ * that calibration, the minimums, the interval, the stopping rule and the
+ * verdict are those of every other benchmark.  Each process is new: where
+ * its code and pages land is drawn afresh for every sample.
+ */
+#ifndef PG_SUITE_H
+#define PG_SUITE_H
+
+#include "result.h"
+#include "runspec.h"
+#include "settings.h"
+#include "strvec.h"
+
+/* Both sides' binaries of one suite. */
+typedef struct pg_suite {
+    pg_suite_kind kind;
+    const char *bin[2];  /* each side's binary */
+    const char *dir[2];  /* where each runs: its side's tree (read-only) */
+    const char *scratch; /* where perfgate has the outputs written */
+    /* 1: both take an iteration count (--benchmark_min_time=Nx), and do
+     * the same work in every sample; 0: a time, as older ones do. */
+    int fixed;
+} pg_suite;
+
+/* The most a benchmark's JSON output may take. */
+#define PG_SUITE_MAX_OUTPUT ((size_t)16 << 20)
+
+/*
+ * The benchmarks side `side` of `s` registers, those `filter` (NULL: any)
+ * matches, into `names`, in the binary's order; *fixed 1 when the binary
+ * takes an iteration count.  0 when listed (perhaps none); 1 with *why
+ * (a new string) when it could not be, or does not list as a Google
+ * Benchmark binary does; negative only when perfgate was interrupted.
+ * Boxed, as the side's code (box.h), for at most `timeout` seconds.
+ */
+int pg_suite_list(pg_strvec *names, int *fixed, char **why, const pg_suite *s,
+                  int side, const char *filter, double timeout);
+
+/*
+ * Measures `spec`'s cases (benchmark names both sides list) on both sides
+ * of `s`, interleaved, into `out` (its cases added): its figures, or,
+ * when a side's process failed (crashed, hung, reported an error, wrote
+ * no JSON), the status charged to that side.  Google Benchmark's
+ * bytes_per_second becomes each case's bytes per call.  Negative only
+ * when perfgate itself failed or was interrupted.
+ */
+int pg_suite_measure(pg_bench_result *out, const pg_run_spec *spec,
+                     const pg_suite *s);
+
+/* `name` as a regex that matches it alone ("^BM_x/8$", its
+ * metacharacters escaped): a new string. */
+char *pg_suite_exact_filter(const char *name);
+
+#endif
