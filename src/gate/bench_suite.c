@@ -94,29 +94,24 @@ static int build_both(suite_bench *sb)
     return 0;
 }
 
-/* Lists both sides; 1 when one could not be (charged to it). */
-static int list_both(suite_bench *sb, const pg_suite *s)
+/* Lists side `side`; 1 when it could not be (charged to it). */
+static int list_side(suite_bench *sb, const pg_suite *s, int side)
 {
-    int side, err;
     char *why;
+    int err;
 
-    for (side = 1; side >= 0; side--) {
-        pg_progress_sayf(sb->c->progress, "listing the %s's benchmarks",
-                         side ? "head" : "base");
-        err = pg_suite_list(&sb->names[side], &sb->fixed[side], &why, s, side,
-                            sb->b->filter, sb->c->cfg->settings.timeout);
-        if (err < 0)
-            return err;
-        if (err) {
-            sb->out->status = PG_STATUS_CRASHED;
-            sb->out->side = (pg_side)side;
-            sb->out->message = pg_strdupf(
-                "%s side: %s: %s", side ? "head" : "base", sb->b->suite, why);
-            free(why);
-            return 1;
-        }
+    pg_progress_sayf(sb->c->progress, "listing the %s's benchmarks",
+                     side ? "head" : "base");
+    err = pg_suite_list(&sb->names[side], &sb->fixed[side], &why, s, side,
+                        sb->b->filter, sb->c->cfg->settings.timeout);
+    if (err == 1) {
+        sb->out->status = PG_STATUS_CRASHED;
+        sb->out->side = (pg_side)side;
+        sb->out->message = pg_strdupf("%s side: %s: %s", side ? "head" : "base",
+                                      sb->b->suite, why);
+        free(why);
     }
-    return 0;
+    return err;
 }
 
 /* Up to a few of `names`, after `what`, into `msg`. */
@@ -132,6 +127,20 @@ static void say_names(pg_str *msg, const char *what, const pg_strvec *names)
     for (i = 0; i < names->n && i < 5; i++)
         pg_str_printf(msg, "%s%s", i ? ", " : "", names->v[i]);
     pg_str_puts(msg, names->n > 5 ? ", ...)" : ")");
+}
+
+/* 1 when the head lists no benchmark, said as its failure. */
+static int pair_head(suite_bench *sb)
+{
+    if (sb->names[1].n)
+        return 0;
+    sb->out->status = PG_STATUS_BUILD_FAILED;
+    sb->out->side = PG_SIDE_HEAD;
+    sb->out->message = pg_strdupf(
+        "head side: %s lists no benchmark%s%s%s", sb->b->suite,
+        sb->b->filter ? " that filter '" : "",
+        sb->b->filter ? sb->b->filter : "", sb->b->filter ? "' matches" : "");
+    return 1;
 }
 
 /*
@@ -286,11 +295,6 @@ int pg_bench_suite_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)
     c->result->build_seconds += (double)(pg_now_ns() - building) / 1e9;
     if (err)
         goto done;
-    if (same_program(&sb)) {
-        out->identical = 1;
-        pg_stats_same_code(out);
-        goto done;
-    }
     memset(&s, 0, sizeof(s));
     s.kind = (pg_suite_kind)sb.b->suite_kind;
     sb.scratch = pg_strdupf("%s/%s.suite", c->build_dir, sb.b->name);
@@ -303,7 +307,16 @@ int pg_bench_suite_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)
         s.dir[side] = c->rev[side].dir;
     }
     s.scratch = sb.scratch;
-    if ((err = list_both(&sb, &s)) != 0 || pair(&sb, &both))
+    /* The head is listed even when nothing can have changed, so that a
+     * filter that keeps nothing is said on every run. */
+    if ((err = list_side(&sb, &s, 1)) != 0 || pair_head(&sb))
+        goto done;
+    if (same_program(&sb)) {
+        out->identical = 1;
+        pg_stats_same_code(out);
+        goto done;
+    }
+    if ((err = list_side(&sb, &s, 0)) != 0 || pair(&sb, &both))
         goto done;
     s.fixed = sb.fixed[0] && sb.fixed[1];
     say_timed(c, sb.b, out);

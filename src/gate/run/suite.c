@@ -281,7 +281,8 @@ static double read_output(suite_run *r, int side, size_t c,
     const char *name = r->spec->cases[c].name;
     char *text = NULL;
     size_t len;
-    cJSON *root = NULL, *e, *t, *unit, *err, *bps;
+    cJSON *root = NULL, *e, *t, *unit, *err, *bps, *cpu;
+    const char *unit_name;
     double ns = NAN;
 
     if (pg_read_regular_file(&text, &len, r->json[side], PG_SUITE_MAX_OUTPUT) <
@@ -309,18 +310,24 @@ static double read_output(suite_run *r, int side, size_t c,
     }
     t = cJSON_GetObjectItemCaseSensitive(e, "real_time");
     unit = cJSON_GetObjectItemCaseSensitive(e, "time_unit");
+    unit_name = cJSON_IsString(unit) ? unit->valuestring : NULL;
     if (cJSON_IsNumber(t))
-        ns = in_ns(t->valuedouble,
-                   cJSON_IsString(unit) ? unit->valuestring : NULL);
+        ns = in_ns(t->valuedouble, unit_name);
     if (!(ns >= 0) || !isfinite(ns)) {
         fail(r, side, PG_STATUS_CRASHED, res,
              "%s: its output gives no time per iteration", name);
         ns = NAN;
         goto done;
     }
+    /* A rate is over the iterations' CPU time (unless the benchmark
+     * asked for real time, when the two are alike anyway). */
     bps = cJSON_GetObjectItemCaseSensitive(e, "bytes_per_second");
+    cpu = cJSON_GetObjectItemCaseSensitive(e, "cpu_time");
     if (side == 0 && cJSON_IsNumber(bps) && bps->valuedouble > 0)
-        r->bytes[c] = bps->valuedouble * ns / 1e9;
+        r->bytes[c] =
+            bps->valuedouble *
+            (cJSON_IsNumber(cpu) ? in_ns(cpu->valuedouble, unit_name) : ns) /
+            1e9;
 done:
     cJSON_Delete(root);
     free(text);

@@ -1,0 +1,143 @@
+"""A project's own Google Benchmark suite (suite:), built from git on both
+sides and measured interleaved, as a user's would be."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from harness import MEASURED, RepoTest, fixture  # noqa: E402
+
+WORK = fixture("suite/work.c")
+WORK_H = fixture("suite/work.h")
+SUITE = fixture("suite/suite.cc")
+MAKEFILE = fixture("suite/Makefile")
+CONFIG = fixture("suite/suite.yml")
+
+HAS_GBENCH = os.path.exists("/usr/include/benchmark/benchmark.h")
+
+
+@unittest.skipUnless(HAS_GBENCH, "Google Benchmark (libbenchmark-dev) is "
+                     "not installed")
+class Suites(RepoTest):
+    """Each of the suite's benchmarks a case, paired by name; what a side
+    lacks said, what a side's process does wrong charged to it."""
+
+    def project(self, config=CONFIG):
+        return self.commit({"perfgate.yml": config, "Makefile": MAKEFILE,
+                            "src/work.c": WORK, "src/work.h": WORK_H,
+                            "bench/suite.cc": SUITE,
+                            ".gitignore": "build/\nbench/suite\n"}, "base")
+
+    def cases(self, b):
+        return {c["name"]: c for c in b["cases"]}
+
+    def test_a_slower_function_fails_its_benchmarks(self):
+        self.project()
+        # Three times the chain's work: a change no load can hide.
+        self.commit({"src/work.h": WORK_H.replace("#define SPIN_FACTOR 1",
+                                                  "#define SPIN_FACTOR 3")})
+        r = self.perfgate("HEAD~1")
+        self.assertEqual(r.code, 1, r.stdout + r.stderr)
+        b = r.bench("suite")
+        self.assertEqual(b["status"], "regression", b.get("message"))
+        self.assertEqual(b["problem"], "google-benchmark")
+        cases = self.cases(b)
+        self.assertEqual(sorted(cases), ["BM_fill/65536", "BM_spin/2000",
+                                         "BM_spin/20000"])
+        for name in ("BM_spin/2000", "BM_spin/20000"):
+            self.assertEqual(cases[name]["status"], "regression", name)
+            self.assertGreater(cases[name]["change"], 1.0, name)
+        self.assertIn(cases["BM_fill/65536"]["status"], MEASURED)
+        # Its bytes per second, as bytes a call.
+        self.assertAlmostEqual(cases["BM_fill/65536"]["bytes"], 65536,
+                               delta=65536 * 0.01)
+        self.assertIn("no correctness check", b["message"])
+        self.assertIn("BM_spin/20000", r.stdout)
+
+    def test_benchmarks_one_side_lacks_are_said(self):
+        self.project()
+        head = SUITE.replace("BENCHMARK(BM_fill)->Arg(1 << 16);",
+                             "BENCHMARK(BM_fill)->Arg(1 << 12);")
+        self.commit({"bench/suite.cc": head})
+        r = self.perfgate("HEAD~1", "--noise-floor", "60%")
+        b = r.bench("suite")
+        self.assertIn(b["status"], MEASURED, b.get("message"))
+        self.assertEqual(sorted(self.cases(b)),
+                         ["BM_spin/2000", "BM_spin/20000"])
+        self.assertIn("1 new in the head, not measured (BM_fill/4096)",
+                      b["message"])
+        self.assertIn("1 gone from the head (BM_fill/65536)", b["message"])
+
+    def test_a_change_the_program_does_not_see(self):
+        self.project()
+        self.commit({"README": "the suite\n"})
+        r = self.perfgate("HEAD~1")
+        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+        b = r.bench("suite")
+        self.assertEqual(b["status"], "unchanged")
+        self.assertTrue(b["identical_code"])
+        self.assertEqual(b["rounds"], 0)
+
+    def test_a_crash_and_a_hang_are_charged_to_the_head(self):
+        self.project()
+        crash = SUITE.replace("    for (auto _ : state)\n        benchmark::"
+                              "DoNotOptimize(spin",
+                              "    if (state.range(0) == 2000)\n"
+                              "        abort();\n"
+                              "    for (auto _ : state)\n"
+                              "        benchmark::DoNotOptimize(spin")
+        self.assertNotEqual(crash, SUITE)
+        self.commit({"bench/suite.cc": crash})
+        r = self.perfgate("HEAD~1")
+        self.assertEqual(r.code, 1, r.stdout + r.stderr)
+        b = r.bench("suite")
+        self.assertEqual((b["status"], b["side"]), ("crashed", "head"))
+        self.assertIn("BM_spin/2000 killed by SIGABRT", b["message"])
+
+        hang = SUITE.replace("std::vector<unsigned char> buf(state.range(0));",
+                             "std::vector<unsigned char> buf(state.range(0));"
+                             "\n    for (;;)\n        ;")
+        self.commit({"bench/suite.cc": hang})
+        r = self.perfgate("HEAD~2", "--timeout", "2s")
+        b = r.bench("suite")
+        self.assertEqual((b["status"], b["side"]), ("timeout", "head"))
+        self.assertIn("BM_fill/65536 still running after 7 s", b["message"])
+
+    def test_what_cannot_be_measured_says_why(self):
+        self.project()
+        self.commit({"README": "changed\n"})
+        # A filter that keeps nothing: the config's mistake, loudly.
+        r = self.perfgate("HEAD~1", "--config", self.config(
+            "    filter: BM_nothing\n"))
+        b = r.bench("suite")
+        self.assertEqual((b["status"], b["side"]), ("build_failed", "head"))
+        self.assertIn("lists no benchmark that filter 'BM_nothing' matches",
+                      b["message"])
+        # A build that makes no such program.
+        r = self.perfgate("HEAD~1", "--config", self.config(
+            "", suite="bench/other"))
+        b = r.bench("suite")
+        self.assertEqual((b["status"], b["side"]), ("build_failed", "head"))
+        self.assertIn("the build made no bench/other", b["message"])
+        # A program that is not a Google Benchmark binary.
+        self.write("bench/tool", "#!/bin/sh\necho 'usage: tool FILE'\n")
+        os.chmod(os.path.join(self.repo, "bench/tool"), 0o755)
+        self.commit({}, "tool")
+        self.commit({"README": "again\n"})
+        r = self.perfgate("HEAD~1", "--config", self.config(
+            "", suite="bench/tool"))
+        b = r.bench("suite")
+        self.assertEqual((b["status"], b["side"]), ("crashed", "head"))
+        self.assertIn("does not list its benchmarks as a Google Benchmark "
+                      "binary does", b["message"])
+
+    def config(self, extra, suite="bench/suite"):
+        path = os.path.join(self.tmp, "suite.yml")
+        with open(path, "w") as f:
+            f.write(CONFIG.replace("suite: bench/suite\n",
+                                   "suite: " + suite + "\n") + extra)
+        return path
+
+
+if __name__ == "__main__":
+    unittest.main()
