@@ -15,6 +15,7 @@
 #include "revision.h"
 #include "str.h"
 #include "strvec.h"
+#include "suite.h"
 #include "words.h"
 
 #include <unistd.h>
@@ -28,6 +29,8 @@ static const char usage_text[] =
     "usage: perfgate init --function PROTOTYPE --sources FILE... [--name "
     "NAME]\n"
     "                     [--problem]\n"
+    "   or: perfgate init --suite PROGRAM --build COMMAND [--name NAME]\n"
+    "                     [--filter REGEX]\n"
     "   or: perfgate init PROBLEM [--name NAME] [--source PATH]\n"
     "                     [--language c|cuda]\n"
     "\n"
@@ -39,6 +42,11 @@ static const char usage_text[] =
     "--problem writes a problem file for it instead, at perf/NAME.c, for\n"
     "when the function needs more than arguments can say.\n"
     "\n"
+    "With --suite, adds the project's own Google Benchmark suite: PROGRAM\n"
+    "(built in the working tree, relative to the repository root) is the\n"
+    "binary that COMMAND makes; perfgate lists its benchmarks, each one a\n"
+    "case, and measures both sides' builds of it interleaved.\n"
+    "\n"
     "With a built-in PROBLEM (see `perfgate problems`), writes a starter\n"
     "solution: its signature and an empty body, at perf/NAME.c (.cu), and\n"
     "adds a benchmark NAME for it.  Nothing is overwritten.\n";
@@ -47,6 +55,8 @@ static const char epilogue[] =
     "examples:\n"
     "  perfgate init --function \"unsigned long crc32_z(unsigned long crc,\n"
     "      const unsigned char *buf, size_t len)\" --sources crc32.c\n"
+    "  perfgate init --suite build/bench/core_bench \\\n"
+    "      --build 'cmake -S . -B build && cmake --build build -t core_bench'\n"
     "  perfgate init reduce_sum && $EDITOR perf/reduce_sum.c\n";
 
 static const pg_opt_usage usage = {"init", usage_text, epilogue};
@@ -266,6 +276,169 @@ done:
     return err;
 }
 
+/* What `program` lists, checked to be a Google Benchmark binary, after the
+ * entry's lines in `body` (as comments).  0, or PG_ERR_USAGE saying why
+ * not. */
+static int list_suite(pg_str *body, const char *root, const char *program,
+                      const char *filter)
+{
+    pg_strvec names = PG_STRVEC_INIT;
+    pg_suite s;
+    char *why = NULL, *scratch = pg_strdup("/tmp/perfgate-init-XXXXXX");
+    size_t i;
+    int fixed, err;
+
+    memset(&s, 0, sizeof(s));
+    s.bin[0] = s.bin[1] = pg_path_join(root, program);
+    s.dir[0] = s.dir[1] = root;
+    if (!mkdtemp(scratch)) {
+        err = pg_error_set(PG_ERR_GENERIC, "cannot create a directory in /tmp");
+        goto done;
+    }
+    s.scratch = scratch;
+    if (!pg_path_is_file(s.bin[0])) {
+        err = pg_error_set(PG_ERR_USAGE,
+                           "%s is not in the working tree: build it first "
+                           "(perfgate lists its benchmarks from it)",
+                           program);
+        pg_rm_rf(scratch);
+        goto done;
+    }
+    err = pg_suite_list(&names, &fixed, &why, &s, 0, filter, 60);
+    if (err == 1) {
+        err = pg_error_set(PG_ERR_USAGE,
+                           "%s: %s (build it first: perfgate lists its "
+                           "benchmarks from the working tree's build)",
+                           program, why);
+    } else if (err == 0 && !names.n) {
+        err = pg_error_set(PG_ERR_USAGE, "%s lists no benchmark%s%s%s", program,
+                           filter ? " that '" : "", filter ? filter : "",
+                           filter ? "' matches" : "");
+    } else if (err == 0) {
+        pg_str_printf(body, "# %zu benchmark%s, each a case:", names.n,
+                      names.n == 1 ? "" : "s");
+        for (i = 0; i < names.n && i < 8; i++)
+            pg_str_printf(body, "%s %s", i ? "," : "", names.v[i]);
+        pg_str_puts(body, names.n > 8 ? ", ...\n" : "\n");
+    }
+    pg_rm_rf(scratch);
+done:
+    free(why);
+    free(scratch);
+    free((char *)s.bin[0]);
+    pg_strvec_clear(&names);
+    return err;
+}
+
+/* perfgate init --suite: the entry of a project's benchmark suite. */
+static int init_suite(const char *program, const char *build, const char *name,
+                      const char *filter)
+{
+    pg_repo *repo = NULL;
+    pg_str body = PG_STR_INIT, config = PG_STR_INIT;
+    char *cfg_path = NULL, *old = NULL;
+    size_t old_len = 0;
+    int err;
+
+    if ((err = pg_repo_open(&repo, ".")) < 0)
+        goto done;
+    cfg_path = pg_path_join(pg_repo_workdir(repo), "perfgate.yml");
+    pg_str_printf(&body, "suite: %s\nbuild: '", program);
+    for (; *build; build++)
+        pg_str_printf(&body, *build == '\'' ? "''" : "%c", *build);
+    pg_str_puts(&body, "'\n");
+    if (filter)
+        pg_str_printf(&body, "filter: '%s'\n", filter);
+    if ((err = list_suite(&body, pg_repo_workdir(repo), program, filter)) < 0)
+        goto done;
+    if (pg_path_exists(cfg_path) &&
+        pg_read_file(&old, &old_len, cfg_path, 1 << 20) < 0) {
+        err = pg_error_set(PG_ERR_USAGE, "cannot read perfgate.yml");
+        goto done;
+    }
+    if ((err = pg_init_add_entry(&config, old, old_len, "perfgate.yml",
+                                 pg_repo_workdir(repo), pg_catalog_builtin(),
+                                 name, pg_str_cstr(&body))) < 0 ||
+        (err = replace_file(cfg_path, &config)) < 0)
+        goto done;
+    printf("%s benchmark '%s' %s perfgate.yml:\n\n", old ? "added" : "created",
+           name, old ? "to" : "in a new");
+    put_indented(pg_str_cstr(&body));
+    printf("\nnext: commit, and run\n  perfgate compare\n");
+done:
+    pg_str_clear(&body);
+    pg_str_clear(&config);
+    free(cfg_path);
+    free(old);
+    pg_repo_free(repo);
+    return err;
+}
+
+/* The options of init --suite checked, its name defaulted; 0, or
+ * PG_EXIT_USAGE after saying why. */
+static int suite_options(const char *program, const char *build, int positional,
+                         const char **name, char **own_name)
+{
+    const char *base = pg_path_basename(program);
+    char *p;
+
+    if (positional || !build) {
+        fprintf(stderr,
+                positional ? "perfgate init: --suite takes no "
+                             "PROBLEM\n"
+                           : "perfgate init: name the command that "
+                             "makes %s: --build COMMAND\n",
+                program);
+        return PG_EXIT_USAGE;
+    }
+    if (program[0] == '/' || !strncmp(program, "../", 3) ||
+        strstr(program, "/../")) {
+        fprintf(stderr,
+                "perfgate init: --suite '%s' must be a path inside the "
+                "repository\n",
+                program);
+        return PG_EXIT_USAGE;
+    }
+    if (!*name) {
+        *own_name = pg_strdup(*base ? base : "suite");
+        for (p = *own_name; *p; p++)
+            if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                        "0123456789_.-",
+                        *p))
+                *p = '_';
+        *name = *own_name;
+    }
+    if (!pg_valid_name(*name)) {
+        fprintf(stderr,
+                "perfgate init: name '%s' may only hold letters, "
+                "digits, '_', '.' and '-'\n",
+                *name);
+        return PG_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* perfgate init --suite, from its options to its exit status. */
+static int suite_command(const char *suite, const char *build,
+                         const char *filter, const char *name, int positional)
+{
+    char *own_name = NULL;
+    int err;
+
+    if (!suite) {
+        fprintf(stderr, "perfgate init: --build and --filter go with "
+                        "--suite PROGRAM\n");
+        return PG_EXIT_USAGE;
+    }
+    err = suite_options(suite, build, positional, &name, &own_name);
+    if (!err)
+        err = init_suite(suite, build, name, filter);
+    free(own_name);
+    if (err == PG_EXIT_USAGE)
+        return PG_EXIT_USAGE;
+    return err < 0 ? pg_cmd_fail(err) : PG_EXIT_PASS;
+}
+
 /*
  * The options of init --function checked, and the name and the problem
  * file's path defaulted; 0, or PG_EXIT_USAGE after saying why.
@@ -323,11 +496,31 @@ static int function_options(const char *function, const pg_strvec *sources,
     return 0;
 }
 
+/* perfgate init --function, from its options to its exit status. */
+static int function_command(const char *function, const pg_strvec *sources,
+                            int problem, int positional, const char *name,
+                            const char *source)
+{
+    char *default_source = NULL, *fname = NULL;
+    int err = function_options(function, sources, problem, positional, &name,
+                               &fname, &source, &default_source);
+
+    if (!err)
+        err = init_function(function, fname, pg_strvec_list(sources),
+                            sources->n, name, source, problem);
+    free(fname);
+    free(default_source);
+    if (err == PG_EXIT_USAGE)
+        return PG_EXIT_USAGE;
+    return err < 0 ? pg_cmd_fail(err) : PG_EXIT_PASS;
+}
+
 int pg_cmd_init(int argc, char **argv)
 {
     const char *name = NULL, *source = NULL, *language = "c";
-    const char *function = NULL;
-    char *default_source = NULL, *fname = NULL;
+    const char *function = NULL, *suite = NULL, *build = NULL;
+    const char *filter = NULL;
+    char *default_source = NULL;
     pg_strvec sources = PG_STRVEC_INIT;
     int err, problem = 0;
     const pg_opt opts[] = {
@@ -348,6 +541,12 @@ int pg_cmd_init(int argc, char **argv)
                    "where the starter or problem file goes,\n"
                    "relative to the repository root (default:\n"
                    "perf/NAME.c, or perf/NAME.cu)"),
+        PG_OPT_STR("suite", 0, &suite, "PROGRAM",
+                   "the project's Google Benchmark binary"),
+        PG_OPT_STR("build", 0, &build, "COMMAND",
+                   "with --suite: the command that makes it"),
+        PG_OPT_STR("filter", 0, &filter, "REGEX",
+                   "with --suite: the benchmarks to gate"),
         {PG_OPT_CHOICE, "language", 'l', &language, "LANG",
          "c (default) or cuda: an empty kernel and the\n"
          "solution that launches it",
@@ -359,18 +558,15 @@ int pg_cmd_init(int argc, char **argv)
         pg_strvec_clear(&sources);
         return code;
     }
-    if (function || sources.n || problem) {
-        err = function_options(function, &sources, problem, optind < argc,
-                               &name, &fname, &source, &default_source);
-        if (!err)
-            err = init_function(function, fname, pg_strvec_list(&sources),
-                                sources.n, name, source, problem);
+    if (suite || build || filter) {
         pg_strvec_clear(&sources);
-        free(fname);
-        free(default_source);
-        if (err == PG_EXIT_USAGE)
-            return PG_EXIT_USAGE;
-        return err < 0 ? pg_cmd_fail(err) : PG_EXIT_PASS;
+        return suite_command(suite, build, filter, name, optind < argc);
+    }
+    if (function || sources.n || problem) {
+        code = function_command(function, &sources, problem, optind < argc,
+                                name, source);
+        pg_strvec_clear(&sources);
+        return code;
     }
     if (!name)
         name = argv[optind];

@@ -650,7 +650,10 @@ static int live_close(pg_proc_live *p, int err)
     pg_proc_result *out = p->c.out;
 
     err = child_finish(&p->c, err);
-    end_orphans();
+    /* A box's PID namespace ended with it, and every process in it: only
+     * an unboxed run can leave orphans (a few ms a run to look). */
+    if (!p->tmp)
+        end_orphans();
     /* bubblewrap says a signal's end as the shells do, 128 + its number:
      * taken back (a program that exits with such a status on purpose is
      * said to have been killed, as a shell would say it). */

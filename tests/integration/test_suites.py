@@ -1,6 +1,7 @@
 """A project's own Google Benchmark suite (suite:), built from git on both
 sides and measured interleaved, as a user's would be."""
 import os
+import subprocess
 import sys
 import unittest
 
@@ -130,6 +131,40 @@ class Suites(RepoTest):
         self.assertEqual((b["status"], b["side"]), ("crashed", "head"))
         self.assertIn("does not list its benchmarks as a Google Benchmark "
                       "binary does", b["message"])
+
+    def test_init_writes_the_entry_from_what_the_program_lists(self):
+        self.project()
+        init = [os.environ.get("PERFGATE", "perfgate"), "init", "--suite",
+                "bench/suite"]
+        os.remove(os.path.join(self.repo, "perfgate.yml"))
+        # Built in the working tree first, as a user has it.
+        subprocess.run(["make", "bench/suite"], cwd=self.repo, check=True,
+                       capture_output=True)
+        r = subprocess.run(init + ["--build", "make bench/suite"],
+                           cwd=self.repo, capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.repo, "perfgate.yml")) as f:
+            text = f.read()
+        self.assertIn("  - name: suite\n    suite: bench/suite\n"
+                      "    build: 'make bench/suite'\n"
+                      "    # 3 benchmarks, each a case: BM_spin/2000, "
+                      "BM_spin/20000, BM_fill/65536\n", text)
+        # What it wrote gates the suite.
+        self.commit({"src/work.h": WORK_H.replace("#define SPIN_FACTOR 1",
+                                                  "#define SPIN_FACTOR 3")})
+        r2 = self.perfgate("HEAD~1")
+        self.assertEqual(r2.bench("suite")["status"], "regression")
+        # No command that makes it; a program that is not there.
+        r = subprocess.run(init, cwd=self.repo, capture_output=True,
+                           text=True)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("name the command that makes bench/suite: --build",
+                      r.stderr)
+        r = subprocess.run(init[:-1] + ["bench/none", "--build", "make"],
+                           cwd=self.repo, capture_output=True, text=True)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("bench/none is not in the working tree: build it "
+                      "first", r.stderr)
 
     def config(self, extra, suite="bench/suite"):
         path = os.path.join(self.tmp, "suite.yml")
