@@ -161,6 +161,12 @@ static uint64_t device_max_inner(const pg_measure_opts *o)
     return o->device ? o->device->max_inner : o->remote->max_inner;
 }
 
+/* Whether each sample is a process of its own (pg_remote's fresh). */
+static int fresh(const pg_measure_opts *o)
+{
+    return o->remote && o->remote->fresh;
+}
+
 /* A sample another process takes (pg_remote); a failure ends the
  * measurement, and reads as infinitely long until it does. */
 static double time_remote(engine *e, size_t c, int k, uint64_t n, size_t slot,
@@ -382,7 +388,10 @@ static void run_round(engine *e, rounds *rs, pg_timing *out,
             row[c * 2 + side] = ns / n;
             if (ns < r->raw_ns[side]) {
                 double g = 1 - ns / r->raw_ns[side];
-                if (isfinite(r->raw_ns[side]) && g > rs->gain[round])
+                /* A lucky process moves no median: only the interval
+                 * says when processes' figures have settled. */
+                if (isfinite(r->raw_ns[side]) && g > rs->gain[round] &&
+                    !fresh(e->opts))
                     rs->gain[round] = g;
                 r->raw_ns[side] = ns;
             }
@@ -420,14 +429,26 @@ static void estimate_now(const engine *e, rounds *rs, pg_timing *out,
     double err = device_like(e->opts) ? device_error(e->opts)
                                       : pg_timer_error_ns(e->clock);
     double *quantum = pg_malloc(ncases * sizeof(*quantum));
-    pg_estimate_run run = as_run(e, rs, nrounds);
-    size_t c;
+    pg_estimate_run run = as_run(e, rs, nrounds), *runs = &run;
+    size_t c, nruns = 1, r;
 
     for (c = 0; c < ncases; c++)
         quantum[c] = out[c].quantum_ns =
             err / (double)(out[c].inner ? out[c].inner : 1);
-    pg_estimate_pooled(total, rs->case_change, rs->ns, &run, 1, ncases,
+    if (fresh(e->opts)) {
+        /* Each round's samples came from processes of their own. */
+        runs = pg_calloc((size_t)nrounds + 1, sizeof(*runs));
+        for (r = 0; r < (size_t)nrounds; r++) {
+            runs[r] = run;
+            runs[r].samples = rs->samples + r * ncases * 2;
+            runs[r].rounds = 1;
+        }
+        nruns = (size_t)nrounds;
+    }
+    pg_estimate_pooled(total, rs->case_change, rs->ns, runs, nruns, ncases,
                        PG_ESTIMATE_RESAMPLES);
+    if (runs != &run)
+        free(runs);
     pg_estimate_widen_all(total, rs->case_change, rs->ns, rs->overhead, quantum,
                           ncases, e->opts->jitter, e->opts->rule.noise_floor);
     free(quantum);

@@ -71,6 +71,11 @@ typedef struct pg_remote {
      * means time, on the same clock as this process's. */
     double error_ns;
     uint64_t max_inner;
+    /* 1: each sample is a process of its own (a suite's program run once
+     * per sample, suite.h), whose luck (where its code and pages landed)
+     * is its own: the rounds are pooled as processes are (estimate.h),
+     * each side's time the median over them, not their minimum. */
+    int fresh;
 } pg_remote;
 
 typedef struct pg_measure_opts {

@@ -216,6 +216,9 @@ static int measure(suite_bench *sb, const pg_suite *s, const pg_strvec *both)
         own.noise_floor = b->noise_floor;
         out->noise_floor = b->noise_floor;
     }
+    /* max_time is each of its benchmarks' budget, as it is a function's:
+     * a suite of many is measured at the pace of one of few. */
+    own.max_time *= (double)both->n;
     spec.settings = &own;
     spec.self_check = c->aa;
     spec.precision = c->precision;

@@ -31,7 +31,7 @@
 #define MAX_BENCHMARKS 100000
 /* A sample: long enough that the harness's clock reads and its loop's
  * start are lost in it, short beside the process around it. */
-#define SAMPLE_NS 2e6
+#define SAMPLE_NS 1e7
 /* One sample's error: the harness's clock, read at either end of its
  * loop, and the loop's first turn. */
 #define SAMPLE_ERROR_NS 1000
@@ -447,6 +447,7 @@ int pg_suite_measure(pg_bench_result *out, const pg_run_spec *spec,
     remote.ctx = &r;
     remote.error_ns = SAMPLE_ERROR_NS;
     remote.max_inner = 1000000000;
+    remote.fresh = 1;
     pg_measure_opts_init(&opts, spec->settings->min_rounds,
                          spec->settings->max_time, spec->settings->noise_floor);
     pg_run_spec_rule(spec, &opts.rule);
