@@ -190,6 +190,11 @@ def main():
                 gb = (gbench_trial(args, pair, tmp)
                       if t < args.peer_trials else None)
                 results.append({"perfgate": pg, "gbench": gb})
+                if args.raw:
+                    # Kept as it goes: a run cut short keeps its trials.
+                    with open(args.raw, "w") as f:
+                        json.dump(raw + [{"pair": label,
+                                          "trials": results}], f)
                 log("%s trial %d: perfgate %.1f s (%s)%s" %
                     (label, t + 1, pg["wall"], pg["status"],
                      ", compare.py %.1f s" % gb["wall"] if gb else ""))

@@ -259,20 +259,23 @@ static int measure(suite_bench *sb, const pg_suite *s, const pg_strvec *both)
     return err;
 }
 
-/* Counting is not yet done on a suite: said, and the suite timed. */
-static void say_timed(const pg_bench_ctx *c, const pg_bench_config *b,
-                      pg_bench_result *out)
+/* What is not yet done on a suite, said: counting (it is timed) and
+ * --profile. */
+static void say_not_done(const pg_bench_ctx *c, const pg_bench_config *b)
 {
     int m = b->measure >= 0 ? b->measure : c->cfg->settings.measure;
 
-    if (m == 0)
-        return;
-    pg_system_warn(&c->result->system,
-                   "suite %s is timed, not counted: perfgate counts the "
-                   "instructions of functions and problems, not yet of a "
-                   "suite's processes",
-                   b->name);
-    (void)out;
+    if (m != 0)
+        pg_system_warn(&c->result->system,
+                       "suite %s is timed, not counted: perfgate counts the "
+                       "instructions of functions and problems, not yet of "
+                       "a suite's processes",
+                       b->name);
+    if (c->profile)
+        pg_system_warn(&c->result->system,
+                       "suite %s is not profiled: --profile profiles "
+                       "functions and problems, not yet a suite's processes",
+                       b->name);
 }
 
 int pg_bench_suite_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)
@@ -287,6 +290,14 @@ int pg_bench_suite_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)
     sb.c = c;
     sb.b = &c->cfg->benchmarks[index];
     sb.out = out;
+    if (sb.b->suite_kind == PG_SUITE_NVBENCH) {
+        out->status = PG_STATUS_SKIPPED;
+        out->message = pg_strdup("not measured: nvbench suites are not "
+                                 "measured yet (perfgate lists and runs "
+                                 "Google Benchmark programs, kind: "
+                                 "google-benchmark)");
+        return 0;
+    }
     /* Both sides' trees the same: nothing the build reads has changed. */
     if (!c->aa && c->rev[0].tree[0] &&
         !strcmp(c->rev[0].tree, c->rev[1].tree)) {
@@ -322,7 +333,7 @@ int pg_bench_suite_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)
     if ((err = list_side(&sb, &s, 0)) != 0 || pair(&sb, &both))
         goto done;
     s.fixed = sb.fixed[0] && sb.fixed[1];
-    say_timed(c, sb.b, out);
+    say_not_done(c, sb.b);
     err = measure(&sb, &s, &both);
 done:
     for (side = 0; side < 2; side++) {

@@ -1,5 +1,6 @@
 """A project's own Google Benchmark suite (suite:), built from git on both
 sides and measured interleaved, as a user's would be."""
+import json
 import os
 import subprocess
 import sys
@@ -165,6 +166,40 @@ class Suites(RepoTest):
         self.assertEqual(r.returncode, 2)
         self.assertIn("bench/none is not in the working tree: build it "
                       "first", r.stderr)
+
+    def test_bisect_and_record_take_a_suite_as_any_benchmark(self):
+        self.project()
+        self.commit({"README": "one\n"}, "readme")
+        culprit = self.commit({"src/work.h": WORK_H.replace(
+            "#define SPIN_FACTOR 1", "#define SPIN_FACTOR 3")}, "slower")
+        last = self.commit({"README": "two\n"}, "readme again")
+        env = dict(os.environ, TMPDIR=self.pgtmp,
+                   XDG_CACHE_HOME=os.path.join(self.tmp, "cache"),
+                   PERFGATE_MACHINE="test machine")
+        perfgate = os.environ.get("PERFGATE", "perfgate")
+        out = os.path.join(self.out, "bisect.json")
+        p = subprocess.run([perfgate, "bisect", "--noise-floor", "50%",
+                            "--json", out, "HEAD~3", last], cwd=self.repo,
+                           capture_output=True, text=True, timeout=600,
+                           env=env)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        with open(out) as f:
+            r = json.load(f)
+        self.assertEqual(r["result"], "found")
+        self.assertEqual(r["culprit"]["commit"], culprit)
+        self.assertEqual(r["benchmarks"], ["suite"])
+        # A record of main's last commit holds the suite's cases.
+        p = subprocess.run([perfgate, "record", "-q", last], cwd=self.repo,
+                           capture_output=True, text=True, timeout=600,
+                           env=env)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        (path,) = self.git("ls-tree", "-r", "--name-only",
+                           "refs/perfgate/history").splitlines()
+        rec = json.loads(self.git("show", "refs/perfgate/history:" + path))
+        (b,) = rec["benchmarks"]
+        self.assertEqual(b["name"], "suite")
+        self.assertEqual(b["status"], "unchanged")
+        self.assertEqual(os.listdir(self.pgtmp), [])
 
     def config(self, extra, suite="bench/suite"):
         path = os.path.join(self.tmp, "suite.yml")

@@ -159,7 +159,8 @@ static const char stand_in[] =
     "esac\n"
     "printf '{\"benchmarks\":[{\"name\":\"%s\",\"run_type\":\"iteration\","
     "\"iterations\":%s,\"real_time\":%s,\"time_unit\":\"us\","
-    "\"bytes_per_second\":%s}]}' \"$name\" \"${min%x}\" \"$t\" "
+    "\"bytes_per_second\":%s,\"items_per_second\":1e9}]}' \"$name\" "
+    "\"${min%x}\" \"$t\" "
     "\"$((1000000 * 1000 / 5))\" > \"$out\"\n";
 
 typedef struct fixture {
@@ -297,8 +298,9 @@ static void measured(void)
     CHECK_NEAR(out.cases[0].head_ns, 100e3, 1e-6);
     CHECK_NEAR(out.cases[1].base_ns, 250e3, 1e-6);
     CHECK_NEAR(out.cases[1].head_ns, 500e3, 1e-6);
-    /* Its bytes per second become bytes per call: 200 MB/s. */
+    /* Its bytes and items per second become bytes and items per call. */
     CHECK_NEAR(out.cases[0].bytes, 200e6 * 100e-6, 1e-6);
+    CHECK_NEAR(out.cases[0].items, 1e9 * 100e-6, 1e-6);
     CHECK_STR(out.stop, "clear");
     /* Calibrated: 10 ms samples of 100 us are 100 iterations, given as a
      * count. */

@@ -151,8 +151,21 @@ static void md_rate(pg_str *out, double amount, double ns, double unit)
         pg_str_puts(out, "–");
 }
 
+/* Whether a case of the first `shown` benchmarks says its items per call
+ * (a suite's SetItemsProcessed): then the table has their rate. */
+static int has_items(const pg_result *r, size_t shown)
+{
+    size_t i, c;
+
+    for (i = 0; i < shown; i++)
+        for (c = 0; c < r->benchmarks[i].ncases; c++)
+            if (r->benchmarks[i].cases[c].items > 0)
+                return 1;
+    return 0;
+}
+
 static void md_case_rows(pg_str *out, const pg_result *r,
-                         const pg_bench_result *b)
+                         const pg_bench_result *b, int items)
 {
     size_t i;
 
@@ -181,6 +194,10 @@ static void md_case_rows(pg_str *out, const pg_result *r,
         md_rate(out, c->flops, b->metric ? NAN : c->head_ns, 1e9);
         pg_str_puts(out, " | ");
         md_rate(out, c->bytes, b->metric ? NAN : c->head_ns, 1e9);
+        if (items) {
+            pg_str_puts(out, " | ");
+            md_rate(out, c->items, b->metric ? NAN : c->head_ns, 1e6);
+        }
         if (r->gpu.present) {
             pg_str_puts(out, " | ");
             peak_cell(out, r, b, c);
@@ -543,16 +560,21 @@ static void md_cases(pg_str *section, const pg_result *r, size_t shown)
 {
     size_t i;
 
+    int items = has_items(r, shown);
+
     pg_str_puts(section, "<details><summary>Per-case results</summary>\n\n"
                          "| Benchmark | Case | Base | Head | Change | Status | "
                          "GFLOPS (head) | GB/s (head) |");
-    pg_str_puts(section, r->gpu.present
-                             ? " Of the GPU's peak (head) |\n"
-                               "|---|---|---|---|---|---|---|---|---|\n"
-                             : "\n|---|---|---|---|---|---|---|---|\n");
+    if (items)
+        pg_str_puts(section, " Mitems/s (head) |");
+    pg_str_puts(section,
+                r->gpu.present ? " Of the GPU's peak (head) |\n" : "\n");
+    pg_str_puts(section, "|---|---|---|---|---|---|---|---|");
+    pg_str_puts(section, items ? "---|" : "");
+    pg_str_puts(section, r->gpu.present ? "---|\n" : "\n");
     for (i = 0; i < shown; i++)
         if (r->benchmarks[i].rounds > 0)
-            md_case_rows(section, r, &r->benchmarks[i]);
+            md_case_rows(section, r, &r->benchmarks[i], items);
     pg_str_puts(section, "\n");
     {
         pg_str notes = PG_STR_INIT;

@@ -50,6 +50,8 @@ typedef struct pg_result_case {
                             unresolved below the machine's resolution;
                             unchanged when not measured */
     double flops, bytes; /* per call; 0 when the problem does not say */
+    double items;        /* per call: a suite's items (SetItemsProcessed);
+                            0 when it does not say */
     uint64_t inner;      /* calls per sample */
     double overhead_ns;  /* harness cost per call, discounted */
     /* Below what this machine resolves (pg_stats_decide): on both sides a

@@ -226,6 +226,8 @@ static cJSON *case_json(const pg_result_case *c)
         add_string(co, "status", pg_status_name(c->status));
     pg_json_add_number(co, "flops", c->flops);
     pg_json_add_number(co, "bytes", c->bytes);
+    if (c->items > 0)
+        pg_json_add_number(co, "items", c->items);
     cJSON_AddNumberToObject(co, "inner", (double)c->inner);
     pg_json_add_number(co, "overhead_ns", c->overhead_ns);
     cJSON_AddBoolToObject(co, "resolved", !c->unresolved);

@@ -411,6 +411,9 @@ static void read_case(pg_result_case *cr, const cJSON *c)
                      : PG_STATUS_UNCHANGED;
     cr->flops = get_number(c, "flops");
     cr->bytes = get_number(c, "bytes");
+    cr->items = get_number(c, "items");
+    if (!(cr->items > 0))
+        cr->items = 0;
     cr->inner = get_count(c, "inner");
     cr->overhead_ns = get_number(c, "overhead_ns");
     read_samples(cr, cJSON_GetObjectItemCaseSensitive(c, "samples"));

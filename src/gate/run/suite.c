@@ -209,6 +209,7 @@ typedef struct suite_run {
     char **filters;   /* per case: its name as a regex */
     double *per_iter; /* per case: the latest time per iteration, ns */
     double *bytes;    /* per case: bytes per iteration, from the base */
+    double *items;    /* per case: items per iteration, from the base */
     char *json[2];    /* where each side writes its output */
     int err;          /* perfgate's own failure */
     int64_t last_progress;
@@ -273,6 +274,17 @@ static cJSON *entry_of(cJSON *root, const char *name)
     return NULL;
 }
 
+/* A rate of entry `e` (bytes or items per second) as an amount per
+ * iteration of `ns`; 0 when it has none. */
+static double per_iteration(cJSON *e, const char *key, double ns)
+{
+    cJSON *rate = cJSON_GetObjectItemCaseSensitive(e, key);
+
+    if (!cJSON_IsNumber(rate) || !(rate->valuedouble > 0) || !(ns > 0))
+        return 0;
+    return rate->valuedouble * ns / 1e9;
+}
+
 /* The time per iteration side `side`'s output gives case `c`; NAN, with
  * the failure set, when it gives none. */
 static double read_output(suite_run *r, int side, size_t c,
@@ -281,7 +293,7 @@ static double read_output(suite_run *r, int side, size_t c,
     const char *name = r->spec->cases[c].name;
     char *text = NULL;
     size_t len;
-    cJSON *root = NULL, *e, *t, *unit, *err, *bps, *cpu;
+    cJSON *root = NULL, *e, *t, *unit, *err, *cpu;
     const char *unit_name;
     double ns = NAN;
 
@@ -321,13 +333,13 @@ static double read_output(suite_run *r, int side, size_t c,
     }
     /* A rate is over the iterations' CPU time (unless the benchmark
      * asked for real time, when the two are alike anyway). */
-    bps = cJSON_GetObjectItemCaseSensitive(e, "bytes_per_second");
     cpu = cJSON_GetObjectItemCaseSensitive(e, "cpu_time");
-    if (side == 0 && cJSON_IsNumber(bps) && bps->valuedouble > 0)
-        r->bytes[c] =
-            bps->valuedouble *
-            (cJSON_IsNumber(cpu) ? in_ns(cpu->valuedouble, unit_name) : ns) /
-            1e9;
+    if (side == 0) {
+        double per =
+            cJSON_IsNumber(cpu) ? in_ns(cpu->valuedouble, unit_name) : ns;
+        r->bytes[c] = per_iteration(e, "bytes_per_second", per);
+        r->items[c] = per_iteration(e, "items_per_second", per);
+    }
 done:
     cJSON_Delete(root);
     free(text);
@@ -435,6 +447,7 @@ int pg_suite_measure(pg_bench_result *out, const pg_run_spec *spec,
     r.filters = pg_calloc(n + 1, sizeof(char *));
     r.per_iter = pg_calloc(n + 1, sizeof(double));
     r.bytes = pg_calloc(n + 1, sizeof(double));
+    r.items = pg_calloc(n + 1, sizeof(double));
     for (c = 0; c < n; c++) {
         r.filters[c] = pg_suite_exact_filter(spec->cases[c].name);
         r.per_iter[c] = INFINITY;
@@ -459,8 +472,10 @@ int pg_suite_measure(pg_bench_result *out, const pg_run_spec *spec,
     opts.keep_samples = &samples;
     if (pg_measure(timing, &sum, targets, n, 2, &opts) == 0) {
         pg_run_fill(out, timing, &sum, samples, n);
-        for (c = 0; c < n; c++)
+        for (c = 0; c < n; c++) {
             out->cases[c].bytes = r.bytes[c];
+            out->cases[c].items = r.items[c];
+        }
     }
     for (c = 0; c < n; c++)
         free(r.filters[c]);
@@ -469,6 +484,7 @@ int pg_suite_measure(pg_bench_result *out, const pg_run_spec *spec,
     free(r.filters);
     free(r.per_iter);
     free(r.bytes);
+    free(r.items);
     free(samples);
     free(timing);
     free(targets);

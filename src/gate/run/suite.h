@@ -10,9 +10,10 @@
  * iterations take (its own loop then chooses the count), its JSON read
  * back for the time per iteration.  perfgate itself runs the measurement
  * (measure.h with a pg_remote), base and head processes interleaved, so
- * that calibration, the minimums, the interval, the stopping rule and the
- * verdict are those of every other benchmark.  Each process is new: where
- * its code and pages land is drawn afresh for every sample.
+ * that calibration, the interval, the stopping rule and the verdict are
+ * those of every other benchmark.  Each process is new: where its code and
+ * pages land is drawn afresh for every sample, and the samples are pooled
+ * as processes are (pg_remote's fresh: each side's median over them).
  */
 #ifndef PG_SUITE_H
 #define PG_SUITE_H
