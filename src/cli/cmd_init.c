@@ -276,6 +276,30 @@ done:
     return err;
 }
 
+/* 1 when `name` may name a benchmark; else 0, said. */
+static int name_ok(const char *name)
+{
+    if (pg_valid_name(name))
+        return 1;
+    fprintf(stderr,
+            "perfgate init: name '%s' may only hold letters, digits, '_', "
+            "'.' and '-'\n",
+            name);
+    return 0;
+}
+
+/* 1 when `path` (given as `option`) lies inside the repository; else 0,
+ * said. */
+static int inside_ok(const char *option, const char *path)
+{
+    if (path[0] != '/' && strncmp(path, "../", 3) && !strstr(path, "/../"))
+        return 1;
+    fprintf(stderr,
+            "perfgate init: %s '%s' must be a path inside the repository\n",
+            option, path);
+    return 0;
+}
+
 /* What `program` lists, checked to be a Google Benchmark binary, after the
  * entry's lines in `body` (as comments).  0, or PG_ERR_USAGE saying why
  * not. */
@@ -391,14 +415,8 @@ static int suite_options(const char *program, const char *build, int positional,
                 program);
         return PG_EXIT_USAGE;
     }
-    if (program[0] == '/' || !strncmp(program, "../", 3) ||
-        strstr(program, "/../")) {
-        fprintf(stderr,
-                "perfgate init: --suite '%s' must be a path inside the "
-                "repository\n",
-                program);
+    if (!inside_ok("--suite", program))
         return PG_EXIT_USAGE;
-    }
     if (!*name) {
         *own_name = pg_strdup(*base ? base : "suite");
         for (p = *own_name; *p; p++)
@@ -408,13 +426,8 @@ static int suite_options(const char *program, const char *build, int positional,
                 *p = '_';
         *name = *own_name;
     }
-    if (!pg_valid_name(*name)) {
-        fprintf(stderr,
-                "perfgate init: name '%s' may only hold letters, "
-                "digits, '_', '.' and '-'\n",
-                *name);
+    if (!name_ok(*name))
         return PG_EXIT_USAGE;
-    }
     return 0;
 }
 
@@ -476,23 +489,12 @@ static int function_options(const char *function, const pg_strvec *sources,
     }
     if (!*name)
         *name = *fname;
-    if (!pg_valid_name(*name)) {
-        fprintf(stderr,
-                "perfgate init: name '%s' may only hold letters, "
-                "digits, '_', '.' and '-'\n",
-                *name);
+    if (!name_ok(*name))
         return PG_EXIT_USAGE;
-    }
     if (!*source)
         *source = *default_source = pg_strdupf("perf/%s.c", *name);
-    if (problem && ((*source)[0] == '/' || !strncmp(*source, "../", 3) ||
-                    strstr(*source, "/../"))) {
-        fprintf(stderr,
-                "perfgate init: --source '%s' must be a path inside "
-                "the repository\n",
-                *source);
+    if (problem && !inside_ok("--source", *source))
         return PG_EXIT_USAGE;
-    }
     return 0;
 }
 
@@ -570,22 +572,12 @@ int pg_cmd_init(int argc, char **argv)
     }
     if (!name)
         name = argv[optind];
-    if (!pg_valid_name(name)) {
-        fprintf(stderr,
-                "perfgate init: name '%s' may only hold letters, "
-                "digits, '_', '.' and '-'\n",
-                name);
+    if (!name_ok(name))
         return PG_EXIT_USAGE;
-    }
     if (!source)
         source = default_source = pg_strdupf(
             "perf/%s.%s", name, strcmp(language, "cuda") ? "c" : "cu");
-    if (source[0] == '/' || !strncmp(source, "../", 3) ||
-        strstr(source, "/../")) {
-        fprintf(stderr,
-                "perfgate init: --source '%s' must be a path inside "
-                "the repository\n",
-                source);
+    if (!inside_ok("--source", source)) {
         free(default_source);
         return PG_EXIT_USAGE;
     }

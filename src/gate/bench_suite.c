@@ -27,18 +27,6 @@ typedef struct suite_bench {
     int fixed[2];
 } suite_bench;
 
-static void on_progress(void *payload, const char *stage, int round,
-                        double elapsed)
-{
-    pg_bench_ctx *c = payload;
-
-    if (!strcmp(stage, "measuring"))
-        pg_progress_sayf(c->progress, "measuring, round %d, %.1f s", round,
-                         elapsed);
-    else
-        pg_progress_sayf(c->progress, "%s", stage);
-}
-
 /*
  * Both sides' project builds.  1 when the benchmark ends here, its status
  * in `out`: the head's build failed, or made no binary (charged to it);
@@ -230,7 +218,7 @@ static int measure(suite_bench *sb, const pg_suite *s, const pg_strvec *both)
                                   ? b->inconclusive
                                   : c->cfg->settings.inconclusive_fails;
     spec.clock = &pg_timer_current()->chosen;
-    spec.on_progress = on_progress;
+    spec.on_progress = pg_benchmark_progress;
     spec.payload = c;
     out->message = NULL;
     pg_progress_sayf(c->progress, "measuring");

@@ -28,8 +28,8 @@
 
 #include "banned.h"
 
-static void on_run_progress(void *payload, const char *stage, int round,
-                            double elapsed)
+void pg_benchmark_progress(void *payload, const char *stage, int round,
+                           double elapsed)
 {
     pg_bench_ctx *c = payload;
 
@@ -271,7 +271,7 @@ static void fill_spec(pg_run_spec *spec, pg_bench_ctx *c,
                                   ? b->inconclusive
                                   : c->cfg->settings.inconclusive_fails;
     spec->clock = &pg_timer_current()->chosen;
-    spec->on_progress = on_run_progress;
+    spec->on_progress = pg_benchmark_progress;
     spec->payload = c;
 }
 

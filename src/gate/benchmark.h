@@ -82,6 +82,11 @@ int pg_benchmark_keys(pg_bench_ctx *c, const pg_bench_config *b,
  * the same files.  A self-check measures whatever it is given. */
 int pg_benchmark_unreached(const pg_bench_ctx *c, const pg_bench_keys *k);
 
+/* A measuring run's progress (pg_run_spec's on_progress; `payload` the
+ * pg_bench_ctx) said on its progress line. */
+void pg_benchmark_progress(void *payload, const char *stage, int round,
+                           double elapsed);
+
 /* `out` failed to build on `side`, as `build` says. */
 void pg_benchmark_build_failure(pg_bench_result *out,
                                 const struct pg_build *build, pg_side side);

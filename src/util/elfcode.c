@@ -55,9 +55,10 @@ static void blank_build_ids(char *data, size_t len, const Elf64_Ehdr *e,
     }
 }
 
-/* Reads `path` and sets aside what does not change what is loaded. */
-static char *load(const char *path, size_t *len, Elf64_Ehdr **e,
-                  Elf64_Phdr **ph)
+/* Reads the ELF64 file at `path`, its headers into *e and *ph; NULL when
+ * it cannot be read or is not one. */
+static char *read_elf(const char *path, size_t *len, Elf64_Ehdr **e,
+                      Elf64_Phdr **ph)
 {
     char *data = NULL;
 
@@ -67,6 +68,17 @@ static char *load(const char *path, size_t *len, Elf64_Ehdr **e,
         free(data);
         return NULL;
     }
+    return data;
+}
+
+/* Reads `path` and sets aside what does not change what is loaded. */
+static char *load(const char *path, size_t *len, Elf64_Ehdr **e,
+                  Elf64_Phdr **ph)
+{
+    char *data = read_elf(path, len, e, ph);
+
+    if (!data)
+        return NULL;
     blank_build_ids(data, *len, *e, *ph);
     (*e)->e_shoff = 0;
     (*e)->e_shnum = 0;
@@ -119,12 +131,8 @@ int pg_elfcode_asks_valgrind(const char *path)
     Elf64_Phdr *ph;
     int found = 0, i;
 
-    if (pg_read_file(&data, &len, path, ELF_MAX) < 0)
+    if (!(data = read_elf(path, &len, &e, &ph)))
         return -1;
-    if (!(ph = program_headers(data, len, &e))) {
-        free(data);
-        return -1;
-    }
     seq = e->e_machine == EM_X86_64    ? x86_64
           : e->e_machine == EM_AARCH64 ? arm64
                                        : NULL;
@@ -298,12 +306,8 @@ int pg_elf_has_runpath(const char *path)
     Elf64_Phdr *ph;
     int found = 0, i;
 
-    if (pg_read_file(&data, &len, path, ELF_MAX) < 0)
+    if (!(data = read_elf(path, &len, &e, &ph)))
         return -1;
-    if (!(ph = program_headers(data, len, &e))) {
-        free(data);
-        return -1;
-    }
     for (i = 0; !found && i < e->e_phnum; i++) {
         size_t off = ph[i].p_offset, n = ph[i].p_filesz, k;
         if (ph[i].p_type != PT_DYNAMIC || off > len || n > len - off)
