@@ -173,6 +173,65 @@ static int pair(suite_bench *sb, pg_strvec *both)
     return !both->n;
 }
 
+/*
+ * The benchmarks of `both` that report an error of their own on the head
+ * (SkipWithError: a benchmark of an instruction set the CPU lacks): left
+ * out and said when the base's does too (the machine's doing, not the
+ * change's), else the head's failure (1, `out` set).  0 to go on;
+ * negative when perfgate was interrupted.
+ */
+static int drop_skipped(suite_bench *sb, const pg_suite *s, pg_strvec *both)
+{
+    pg_strvec kept = PG_STRVEC_INIT, skipped = PG_STRVEC_INIT;
+    double timeout = sb->c->cfg->settings.timeout;
+    char *why = NULL, *base_why = NULL;
+    size_t i;
+    int err = 0;
+
+    pg_progress_sayf(sb->c->progress, "trying each benchmark once");
+    for (i = 0; err == 0 && i < both->n; i++) {
+        if ((err = pg_suite_probe(&why, s, 1, both->v[i], timeout)) == 1 &&
+            (err = pg_suite_probe(&base_why, s, 0, both->v[i], timeout)) == 0) {
+            sb->out->status = PG_STATUS_INCORRECT;
+            sb->out->side = PG_SIDE_HEAD;
+            free(sb->out->message);
+            sb->out->message = pg_strdupf("head side: %s reported an error: "
+                                          "%s (the base's does not)",
+                                          both->v[i], why);
+            err = 1;
+        } else if (err == 1) {
+            pg_strvec_push(&skipped, both->v[i]);
+            err = 0;
+        } else if (err == 0) {
+            pg_strvec_push(&kept, both->v[i]);
+        }
+        free(why);
+        free(base_why);
+        why = base_why = NULL;
+    }
+    if (err == 0 && skipped.n) {
+        pg_str m = PG_STR_INIT;
+        if (sb->out->message)
+            pg_str_puts(&m, sb->out->message);
+        say_names(&m,
+                  "skipped by the benchmark itself on both sides "
+                  "(SkipWithError), not measured",
+                  &skipped);
+        free(sb->out->message);
+        sb->out->message = pg_str_detach(&m);
+        pg_strvec_clear(both);
+        *both = kept;
+        memset(&kept, 0, sizeof(kept));
+        if (!both->n) {
+            sb->out->status = PG_STATUS_SKIPPED;
+            err = 1;
+        }
+    }
+    pg_strvec_clear(&kept);
+    pg_strvec_clear(&skipped);
+    return err;
+}
+
 /* Identical programs whose code cannot come from elsewhere (no library
  * searched in a path of their own): nothing can have changed. */
 static int same_program(const suite_bench *sb)
@@ -321,6 +380,8 @@ int pg_bench_suite_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)
     if ((err = list_side(&sb, &s, 0)) != 0 || pair(&sb, &both))
         goto done;
     s.fixed = sb.fixed[0] && sb.fixed[1];
+    if ((err = drop_skipped(&sb, &s, &both)) != 0)
+        goto done;
     say_not_done(c, sb.b);
     err = measure(&sb, &s, &both);
 done:

@@ -70,6 +70,37 @@ class Suites(RepoTest):
                       b["message"])
         self.assertIn("1 gone from the head (BM_fill/65536)", b["message"])
 
+    def test_a_benchmark_that_skips_itself(self):
+        # One the machine cannot run (SkipWithError on both sides): left
+        # out and said; one only the head skips: the head's failure.
+        skip = ("static void BM_skip(benchmark::State &state)\n{\n"
+                "    state.SkipWithError(\"CPU does not support it\");\n"
+                "    for (auto _ : state)\n        ;\n}\n"
+                "BENCHMARK(BM_skip);\n\nBENCHMARK_MAIN();")
+        self.project()
+        self.commit({"bench/suite.cc": SUITE.replace("BENCHMARK_MAIN();",
+                                                     skip)})
+        self.commit({"src/work.c": WORK + "/* changed */\nint x = 1;\n"})
+        r = self.perfgate("HEAD~1", "--noise-floor", "60%")
+        b = r.bench("suite")
+        self.assertIn(b["status"], MEASURED, b.get("message"))
+        self.assertNotIn("BM_skip", self.cases(b))
+        self.assertIn("1 skipped by the benchmark itself on both sides "
+                      "(SkipWithError), not measured (BM_skip)",
+                      b["message"])
+        head = SUITE.replace(
+            "    for (auto _ : state) {\n        fill(",
+            "    state.SkipWithError(\"no buffer\");\n"
+            "    for (auto _ : state) {\n        fill(")
+        self.assertNotEqual(head, SUITE)
+        self.commit({"bench/suite.cc": head.replace("BENCHMARK_MAIN();",
+                                                    skip)})
+        r = self.perfgate("HEAD~1")
+        b = r.bench("suite")
+        self.assertEqual((b["status"], b["side"]), ("incorrect", "head"))
+        self.assertIn("head side: BM_fill/65536 reported an error: no buffer "
+                      "(the base's does not)", b["message"])
+
     def test_a_change_the_program_does_not_see(self):
         self.project()
         self.commit({"README": "the suite\n"})

@@ -201,6 +201,61 @@ int pg_suite_list(pg_strvec *names, int *fixed, char **why, const pg_suite *s,
     return err;
 }
 
+/* The arguments of one run of a benchmark (`filter`, its exact regex),
+ * its JSON to `json`: `n` iterations where the harness takes a count
+ * (`fixed`), else `seconds` of them. */
+static void run_args(pg_strvec *args, const char *filter, const char *json,
+                     int fixed, uint64_t n, double seconds)
+{
+    pg_strvec_pushf(args, "--benchmark_filter=%s", filter);
+    pg_strvec_pushf(args, "--benchmark_out=%s", json);
+    pg_strvec_push(args, "--benchmark_out_format=json");
+    pg_strvec_push(args, "--benchmark_repetitions=1");
+    if (fixed)
+        pg_strvec_pushf(args, "--benchmark_min_time=%llux",
+                        (unsigned long long)n);
+    else
+        pg_strvec_pushf(args, "--benchmark_min_time=%.9f", seconds);
+}
+
+/* Case `c`'s entry of a side's JSON output: its iteration's run (not an
+ * aggregate) of that name, or NULL. */
+static cJSON *entry_of(cJSON *root, const char *name);
+
+int pg_suite_probe(char **error, const pg_suite *s, int side, const char *name,
+                   double timeout)
+{
+    pg_strvec args = PG_STRVEC_INIT;
+    pg_proc_result res;
+    char *filter = pg_suite_exact_filter(name), *json, *text = NULL;
+    size_t len;
+    cJSON *root = NULL, *e, *m;
+    int err;
+
+    *error = NULL;
+    json = pg_strdupf("%s/probe%d.json", s->scratch, side);
+    run_args(&args, filter, json, s->fixed, 1, 0);
+    unlink(json);
+    err = run_side(&res, s, side, (const char *const *)args.v, timeout + 5);
+    if (err == 0 && res.exited && !res.exit_code &&
+        pg_read_regular_file(&text, &len, json, PG_SUITE_MAX_OUTPUT) == 0 &&
+        (root = cJSON_ParseWithLength(text, len)) &&
+        (e = entry_of(root, name)) &&
+        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "error_occurred"))) {
+        m = cJSON_GetObjectItemCaseSensitive(e, "error_message");
+        *error = pg_strdup(cJSON_IsString(m) ? m->valuestring : "(no message)");
+    }
+    pg_error_clear();
+    cJSON_Delete(root);
+    free(text);
+    unlink(json);
+    free(json);
+    free(filter);
+    pg_proc_result_clear(&res);
+    pg_strvec_clear(&args);
+    return err < 0 ? err : *error != NULL;
+}
+
 /* One measurement's state, for the pg_remote. */
 typedef struct suite_run {
     const pg_suite *s;
@@ -367,8 +422,7 @@ static double remote_time(void *ctx, size_t c, int k, uint64_t n, size_t slot,
 {
     suite_run *r = ctx;
     const pg_settings *st = r->spec->settings;
-    char *filter, *out, *count;
-    const char *args[7];
+    pg_strvec args = PG_STRVEC_INIT;
     pg_proc_result res;
     double ns, timeout;
     char *why;
@@ -377,25 +431,15 @@ static double remote_time(void *ctx, size_t c, int k, uint64_t n, size_t slot,
     (void)warm;
     if (k < 0)
         return 0;
-    filter = pg_strdupf("--benchmark_filter=%s", r->filters[c]);
-    out = pg_strdupf("--benchmark_out=%s", r->json[k]);
-    if (r->s->fixed)
-        count = pg_strdupf("--benchmark_min_time=%llux", (unsigned long long)n);
-    else
-        /* Its own loop grows the count until the iterations take this
-         * long: about the same work on both sides. */
-        count = pg_strdupf("--benchmark_min_time=%.9f",
-                           n > 1 ? (double)n * r->per_iter[c] / 1e9 : 0.0);
-    args[0] = filter;
-    args[1] = out;
-    args[2] = "--benchmark_out_format=json";
-    args[3] = "--benchmark_repetitions=1";
-    args[4] = count;
-    args[5] = NULL;
+    /* Without a count, its own loop grows the iterations until they take
+     * this long: about the same work on both sides. */
+    run_args(&args, r->filters[c], r->json[k], r->s->fixed, n,
+             n > 1 ? (double)n * r->per_iter[c] / 1e9 : 0.0);
     unlink(r->json[k]);
     /* Its calls within the timeout, and a few seconds to start. */
     timeout = st->timeout + 5;
-    if ((r->err = run_side(&res, r->s, k, args, timeout)) < 0) {
+    if ((r->err = run_side(&res, r->s, k, (const char *const *)args.v,
+                           timeout)) < 0) {
         ns = NAN;
     } else if ((why = describe_end(&res, timeout)) != NULL) {
         fail(r, k, res.timed_out ? PG_STATUS_TIMEOUT : PG_STATUS_CRASHED, &res,
@@ -410,9 +454,7 @@ static double remote_time(void *ctx, size_t c, int k, uint64_t n, size_t slot,
         ns *= (double)n;
     }
     pg_proc_result_clear(&res);
-    free(filter);
-    free(out);
-    free(count);
+    pg_strvec_clear(&args);
     return ns;
 }
 

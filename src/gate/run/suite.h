@@ -59,6 +59,16 @@ int pg_suite_list(pg_strvec *names, int *fixed, char **why, const pg_suite *s,
 int pg_suite_measure(pg_bench_result *out, const pg_run_spec *spec,
                      const pg_suite *s);
 
+/*
+ * One run of benchmark `name` on side `side`, one iteration: 1 with
+ * *error (a new string) when the benchmark reports an error of its own
+ * (Google Benchmark's SkipWithError, as a benchmark of an instruction set
+ * the CPU lacks does); 0 when it does not, or fails otherwise (which its
+ * measurement reports); negative only when perfgate was interrupted.
+ */
+int pg_suite_probe(char **error, const pg_suite *s, int side, const char *name,
+                   double timeout);
+
 /* `name` as a regex that matches it alone ("^BM_x/8$", its
  * metacharacters escaped): a new string. */
 char *pg_suite_exact_filter(const char *name);
