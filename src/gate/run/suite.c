@@ -245,7 +245,8 @@ int pg_suite_probe(char **error, const pg_suite *s, int side, const char *name,
         m = cJSON_GetObjectItemCaseSensitive(e, "error_message");
         *error = pg_strdup(cJSON_IsString(m) ? m->valuestring : "(no message)");
     }
-    pg_error_clear();
+    if (err == 0)
+        pg_error_clear(); /* no output to read is the measurement's to say */
     cJSON_Delete(root);
     free(text);
     unlink(json);
