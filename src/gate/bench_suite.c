@@ -248,7 +248,7 @@ static int measure(suite_bench *sb, const pg_suite *s, const pg_strvec *both)
     const pg_bench_config *b = sb->b;
     pg_bench_result *out = sb->out;
     pg_casespec *cases = pg_calloc(both->n + 1, sizeof(*cases));
-    pg_settings own = c->cfg->settings;
+    pg_settings own_floor, own;
     pg_run_spec spec;
     char *note = out->message;
     size_t i;
@@ -259,10 +259,7 @@ static int measure(suite_bench *sb, const pg_suite *s, const pg_strvec *both)
     pg_run_spec_init(&spec);
     spec.cases = cases;
     spec.ncases = both->n;
-    if (b->noise_floor > 0 && own.floor_source != PG_FLOOR_FLAG) {
-        own.noise_floor = b->noise_floor;
-        out->noise_floor = b->noise_floor;
-    }
+    own = *pg_benchmark_settings(c, b, out, &own_floor);
     /* max_time is each of its benchmarks' budget, as it is a function's:
      * a suite of many is measured at the pace of one of few. */
     own.max_time *= (double)both->n;
@@ -272,10 +269,7 @@ static int measure(suite_bench *sb, const pg_suite *s, const pg_strvec *both)
     /* Each of a suite's benchmarks is its own question: a sum over
      * benchmarks of 50 ns and of 20 ms would hear only the longest. */
     spec.gate_cases = out->gate_cases = b->gate >= 0 ? b->gate : 1;
-    pg_benchmark_accept(c, b, out);
-    out->inconclusive_fails = b->inconclusive >= 0
-                                  ? b->inconclusive
-                                  : c->cfg->settings.inconclusive_fails;
+    pg_benchmark_rules(c, b, out);
     spec.clock = &pg_timer_current()->chosen;
     spec.on_progress = pg_benchmark_progress;
     spec.payload = c;
@@ -310,9 +304,7 @@ static int measure(suite_bench *sb, const pg_suite *s, const pg_strvec *both)
  * --profile. */
 static void say_not_done(const pg_bench_ctx *c, const pg_bench_config *b)
 {
-    int m = b->measure >= 0 ? b->measure : c->cfg->settings.measure;
-
-    if (m != 0)
+    if (pg_benchmark_measure(c, b) != 0)
         pg_system_warn(&c->result->system,
                        "suite %s is timed, not counted: perfgate counts the "
                        "instructions of functions and problems, not yet of "

@@ -77,11 +77,14 @@ void pg_benchmark_build_failure(pg_bench_result *out, const pg_build *build,
     out->log = build->log ? pg_strdup(build->log) : NULL;
 }
 
-void pg_benchmark_accept(pg_bench_ctx *c, const pg_bench_config *b,
-                         pg_bench_result *out)
+void pg_benchmark_rules(pg_bench_ctx *c, const pg_bench_config *b,
+                        pg_bench_result *out)
 {
     const pg_accept *a = pg_config_accept(c->cfg, b->name);
 
+    out->inconclusive_fails = b->inconclusive >= 0
+                                  ? b->inconclusive
+                                  : c->cfg->settings.inconclusive_fails;
     if (!a)
         return;
     if (pg_accept_expired(a)) {
@@ -266,19 +269,28 @@ static void fill_spec(pg_run_spec *spec, pg_bench_ctx *c,
     spec->precision = c->precision;
     spec->gate_cases = out->gate_cases =
         b->gate >= 0 ? b->gate : c->cfg->settings.gate_cases;
-    pg_benchmark_accept(c, b, out);
-    out->inconclusive_fails = b->inconclusive >= 0
-                                  ? b->inconclusive
-                                  : c->cfg->settings.inconclusive_fails;
+    pg_benchmark_rules(c, b, out);
     spec->clock = &pg_timer_current()->chosen;
     spec->on_progress = pg_benchmark_progress;
     spec->payload = c;
 }
 
-/* What `b` measures: a pg_metric, or PG_MEASURE_ALL. */
-static int measure_of(const pg_bench_ctx *c, const pg_bench_config *b)
+int pg_benchmark_measure(const pg_bench_ctx *c, const pg_bench_config *b)
 {
     return b->measure >= 0 ? b->measure : c->cfg->settings.measure;
+}
+
+const pg_settings *pg_benchmark_settings(const pg_bench_ctx *c,
+                                         const pg_bench_config *b,
+                                         pg_bench_result *out, pg_settings *own)
+{
+    /* Its own floor, unless the command gave one for the whole run. */
+    if (!(b->noise_floor > 0) || c->cfg->settings.floor_source == PG_FLOOR_FLAG)
+        return &c->cfg->settings;
+    *own = c->cfg->settings;
+    own->noise_floor = b->noise_floor;
+    out->noise_floor = b->noise_floor;
+    return own;
 }
 
 double pg_benchmark_floor(const pg_bench_ctx *c, const pg_bench_result *out)
@@ -660,14 +672,8 @@ static int measure_builds(pg_bench_ctx *c, const pg_bench_config *b,
     spec.cases = cases;
     spec.ncases = ncases;
     fill_spec(&spec, c, b, out, build, base_failed);
-    /* Its own floor, unless the command gave one for the whole run. */
-    if (b->noise_floor > 0 && c->cfg->settings.floor_source != PG_FLOOR_FLAG) {
-        own_floor = c->cfg->settings;
-        own_floor.noise_floor = b->noise_floor;
-        spec.settings = &own_floor;
-        out->noise_floor = b->noise_floor;
-    }
-    measure = measure_of(c, b);
+    spec.settings = pg_benchmark_settings(c, b, out, &own_floor);
+    measure = pg_benchmark_measure(c, b);
     if ((measure == PG_METRIC_INSTRUCTIONS || measure == PG_METRIC_CYCLES) &&
         count_instead(c, &spec, out, (pg_metric)measure, &counted) < 0)
         return 0;

@@ -91,10 +91,21 @@ void pg_benchmark_progress(void *payload, const char *stage, int round,
 void pg_benchmark_build_failure(pg_bench_result *out,
                                 const struct pg_build *build, pg_side side);
 
-/* The accept: entry for `b` (the config's, or a Perf-Accepted: trailer's)
- * into `out`; one that has run out is said, and accepts nothing. */
-void pg_benchmark_accept(pg_bench_ctx *c, const pg_bench_config *b,
-                         pg_bench_result *out);
+/* How `out` is judged: its inconclusive: rule, and the accept: entry for
+ * `b` (the config's, or a Perf-Accepted: trailer's); one that has run out
+ * is said, and accepts nothing. */
+void pg_benchmark_rules(pg_bench_ctx *c, const pg_bench_config *b,
+                        pg_bench_result *out);
+
+/* The settings `b` is measured with: the run's, or a copy in `own` with
+ * its own noise_floor: (said in `out`) unless --noise-floor gave one. */
+const pg_settings *pg_benchmark_settings(const pg_bench_ctx *c,
+                                         const pg_bench_config *b,
+                                         pg_bench_result *out,
+                                         pg_settings *own);
+
+/* What `b` measures: a pg_metric, or PG_MEASURE_ALL. */
+int pg_benchmark_measure(const pg_bench_ctx *c, const pg_bench_config *b);
 
 /* The floor `out` is judged against: its metric's, or its own. */
 double pg_benchmark_floor(const pg_bench_ctx *c, const pg_bench_result *out);
