@@ -216,14 +216,12 @@ int pg_counter_choose(pg_metric metric, pg_counter_kind wanted, pg_str *why)
     return -1;
 }
 
-void pg_counter_valgrind_args(pg_strvec *argv, pg_metric metric,
+void pg_counter_valgrind_tool(pg_strvec *argv, pg_metric metric,
                               const char *dump_path)
 {
     pg_strvec_push(argv, "valgrind");
     pg_strvec_push(argv, "--tool=callgrind");
     pg_strvec_push(argv, "-q");
-    /* Nothing is counted but the samples, which turn it on and off. */
-    pg_strvec_push(argv, "--collect-atstart=no");
     pg_strvec_pushf(argv, "--callgrind-out-file=%s", dump_path);
     pg_strvec_push(argv, "--compress-strings=no");
     /* Functions by their symbols' names, as the native side reads them. */
@@ -234,6 +232,14 @@ void pg_counter_valgrind_args(pg_strvec *argv, pg_metric metric,
         pg_strvec_push(argv, CACHE_D1);
         pg_strvec_push(argv, CACHE_LL);
     }
+}
+
+void pg_counter_valgrind_args(pg_strvec *argv, pg_metric metric,
+                              const char *dump_path)
+{
+    pg_counter_valgrind_tool(argv, metric, dump_path);
+    /* Nothing is counted but the samples, which turn it on and off. */
+    pg_strvec_push(argv, "--collect-atstart=no");
 }
 
 /* The value of event `name` in a callgrind cost line, by the "events:"

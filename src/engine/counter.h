@@ -68,6 +68,15 @@ void pg_counter_valgrind_args(pg_strvec *argv, pg_metric metric,
                               const char *dump_path);
 
 /*
+ * Only valgrind and callgrind's options for `metric` (its cache model for
+ * cycles), dumps at `dump_path`.N, names undemangled: what counts a whole
+ * program, whose caller says what starts and ends a count
+ * (--dump-before=FN and the like).
+ */
+void pg_counter_valgrind_tool(pg_strvec *argv, pg_metric metric,
+                              const char *dump_path);
+
+/*
  * The counter to count `metric` with: `wanted` (PG_COUNTER_NONE: the CPU's
  * counter where it works, else callgrind), or -1 with `why` set when it
  * cannot be had here (cycles are callgrind's alone).

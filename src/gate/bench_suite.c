@@ -4,6 +4,7 @@
 #include "bench_suite.h"
 #include "build.h"
 #include "clock.h"
+#include "counter.h"
 #include "elfcode.h"
 #include "fs.h"
 #include "stats.h"
@@ -241,6 +242,81 @@ static int same_program(const suite_bench *sb)
            pg_elf_has_runpath(sb->bin[1]) == 0;
 }
 
+/*
+ * Whether `sb`'s suite can be counted here: 0 yes; 1 when it must be
+ * timed instead (said in *why, a new string); -1 when it cannot be
+ * measured as asked (*why says why).
+ */
+static int can_count(const suite_bench *sb, int metric, char **why)
+{
+    char *valgrind = pg_path_search("valgrind");
+
+    *why = NULL;
+    if (!valgrind) {
+        *why = pg_strdupf("not counted: valgrind is not installed "
+                          "(apt-get install valgrind) (%s)",
+                          pg_metric_name((pg_metric)metric));
+        return -1;
+    }
+    free(valgrind);
+    /* A program that asks valgrind about itself could do less when
+     * counted (RUNNING_ON_VALGRIND): the head's is timed instead. */
+    if (pg_elfcode_asks_valgrind(sb->bin[1]) == 1) {
+        *why = pg_strdupf(
+            "timed, not counted: the head's %s asks valgrind about itself "
+            "(a client request, as RUNNING_ON_VALGRIND or "
+            "CALLGRIND_TOGGLE_COLLECT make), so it could act otherwise when "
+            "callgrind counts it (%s)",
+            sb->b->suite, pg_metric_name((pg_metric)metric));
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * Counts `metric` of `spec`'s benchmarks into `out`, which is judged at
+ * the count floor; negative only when perfgate failed.
+ */
+static int count(suite_bench *sb, pg_bench_result *out, const pg_suite *s,
+                 const pg_run_spec *spec, int metric)
+{
+    pg_bench_ctx *c = sb->c;
+    int err;
+
+    out->counter = pg_strdup(pg_counter_name(PG_COUNTER_CALLGRIND));
+    pg_progress_sayf(c->progress, "counting %s",
+                     pg_metric_name((pg_metric)metric));
+    err = pg_suite_count(out, spec, s, metric);
+    if (err == 0 && out->status == PG_STATUS_UNCHANGED && out->rounds > 0)
+        pg_stats_decide(out, c->cfg->settings.count_floor);
+    return err;
+}
+
+/* measure: all: the suite counted too (instructions) into out->counted,
+ * and a disagreement with its time said. */
+static int count_too(suite_bench *sb, const pg_suite *s,
+                     const pg_run_spec *spec)
+{
+    pg_bench_result *out = sb->out, *k;
+    char *why;
+    int err;
+
+    if (out->rounds <= 0 || out->status == PG_STATUS_NEW)
+        return 0;
+    k = pg_malloc(sizeof(*k));
+    pg_bench_result_init(k, out->name, out->problem);
+    k->gate_cases = out->gate_cases;
+    out->counted = k;
+    if (can_count(sb, PG_METRIC_INSTRUCTIONS, &why) != 0) {
+        k->status = PG_STATUS_SKIPPED;
+        k->message = why;
+        return 0;
+    }
+    if ((err = count(sb, k, s, spec, PG_METRIC_INSTRUCTIONS)) == 0)
+        pg_benchmark_say_disagreement(out, k, &sb->c->cfg->settings);
+    return err;
+}
+
 /* The measurement of the benchmarks in `both`, and the verdict. */
 static int measure(suite_bench *sb, const pg_suite *s, const pg_strvec *both)
 {
@@ -250,7 +326,8 @@ static int measure(suite_bench *sb, const pg_suite *s, const pg_strvec *both)
     pg_casespec *cases = pg_calloc(both->n + 1, sizeof(*cases));
     pg_settings own_floor, own;
     pg_run_spec spec;
-    char *note = out->message;
+    char *note = out->message, *why = NULL;
+    int metric = pg_benchmark_measure(c, b), counting;
     size_t i;
     int err;
 
@@ -274,10 +351,30 @@ static int measure(suite_bench *sb, const pg_suite *s, const pg_strvec *both)
     spec.on_progress = pg_benchmark_progress;
     spec.payload = c;
     out->message = NULL;
-    pg_progress_sayf(c->progress, "measuring");
-    err = pg_suite_measure(out, &spec, s);
-    if (err == 0 && out->status == PG_STATUS_UNCHANGED && out->rounds > 0)
-        pg_stats_decide(out, pg_benchmark_floor(c, out));
+    counting = metric == PG_METRIC_INSTRUCTIONS || metric == PG_METRIC_CYCLES
+                   ? can_count(sb, metric, &why)
+                   : 1;
+    if (counting < 0) {
+        out->status = PG_STATUS_SKIPPED;
+        out->message = why;
+        why = NULL;
+        err = 0;
+    } else if (counting == 0) {
+        err = count(sb, out, s, &spec, metric);
+    } else {
+        pg_progress_sayf(c->progress, "measuring");
+        err = pg_suite_measure(out, &spec, s);
+        if (err == 0 && out->status == PG_STATUS_UNCHANGED && out->rounds > 0)
+            pg_stats_decide(out, pg_benchmark_floor(c, out));
+        if (err == 0 && metric == PG_MEASURE_ALL)
+            err = count_too(sb, s, &spec);
+    }
+    if (why) { /* timed instead: said after what was seen */
+        char *m = note ? pg_strdupf("%s; %s", note, why) : pg_strdup(why);
+        free(note);
+        note = m;
+    }
+    free(why);
     free(cases);
     /* What was not measured, after what happened; and what a suite
      * cannot do, when it was measured. */
@@ -300,16 +397,9 @@ static int measure(suite_bench *sb, const pg_suite *s, const pg_strvec *both)
     return err;
 }
 
-/* What is not yet done on a suite, said: counting (it is timed) and
- * --profile. */
+/* What is not yet done on a suite, said: --profile. */
 static void say_not_done(const pg_bench_ctx *c, const pg_bench_config *b)
 {
-    if (pg_benchmark_measure(c, b) != 0)
-        pg_system_warn(&c->result->system,
-                       "suite %s is timed, not counted: perfgate counts the "
-                       "instructions of functions and problems, not yet of "
-                       "a suite's processes",
-                       b->name);
     if (c->profile)
         pg_system_warn(&c->result->system,
                        "suite %s is not profiled: --profile profiles "

@@ -381,8 +381,8 @@ static int verdict_of(const pg_bench_result *b)
  * measure: all: when the time `t` and the count `k` disagree, says so on
  * `t`, with what that likely means; neither is taken over the other.
  */
-static void say_disagreement(pg_bench_result *t, const pg_bench_result *k,
-                             const pg_settings *st)
+void pg_benchmark_say_disagreement(pg_bench_result *t, const pg_bench_result *k,
+                                   const pg_settings *st)
 {
     int tv = verdict_of(t), kv = verdict_of(k);
     double tc = t->change * 100, kc = k->change * 100;
@@ -476,7 +476,7 @@ static int count_too(pg_bench_ctx *c, const pg_run_spec *timed,
         return err;
     if (k->status == PG_STATUS_UNCHANGED && k->rounds > 0)
         pg_stats_decide(k, settings.count_floor);
-    say_disagreement(out, k, &c->cfg->settings);
+    pg_benchmark_say_disagreement(out, k, &c->cfg->settings);
     return 0;
 }
 

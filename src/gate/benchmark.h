@@ -110,6 +110,12 @@ int pg_benchmark_measure(const pg_bench_ctx *c, const pg_bench_config *b);
 /* The floor `out` is judged against: its metric's, or its own. */
 double pg_benchmark_floor(const pg_bench_ctx *c, const pg_bench_result *out);
 
+/* measure: all: when the time `t` and the count `k` of one benchmark
+ * disagree (one beyond its floor and the other not, or opposite ways),
+ * what that likely means, into t->disagreement. */
+void pg_benchmark_say_disagreement(pg_bench_result *t, const pg_bench_result *k,
+                                   const pg_settings *st);
+
 void pg_bench_ctx_clear(pg_bench_ctx *c);
 
 #endif

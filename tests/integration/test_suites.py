@@ -2,6 +2,7 @@
 sides and measured interleaved, as a user's would be."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import unittest
@@ -231,6 +232,71 @@ class Suites(RepoTest):
         self.assertEqual(b["name"], "suite")
         self.assertEqual(b["status"], "unchanged")
         self.assertEqual(os.listdir(self.pgtmp), [])
+
+    @unittest.skipUnless(shutil.which("valgrind"), "valgrind is not "
+                         "installed")
+    def test_counted_only_what_the_harness_times(self):
+        # A benchmark whose set-up and paused stretch the head makes five
+        # times longer, and whose timed work it leaves alone.
+        paused = (
+            "static void BM_paused(benchmark::State &state)\n{\n"
+            "    benchmark::DoNotOptimize(spin(SETUP));\n"
+            "    for (auto _ : state) {\n"
+            "        state.PauseTiming();\n"
+            "        benchmark::DoNotOptimize(spin(SETUP));\n"
+            "        state.ResumeTiming();\n"
+            "        benchmark::DoNotOptimize(spin(300));\n"
+            "    }\n}\nBENCHMARK(BM_paused);\n\nBENCHMARK_MAIN();")
+        self.project()
+        self.commit({"bench/suite.cc": SUITE.replace(
+            "BENCHMARK_MAIN();", "#define SETUP 1000\n" + paused)})
+        self.commit({"bench/suite.cc": SUITE.replace(
+            "BENCHMARK_MAIN();", "#define SETUP 5000\n" + paused),
+            "src/work.h": WORK_H.replace("#define SPIN_FACTOR 1",
+                                         "#define SPIN_FACTOR 3")})
+        r = self.perfgate("HEAD~1", "--measure", "instructions")
+        self.assertEqual(r.code, 1, r.stdout + r.stderr)
+        b = r.bench("suite")
+        self.assertEqual((b["status"], b["metric"], b["counter"]),
+                         ("regression", "instructions", "callgrind"),
+                         b.get("message"))
+        cases = self.cases(b)
+        # Three times the chain: the spin's count triples, to within the
+        # harness's loop (a few instructions); the fill's does not move.
+        for name in ("BM_spin/2000", "BM_spin/20000"):
+            self.assertEqual(cases[name]["status"], "regression")
+            self.assertAlmostEqual(cases[name]["change"], 2.0, delta=0.01)
+        self.assertEqual(cases["BM_fill/65536"]["change"], 0)
+        # The paused stretch tripled too (SPIN_FACTOR) and grew fivefold,
+        # but only the timed 300 is counted: three times it.
+        self.assertAlmostEqual(cases["BM_paused"]["change"], 2.0,
+                               delta=0.05)
+        for c in cases.values():
+            self.assertEqual(c["change_interval"][0],
+                             c["change_interval"][1])
+        self.assertIn("instr", r.stdout)
+        # The same program on both sides: not a count's worth of change.
+        r = self.perfgate("--aa", "HEAD", "--measure", "cycles")
+        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+        b = r.bench("suite")
+        self.assertEqual(b["metric"], "cycles")
+        for c in b["cases"]:
+            self.assertEqual(c["change"], 0, c["name"])
+        # A head that asks valgrind about itself is timed instead.
+        asks = SUITE.replace("#include <vector>",
+                             "#include <vector>\n"
+                             "#include <valgrind/valgrind.h>").replace(
+            "    for (auto _ : state)\n        benchmark::DoNotOptimize(spin",
+            "    if (RUNNING_ON_VALGRIND)\n        return;\n"
+            "    for (auto _ : state)\n        benchmark::DoNotOptimize(spin")
+        self.assertIn("RUNNING_ON_VALGRIND", asks)
+        self.commit({"bench/suite.cc": asks})
+        r = self.perfgate("HEAD~1", "--measure", "instructions",
+                          "--noise-floor", "60%", "--max-time", "1s")
+        b = r.bench("suite")
+        self.assertIsNone(b.get("counter"), b.get("message"))
+        self.assertIn("timed, not counted: the head's bench/suite asks "
+                      "valgrind about itself", b["message"])
 
     def config(self, extra, suite="bench/suite"):
         path = os.path.join(self.tmp, "suite.yml")

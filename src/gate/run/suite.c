@@ -4,7 +4,9 @@
  */
 #include "suite.h"
 #include "clock.h"
+#include "counter.h"
 #include "error.h"
+#include "estimate.h"
 #include "fs.h"
 #include "measure.h"
 #include "proc.h"
@@ -35,6 +37,23 @@
 /* One sample's error: the harness's clock, read at either end of its
  * loop, and the loop's first turn. */
 #define SAMPLE_ERROR_NS 1000
+/* Counted, each process runs the benchmark this many times (the
+ * harness's repetitions), and the last is kept: the first finds the
+ * program's symbols unbound and its data untouched, as a first call does. */
+#define COUNT_REPS 2
+/* Counted, each side runs each benchmark in this many processes,
+ * interleaved: a count that two processes of one program disagree on is
+ * said by its interval. */
+#define COUNT_ROUNDS 2
+/* The most dumps one counted process may leave (a loop that pauses its
+ * timer leaves two per iteration). */
+#define MAX_DUMPS 100000
+/* Google Benchmark's State members that start and end its timed loop,
+ * and pause and resume its timer within it, as the linker names them. */
+#define GB_START "_ZN9benchmark5State16StartKeepRunningEv"
+#define GB_FINISH "_ZN9benchmark5State17FinishKeepRunningEv"
+#define GB_PAUSE "_ZN9benchmark5State11PauseTimingEv"
+#define GB_RESUME "_ZN9benchmark5State12ResumeTimingEv"
 
 static const char *const side_names[2] = {"base", "head"};
 
@@ -83,10 +102,12 @@ static char *describe_end(const pg_proc_result *res, double timeout)
     return NULL;
 }
 
-/* Runs side `side`'s binary with `args` (NULL-terminated); 0, or negative
- * when perfgate was interrupted. */
-static int run_side(pg_proc_result *res, const pg_suite *s, int side,
-                    const char *const *args, double timeout)
+/* Runs side `side`'s binary with `args` (NULL-terminated), under `tool`
+ * (NULL, or a program and its arguments that run it: valgrind, its
+ * addresses then fixed); 0, or negative when perfgate was interrupted. */
+static int run_under(pg_proc_result *res, const pg_suite *s, int side,
+                     const pg_strvec *tool, const char *const *args,
+                     double timeout)
 {
     pg_strvec argv = PG_STRVEC_INIT;
     pg_proc_opts opts;
@@ -94,6 +115,10 @@ static int run_side(pg_proc_result *res, const pg_suite *s, int side,
     int err;
 
     run_opts(&opts, &box, s, side, timeout);
+    if (tool) {
+        pg_strvec_append(&argv, tool);
+        opts.no_aslr = 1;
+    }
     pg_strvec_push(&argv, s->bin[side]);
     for (; *args; args++)
         pg_strvec_push(&argv, *args);
@@ -101,6 +126,12 @@ static int run_side(pg_proc_result *res, const pg_suite *s, int side,
     err = pg_proc_run_argv(res, argv.v, &opts);
     pg_strvec_clear(&argv);
     return err;
+}
+
+static int run_side(pg_proc_result *res, const pg_suite *s, int side,
+                    const char *const *args, double timeout)
+{
+    return run_under(res, s, side, NULL, args, timeout);
 }
 
 /* The lines of a listing as benchmark names: 0, or -1 when one cannot be
@@ -203,17 +234,18 @@ int pg_suite_list(pg_strvec *names, int *fixed, char **why, const pg_suite *s,
 
 /* The arguments of one run of a benchmark (`filter`, its exact regex),
  * its JSON to `json`: `n` iterations where the harness takes a count
- * (`fixed`), else `seconds` of them. */
+ * (`fixed`), else `seconds` of them; `n` 0: a counted run, COUNT_REPS
+ * repetitions of as few iterations as the harness will run. */
 static void run_args(pg_strvec *args, const char *filter, const char *json,
                      int fixed, uint64_t n, double seconds)
 {
     pg_strvec_pushf(args, "--benchmark_filter=%s", filter);
     pg_strvec_pushf(args, "--benchmark_out=%s", json);
     pg_strvec_push(args, "--benchmark_out_format=json");
-    pg_strvec_push(args, "--benchmark_repetitions=1");
+    pg_strvec_pushf(args, "--benchmark_repetitions=%d", n ? 1 : COUNT_REPS);
     if (fixed)
         pg_strvec_pushf(args, "--benchmark_min_time=%llux",
-                        (unsigned long long)n);
+                        (unsigned long long)(n ? n : 1));
     else
         pg_strvec_pushf(args, "--benchmark_min_time=%.9f", seconds);
 }
@@ -270,6 +302,56 @@ typedef struct suite_run {
     int err;          /* perfgate's own failure */
     int64_t last_progress;
 } suite_run;
+
+/* A measurement's state for `spec`'s cases, those cases added to `out`. */
+static void run_init(suite_run *r, pg_bench_result *out,
+                     const pg_run_spec *spec, const pg_suite *s)
+{
+    size_t n = spec->ncases, c;
+    int side;
+
+    memset(r, 0, sizeof(*r));
+    r->s = s;
+    r->spec = spec;
+    r->out = out;
+    r->filters = pg_calloc(n + 1, sizeof(char *));
+    r->per_iter = pg_calloc(n + 1, sizeof(double));
+    r->bytes = pg_calloc(n + 1, sizeof(double));
+    r->items = pg_calloc(n + 1, sizeof(double));
+    for (c = 0; c < n; c++) {
+        r->filters[c] = pg_suite_exact_filter(spec->cases[c].name);
+        r->per_iter[c] = INFINITY;
+    }
+    for (side = 0; side < 2; side++)
+        r->json[side] = pg_strdupf("%s/%s.json", s->scratch, side_names[side]);
+    pg_run_add_cases(out, spec);
+}
+
+/* The base's bytes and items per iteration, onto each case. */
+static void run_rates(const suite_run *r)
+{
+    size_t c;
+
+    for (c = 0; c < r->spec->ncases; c++) {
+        r->out->cases[c].bytes = r->bytes[c];
+        r->out->cases[c].items = r->items[c];
+    }
+}
+
+static void run_clear(suite_run *r)
+{
+    size_t c;
+    int side;
+
+    for (c = 0; c < r->spec->ncases; c++)
+        free(r->filters[c]);
+    for (side = 0; side < 2; side++)
+        free(r->json[side]);
+    free(r->filters);
+    free(r->per_iter);
+    free(r->bytes);
+    free(r->items);
+}
 
 /* The benchmark's failure, charged to `side`. */
 static void fail(suite_run *r, int side, pg_status status,
@@ -341,10 +423,31 @@ static double per_iteration(cJSON *e, const char *key, double ns)
     return rate->valuedouble * ns / 1e9;
 }
 
-/* The time per iteration side `side`'s output gives case `c`; NAN, with
+/* The iterations of the last run of `name` in `root` (its last
+ * repetition); 0 when it gives none. */
+static double last_iterations(cJSON *root, const char *name)
+{
+    cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "benchmarks"), *e;
+    double n = 0;
+
+    cJSON_ArrayForEach(e, list)
+    {
+        cJSON *en = cJSON_GetObjectItemCaseSensitive(e, "name");
+        cJSON *type = cJSON_GetObjectItemCaseSensitive(e, "run_type");
+        cJSON *it = cJSON_GetObjectItemCaseSensitive(e, "iterations");
+        if (cJSON_IsString(en) && !strcmp(en->valuestring, name) &&
+            !(cJSON_IsString(type) && strcmp(type->valuestring, "iteration")))
+            n = cJSON_IsNumber(it) && it->valuedouble >= 1 ? it->valuedouble
+                                                           : 0;
+    }
+    return n;
+}
+
+/* The time per iteration side `side`'s output gives case `c`, and, when
+ * `iters` is not NULL, the iterations of its last repetition; NAN, with
  * the failure set, when it gives none. */
 static double read_output(suite_run *r, int side, size_t c,
-                          const pg_proc_result *res)
+                          const pg_proc_result *res, double *iters)
 {
     const char *name = r->spec->cases[c].name;
     char *text = NULL;
@@ -395,6 +498,11 @@ static double read_output(suite_run *r, int side, size_t c,
             cJSON_IsNumber(cpu) ? in_ns(cpu->valuedouble, unit_name) : ns;
         r->bytes[c] = per_iteration(e, "bytes_per_second", per);
         r->items[c] = per_iteration(e, "items_per_second", per);
+    }
+    if (iters && !(*iters = last_iterations(root, name))) {
+        fail(r, side, PG_STATUS_CRASHED, res,
+             "%s: its output gives no count of iterations", name);
+        ns = NAN;
     }
 done:
     cJSON_Delete(root);
@@ -447,7 +555,7 @@ static double remote_time(void *ctx, size_t c, int k, uint64_t n, size_t slot,
              "%s %s", r->spec->cases[c].name, why);
         free(why);
         ns = NAN;
-    } else if (isfinite(ns = read_output(r, k, c, &res))) {
+    } else if (isfinite(ns = read_output(r, k, c, &res, NULL))) {
         if (ns < r->per_iter[c] || !isfinite(r->per_iter[c]))
             r->per_iter[c] = ns;
         if (pg_tracing())
@@ -473,7 +581,7 @@ static void on_round(void *payload, int round, double elapsed)
 int pg_suite_measure(pg_bench_result *out, const pg_run_spec *spec,
                      const pg_suite *s)
 {
-    size_t n = spec->ncases, c;
+    size_t n = spec->ncases;
     pg_target(*targets)[2] = pg_calloc(n + 1, sizeof(*targets));
     pg_timing *timing = pg_calloc(n + 1, sizeof(*timing));
     pg_measure_summary sum;
@@ -481,23 +589,8 @@ int pg_suite_measure(pg_bench_result *out, const pg_run_spec *spec,
     pg_remote remote;
     double *samples = NULL;
     suite_run r;
-    int side;
 
-    memset(&r, 0, sizeof(r));
-    r.s = s;
-    r.spec = spec;
-    r.out = out;
-    r.filters = pg_calloc(n + 1, sizeof(char *));
-    r.per_iter = pg_calloc(n + 1, sizeof(double));
-    r.bytes = pg_calloc(n + 1, sizeof(double));
-    r.items = pg_calloc(n + 1, sizeof(double));
-    for (c = 0; c < n; c++) {
-        r.filters[c] = pg_suite_exact_filter(spec->cases[c].name);
-        r.per_iter[c] = INFINITY;
-    }
-    for (side = 0; side < 2; side++)
-        r.json[side] = pg_strdupf("%s/%s.json", s->scratch, side_names[side]);
-    pg_run_add_cases(out, spec);
+    run_init(&r, out, spec, s);
     memset(&remote, 0, sizeof(remote));
     remote.time = remote_time;
     remote.ctx = &r;
@@ -515,21 +608,211 @@ int pg_suite_measure(pg_bench_result *out, const pg_run_spec *spec,
     opts.keep_samples = &samples;
     if (pg_measure(timing, &sum, targets, n, 2, &opts) == 0) {
         pg_run_fill(out, timing, &sum, samples, n);
-        for (c = 0; c < n; c++) {
-            out->cases[c].bytes = r.bytes[c];
-            out->cases[c].items = r.items[c];
-        }
+        run_rates(&r);
     }
-    for (c = 0; c < n; c++)
-        free(r.filters[c]);
-    for (side = 0; side < 2; side++)
-        free(r.json[side]);
-    free(r.filters);
-    free(r.per_iter);
-    free(r.bytes);
-    free(r.items);
+    run_clear(&r);
     free(samples);
     free(timing);
     free(targets);
+    return r.err < 0 ? r.err : 0;
+}
+
+/* What ended a callgrind dump of a counted process (its "Trigger:"). */
+typedef enum {
+    DUMP_NONE = -1, /* no such dump */
+    DUMP_OTHER = 0, /* the program's end, or anything else */
+    DUMP_START,     /* the timed loop's start: a new run of it */
+    DUMP_OPEN,      /* the timer resumed within the loop */
+    DUMP_CLOSE      /* the timer paused, or the loop ended */
+} dump_trigger;
+
+static dump_trigger trigger_of(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    dump_trigger t = DUMP_OTHER;
+
+    if (!f)
+        return DUMP_NONE;
+    while (getline(&line, &cap, f) > 0 && strncmp(line, "events:", 7)) {
+        if (strncmp(line, "desc: Trigger:", 14))
+            continue;
+        if (strstr(line, "--dump-after=" GB_START))
+            t = DUMP_START;
+        else if (strstr(line, "--dump-after=" GB_RESUME))
+            t = DUMP_OPEN;
+        else if (strstr(line, "--dump-before=" GB_PAUSE) ||
+                 strstr(line, "--dump-before=" GB_FINISH))
+            t = DUMP_CLOSE;
+        break;
+    }
+    free(line);
+    fclose(f);
+    return t;
+}
+
+/*
+ * The count of the last run of the timed loop in the dumps `prefix`.1,
+ * .2, ...: the stretches from the loop's start or the timer's resuming to
+ * its pausing or the loop's end, summed (each dump holds what ran since
+ * the one before); the dumps removed.  0, 1 when there was no such run
+ * (no loop of Google Benchmark's seen), -1 when a dump could not be read.
+ */
+static int loop_count(double *total, const char *prefix, pg_metric metric)
+{
+    dump_trigger prev = DUMP_OTHER, t;
+    int i, seen = 0, err = 0;
+
+    *total = 0;
+    for (i = 1; i <= MAX_DUMPS; i++) {
+        char *path = pg_strdupf("%s.%d", prefix, i);
+        double v;
+        if ((t = trigger_of(path)) == DUMP_NONE) {
+            free(path);
+            break;
+        }
+        if (t == DUMP_START) {
+            *total = 0;
+            seen = 0;
+        } else if (t == DUMP_CLOSE &&
+                   (prev == DUMP_START || prev == DUMP_OPEN)) {
+            if (pg_counter_read_dump(&v, path, metric) < 0)
+                err = -1;
+            *total += v;
+            seen = 1;
+        }
+        prev = t;
+        unlink(path);
+        free(path);
+    }
+    unlink(prefix);
+    return err < 0 ? err : !seen;
+}
+
+/* callgrind, counting `metric` into dumps at `dump`, one at each edge of
+ * the harness's timed stretches. */
+static void count_tool(pg_strvec *tool, pg_metric metric, const char *dump)
+{
+    pg_counter_valgrind_tool(tool, metric, dump);
+    pg_strvec_push(tool, "--dump-after=" GB_START);
+    pg_strvec_push(tool, "--dump-after=" GB_RESUME);
+    pg_strvec_push(tool, "--dump-before=" GB_PAUSE);
+    pg_strvec_push(tool, "--dump-before=" GB_FINISH);
+}
+
+/* The count per iteration of case `c` in one process of side `side`
+ * under callgrind; NAN, the failure set, when there is none. */
+static double count_once(suite_run *r, int side, size_t c, pg_metric metric)
+{
+    pg_strvec tool = PG_STRVEC_INIT, args = PG_STRVEC_INIT;
+    char *dump = pg_strdupf("%s/%s.callgrind", r->s->scratch, side_names[side]);
+    /* Its timeout, and valgrind's start, slow beside a native one. */
+    double timeout = r->spec->settings->timeout + 30, v = NAN, iters = 0;
+    double left;
+    pg_proc_result res;
+    char *why;
+    int err;
+
+    count_tool(&tool, metric, dump);
+    run_args(&args, r->filters[c], r->json[side], r->s->fixed, 0, 0);
+    unlink(r->json[side]);
+    memset(&res, 0, sizeof(res));
+    if ((r->err = run_under(&res, r->s, side, &tool,
+                            (const char *const *)args.v, timeout)) < 0)
+        goto done;
+    if ((why = describe_end(&res, timeout)) != NULL) {
+        fail(r, side, res.timed_out ? PG_STATUS_TIMEOUT : PG_STATUS_CRASHED,
+             &res, "%s under callgrind %s", r->spec->cases[c].name, why);
+        free(why);
+        goto done;
+    }
+    if (!isfinite(read_output(r, side, c, &res, &iters)))
+        goto done;
+    err = loop_count(&v, dump, metric);
+    if (err) {
+        fail(r, side, PG_STATUS_CRASHED, &res,
+             err < 0 ? "%s: callgrind's count could not be read"
+                     : "%s: callgrind saw no timed loop of Google Benchmark's "
+                       "(State::StartKeepRunning to FinishKeepRunning): is "
+                       "its library stripped of its symbols?",
+             r->spec->cases[c].name);
+        v = NAN;
+        goto done;
+    }
+    v /= iters;
+    pg_trace("suite: %s %s counted: %.1f %s an iteration", side_names[side],
+             r->spec->cases[c].name, v, pg_metric_unit(metric));
+done:
+    loop_count(&left, dump, metric); /* what a failed run left */
+    free(dump);
+    pg_proc_result_clear(&res);
+    pg_strvec_clear(&tool);
+    pg_strvec_clear(&args);
+    return v;
+}
+
+/* A change, and its widest and narrowest over rounds, into lo and hi. */
+static void widen(double *lo, double *hi, double base, double head)
+{
+    double ch = base > 0 ? head / base - 1 : head > 0 ? INFINITY : 0;
+
+    if (isnan(*lo) || ch < *lo)
+        *lo = ch;
+    if (isnan(*hi) || ch > *hi)
+        *hi = ch;
+}
+
+int pg_suite_count(pg_bench_result *out, const pg_run_spec *spec,
+                   const pg_suite *s, int metric)
+{
+    size_t n = spec->ncases, c;
+    double(*v)[COUNT_ROUNDS][2] = pg_calloc(n + 1, sizeof(*v));
+    double sums[COUNT_ROUNDS][2];
+    int64_t start = pg_now_ns();
+    suite_run r;
+    int round, k;
+
+    run_init(&r, out, spec, s);
+    memset(sums, 0, sizeof(sums));
+    out->metric = metric;
+    for (c = 0; c < n; c++) {
+        pg_result_case *cr = &out->cases[c];
+        cr->change_lo = cr->change_hi = NAN;
+        for (round = 0; round < COUNT_ROUNDS; round++) {
+            /* Base then head, then head then base. */
+            for (k = 0; k < 2; k++) {
+                int side = round % 2 ? 1 - k : k;
+                v[c][round][side] = count_once(&r, side, c, (pg_metric)metric);
+                if (r.err < 0 || isnan(v[c][round][side]))
+                    goto done;
+                sums[round][side] += v[c][round][side];
+            }
+            widen(&cr->change_lo, &cr->change_hi, v[c][round][0],
+                  v[c][round][1]);
+            cr->base_ns =
+                round ? fmin(cr->base_ns, v[c][round][0]) : v[c][round][0];
+            cr->head_ns =
+                round ? fmin(cr->head_ns, v[c][round][1]) : v[c][round][1];
+            if (spec->on_progress)
+                spec->on_progress(spec->payload, "counting",
+                                  (int)(c * COUNT_ROUNDS) + round + 1,
+                                  (double)(pg_now_ns() - start) / 1e9);
+        }
+        cr->inner = 1;
+    }
+    out->change_lo = out->change_hi = NAN;
+    for (round = 0; round < COUNT_ROUNDS; round++)
+        widen(&out->change_lo, &out->change_hi, sums[round][0], sums[round][1]);
+    out->rounds = COUNT_ROUNDS;
+    out->processes = COUNT_ROUNDS * 2 * (int)n;
+    out->calls[0] = out->calls[1] = (uint64_t)(COUNT_ROUNDS * n);
+    out->seconds = (double)(pg_now_ns() - start) / 1e9;
+    free(out->stop);
+    out->stop = pg_strdup(pg_estimate_stop_name(PG_STOP_CLEAR));
+    run_rates(&r);
+done:
+    run_clear(&r);
+    free(v);
     return r.err < 0 ? r.err : 0;
 }

@@ -60,6 +60,22 @@ int pg_suite_measure(pg_bench_result *out, const pg_run_spec *spec,
                      const pg_suite *s);
 
 /*
+ * Counts `metric` (a pg_metric: instructions, or cycles by callgrind's
+ * cache model) per iteration of `spec`'s cases on both sides of `s`,
+ * into `out` (its cases added) as pg_suite_measure times them: each case
+ * in two processes per side under callgrind, base and head interleaved,
+ * each process running the benchmark twice (as few iterations as the
+ * harness runs) and keeping the second, and only the stretches between
+ * the harness's timer starting and stopping (State::StartKeepRunning,
+ * ResumeTiming, PauseTiming, FinishKeepRunning) counted: neither the
+ * program's start nor a benchmark's set-up is.  Failures are charged to
+ * their side as pg_suite_measure's are; negative only when perfgate
+ * itself failed or was interrupted.
+ */
+int pg_suite_count(pg_bench_result *out, const pg_run_spec *spec,
+                   const pg_suite *s, int metric);
+
+/*
  * One run of benchmark `name` on side `side`, one iteration: 1 with
  * *error (a new string) when the benchmark reports an error of its own
  * (Google Benchmark's SkipWithError, as a benchmark of an instruction set
