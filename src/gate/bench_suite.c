@@ -26,6 +26,10 @@ typedef struct suite_bench {
     char *scratch;
     pg_strvec names[2]; /* what each side lists */
     int fixed[2];
+    int metric;   /* what it measures: a pg_metric, or PG_MEASURE_ALL */
+    int counting; /* 0 counted; 1 timed (why: counting was asked and the
+                     head's program forbids it) */
+    char *why;
 } suite_bench;
 
 /*
@@ -176,29 +180,32 @@ static int pair(suite_bench *sb, pg_strvec *both)
 
 /*
  * The benchmarks of `both` that report an error of their own on the head
- * (SkipWithError: a benchmark of an instruction set the CPU lacks): left
- * out and said when the base's does too (the machine's doing, not the
- * change's), else the head's failure (1, `out` set).  0 to go on;
- * negative when perfgate was interrupted.
+ * (SkipWithError: a benchmark of an instruction set the CPU lacks, or
+ * that callgrind's simulated CPU lacks, when `s` is counted): left out and
+ * said when the base's does too (the machine's doing, not the change's),
+ * else the head's failure (1, `out` set).  0 to go on; negative when
+ * perfgate was interrupted.
  */
-static int drop_skipped(suite_bench *sb, const pg_suite *s, pg_strvec *both)
+static int drop_skipped(suite_bench *sb, const pg_suite *s, pg_strvec *both,
+                        pg_bench_result *out)
 {
     pg_strvec kept = PG_STRVEC_INIT, skipped = PG_STRVEC_INIT;
     double timeout = sb->c->cfg->settings.timeout;
+    const char *where = s->metric ? " under callgrind" : "";
     char *why = NULL, *base_why = NULL;
     size_t i;
     int err = 0;
 
-    pg_progress_sayf(sb->c->progress, "trying each benchmark once");
+    pg_progress_sayf(sb->c->progress, "trying each benchmark once%s", where);
     for (i = 0; err == 0 && i < both->n; i++) {
         if ((err = pg_suite_probe(&why, s, 1, both->v[i], timeout)) == 1 &&
             (err = pg_suite_probe(&base_why, s, 0, both->v[i], timeout)) == 0) {
-            sb->out->status = PG_STATUS_INCORRECT;
-            sb->out->side = PG_SIDE_HEAD;
-            free(sb->out->message);
-            sb->out->message = pg_strdupf("head side: %s reported an error: "
-                                          "%s (the base's does not)",
-                                          both->v[i], why);
+            out->status = PG_STATUS_INCORRECT;
+            out->side = PG_SIDE_HEAD;
+            free(out->message);
+            out->message = pg_strdupf("head side: %s reported an error%s: "
+                                      "%s (the base's does not)",
+                                      both->v[i], where, why);
             err = 1;
         } else if (err == 1) {
             pg_strvec_push(&skipped, both->v[i]);
@@ -212,19 +219,20 @@ static int drop_skipped(suite_bench *sb, const pg_suite *s, pg_strvec *both)
     }
     if (err == 0 && skipped.n) {
         pg_str m = PG_STR_INIT;
-        if (sb->out->message)
-            pg_str_puts(&m, sb->out->message);
-        say_names(&m,
-                  "skipped by the benchmark itself on both sides "
-                  "(SkipWithError), not measured",
-                  &skipped);
-        free(sb->out->message);
-        sb->out->message = pg_str_detach(&m);
+        char *what = pg_strdupf("skipped by the benchmark itself on both "
+                                "sides%s (SkipWithError), not %s",
+                                where, s->metric ? "counted" : "measured");
+        if (out->message)
+            pg_str_puts(&m, out->message);
+        say_names(&m, what, &skipped);
+        free(what);
+        free(out->message);
+        out->message = pg_str_detach(&m);
         pg_strvec_clear(both);
         *both = kept;
         memset(&kept, 0, sizeof(kept));
         if (!both->n) {
-            sb->out->status = PG_STATUS_SKIPPED;
+            out->status = PG_STATUS_SKIPPED;
             err = 1;
         }
     }
@@ -292,13 +300,19 @@ static int count(suite_bench *sb, pg_bench_result *out, const pg_suite *s,
     return err;
 }
 
-/* measure: all: the suite counted too (instructions) into out->counted,
- * and a disagreement with its time said. */
-static int count_too(suite_bench *sb, const pg_suite *s,
-                     const pg_run_spec *spec)
+/* measure: all: the suite's benchmarks in `both` that callgrind can run
+ * counted too (instructions) into out->counted, and a disagreement with
+ * the time `timed` found said. */
+static int count_too(suite_bench *sb, const pg_suite *s, const pg_strvec *both,
+                     const pg_run_spec *timed)
 {
     pg_bench_result *out = sb->out, *k;
+    pg_suite counted = *s;
+    pg_strvec names = PG_STRVEC_INIT;
+    pg_run_spec spec = *timed;
+    pg_casespec *cases;
     char *why;
+    size_t i;
     int err;
 
     if (out->rounds <= 0 || out->status == PG_STATUS_NEW)
@@ -312,8 +326,21 @@ static int count_too(suite_bench *sb, const pg_suite *s,
         k->message = why;
         return 0;
     }
-    if ((err = count(sb, k, s, spec, PG_METRIC_INSTRUCTIONS)) == 0)
+    counted.metric = PG_METRIC_INSTRUCTIONS;
+    pg_strvec_append(&names, both);
+    if ((err = drop_skipped(sb, &counted, &names, k)) != 0) {
+        pg_strvec_clear(&names);
+        return err < 0 ? err : 0;
+    }
+    cases = pg_calloc(names.n + 1, sizeof(*cases));
+    for (i = 0; i < names.n; i++)
+        cases[i].name = names.v[i];
+    spec.cases = cases;
+    spec.ncases = names.n;
+    if ((err = count(sb, k, &counted, &spec, PG_METRIC_INSTRUCTIONS)) == 0)
         pg_benchmark_say_disagreement(out, k, &sb->c->cfg->settings);
+    free(cases);
+    pg_strvec_clear(&names);
     return err;
 }
 
@@ -326,8 +353,7 @@ static int measure(suite_bench *sb, const pg_suite *s, const pg_strvec *both)
     pg_casespec *cases = pg_calloc(both->n + 1, sizeof(*cases));
     pg_settings own_floor, own;
     pg_run_spec spec;
-    char *note = out->message, *why = NULL;
-    int metric = pg_benchmark_measure(c, b), counting;
+    char *note = out->message;
     size_t i;
     int err;
 
@@ -351,30 +377,22 @@ static int measure(suite_bench *sb, const pg_suite *s, const pg_strvec *both)
     spec.on_progress = pg_benchmark_progress;
     spec.payload = c;
     out->message = NULL;
-    counting = metric == PG_METRIC_INSTRUCTIONS || metric == PG_METRIC_CYCLES
-                   ? can_count(sb, metric, &why)
-                   : 1;
-    if (counting < 0) {
-        out->status = PG_STATUS_SKIPPED;
-        out->message = why;
-        why = NULL;
-        err = 0;
-    } else if (counting == 0) {
-        err = count(sb, out, s, &spec, metric);
+    if (sb->counting == 0) {
+        err = count(sb, out, s, &spec, sb->metric);
     } else {
         pg_progress_sayf(c->progress, "measuring");
         err = pg_suite_measure(out, &spec, s);
         if (err == 0 && out->status == PG_STATUS_UNCHANGED && out->rounds > 0)
             pg_stats_decide(out, pg_benchmark_floor(c, out));
-        if (err == 0 && metric == PG_MEASURE_ALL)
-            err = count_too(sb, s, &spec);
+        if (err == 0 && sb->metric == PG_MEASURE_ALL)
+            err = count_too(sb, s, both, &spec);
     }
-    if (why) { /* timed instead: said after what was seen */
-        char *m = note ? pg_strdupf("%s; %s", note, why) : pg_strdup(why);
+    if (sb->why) { /* timed instead: said after what was seen */
+        char *m =
+            note ? pg_strdupf("%s; %s", note, sb->why) : pg_strdup(sb->why);
         free(note);
         note = m;
     }
-    free(why);
     free(cases);
     /* What was not measured, after what happened; and what a suite
      * cannot do, when it was measured. */
@@ -395,6 +413,29 @@ static int measure(suite_bench *sb, const pg_suite *s, const pg_strvec *both)
     }
     free(note);
     return err;
+}
+
+/* Whether the suite is counted (s->metric set) or timed: 1 when it can
+ * be neither (valgrind missing: skipped, `out` says why), else 0. */
+static int choose_metric(suite_bench *sb, pg_suite *s)
+{
+    sb->metric = pg_benchmark_measure(sb->c, sb->b);
+    sb->counting = 1;
+    if (sb->metric != PG_METRIC_INSTRUCTIONS && sb->metric != PG_METRIC_CYCLES)
+        return 0;
+    sb->counting = can_count(sb, sb->metric, &sb->why);
+    if (sb->counting < 0) {
+        char *m = sb->out->message
+                      ? pg_strdupf("%s; %s", sb->out->message, sb->why)
+                      : pg_strdup(sb->why);
+        sb->out->status = PG_STATUS_SKIPPED;
+        free(sb->out->message);
+        sb->out->message = m;
+        return 1;
+    }
+    if (sb->counting == 0)
+        s->metric = sb->metric;
+    return 0;
 }
 
 /* What is not yet done on a suite, said: --profile. */
@@ -462,7 +503,8 @@ int pg_bench_suite_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)
     if ((err = list_side(&sb, &s, 0)) != 0 || pair(&sb, &both))
         goto done;
     s.fixed = sb.fixed[0] && sb.fixed[1];
-    if ((err = drop_skipped(&sb, &s, &both)) != 0)
+    if ((err = choose_metric(&sb, &s)) != 0 ||
+        (err = drop_skipped(&sb, &s, &both, out)) != 0)
         goto done;
     say_not_done(c, sb.b);
     err = measure(&sb, &s, &both);
@@ -475,5 +517,6 @@ done:
         pg_rm_rf(sb.scratch);
     free(sb.scratch);
     pg_strvec_clear(&both);
+    free(sb.why);
     return err < 0 ? err : 0;
 }

@@ -9,6 +9,7 @@
 #include "elfcode.h"
 #include "error.h"
 #include "fs.h"
+#include "gbench_count.h"
 #include "settings.h"
 #include "str.h"
 #include "suite.h"
@@ -346,8 +347,79 @@ static void failures(void)
     }
 }
 
-const pg_test pg_tests_suite[] = {
-    {"config_entry", config_entry}, {"config_errors", config_errors},
-    {"exact_filter", exact_filter}, {"runpath", runpath},
-    {"listing", listing},           {"measured", measured},
-    {"failures", failures},         PG_TESTS_END};
+/* A callgrind dump ended by `trigger`, of `ir` instructions. */
+static void write_dump(const char *prefix, int n, const char *trigger, int ir)
+{
+    char *path = pg_strdupf("%s.%d", prefix, n);
+    char *text = pg_strdupf("# callgrind format\nversion: 1\npart: %d\n\n"
+                            "desc: Trigger: %s\n\npositions: line\n"
+                            "events: Ir\nsummary: %d\n\nfn=f\n0 %d\n",
+                            n, trigger, ir, ir);
+    REQUIRE(pg_write_file(path, text, strlen(text), 0) == 0);
+    free(text);
+    free(path);
+}
+
+#define AFTER_START "--dump-after=_ZN9benchmark5State16StartKeepRunningEv"
+#define AFTER_RESUME "--dump-after=_ZN9benchmark5State12ResumeTimingEv"
+#define BEFORE_PAUSE "--dump-before=_ZN9benchmark5State11PauseTimingEv"
+#define BEFORE_FINISH "--dump-before=_ZN9benchmark5State17FinishKeepRunningEv"
+
+/* What callgrind's dumps of a timed loop add up to: the stretches the
+ * timer runs in, of the last run of the loop only. */
+static void loop_count(void)
+{
+    char dir[] = "/tmp/perfgate-dumps-XXXXXX";
+    char *prefix, *left;
+    double total;
+    int n = 0;
+
+    REQUIRE(mkdtemp(dir) != NULL);
+    prefix = pg_strdupf("%s/out", dir);
+    /* First repetition: start (inside it, the timer resumes), its loop,
+     * its end (inside it, the timer pauses). */
+    write_dump(prefix, ++n, AFTER_RESUME, 2500000); /* the program's start */
+    write_dump(prefix, ++n, AFTER_START, 5);        /* the rest of start */
+    write_dump(prefix, ++n, BEFORE_FINISH, 879);    /* a cold loop */
+    write_dump(prefix, ++n, BEFORE_PAUSE, 20);      /* inside the end */
+    /* Second: a loop that pauses its timer for a set-up of 4000. */
+    write_dump(prefix, ++n, AFTER_RESUME, 4780);
+    write_dump(prefix, ++n, AFTER_START, 0);
+    write_dump(prefix, ++n, BEFORE_PAUSE, 300);
+    write_dump(prefix, ++n, AFTER_RESUME, 4000);
+    write_dump(prefix, ++n, BEFORE_FINISH, 12);
+    write_dump(prefix, ++n, BEFORE_PAUSE, 20);
+    REQUIRE(pg_write_file(prefix, "", 0, 0) == 0); /* the program's end */
+    CHECK(pg_gbench_loop_count(&total, prefix, PG_METRIC_INSTRUCTIONS) == 0);
+    CHECK_NEAR(total, 312, 1e-9);
+    /* Every dump removed, the end's too. */
+    left = pg_strdupf("%s.1", prefix);
+    CHECK(access(left, F_OK) < 0 && access(prefix, F_OK) < 0);
+    free(left);
+    /* No loop at all: a program that is not Google Benchmark's, or whose
+     * library lost its symbols. */
+    CHECK(pg_gbench_loop_count(&total, prefix, PG_METRIC_INSTRUCTIONS) == 1);
+    write_dump(prefix, 1, "Program termination", 100);
+    CHECK(pg_gbench_loop_count(&total, prefix, PG_METRIC_INSTRUCTIONS) == 1);
+    /* A loop's dump that holds no count is an error, not a zero. */
+    write_dump(prefix, 1, AFTER_START, 0);
+    left = pg_strdupf("%s.2", prefix);
+    REQUIRE(pg_write_file(left, "desc: Trigger: " BEFORE_FINISH "\n",
+                          strlen("desc: Trigger: " BEFORE_FINISH "\n"),
+                          0) == 0);
+    CHECK(pg_gbench_loop_count(&total, prefix, PG_METRIC_INSTRUCTIONS) < 0);
+    CHECK(access(left, F_OK) < 0);
+    free(left);
+    free(prefix);
+    CHECK(pg_rm_rf(dir) == 0);
+}
+
+const pg_test pg_tests_suite[] = {{"config_entry", config_entry},
+                                  {"config_errors", config_errors},
+                                  {"exact_filter", exact_filter},
+                                  {"runpath", runpath},
+                                  {"listing", listing},
+                                  {"measured", measured},
+                                  {"failures", failures},
+                                  {"loop_count", loop_count},
+                                  PG_TESTS_END};

@@ -8,6 +8,7 @@
 #include "error.h"
 #include "estimate.h"
 #include "fs.h"
+#include "gbench_count.h"
 #include "measure.h"
 #include "proc.h"
 #include "run.h"
@@ -45,15 +46,6 @@
  * interleaved: a count that two processes of one program disagree on is
  * said by its interval. */
 #define COUNT_ROUNDS 2
-/* The most dumps one counted process may leave (a loop that pauses its
- * timer leaves two per iteration). */
-#define MAX_DUMPS 100000
-/* Google Benchmark's State members that start and end its timed loop,
- * and pause and resume its timer within it, as the linker names them. */
-#define GB_START "_ZN9benchmark5State16StartKeepRunningEv"
-#define GB_FINISH "_ZN9benchmark5State17FinishKeepRunningEv"
-#define GB_PAUSE "_ZN9benchmark5State11PauseTimingEv"
-#define GB_RESUME "_ZN9benchmark5State12ResumeTimingEv"
 
 static const char *const side_names[2] = {"base", "head"};
 
@@ -268,7 +260,21 @@ int pg_suite_probe(char **error, const pg_suite *s, int side, const char *name,
     json = pg_strdupf("%s/probe%d.json", s->scratch, side);
     run_args(&args, filter, json, s->fixed, 1, 0);
     unlink(json);
-    err = run_side(&res, s, side, (const char *const *)args.v, timeout + 5);
+    if (s->metric) {
+        /* Under callgrind, whose simulated CPU may lack what the
+         * machine has (AVX-512): what a counted run will find. */
+        char *dump = pg_strdupf("%s/probe%d.callgrind", s->scratch, side);
+        pg_strvec tool = PG_STRVEC_INIT;
+        double left;
+        pg_gbench_count_tool(&tool, (pg_metric)s->metric, dump);
+        err = run_under(&res, s, side, &tool, (const char *const *)args.v,
+                        timeout + 30);
+        pg_gbench_loop_count(&left, dump, (pg_metric)s->metric);
+        pg_strvec_clear(&tool);
+        free(dump);
+    } else {
+        err = run_side(&res, s, side, (const char *const *)args.v, timeout + 5);
+    }
     if (err == 0 && res.exited && !res.exit_code &&
         pg_read_regular_file(&text, &len, json, PG_SUITE_MAX_OUTPUT) == 0 &&
         (root = cJSON_ParseWithLength(text, len)) &&
@@ -617,90 +623,6 @@ int pg_suite_measure(pg_bench_result *out, const pg_run_spec *spec,
     return r.err < 0 ? r.err : 0;
 }
 
-/* What ended a callgrind dump of a counted process (its "Trigger:"). */
-typedef enum {
-    DUMP_NONE = -1, /* no such dump */
-    DUMP_OTHER = 0, /* the program's end, or anything else */
-    DUMP_START,     /* the timed loop's start: a new run of it */
-    DUMP_OPEN,      /* the timer resumed within the loop */
-    DUMP_CLOSE      /* the timer paused, or the loop ended */
-} dump_trigger;
-
-static dump_trigger trigger_of(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    char *line = NULL;
-    size_t cap = 0;
-    dump_trigger t = DUMP_OTHER;
-
-    if (!f)
-        return DUMP_NONE;
-    while (getline(&line, &cap, f) > 0 && strncmp(line, "events:", 7)) {
-        if (strncmp(line, "desc: Trigger:", 14))
-            continue;
-        if (strstr(line, "--dump-after=" GB_START))
-            t = DUMP_START;
-        else if (strstr(line, "--dump-after=" GB_RESUME))
-            t = DUMP_OPEN;
-        else if (strstr(line, "--dump-before=" GB_PAUSE) ||
-                 strstr(line, "--dump-before=" GB_FINISH))
-            t = DUMP_CLOSE;
-        break;
-    }
-    free(line);
-    fclose(f);
-    return t;
-}
-
-/*
- * The count of the last run of the timed loop in the dumps `prefix`.1,
- * .2, ...: the stretches from the loop's start or the timer's resuming to
- * its pausing or the loop's end, summed (each dump holds what ran since
- * the one before); the dumps removed.  0, 1 when there was no such run
- * (no loop of Google Benchmark's seen), -1 when a dump could not be read.
- */
-static int loop_count(double *total, const char *prefix, pg_metric metric)
-{
-    dump_trigger prev = DUMP_OTHER, t;
-    int i, seen = 0, err = 0;
-
-    *total = 0;
-    for (i = 1; i <= MAX_DUMPS; i++) {
-        char *path = pg_strdupf("%s.%d", prefix, i);
-        double v;
-        if ((t = trigger_of(path)) == DUMP_NONE) {
-            free(path);
-            break;
-        }
-        if (t == DUMP_START) {
-            *total = 0;
-            seen = 0;
-        } else if (t == DUMP_CLOSE &&
-                   (prev == DUMP_START || prev == DUMP_OPEN)) {
-            if (pg_counter_read_dump(&v, path, metric) < 0)
-                err = -1;
-            *total += v;
-            seen = 1;
-        }
-        prev = t;
-        unlink(path);
-        free(path);
-    }
-    unlink(prefix);
-    return err < 0 ? err : !seen;
-}
-
-/* callgrind, counting `metric` into dumps at `dump`, one at each edge of
- * the harness's timed stretches. */
-static void count_tool(pg_strvec *tool, pg_metric metric, const char *dump)
-{
-    pg_counter_valgrind_tool(tool, metric, dump);
-    pg_strvec_push(tool, "--dump-after=" GB_START);
-    pg_strvec_push(tool, "--dump-after=" GB_RESUME);
-    pg_strvec_push(tool, "--dump-before=" GB_PAUSE);
-    pg_strvec_push(tool, "--dump-before=" GB_FINISH);
-}
-
 /* The count per iteration of case `c` in one process of side `side`
  * under callgrind; NAN, the failure set, when there is none. */
 static double count_once(suite_run *r, int side, size_t c, pg_metric metric)
@@ -714,7 +636,7 @@ static double count_once(suite_run *r, int side, size_t c, pg_metric metric)
     char *why;
     int err;
 
-    count_tool(&tool, metric, dump);
+    pg_gbench_count_tool(&tool, metric, dump);
     run_args(&args, r->filters[c], r->json[side], r->s->fixed, 0, 0);
     unlink(r->json[side]);
     memset(&res, 0, sizeof(res));
@@ -729,7 +651,7 @@ static double count_once(suite_run *r, int side, size_t c, pg_metric metric)
     }
     if (!isfinite(read_output(r, side, c, &res, &iters)))
         goto done;
-    err = loop_count(&v, dump, metric);
+    err = pg_gbench_loop_count(&v, dump, metric);
     if (err) {
         fail(r, side, PG_STATUS_CRASHED, &res,
              err < 0 ? "%s: callgrind's count could not be read"
@@ -744,7 +666,7 @@ static double count_once(suite_run *r, int side, size_t c, pg_metric metric)
     pg_trace("suite: %s %s counted: %.1f %s an iteration", side_names[side],
              r->spec->cases[c].name, v, pg_metric_unit(metric));
 done:
-    loop_count(&left, dump, metric); /* what a failed run left */
+    pg_gbench_loop_count(&left, dump, metric); /* what a failed run left */
     free(dump);
     pg_proc_result_clear(&res);
     pg_strvec_clear(&tool);

@@ -32,6 +32,9 @@ typedef struct pg_suite {
     /* 1: both take an iteration count (--benchmark_min_time=Nx), and do
      * the same work in every sample; 0: a time, as older ones do. */
     int fixed;
+    /* A pg_metric: 0 timed; else counted, and pg_suite_probe() runs
+     * under callgrind as the count will. */
+    int metric;
 } pg_suite;
 
 /* The most a benchmark's JSON output may take. */
@@ -76,7 +79,8 @@ int pg_suite_count(pg_bench_result *out, const pg_run_spec *spec,
                    const pg_suite *s, int metric);
 
 /*
- * One run of benchmark `name` on side `side`, one iteration: 1 with
+ * One run of benchmark `name` on side `side`, one iteration (under
+ * callgrind when `s` is counted): 1 with
  * *error (a new string) when the benchmark reports an error of its own
  * (Google Benchmark's SkipWithError, as a benchmark of an instruction set
  * the CPU lacks does); 0 when it does not, or fails otherwise (which its
