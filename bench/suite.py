@@ -174,7 +174,12 @@ def main():
     ap.add_argument("--pairs", default="A/A,+3%,+8%,+25%")
     ap.add_argument("--out", help="also write the table to this file")
     ap.add_argument("--raw", help="every trial as JSON to this file")
+    ap.add_argument("--from-raw", metavar="RAW",
+                    help="print the table of a --raw file, and run nothing")
     args = ap.parse_args()
+    if args.from_raw:
+        print(from_raw(args.from_raw), end="")
+        return
     wanted = args.pairs.split(",")
     raw, rows = [], []
     for label, factor in PAIRS:
@@ -201,25 +206,7 @@ def main():
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         raw.append({"pair": label, "trials": results})
-        for name, what in BENCHMARKS:
-            change = truth(name, factor)
-            want = expected(factor, change)
-            row = {"pair": label, "what": what, "truth": change}
-            for tool in ("perfgate", "gbench"):
-                cs = [r[tool]["cases"][name] for r in results if r[tool]]
-                row[tool] = {
-                    "trials": len(cs),
-                    "right": sum(c["verdict"] == want for c in cs),
-                    "false": sum(c["verdict"] in ("regression",
-                                                  "improvement") and
-                                 c["verdict"] != want for c in cs),
-                    "median": median([c["change"] for c in cs])}
-            row["pg_wall"] = median([r["perfgate"]["wall"] for r in results])
-            row["pg_measure"] = median([r["perfgate"]["seconds"]
-                                        for r in results])
-            row["gb_wall"] = median([r["gbench"]["wall"] for r in results
-                                     if r["gbench"]])
-            rows.append(row)
+        rows += rows_of(label, factor, results)
     table = render(rows)
     print(table)
     if args.out:
@@ -228,6 +215,45 @@ def main():
     if args.raw:
         with open(args.raw, "w") as f:
             json.dump(raw, f, indent=1)
+
+
+def rows_of(label, factor, results):
+    """The table's rows of one pair's trials."""
+    rows = []
+    for name, what in BENCHMARKS:
+        change = truth(name, factor)
+        want = expected(factor, change)
+        row = {"pair": label, "what": what, "truth": change}
+        for tool in ("perfgate", "gbench"):
+            cs = [r[tool]["cases"][name] for r in results if r[tool]]
+            row[tool] = {
+                "trials": len(cs),
+                "right": sum(c["verdict"] == want for c in cs),
+                "false": sum(c["verdict"] in ("regression", "improvement") and
+                             c["verdict"] != want for c in cs),
+                "median": median([c["change"] for c in cs])}
+        row["pg_wall"] = median([r["perfgate"]["wall"] for r in results])
+        row["pg_measure"] = median([r["perfgate"]["seconds"]
+                                    for r in results])
+        row["gb_wall"] = median([r["gbench"]["wall"] for r in results
+                                 if r["gbench"]])
+        rows.append(row)
+    return rows
+
+
+def from_raw(path):
+    """The table of a --raw file, as the run that wrote it printed it (or
+    would have, had it been cut short)."""
+    with open(path) as f:
+        raw = json.load(f)
+    factors = dict(PAIRS)
+    return render([row for p in raw
+                   for row in rows_of(p["pair"], factors[p["pair"]],
+                                      p["trials"])])
+
+
+def seconds(x):
+    return "–" if x is None else "%.1f s" % x
 
 
 def pct(x):
@@ -253,8 +279,9 @@ def render(rows):
         if r["pair"] in seen:
             continue
         seen.add(r["pair"])
-        lines.append("| %s | %.1f s | %.1f s | %.1f s |" % (
-            r["pair"], r["pg_wall"], r["pg_measure"] or 0, r["gb_wall"]))
+        lines.append("| %s | %s | %s | %s |" % (
+            r["pair"], seconds(r["pg_wall"]), seconds(r["pg_measure"]),
+            seconds(r["gb_wall"])))
     return "\n".join(lines) + "\n"
 
 

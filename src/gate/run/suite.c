@@ -38,6 +38,9 @@
 /* One sample's error: the harness's clock, read at either end of its
  * loop, and the loop's first turn. */
 #define SAMPLE_ERROR_NS 1000
+/* Each timed sample's process runs the benchmark this many times (the
+ * harness's repetitions), and its least time is the sample's. */
+#define SAMPLE_REPS 3
 /* Counted, each process runs the benchmark this many times (the
  * harness's repetitions), and the last is kept: the first finds the
  * program's symbols unbound and its data untouched, as a first call does. */
@@ -234,7 +237,8 @@ static void run_args(pg_strvec *args, const char *filter, const char *json,
     pg_strvec_pushf(args, "--benchmark_filter=%s", filter);
     pg_strvec_pushf(args, "--benchmark_out=%s", json);
     pg_strvec_push(args, "--benchmark_out_format=json");
-    pg_strvec_pushf(args, "--benchmark_repetitions=%d", n ? 1 : COUNT_REPS);
+    pg_strvec_pushf(args, "--benchmark_repetitions=%d",
+                    n ? SAMPLE_REPS : COUNT_REPS);
     if (fixed)
         pg_strvec_pushf(args, "--benchmark_min_time=%llux",
                         (unsigned long long)(n ? n : 1));
@@ -449,6 +453,50 @@ static double last_iterations(cJSON *root, const char *name)
     return n;
 }
 
+/* Of `name`'s runs in `root` (one a repetition), the one of least time
+ * (*ns, per iteration), as the minimum over a process's rounds is; NULL
+ * with the failure set when one reported an error; *ns NAN when a run
+ * gives no time. */
+static cJSON *least_run(suite_run *r, int side, const pg_proc_result *res,
+                        cJSON *root, const char *name, double *ns)
+{
+    cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "benchmarks");
+    cJSON *each, *least = NULL;
+
+    *ns = NAN;
+    cJSON_ArrayForEach(each, list)
+    {
+        cJSON *en = cJSON_GetObjectItemCaseSensitive(each, "name");
+        cJSON *type = cJSON_GetObjectItemCaseSensitive(each, "run_type");
+        cJSON *t = cJSON_GetObjectItemCaseSensitive(each, "real_time");
+        cJSON *unit = cJSON_GetObjectItemCaseSensitive(each, "time_unit");
+        double one = NAN;
+        if (!cJSON_IsString(en) || strcmp(en->valuestring, name) ||
+            (cJSON_IsString(type) && strcmp(type->valuestring, "iteration")))
+            continue;
+        if (cJSON_IsTrue(
+                cJSON_GetObjectItemCaseSensitive(each, "error_occurred"))) {
+            cJSON *m = cJSON_GetObjectItemCaseSensitive(each, "error_message");
+            fail(r, side, PG_STATUS_INCORRECT, res, "%s reported an error: %s",
+                 name, cJSON_IsString(m) ? m->valuestring : "(no message)");
+            *ns = NAN;
+            return NULL;
+        }
+        if (cJSON_IsNumber(t))
+            one = in_ns(t->valuedouble,
+                        cJSON_IsString(unit) ? unit->valuestring : NULL);
+        if (!(one >= 0) || !isfinite(one)) {
+            *ns = NAN;
+            return each;
+        }
+        if (!least || one < *ns) {
+            *ns = one;
+            least = each;
+        }
+    }
+    return least;
+}
+
 /* The time per iteration side `side`'s output gives case `c`, and, when
  * `iters` is not NULL, the iterations of its last repetition; NAN, with
  * the failure set, when it gives none. */
@@ -458,7 +506,7 @@ static double read_output(suite_run *r, int side, size_t c,
     const char *name = r->spec->cases[c].name;
     char *text = NULL;
     size_t len;
-    cJSON *root = NULL, *e, *t, *unit, *err, *cpu;
+    cJSON *root = NULL, *e, *unit, *cpu;
     const char *unit_name;
     double ns = NAN;
 
@@ -478,18 +526,10 @@ static double read_output(suite_run *r, int side, size_t c,
              root ? "names no such benchmark" : "is not JSON");
         goto done;
     }
-    err = cJSON_GetObjectItemCaseSensitive(e, "error_occurred");
-    if (cJSON_IsTrue(err)) {
-        cJSON *m = cJSON_GetObjectItemCaseSensitive(e, "error_message");
-        fail(r, side, PG_STATUS_INCORRECT, res, "%s reported an error: %s",
-             name, cJSON_IsString(m) ? m->valuestring : "(no message)");
+    if (!(e = least_run(r, side, res, root, name, &ns)))
         goto done;
-    }
-    t = cJSON_GetObjectItemCaseSensitive(e, "real_time");
     unit = cJSON_GetObjectItemCaseSensitive(e, "time_unit");
     unit_name = cJSON_IsString(unit) ? unit->valuestring : NULL;
-    if (cJSON_IsNumber(t))
-        ns = in_ns(t->valuedouble, unit_name);
     if (!(ns >= 0) || !isfinite(ns)) {
         fail(r, side, PG_STATUS_CRASHED, res,
              "%s: its output gives no time per iteration", name);

@@ -4,16 +4,17 @@
  *
  * Its benchmarks are listed (--benchmark_list_tests), each argument set
  * (BM_copy/1024) a case.  A sample is one process of a side's binary
- * restricted to one benchmark (--benchmark_filter=^NAME$), one repetition,
- * a given number of iterations (--benchmark_min_time=Nx, Google Benchmark
- * 1.8 and later) or, where the binary takes no count, the time those
- * iterations take (its own loop then chooses the count), its JSON read
- * back for the time per iteration.  perfgate itself runs the measurement
- * (measure.h with a pg_remote), base and head processes interleaved, so
- * that calibration, the interval, the stopping rule and the verdict are
- * those of every other benchmark.  Each process is new: where its code and
- * pages land is drawn afresh for every sample, and the samples are pooled
- * as processes are (pg_remote's fresh: each side's median over them).
+ * restricted to one benchmark (--benchmark_filter=^NAME$), three
+ * repetitions (the least kept: the first pays for what the loop touches
+ * first) of a given number of iterations (--benchmark_min_time=Nx, Google
+ * Benchmark 1.8 and later) or, where the binary takes no count, of the
+ * time those iterations take (its own loop then chooses the count), its
+ * JSON read back for the time per iteration.  perfgate itself runs the
+ * measurement (measure.h with a pg_remote), base and head processes
+ * interleaved, so that calibration, the interval, the stopping rule and the
+ * verdict are those of every other benchmark.  Each process is new: where its
+ * code and pages land is drawn afresh for every sample, and the samples are
+ * pooled as processes are (pg_remote's fresh: each side's median over them).
  */
 #ifndef PG_SUITE_H
 #define PG_SUITE_H
