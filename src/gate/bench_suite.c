@@ -7,6 +7,7 @@
 #include "counter.h"
 #include "elfcode.h"
 #include "fs.h"
+#include "profile.h"
 #include "stats.h"
 #include "str.h"
 #include "suite.h"
@@ -438,14 +439,50 @@ static int choose_metric(suite_bench *sb, pg_suite *s)
     return 0;
 }
 
-/* What is not yet done on a suite, said: --profile. */
-static void say_not_done(const pg_bench_ctx *c, const pg_bench_config *b)
+/*
+ * --profile, for a regression: its slowest benchmark run once per side
+ * under callgrind, and what its timed loop ran, function by function
+ * (profile.h), into out->profile.  Negative only when interrupted.
+ */
+static int profile_worst(suite_bench *sb, const pg_suite *s)
 {
-    if (c->profile)
-        pg_system_warn(&c->result->system,
-                       "suite %s is not profiled: --profile profiles "
-                       "functions and problems, not yet a suite's processes",
-                       b->name);
+    pg_bench_result *out = sb->out;
+    const char *lib[2] = {sb->bin[0], sb->bin[1]};
+    const char *dirs[2] = {sb->c->rev[0].dir, sb->c->rev[1].dir};
+    char *valgrind = pg_path_search("valgrind"), *dumps[2], *why;
+    pg_profile *p;
+    size_t i, worst = 0;
+    int err;
+
+    if (!sb->c->profile || out->status != PG_STATUS_REGRESSION || !out->ncases)
+        return 0;
+    for (i = 1; i < out->ncases; i++)
+        if (out->cases[i].change > out->cases[worst].change)
+            worst = i;
+    p = out->profile = pg_calloc(1, sizeof(*p));
+    p->case_name = pg_strdup(out->cases[worst].name);
+    if (!valgrind) {
+        p->skipped = pg_strdup("no profiler on this machine: install "
+                               "valgrind for callgrind's profile");
+        return 0;
+    }
+    free(valgrind);
+    pg_progress_sayf(sb->c->progress, "profiling %s", p->case_name);
+    err = pg_suite_profile(dumps, &why, s, p->case_name,
+                           sb->c->cfg->settings.timeout);
+    if (err)
+        p->skipped = why;
+    else if (pg_profile_read(p, (const char *const *)dumps, lib, dirs) < 0)
+        p->skipped = pg_strdup("callgrind's output could not be read");
+    else {
+        p->tool = pg_strdup("callgrind");
+        p->unit = pg_strdup("instructions");
+    }
+    if (!err) {
+        free(dumps[0]);
+        free(dumps[1]);
+    }
+    return err < 0 ? err : 0;
 }
 
 int pg_bench_suite_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)
@@ -506,8 +543,8 @@ int pg_bench_suite_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)
     if ((err = choose_metric(&sb, &s)) != 0 ||
         (err = drop_skipped(&sb, &s, &both, out)) != 0)
         goto done;
-    say_not_done(c, sb.b);
-    err = measure(&sb, &s, &both);
+    if ((err = measure(&sb, &s, &both)) == 0)
+        err = profile_worst(&sb, &s);
 done:
     for (side = 0; side < 2; side++) {
         free(sb.bin[side]);

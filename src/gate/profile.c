@@ -276,11 +276,15 @@ static int read_callgrind(costs *out, const char *path, const char *lib,
         } else if ((v = value_of(line, "cfn"))) {
             reader_set(&rd.cfn, v);
         } else if (!strncmp(line, "calls=", 6)) {
-            rd.after_call = 1;
+            /* "calls=0": a call still under way when callgrind dumped
+             * (the stack around a dump taken inside the program): its
+             * cost is its callees' own, counted where they are. */
+            rd.after_call = strtol(line + 6, NULL, 10) == 0 ? 2 : 1;
         } else if (*line >= '0' && *line <= '9') {
             char *end;
             long pos = strtol(line, &end, 10);
-            reader_cost(out, &rd, pos, strtod(end, NULL));
+            if (rd.after_call != 2)
+                reader_cost(out, &rd, pos, strtod(end, NULL));
             if (rd.after_call) {
                 free(rd.cob), rd.cob = NULL;
                 free(rd.cfn), rd.cfn = NULL;

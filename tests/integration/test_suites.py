@@ -39,11 +39,25 @@ class Suites(RepoTest):
         # Three times the chain's work: a change no load can hide.
         self.commit({"src/work.h": WORK_H.replace("#define SPIN_FACTOR 1",
                                                   "#define SPIN_FACTOR 3")})
-        r = self.perfgate("HEAD~1")
+        r = self.perfgate("HEAD~1", "--profile")
         self.assertEqual(r.code, 1, r.stdout + r.stderr)
         b = r.bench("suite")
         self.assertEqual(b["status"], "regression", b.get("message"))
         self.assertEqual(b["problem"], "google-benchmark")
+        # --profile: the slowest benchmark's timed loop, function by
+        # function, under callgrind: the chain three times longer, and
+        # nothing of the program's start (main) or the harness's own.
+        p = b["profile"]
+        if shutil.which("valgrind"):
+            self.assertEqual(p["tool"], "callgrind", p.get("skipped"))
+            self.assertIn(p["case"], ("BM_spin/2000", "BM_spin/20000"))
+            rows = {f["function"]: f for f in p["functions"]}
+            self.assertAlmostEqual(rows["spin"]["head"] / rows["spin"]["base"],
+                                   3.0, delta=0.01)
+            self.assertNotIn("main", rows)
+            self.assertIn("where the time went", r.stdout)
+        else:
+            self.assertIn("install valgrind", p["skipped"])
         cases = self.cases(b)
         self.assertEqual(sorted(cases), ["BM_fill/65536", "BM_spin/2000",
                                          "BM_spin/20000"])

@@ -370,7 +370,7 @@ static void write_dump(const char *prefix, int n, const char *trigger, int ir)
 static void loop_count(void)
 {
     char dir[] = "/tmp/perfgate-dumps-XXXXXX";
-    char *prefix, *left;
+    char *prefix, *left, *kept, *text;
     double total;
     int n = 0;
 
@@ -390,24 +390,37 @@ static void loop_count(void)
     write_dump(prefix, ++n, BEFORE_FINISH, 12);
     write_dump(prefix, ++n, BEFORE_PAUSE, 20);
     REQUIRE(pg_write_file(prefix, "", 0, 0) == 0); /* the program's end */
-    CHECK(pg_gbench_loop_count(&total, prefix, PG_METRIC_INSTRUCTIONS) == 0);
+    kept = pg_strdupf("%s/kept", dir);
+    CHECK(pg_gbench_loop_count(&total, prefix, PG_METRIC_INSTRUCTIONS, kept) ==
+          0);
     CHECK_NEAR(total, 312, 1e-9);
+    /* What a profile reads: the stretches counted, one after another. */
+    REQUIRE(pg_read_file(&text, NULL, kept, 1 << 20) == 0);
+    CHECK_CONTAINS(text, "summary: 300\n");
+    CHECK_CONTAINS(text, "summary: 12\n");
+    CHECK(strstr(text, "summary: 879\n") == NULL);
+    CHECK(strstr(text, "summary: 4000\n") == NULL);
+    free(text);
+    free(kept);
     /* Every dump removed, the end's too. */
     left = pg_strdupf("%s.1", prefix);
     CHECK(access(left, F_OK) < 0 && access(prefix, F_OK) < 0);
     free(left);
     /* No loop at all: a program that is not Google Benchmark's, or whose
      * library lost its symbols. */
-    CHECK(pg_gbench_loop_count(&total, prefix, PG_METRIC_INSTRUCTIONS) == 1);
+    CHECK(pg_gbench_loop_count(&total, prefix, PG_METRIC_INSTRUCTIONS, NULL) ==
+          1);
     write_dump(prefix, 1, "Program termination", 100);
-    CHECK(pg_gbench_loop_count(&total, prefix, PG_METRIC_INSTRUCTIONS) == 1);
+    CHECK(pg_gbench_loop_count(&total, prefix, PG_METRIC_INSTRUCTIONS, NULL) ==
+          1);
     /* A loop's dump that holds no count is an error, not a zero. */
     write_dump(prefix, 1, AFTER_START, 0);
     left = pg_strdupf("%s.2", prefix);
     REQUIRE(pg_write_file(left, "desc: Trigger: " BEFORE_FINISH "\n",
                           strlen("desc: Trigger: " BEFORE_FINISH "\n"),
                           0) == 0);
-    CHECK(pg_gbench_loop_count(&total, prefix, PG_METRIC_INSTRUCTIONS) < 0);
+    CHECK(pg_gbench_loop_count(&total, prefix, PG_METRIC_INSTRUCTIONS, NULL) <
+          0);
     CHECK(access(left, F_OK) < 0);
     free(left);
     free(prefix);

@@ -3,6 +3,7 @@
  * timed loop (gbench_count.h).
  */
 #include "gbench_count.h"
+#include "fs.h"
 #include "str.h"
 
 #include <stdio.h>
@@ -15,12 +16,19 @@
 /* The most dumps one counted process may leave (a loop that pauses its
  * timer leaves two per iteration). */
 #define MAX_DUMPS 100000
+/* The most of one dump kept for a profile. */
+#define KEEP_CAP ((size_t)64 << 20)
 /* Google Benchmark's State members that start and end its timed loop,
  * and pause and resume its timer within it, as the linker names them. */
 #define GB_START "_ZN9benchmark5State16StartKeepRunningEv"
 #define GB_FINISH "_ZN9benchmark5State17FinishKeepRunningEv"
 #define GB_PAUSE "_ZN9benchmark5State11PauseTimingEv"
 #define GB_RESUME "_ZN9benchmark5State12ResumeTimingEv"
+/* The same, as callgrind names them when it demangles (for a profile). */
+#define GB_START_CXX "benchmark::State::StartKeepRunning()"
+#define GB_FINISH_CXX "benchmark::State::FinishKeepRunning()"
+#define GB_PAUSE_CXX "benchmark::State::PauseTiming()"
+#define GB_RESUME_CXX "benchmark::State::ResumeTiming()"
 
 /* What ended a callgrind dump of a counted process (its "Trigger:"). */
 typedef enum {
@@ -43,12 +51,16 @@ static dump_trigger trigger_of(const char *path)
     while (getline(&line, &cap, f) > 0 && strncmp(line, "events:", 7)) {
         if (strncmp(line, "desc: Trigger:", 14))
             continue;
-        if (strstr(line, "--dump-after=" GB_START))
+        if (strstr(line, "--dump-after=" GB_START) ||
+            strstr(line, "--dump-after=" GB_START_CXX))
             t = DUMP_START;
-        else if (strstr(line, "--dump-after=" GB_RESUME))
+        else if (strstr(line, "--dump-after=" GB_RESUME) ||
+                 strstr(line, "--dump-after=" GB_RESUME_CXX))
             t = DUMP_OPEN;
         else if (strstr(line, "--dump-before=" GB_PAUSE) ||
-                 strstr(line, "--dump-before=" GB_FINISH))
+                 strstr(line, "--dump-before=" GB_FINISH) ||
+                 strstr(line, "--dump-before=" GB_PAUSE_CXX) ||
+                 strstr(line, "--dump-before=" GB_FINISH_CXX))
             t = DUMP_CLOSE;
         break;
     }
@@ -64,7 +76,28 @@ static dump_trigger trigger_of(const char *path)
  * the one before); the dumps removed.  0, 1 when there was no such run
  * (no loop of Google Benchmark's seen), -1 when a dump could not be read.
  */
-int pg_gbench_loop_count(double *total, const char *prefix, pg_metric metric)
+/* Dump `path`'s text after `keep`'s (truncated first when `fresh`). */
+static int keep_dump(const char *keep, const char *path, int fresh)
+{
+    char *text = NULL;
+    size_t len;
+    FILE *f;
+    int ok;
+
+    if (pg_read_file(&text, &len, path, KEEP_CAP) < 0)
+        return -1;
+    if (!(f = fopen(keep, fresh ? "w" : "a"))) {
+        free(text);
+        return -1;
+    }
+    ok = fwrite(text, 1, len, f) == len;
+    ok = fclose(f) == 0 && ok;
+    free(text);
+    return ok ? 0 : -1;
+}
+
+int pg_gbench_loop_count(double *total, const char *prefix, pg_metric metric,
+                         const char *keep)
 {
     dump_trigger prev = DUMP_OTHER, t;
     int i, seen = 0, err = 0;
@@ -82,7 +115,8 @@ int pg_gbench_loop_count(double *total, const char *prefix, pg_metric metric)
             seen = 0;
         } else if (t == DUMP_CLOSE &&
                    (prev == DUMP_START || prev == DUMP_OPEN)) {
-            if (pg_counter_read_dump(&v, path, metric) < 0)
+            if (pg_counter_read_dump(&v, path, metric) < 0 ||
+                (keep && keep_dump(keep, path, !seen) < 0))
                 err = -1;
             else
                 *total += v;
@@ -94,6 +128,19 @@ int pg_gbench_loop_count(double *total, const char *prefix, pg_metric metric)
     }
     unlink(prefix);
     return err < 0 ? err : !seen;
+}
+
+void pg_gbench_profile_tool(pg_strvec *tool, const char *dump)
+{
+    pg_counter_valgrind_tool(tool, PG_METRIC_INSTRUCTIONS, dump);
+    /* As the profile reader reads them: positions whole, names as the
+     * source has them (C++'s demangled). */
+    pg_strvec_push(tool, "--compress-pos=no");
+    pg_strvec_push(tool, "--demangle=yes");
+    pg_strvec_push(tool, "--dump-after=" GB_START_CXX);
+    pg_strvec_push(tool, "--dump-after=" GB_RESUME_CXX);
+    pg_strvec_push(tool, "--dump-before=" GB_PAUSE_CXX);
+    pg_strvec_push(tool, "--dump-before=" GB_FINISH_CXX);
 }
 
 /* callgrind, counting `metric` into dumps at `dump`, one at each edge of

@@ -273,7 +273,7 @@ int pg_suite_probe(char **error, const pg_suite *s, int side, const char *name,
         pg_gbench_count_tool(&tool, (pg_metric)s->metric, dump);
         err = run_under(&res, s, side, &tool, (const char *const *)args.v,
                         timeout + 30);
-        pg_gbench_loop_count(&left, dump, (pg_metric)s->metric);
+        pg_gbench_loop_count(&left, dump, (pg_metric)s->metric, NULL);
         pg_strvec_clear(&tool);
         free(dump);
     } else {
@@ -691,7 +691,7 @@ static double count_once(suite_run *r, int side, size_t c, pg_metric metric)
     }
     if (!isfinite(read_output(r, side, c, &res, &iters)))
         goto done;
-    err = pg_gbench_loop_count(&v, dump, metric);
+    err = pg_gbench_loop_count(&v, dump, metric, NULL);
     if (err) {
         fail(r, side, PG_STATUS_CRASHED, &res,
              err < 0 ? "%s: callgrind's count could not be read"
@@ -706,7 +706,8 @@ static double count_once(suite_run *r, int side, size_t c, pg_metric metric)
     pg_trace("suite: %s %s counted: %.1f %s an iteration", side_names[side],
              r->spec->cases[c].name, v, pg_metric_unit(metric));
 done:
-    pg_gbench_loop_count(&left, dump, metric); /* what a failed run left */
+    pg_gbench_loop_count(&left, dump, metric,
+                         NULL); /* what a failed run left */
     free(dump);
     pg_proc_result_clear(&res);
     pg_strvec_clear(&tool);
@@ -777,4 +778,68 @@ done:
     run_clear(&r);
     free(v);
     return r.err < 0 ? r.err : 0;
+}
+
+/* One side's profile run of `filter` into `keep`: 0, 1 with *why, or
+ * negative when interrupted. */
+static int profile_side(char **why, const pg_suite *s, int side,
+                        const char *name, const char *keep, double timeout)
+{
+    pg_strvec tool = PG_STRVEC_INIT, args = PG_STRVEC_INIT;
+    char *filter = pg_suite_exact_filter(name);
+    char *dump =
+        pg_strdupf("%s/profile-%s.callgrind", s->scratch, side_names[side]);
+    char *json = pg_strdupf("%s/profile-%s.json", s->scratch, side_names[side]);
+    pg_proc_result res;
+    double total;
+    char *end;
+    int err;
+
+    pg_gbench_profile_tool(&tool, dump);
+    run_args(&args, filter, json, s->fixed, 0, 0);
+    memset(&res, 0, sizeof(res));
+    err = run_under(&res, s, side, &tool, (const char *const *)args.v,
+                    timeout + 30);
+    if (err == 0 && (end = describe_end(&res, timeout + 30)) != NULL) {
+        *why = pg_strdupf("the %s side's %s did not run under callgrind: %s",
+                          side_names[side], name, end);
+        free(end);
+        err = 1;
+    }
+    if (pg_gbench_loop_count(&total, dump, PG_METRIC_INSTRUCTIONS,
+                             err ? NULL : keep) != 0 &&
+        err == 0) {
+        *why = pg_strdupf("the %s side's %s left callgrind no timed loop to "
+                          "read",
+                          side_names[side], name);
+        err = 1;
+    }
+    unlink(json);
+    free(json);
+    free(dump);
+    free(filter);
+    pg_proc_result_clear(&res);
+    pg_strvec_clear(&tool);
+    pg_strvec_clear(&args);
+    return err;
+}
+
+int pg_suite_profile(char *out[2], char **why, const pg_suite *s,
+                     const char *name, double timeout)
+{
+    int side, err = 0;
+
+    *why = NULL;
+    out[0] = out[1] = NULL;
+    for (side = 1; side >= 0 && err == 0; side--) {
+        out[side] =
+            pg_strdupf("%s/profile-%s.out", s->scratch, side_names[side]);
+        err = profile_side(why, s, side, name, out[side], timeout);
+    }
+    if (err) {
+        free(out[0]);
+        free(out[1]);
+        out[0] = out[1] = NULL;
+    }
+    return err;
 }

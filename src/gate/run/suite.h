@@ -80,6 +80,17 @@ int pg_suite_count(pg_bench_result *out, const pg_run_spec *spec,
                    const pg_suite *s, int metric);
 
 /*
+ * --profile: benchmark `name` run once per side under callgrind (two
+ * repetitions of as few iterations as the harness runs, the last kept),
+ * and what its timed loop ran, per function, into out[side]: a callgrind
+ * output that profile.h reads (new paths in `s`'s scratch directory).  0;
+ * 1 with *why (a new string) when a side could not be profiled; negative
+ * only when perfgate was interrupted.
+ */
+int pg_suite_profile(char *out[2], char **why, const pg_suite *s,
+                     const char *name, double timeout);
+
+/*
  * One run of benchmark `name` on side `side`, one iteration (under
  * callgrind when `s` is counted): 1 with
  * *error (a new string) when the benchmark reports an error of its own
