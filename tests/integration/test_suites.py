@@ -301,6 +301,17 @@ class Suites(RepoTest):
                       "callgrind (SkipWithError), not counted (BM_wide)",
                       b["message"])
         self.assertIn("instr", r.stdout)
+        # measure: all: timed, and counted beside the time, each judged at
+        # its own floor (the count's subset: BM_wide skips itself there).
+        r = self.perfgate("HEAD~1", "--measure", "all", "--max-time", "1s")
+        b = r.bench("suite")
+        self.assertIsNone(b.get("counter"))
+        k = b["counted"]
+        self.assertEqual((k["status"], k["metric"]),
+                         ("regression", "instructions"), k.get("message"))
+        self.assertEqual(sorted(self.cases(k)),
+                         ["BM_fill/65536", "BM_paused", "BM_spin/2000",
+                          "BM_spin/20000"])
         # The same program on both sides: not a count's worth of change.
         r = self.perfgate("--aa", "HEAD", "--measure", "cycles")
         self.assertEqual(r.code, 0, r.stdout + r.stderr)
