@@ -191,6 +191,7 @@ static int drop_skipped(suite_bench *sb, const pg_suite *s, pg_strvec *both,
                         pg_bench_result *out)
 {
     pg_strvec kept = PG_STRVEC_INIT, skipped = PG_STRVEC_INIT;
+    pg_strvec threaded = PG_STRVEC_INIT;
     double timeout = sb->c->cfg->settings.timeout;
     const char *where = s->metric ? " under callgrind" : "";
     char *why = NULL, *base_why = NULL;
@@ -211,6 +212,9 @@ static int drop_skipped(suite_bench *sb, const pg_suite *s, pg_strvec *both,
         } else if (err == 1) {
             pg_strvec_push(&skipped, both->v[i]);
             err = 0;
+        } else if (err == 2) {
+            pg_strvec_push(&threaded, both->v[i]);
+            err = 0;
         } else if (err == 0) {
             pg_strvec_push(&kept, both->v[i]);
         }
@@ -218,7 +222,7 @@ static int drop_skipped(suite_bench *sb, const pg_suite *s, pg_strvec *both,
         free(base_why);
         why = base_why = NULL;
     }
-    if (err == 0 && skipped.n) {
+    if (err == 0 && (skipped.n || threaded.n)) {
         pg_str m = PG_STR_INIT;
         char *what = pg_strdupf("skipped by the benchmark itself on both "
                                 "sides%s (SkipWithError), not %s",
@@ -226,6 +230,10 @@ static int drop_skipped(suite_bench *sb, const pg_suite *s, pg_strvec *both,
         if (out->message)
             pg_str_puts(&m, out->message);
         say_names(&m, what, &skipped);
+        say_names(&m,
+                  "run on several threads, whose loops one count cannot "
+                  "tell apart, not counted",
+                  &threaded);
         free(what);
         free(out->message);
         out->message = pg_str_detach(&m);
@@ -239,6 +247,7 @@ static int drop_skipped(suite_bench *sb, const pg_suite *s, pg_strvec *both,
     }
     pg_strvec_clear(&kept);
     pg_strvec_clear(&skipped);
+    pg_strvec_clear(&threaded);
     return err;
 }
 

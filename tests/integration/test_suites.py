@@ -268,7 +268,11 @@ class Suites(RepoTest):
             "        state.SkipWithError(\"no AVX-512\");\n"
             "    for (auto _ : state)\n"
             "        benchmark::DoNotOptimize(spin(10));\n"
-            "}\nBENCHMARK(BM_wide);\n\nBENCHMARK_MAIN();")
+            "}\nBENCHMARK(BM_wide);\n\n"
+            "static void BM_two(benchmark::State &state)\n{\n"
+            "    for (auto _ : state)\n"
+            "        benchmark::DoNotOptimize(spin(100));\n"
+            "}\nBENCHMARK(BM_two)->Threads(2);\n\nBENCHMARK_MAIN();")
         self.project()
         self.commit({"bench/suite.cc": SUITE.replace(
             "BENCHMARK_MAIN();", "#define SETUP 1000\n" + paused)})
@@ -299,6 +303,9 @@ class Suites(RepoTest):
         self.assertNotIn("BM_wide", cases)
         self.assertIn("1 skipped by the benchmark itself on both sides under "
                       "callgrind (SkipWithError), not counted (BM_wide)",
+                      b["message"])
+        self.assertIn("1 run on several threads, whose loops one count "
+                      "cannot tell apart, not counted (BM_two/threads:2)",
                       b["message"])
         self.assertIn("instr", r.stdout)
         # measure: all: timed, and counted beside the time, each judged at

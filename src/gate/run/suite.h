@@ -92,11 +92,13 @@ int pg_suite_profile(char *out[2], char **why, const pg_suite *s,
 
 /*
  * One run of benchmark `name` on side `side`, one iteration (under
- * callgrind when `s` is counted): 1 with
- * *error (a new string) when the benchmark reports an error of its own
- * (Google Benchmark's SkipWithError, as a benchmark of an instruction set
- * the CPU lacks does); 0 when it does not, or fails otherwise (which its
- * measurement reports); negative only when perfgate was interrupted.
+ * callgrind when `s` is counted): 1 with *error (a new string) when the
+ * benchmark reports an error of its own (Google Benchmark's
+ * SkipWithError, as a benchmark of an instruction set the CPU lacks
+ * does); counted, 2 with *error when it runs on several threads (each
+ * runs the loop, and one count cannot tell them apart); 0 when it does
+ * not, or fails otherwise (which its measurement reports); negative only
+ * when perfgate was interrupted.
  */
 int pg_suite_probe(char **error, const pg_suite *s, int side, const char *name,
                    double timeout);
