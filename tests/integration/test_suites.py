@@ -149,7 +149,8 @@ class Suites(RepoTest):
         r = self.perfgate("HEAD~2", "--timeout", "2s")
         b = r.bench("suite")
         self.assertEqual((b["status"], b["side"]), ("timeout", "head"))
-        self.assertIn("BM_fill/65536 still running after 7 s", b["message"])
+        # Its three repetitions' 2 s each, and 5 s to start.
+        self.assertIn("BM_fill/65536 still running after 11 s", b["message"])
 
     def test_what_cannot_be_measured_says_why(self):
         self.project()

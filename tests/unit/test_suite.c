@@ -325,7 +325,7 @@ static void failures(void)
         {"crash", "crashed", "head side: BM_b killed by SIGSEGV"},
         {"error", "incorrect", "head side: BM_b reported an error: no input"},
         {"garbage", "crashed", "head side: BM_b: its output is not JSON"},
-        {"hang", "timeout", "head side: BM_b still running after 6 s"},
+        {"hang", "timeout", "head side: BM_b still running after 8 s"},
     };
     size_t i;
 

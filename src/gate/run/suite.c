@@ -599,8 +599,9 @@ static double remote_time(void *ctx, size_t c, int k, uint64_t n, size_t slot,
     run_args(&args, r->filters[c], r->json[k], r->s->fixed, n,
              n > 1 ? (double)n * r->per_iter[c] / 1e9 : 0.0);
     unlink(r->json[k]);
-    /* Its calls within the timeout, and a few seconds to start. */
-    timeout = st->timeout + 5;
+    /* Each repetition's calls within the timeout, and a few seconds to
+     * start. */
+    timeout = st->timeout * SAMPLE_REPS + 5;
     if ((r->err = run_side(&res, r->s, k, (const char *const *)args.v,
                            timeout)) < 0) {
         ns = NAN;
