@@ -8,7 +8,6 @@
 #include "elfcode.h"
 #include "fs.h"
 #include "profile.h"
-#include "sanitize.h"
 #include "stats.h"
 #include "str.h"
 #include "suite.h"
@@ -459,7 +458,7 @@ static int profile_worst(suite_bench *sb, const pg_suite *s)
     pg_bench_result *out = sb->out;
     const char *lib[2] = {sb->bin[0], sb->bin[1]};
     const char *dirs[2] = {sb->c->rev[0].dir, sb->c->rev[1].dir};
-    char *valgrind, *dumps[2], *why;
+    char *dumps[2], *why;
     pg_profile *p;
     size_t i, worst = 0;
     int err;
@@ -471,18 +470,8 @@ static int profile_worst(suite_bench *sb, const pg_suite *s)
             worst = i;
     p = out->profile = pg_calloc(1, sizeof(*p));
     p->case_name = pg_strdup(out->cases[worst].name);
-    if (!(valgrind = pg_path_search("valgrind"))) {
-        p->skipped = pg_strdup("no profiler on this machine: install "
-                               "valgrind for callgrind's profile");
+    if (!pg_profile_callgrind_ready(p))
         return 0;
-    }
-    free(valgrind);
-#ifdef PG_UNDER_ASAN
-    /* As a function's profile: a sanitized perfgate does not profile. */
-    p->skipped = pg_strdup("this perfgate is built with AddressSanitizer, "
-                           "which does not profile");
-    return 0;
-#endif
     pg_progress_sayf(sb->c->progress, "profiling %s", p->case_name);
     err = pg_suite_profile(dumps, &why, s, p->case_name,
                            sb->c->cfg->settings.timeout);

@@ -768,6 +768,24 @@ static int profile_kernels(pg_profile *p, const job *j,
     return err < 0 ? err : 0;
 }
 
+int pg_profile_callgrind_ready(pg_profile *p)
+{
+    char *tool = pg_path_search("valgrind");
+
+    if (!tool) {
+        p->skipped = pg_strdup("no profiler on this machine: install "
+                               "valgrind for callgrind's profile");
+        return 0;
+    }
+    free(tool);
+#ifdef PG_UNDER_ASAN
+    p->skipped = pg_strdup("this perfgate is built with AddressSanitizer, "
+                           "which does not run under valgrind");
+    return 0;
+#endif
+    return 1;
+}
+
 int pg_profile_bench(pg_bench_result *out, const pg_bench_config *b,
                      const char *const side_dir[2], const char *problem_lib,
                      const pg_casespec *c, const char *work_dir, double timeout,
@@ -794,17 +812,8 @@ int pg_profile_bench(pg_bench_result *out, const pg_bench_config *b,
         free(tool);
         return err;
     }
-    if (!(tool = pg_path_search("valgrind"))) {
-        p->skipped = pg_strdup("no profiler on this machine: install "
-                               "valgrind for callgrind's profile");
+    if (!pg_profile_callgrind_ready(p))
         return 0;
-    }
-    free(tool);
-#ifdef PG_UNDER_ASAN
-    p->skipped = pg_strdup("this perfgate is built with AddressSanitizer, "
-                           "which does not run under valgrind");
-    return 0;
-#endif
     p->tool = pg_strdup("callgrind");
     p->unit = pg_strdup("instructions");
     for (s = 1; s >= 0 && !err; s--)

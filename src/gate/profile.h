@@ -35,6 +35,10 @@ int pg_profile_bench(pg_bench_result *out, const pg_bench_config *b,
                      const pg_casespec *c, const char *work_dir, double timeout,
                      int gpu, int cold);
 
+/* Whether callgrind can profile here: 1; else 0 with p->skipped saying
+ * why (no valgrind; a perfgate built with AddressSanitizer). */
+int pg_profile_callgrind_ready(pg_profile *p);
+
 /*
  * Reads callgrind's outputs of both sides (path[0] the base's) into p's
  * rows, as pg_profile_bench() does once each side has run: the functions
