@@ -42,10 +42,11 @@ static const char usage_text[] =
     "--problem writes a problem file for it instead, at perf/NAME.c, for\n"
     "when the function needs more than arguments can say.\n"
     "\n"
-    "With --suite, adds the project's own Google Benchmark suite: PROGRAM\n"
-    "(built in the working tree, relative to the repository root) is the\n"
-    "binary that COMMAND makes; perfgate lists its benchmarks, each one a\n"
-    "case, and measures both sides' builds of it interleaved.\n"
+    "With --suite, adds the project's own Google Benchmark or nvbench\n"
+    "suite: PROGRAM (built in the working tree, relative to the repository\n"
+    "root) is the binary that COMMAND makes; perfgate lists its benchmarks\n"
+    "(an nvbench state, each axis one value), each one a case, and measures\n"
+    "both sides' builds of it interleaved.\n"
     "\n"
     "With a built-in PROBLEM (see `perfgate problems`), writes a starter\n"
     "solution: its signature and an empty body, at perf/NAME.c (.cu), and\n"
@@ -300,8 +301,9 @@ static int inside_ok(const char *option, const char *path)
     return 0;
 }
 
-/* What `program` lists, checked to be a Google Benchmark binary, after the
- * entry's lines in `body` (as comments).  0, or PG_ERR_USAGE saying why
+/* What `program` lists, checked to be a Google Benchmark or an nvbench
+ * program (its kind then said), after the entry's lines in `body` (the
+ * names as comments).  0, or PG_ERR_USAGE saying why
  * not. */
 static int list_suite(pg_str *body, const char *root, const char *program,
                       const char *filter)
@@ -329,6 +331,16 @@ static int list_suite(pg_str *body, const char *root, const char *program,
         goto done;
     }
     err = pg_suite_list(&names, &fixed, &why, &s, 0, filter, 60);
+    if (err == 1) {
+        /* Not a Google Benchmark program: perhaps an nvbench one. */
+        char *nv_why = NULL;
+        s.kind = PG_SUITE_NVBENCH;
+        pg_strvec_clear(&names);
+        if ((err = pg_suite_list(&names, &fixed, &nv_why, &s, 0, filter, 60)) ==
+            0)
+            pg_str_puts(body, "kind: nvbench\n");
+        free(nv_why);
+    }
     if (err == 1) {
         err = pg_error_set(PG_ERR_USAGE,
                            "%s: %s (build it first: perfgate lists its "

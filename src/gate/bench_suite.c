@@ -205,9 +205,13 @@ static int drop_skipped(suite_bench *sb, const pg_suite *s, pg_strvec *both,
             out->status = PG_STATUS_INCORRECT;
             out->side = PG_SIDE_HEAD;
             free(out->message);
-            out->message = pg_strdupf("head side: %s reported an error%s: "
-                                      "%s (the base's does not)",
-                                      both->v[i], where, why);
+            out->message =
+                pg_strdupf("head side: %s %s%s: "
+                           "%s (the base's does not)",
+                           both->v[i],
+                           s->kind == PG_SUITE_NVBENCH ? "skipped itself"
+                                                       : "reported an error",
+                           where, why);
             err = 1;
         } else if (err == 1) {
             pg_strvec_push(&skipped, both->v[i]);
@@ -224,9 +228,10 @@ static int drop_skipped(suite_bench *sb, const pg_suite *s, pg_strvec *both,
     }
     if (err == 0 && (skipped.n || threaded.n)) {
         pg_str m = PG_STR_INIT;
-        char *what = pg_strdupf("skipped by the benchmark itself on both "
-                                "sides%s (SkipWithError), not %s",
-                                where, s->metric ? "counted" : "measured");
+        char *what = pg_strdupf(
+            "skipped by the benchmark itself on both sides%s (%s), not %s",
+            where, s->kind == PG_SUITE_NVBENCH ? "state.skip" : "SkipWithError",
+            s->metric ? "counted" : "measured");
         if (out->message)
             pg_str_puts(&m, out->message);
         say_names(&m, what, &skipped);
@@ -267,9 +272,17 @@ static int same_program(const suite_bench *sb)
  */
 static int can_count(const suite_bench *sb, int metric, char **why)
 {
-    char *valgrind = pg_path_search("valgrind");
+    char *valgrind;
 
     *why = NULL;
+    if (sb->b->suite_kind == PG_SUITE_NVBENCH) {
+        *why = pg_strdupf("timed, not counted: an nvbench program's "
+                          "benchmarks run on the GPU, which callgrind does "
+                          "not see (%s)",
+                          pg_metric_name((pg_metric)metric));
+        return 1;
+    }
+    valgrind = pg_path_search("valgrind");
     if (!valgrind) {
         *why = pg_strdupf("not counted: valgrind is not installed "
                           "(apt-get install valgrind) (%s)",
@@ -470,6 +483,12 @@ static int profile_worst(suite_bench *sb, const pg_suite *s)
             worst = i;
     p = out->profile = pg_calloc(1, sizeof(*p));
     p->case_name = pg_strdup(out->cases[worst].name);
+    if (s->kind == PG_SUITE_NVBENCH) {
+        p->skipped = pg_strdup("an nvbench suite is not profiled: perfgate "
+                               "profiles a suite under callgrind, which "
+                               "does not see the GPU's kernels");
+        return 0;
+    }
     if (!pg_profile_callgrind_ready(p))
         return 0;
     pg_progress_sayf(sb->c->progress, "profiling %s", p->case_name);
@@ -502,14 +521,6 @@ int pg_bench_suite_run(pg_bench_ctx *c, size_t index, pg_bench_result *out)
     sb.c = c;
     sb.b = &c->cfg->benchmarks[index];
     sb.out = out;
-    if (sb.b->suite_kind == PG_SUITE_NVBENCH) {
-        out->status = PG_STATUS_SKIPPED;
-        out->message = pg_strdup("not measured: nvbench suites are not "
-                                 "measured yet (perfgate lists and runs "
-                                 "Google Benchmark programs, kind: "
-                                 "google-benchmark)");
-        return 0;
-    }
     /* Both sides' trees the same: nothing the build reads has changed. */
     if (!c->aa && c->rev[0].tree[0] &&
         !strcmp(c->rev[0].tree, c->rev[1].tree)) {

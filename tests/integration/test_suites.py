@@ -353,5 +353,141 @@ class Suites(RepoTest):
         return path
 
 
+NV_STANDIN = fixture("nvsuite/nvbench_standin.c")
+NV_STANDIN_H = fixture("nvsuite/nvbench_standin.h")
+NV_BENCH = fixture("nvsuite/benchmarks.c")
+NV_MAKEFILE = fixture("nvsuite/Makefile")
+NV_CONFIG = fixture("nvsuite/nvsuite.yml")
+# A state of spin that skips itself, as one for a GPU it cannot run on.
+NV_SKIP = NV_BENCH.replace(
+    "    spin_args a = {(unsigned long)nv_get_int64(state, \"Work\"), 0};\n",
+    "    spin_args a = {(unsigned long)nv_get_int64(state, \"Work\"), 0};\n\n"
+    "    if (a.n == 1 << 14)\n"
+    "        nv_skip(state, \"needs sm_90\");\n")
+
+
+@unittest.skipUnless(shutil.which("cc") and shutil.which("make"),
+                     "no C compiler or make")
+class Nvbench(RepoTest):
+    """An nvbench suite (kind: nvbench), here a program on nvbench's
+    stand-in (its command line and JSON, CPU-only benchmarks: no GPU on
+    this machine): each state a case, named as --axis takes it."""
+
+    def project(self, bench=NV_BENCH, config=NV_CONFIG):
+        return self.commit({"perfgate.yml": config, "Makefile": NV_MAKEFILE,
+                            "src/work.c": WORK, "src/work.h": WORK_H,
+                            "bench/benchmarks.c": bench,
+                            "bench/nvbench_standin.c": NV_STANDIN,
+                            "bench/nvbench_standin.h": NV_STANDIN_H,
+                            ".gitignore": "bench/nvsuite\n"}, "base")
+
+    def cases(self, b):
+        return {c["name"]: c for c in b["cases"]}
+
+    def test_a_slower_function_fails_its_states(self):
+        self.project()
+        self.commit({"src/work.h": WORK_H.replace("#define SPIN_FACTOR 1",
+                                                  "#define SPIN_FACTOR 3")})
+        r = self.perfgate("HEAD~1", "--profile")
+        self.assertEqual(r.code, 1, r.stdout + r.stderr)
+        b = r.bench("nvsuite")
+        self.assertEqual((b["status"], b["problem"]), ("regression",
+                                                       "nvbench"),
+                         b.get("message"))
+        cases = self.cases(b)
+        self.assertEqual(sorted(cases), ["fill/Bytes=65536",
+                                         "spin/Work[pow2]=11",
+                                         "spin/Work[pow2]=14"])
+        for name in ("spin/Work[pow2]=11", "spin/Work[pow2]=14"):
+            self.assertEqual(cases[name]["status"], "regression", name)
+            self.assertGreater(cases[name]["change"], 1.0, name)
+        self.assertIn(cases["fill/Bytes=65536"]["status"], MEASURED)
+        # Its global memory bytes and element count, per sample.
+        self.assertAlmostEqual(cases["fill/Bytes=65536"]["bytes"], 65536,
+                               delta=65536 * 0.01)
+        self.assertAlmostEqual(cases["spin/Work[pow2]=11"]["items"], 2048,
+                               delta=2048 * 0.01)
+        self.assertIn("no correctness check", b["message"])
+        self.assertIn("not profiled", b["profile"]["skipped"])
+
+    def test_states_one_side_lacks_and_a_filter(self):
+        self.project()
+        self.commit({"bench/benchmarks.c": NV_BENCH.replace(
+            '{"11", "14"}', '{"11", "15"}')})
+        r = self.perfgate("HEAD~1", "--noise-floor", "60%")
+        b = r.bench("nvsuite")
+        self.assertIn(b["status"], MEASURED, b.get("message"))
+        self.assertEqual(sorted(self.cases(b)), ["fill/Bytes=65536",
+                                                 "spin/Work[pow2]=11"])
+        self.assertIn("1 new in the head, not measured (spin/Work[pow2]=15)",
+                      b["message"])
+        self.assertIn("1 gone from the head (spin/Work[pow2]=14)",
+                      b["message"])
+        # A filter is a regex over the cases' names.
+        path = os.path.join(self.tmp, "filtered.yml")
+        with open(path, "w") as f:
+            f.write(NV_CONFIG + "    filter: '^spin/.*=11$'\n")
+        r = self.perfgate("HEAD~1", "--noise-floor", "60%", "--config", path)
+        b = r.bench("nvsuite")
+        self.assertEqual(sorted(self.cases(b)), ["spin/Work[pow2]=11"],
+                         b.get("message"))
+
+    def test_a_state_that_skips_itself_and_a_crash(self):
+        self.project(NV_SKIP)
+        self.commit({"src/work.c": WORK + "/* changed */\nint x = 1;\n"})
+        r = self.perfgate("HEAD~1", "--noise-floor", "60%")
+        b = r.bench("nvsuite")
+        self.assertIn(b["status"], MEASURED, b.get("message"))
+        self.assertNotIn("spin/Work[pow2]=14", self.cases(b))
+        self.assertIn("1 skipped by the benchmark itself on both sides "
+                      "(state.skip), not measured (spin/Work[pow2]=14)",
+                      b["message"])
+        # Only the head skips it: the head's doing.
+        self.commit({"bench/benchmarks.c": NV_SKIP.replace(
+            "1 << 14", "1 << 11")})
+        r = self.perfgate("HEAD~1")
+        b = r.bench("nvsuite")
+        self.assertEqual((b["status"], b["side"]), ("incorrect", "head"))
+        self.assertIn("head side: spin/Work[pow2]=11 skipped itself: "
+                      "needs sm_90 (the base's does not)", b["message"])
+        # A state whose process dies: charged to the head.
+        self.commit({"bench/benchmarks.c": NV_SKIP.replace(
+            "    nv_add_global_memory_bytes(state, (int64_t)a.n);\n",
+            "    nv_add_global_memory_bytes(state, (int64_t)a.n);\n"
+            "    abort();\n")})
+        r = self.perfgate("HEAD~2")
+        self.assertEqual(r.code, 1, r.stdout + r.stderr)
+        b = r.bench("nvsuite")
+        self.assertEqual((b["status"], b["side"]), ("crashed", "head"))
+        self.assertIn("fill/Bytes=65536 killed by SIGABRT", b["message"])
+
+    def test_counted_asks_are_timed_and_init_knows_the_kind(self):
+        self.project()
+        self.commit({"src/work.h": WORK_H.replace("#define SPIN_FACTOR 1",
+                                                  "#define SPIN_FACTOR 3")})
+        r = self.perfgate("HEAD~1", "--measure", "instructions")
+        b = r.bench("nvsuite")
+        self.assertEqual(b["status"], "regression", b.get("message"))
+        self.assertIsNone(b.get("counter"))
+        self.assertIn("timed, not counted: an nvbench program's benchmarks "
+                      "run on the GPU", b["message"])
+        # init --suite finds the program an nvbench one.
+        os.remove(os.path.join(self.repo, "perfgate.yml"))
+        subprocess.run(["make", "bench/nvsuite"], cwd=self.repo, check=True,
+                       capture_output=True)
+        p = subprocess.run([os.environ.get("PERFGATE", "perfgate"), "init",
+                            "--suite", "bench/nvsuite", "--build",
+                            "make bench/nvsuite"], cwd=self.repo,
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(self.repo, "perfgate.yml")) as f:
+            text = f.read()
+        self.assertIn("    suite: bench/nvsuite\n"
+                      "    build: 'make bench/nvsuite'\n"
+                      "    kind: nvbench\n"
+                      "    # 3 benchmarks, each a case: spin/Work[pow2]=11, "
+                      "spin/Work[pow2]=14, fill/Bytes=65536\n", text)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -10,6 +10,7 @@
 #include "fs.h"
 #include "gbench_count.h"
 #include "measure.h"
+#include "nvbench.h"
 #include "proc.h"
 #include "run.h"
 #include "str.h"
@@ -154,6 +155,22 @@ static int take_names(pg_strvec *names, const char *text)
     return 0;
 }
 
+/* A listing's failure *why (when set) followed by the last lines the
+ * program printed. */
+static void with_tail(char **why, const pg_proc_result *res)
+{
+    pg_str tail = PG_STR_INIT;
+    char *m;
+
+    if (!*why || !res->output.size)
+        return;
+    pg_str_put_tail_lines(&tail, pg_str_cstr(&res->output), 3);
+    m = pg_strdupf("%s: %s", *why, pg_str_cstr(&tail));
+    free(*why);
+    *why = m;
+    pg_str_clear(&tail);
+}
+
 /* One listing: `extra` (NULL or a flag) before the filter.  0 listed, 1
  * refused (*why), negative interrupted. */
 static int list_once(pg_strvec *names, char **why, const pg_suite *s, int side,
@@ -188,16 +205,32 @@ static int list_once(pg_strvec *names, char **why, const pg_suite *s, int side,
                 "binary does (--benchmark_list_tests printed \"%.60s\")",
                 text);
     }
-    if (*why && res.output.size) {
-        pg_str tail = PG_STR_INIT;
-        char *m;
-        pg_str_put_tail_lines(&tail, text, 3);
-        m = pg_strdupf("%s: %s", *why, pg_str_cstr(&tail));
-        free(*why);
-        *why = m;
-        pg_str_clear(&tail);
-    }
+    with_tail(why, &res);
     pg_proc_result_clear(&res);
+    return *why ? 1 : 0;
+}
+
+/* An nvbench program's listing (--list), its cases `filter` matches. */
+static int list_nvbench(pg_strvec *names, char **why, const pg_suite *s,
+                        int side, const char *filter, double timeout)
+{
+    const char *args[] = {"--list", NULL};
+    pg_proc_result res;
+    int err = run_side(&res, s, side, args, timeout);
+
+    if (err < 0) {
+        pg_proc_result_clear(&res);
+        return err;
+    }
+    if ((*why = describe_end(&res, timeout)) == NULL &&
+        pg_nvbench_take_list(names, pg_str_cstr(&res.output)) < 0)
+        *why = pg_strdupf("it does not list its benchmarks as an nvbench "
+                          "program does (--list printed \"%.60s\")",
+                          pg_str_cstr(&res.output));
+    with_tail(why, &res);
+    pg_proc_result_clear(&res);
+    if (!*why && filter)
+        return pg_nvbench_keep(names, why, filter);
     return *why ? 1 : 0;
 }
 
@@ -212,6 +245,11 @@ int pg_suite_list(pg_strvec *names, int *fixed, char **why, const pg_suite *s,
         *why = pg_strdupf("the build made no program %s",
                           pg_path_basename(s->bin[side]));
         return 1;
+    }
+    if (s->kind == PG_SUITE_NVBENCH) {
+        /* It always takes a count of samples. */
+        *fixed = 1;
+        return list_nvbench(names, why, s, side, filter, timeout);
     }
     /* A count of iterations is taken since Google Benchmark 1.8; an
      * older one refuses the flag, and is listed without it. */
@@ -246,6 +284,19 @@ static void run_args(pg_strvec *args, const char *filter, const char *json,
         pg_strvec_pushf(args, "--benchmark_min_time=%.9f", seconds);
 }
 
+/* The arguments of one run of benchmark `name` (`filter`, its exact
+ * regex) as run_args() has them, or, for an nvbench program, `n` samples
+ * (at least one). */
+static void sample_args(pg_strvec *args, const pg_suite *s, const char *name,
+                        const char *filter, const char *json, uint64_t n,
+                        double seconds)
+{
+    if (s->kind == PG_SUITE_NVBENCH)
+        pg_nvbench_args(args, name, n ? n : 1, json);
+    else
+        run_args(args, filter, json, s->fixed, n, seconds);
+}
+
 /* Case `c`'s entry of a side's JSON output: its iteration's run (not an
  * aggregate) of that name, or NULL. */
 static cJSON *entry_of(cJSON *root, const char *name);
@@ -262,7 +313,7 @@ int pg_suite_probe(char **error, const pg_suite *s, int side, const char *name,
 
     *error = NULL;
     json = pg_strdupf("%s/probe%d.json", s->scratch, side);
-    run_args(&args, filter, json, s->fixed, 1, 0);
+    sample_args(&args, s, name, filter, json, 1, 0);
     unlink(json);
     if (s->metric) {
         /* Under callgrind, whose simulated CPU may lack what the
@@ -280,10 +331,15 @@ int pg_suite_probe(char **error, const pg_suite *s, int side, const char *name,
         err = run_side(&res, s, side, (const char *const *)args.v, timeout + 5);
     }
     if (err == 0 && res.exited && !res.exit_code &&
-        pg_read_regular_file(&text, &len, json, PG_SUITE_MAX_OUTPUT) == 0 &&
-        (root = cJSON_ParseWithLength(text, len)) &&
-        (e = entry_of(root, name)) &&
-        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "error_occurred"))) {
+        s->kind == PG_SUITE_NVBENCH) {
+        *error = pg_nvbench_skipped(json, name);
+    } else if (err == 0 && res.exited && !res.exit_code &&
+               pg_read_regular_file(&text, &len, json, PG_SUITE_MAX_OUTPUT) ==
+                   0 &&
+               (root = cJSON_ParseWithLength(text, len)) &&
+               (e = entry_of(root, name)) &&
+               cJSON_IsTrue(
+                   cJSON_GetObjectItemCaseSensitive(e, "error_occurred"))) {
         m = cJSON_GetObjectItemCaseSensitive(e, "error_message");
         *error = pg_strdup(cJSON_IsString(m) ? m->valuestring : "(no message)");
     } else if (e && s->metric &&
@@ -505,6 +561,35 @@ static cJSON *least_run(suite_run *r, int side, const pg_proc_result *res,
     return least;
 }
 
+/* read_output() of an nvbench program: the mean time of a sample. */
+static double read_nvbench(suite_run *r, int side, size_t c,
+                           const pg_proc_result *res, const char *text,
+                           size_t len)
+{
+    const char *name = r->spec->cases[c].name;
+    char *bench = pg_nvbench_bench_name(name);
+    pg_nvbench_state st;
+    double ns = NAN;
+
+    if (pg_nvbench_read(&st, text, len, bench) < 0) {
+        fail(r, side, PG_STATUS_CRASHED, res, "%s: %s", name, st.error);
+    } else if (st.skipped) {
+        /* The probe found it run on both sides: skipped now is the
+         * side's doing. */
+        fail(r, side, PG_STATUS_INCORRECT, res, "%s skipped itself: %s", name,
+             st.skipped);
+    } else {
+        ns = st.ns;
+        if (side == 0) {
+            r->bytes[c] = st.bytes;
+            r->items[c] = st.items;
+        }
+    }
+    pg_nvbench_state_clear(&st);
+    free(bench);
+    return ns;
+}
+
 /* The time per iteration side `side`'s output gives case `c`, and, when
  * `iters` is not NULL, the iterations of its last repetition; NAN, with
  * the failure set, when it gives none. */
@@ -522,11 +607,17 @@ static double read_output(suite_run *r, int side, size_t c,
         0) {
         pg_error_clear();
         fail(r, side, PG_STATUS_CRASHED, res,
-             "%s wrote no JSON output (over %zu MiB, or none: is %s a "
-             "Google Benchmark binary?)",
-             name, PG_SUITE_MAX_OUTPUT >> 20,
-             pg_path_basename(r->s->bin[side]));
+             "%s wrote no JSON output (over %zu MiB, or none: is %s %s "
+             "program?)",
+             name, PG_SUITE_MAX_OUTPUT >> 20, pg_path_basename(r->s->bin[side]),
+             r->s->kind == PG_SUITE_NVBENCH ? "an nvbench"
+                                            : "a Google Benchmark");
         return NAN;
+    }
+    if (r->s->kind == PG_SUITE_NVBENCH) {
+        ns = read_nvbench(r, side, c, res, text, len);
+        free(text);
+        return ns;
     }
     if (!(root = cJSON_ParseWithLength(text, len)) ||
         !(e = entry_of(root, name))) {
@@ -596,8 +687,8 @@ static double remote_time(void *ctx, size_t c, int k, uint64_t n, size_t slot,
         return 0;
     /* Without a count, its own loop grows the iterations until they take
      * this long: about the same work on both sides. */
-    run_args(&args, r->filters[c], r->json[k], r->s->fixed, n,
-             n > 1 ? (double)n * r->per_iter[c] / 1e9 : 0.0);
+    sample_args(&args, r->s, r->spec->cases[c].name, r->filters[c], r->json[k],
+                n, n > 1 ? (double)n * r->per_iter[c] / 1e9 : 0.0);
     unlink(r->json[k]);
     /* Each repetition's calls within the timeout, and a few seconds to
      * start. */
