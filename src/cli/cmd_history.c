@@ -44,7 +44,8 @@ static const char usage_text[] =
     "With --series, the same search on a CSV file of any tool's numbers:\n"
     "a header and a row per commit, oldest first; a column of numbers is a\n"
     "series (an empty cell: no point there), a column named commit (or\n"
-    "sha, hash, revision) names the rows, NAME:sd gives the standard\n"
+    "sha, hash, revision, index, time, date, timestamp; or\n"
+    "--label-column) names the rows, NAME:sd gives the standard\n"
     "deviation of each of NAME's points, NAME:change and NAME:change_sd\n"
     "each point's paired change against the row before; other columns are\n"
     "ignored.  '-' reads standard input.\n";
@@ -68,6 +69,7 @@ static const pg_opt_usage usage = {"history", usage_text, epilogue};
 
 typedef struct history_args {
     const char *series_path;
+    const char *label_column;
     const char *json_path, *html_path, *commit_url;
     pg_strvec only;
     double min_change, floor;
@@ -120,7 +122,8 @@ static int read_series(pg_history *h, const history_args *a)
     if (err)
         return err;
     err = pg_history_from_csv(h, &t, name,
-                              a->only.n ? pg_strvec_list(&a->only) : NULL);
+                              a->only.n ? pg_strvec_list(&a->only) : NULL,
+                              a->label_column);
     pg_csv_clear(&t);
     return err;
 }
@@ -226,6 +229,12 @@ static int misused(const history_args *a, int argc, const pg_opt *opts)
               stderr);
         return 1;
     }
+    if (a->label_column && !a->series_path) {
+        fputs("perfgate history: --label-column names a column of the file "
+              "--series reads\n",
+              stderr);
+        return 1;
+    }
     if (a->push && !a->confirm) {
         fputs("perfgate history: --push pushes what --confirm measured; "
               "'perfgate record --push-only --push REMOTE' pushes the "
@@ -257,6 +266,24 @@ static int report(const pg_history *h, const history_args *a)
     return err;
 }
 
+/* The history read, confirmed when asked, and shown: the exit status. */
+static int run(history_args *a)
+{
+    pg_history h;
+    int err;
+
+    memset(&h, 0, sizeof(h));
+    pg_cmd_show_progress(&a->measure, a->quiet);
+    err = load(&h, a);
+    if (err == 0 && a->confirm)
+        err = confirm(&h, a);
+    if (err == 0)
+        err = report(&h, a);
+    pg_history_clear(&h);
+    pg_strvec_clear(&a->only);
+    return err ? pg_cmd_fail(err) : PG_EXIT_PASS;
+}
+
 int pg_cmd_history(int argc, char **argv)
 {
     history_args a;
@@ -275,6 +302,10 @@ int pg_cmd_history(int argc, char **argv)
         PG_OPT_STR("series", 0, &a.series_path, "FILE",
                    "the series from a CSV file instead, '-'\n"
                    "for stdin"),
+        PG_OPT_STR("label-column", 0, &a.label_column, "NAME",
+                   "with --series: the column that names the\n"
+                   "rows (default: commit, sha, hash,\n"
+                   "revision, index, time, date or timestamp)"),
         PG_OPT_EACH("bench", 'b', &a.only, "NAME",
                     "only this benchmark or series (repeatable)"),
         PG_OPT_PCT("noise-floor", &a.floor, "PCT",
@@ -312,11 +343,9 @@ int pg_cmd_history(int argc, char **argv)
                    "followed by its id (default: the CI's or\n"
                    "origin's on GitHub or GitLab)"),
         PG_OPT_END};
-    pg_history h;
-    int code, err;
+    int code;
 
     memset(&a, 0, sizeof(a));
-    memset(&h, 0, sizeof(h));
     pg_compare_opts_init(&a.measure);
     code = pg_opt_parse(opts, argc, argv, &usage);
     if (code >= 0) {
@@ -327,13 +356,5 @@ int pg_cmd_history(int argc, char **argv)
         pg_strvec_clear(&a.only);
         return PG_EXIT_USAGE;
     }
-    pg_cmd_show_progress(&a.measure, a.quiet);
-    err = load(&h, &a);
-    if (err == 0 && a.confirm)
-        err = confirm(&h, &a);
-    if (err == 0)
-        err = report(&h, &a);
-    pg_history_clear(&h);
-    pg_strvec_clear(&a.only);
-    return err ? pg_cmd_fail(err) : PG_EXIT_PASS;
+    return run(&a);
 }

@@ -2,6 +2,7 @@
  * changepoint.c - the least-cost cut of a series into levels.
  */
 #include "changepoint.h"
+#include "cp_fit.h"
 #include "str.h"
 
 #include <math.h>
@@ -11,7 +12,6 @@
 #include "banned.h"
 
 #define DEFAULT_PENALTY 1.0
-#define DEFAULT_THRESHOLD 4.0
 #define MIN_SEGMENT 2
 /* Costs this close, relatively, are equal. */
 #define TIE 1e-12
@@ -20,26 +20,12 @@
  * spikes, or a change undone at once.  Points count by weight: one point
  * among uncertain ones is one. */
 #define MAX_BLIP 4
-/* How many standard deviations apart a pair and the levels around it
- * disagree. */
-#define CONTRADICTION 3.0
-/* How many of their standard deviations the levels must move the way a
- * pair says, for the pair to count.  1.5, not 1: at 1 the levels' noise
- * leaned with one heavy-tailed pair in six or so, and pure noise with
- * tight pairs had a change point in up to 12 series of 200 on t3 noise
- * (bench/changepoint.py); at 1.5 up to 6, for 0.76 of 2 sd steps found
- * at 10 points instead of 0.87. */
-#define LEVELS_AGREE 1.5
 /* The quantile of |deviations| that measures a noise's tail, and a
  * normal noise's: 80%, 1.28 sd (above 80%, two steps in ten
  * points would count as noise). */
 #define TAIL_QUANTILE 0.8
 #define TAIL_NORMAL 1.2816
 #define HALF_PI 1.5707963267948966
-
-typedef struct point {
-    double x, w;
-} point;
 
 /* Doubles, or points by their value (a point begins with it). */
 static int by_value(const void *a, const void *b)
@@ -122,7 +108,7 @@ static double widening(double *z, size_t k)
  * of neighbours' distances does not see widen it, so that a run of two
  * spikes is not a level of its own.
  */
-static double tail_factor(const double *x, const double *w, size_t m)
+double pg_cp_tail_factor(const double *x, const double *w, size_t m)
 {
     double *d = pg_malloc((m ? m : 1) * sizeof(*d)), f = 1;
     size_t i, k = 0;
@@ -258,27 +244,7 @@ static int best_cut(size_t *start, const double *x, const double *w, size_t m,
     return ok;
 }
 
-/* A segment: points [begin, end), its level and the variance of that
- * level. */
-typedef struct segment {
-    size_t begin, end;
-    double level, var;
-    double points; /* how many points it has, by weight (Kish's count) */
-} segment;
-
-/* What the second look weighs: the points and their weights (1 / sigma,
- * widened by the tail factor), and the paired changes with their
- * variances (NULL when there are none). */
-typedef struct fit {
-    const double *x, *w;
-    const double *d, *dv;
-    point *scratch;
-} fit;
-
-/* The level of points begin..end-1 (their weighted median) and its
- * variance: 1 / sum(w^2) for the mean of normal points, times pi/2 for
- * a median of three or more. */
-static void measure_segment(segment *s, const fit *f)
+void pg_cp_measure_segment(segment *s, const fit *f)
 {
     double sumw = 0, sumw2 = 0;
     size_t k = 0, i;
@@ -339,8 +305,13 @@ static double step_size(const fit *f, const segment *a, const segment *b)
     double var = a->var + b->var, l, lv, dv, wsum;
     size_t k = b->begin;
 
-    if (!(a->level > 0) || !(b->level > 0))
-        return a->level != 0 ? b->level / a->level - 1 : 0;
+    if (!(a->level > 0) || !(b->level > 0)) {
+        /* From 0, any step is beyond any fraction; below 0, the step's
+         * direction keeps its sign. */
+        if (a->level == 0)
+            return b->level == 0 ? 0 : copysign(INFINITY, b->level);
+        return (b->level - a->level) / fabs(a->level);
+    }
     l = log(b->level / a->level);
     if (!f->d || !isfinite(f->d[k]) || !(f->dv[k] > 0) ||
         !(isfinite(var) && var > 0))
@@ -389,7 +360,7 @@ static size_t join(segment *seg, size_t nseg, size_t i, const fit *f)
 {
     seg[i].end = seg[i + 1].end;
     memmove(&seg[i + 1], &seg[i + 2], (nseg - i - 2) * sizeof(*seg));
-    measure_segment(&seg[i], f);
+    pg_cp_measure_segment(&seg[i], f);
     return nseg - 1;
 }
 
@@ -428,7 +399,7 @@ static size_t keep_strong_cuts(segment *seg, size_t nseg, const fit *f,
     int pass;
 
     for (i = 0; i < nseg; i++)
-        measure_segment(&seg[i], f);
+        pg_cp_measure_segment(&seg[i], f);
     while (nseg > 1) {
         double least = threshold;
         if ((blip = find_blip(seg, nseg, f, threshold)) > 0) {
@@ -519,8 +490,8 @@ static int levels_contradict(const segment *in, size_t k, const fit *f)
 
     if (a.begin >= a.end || b.begin >= b.end)
         return 0;
-    measure_segment(&a, f);
-    measure_segment(&b, f);
+    pg_cp_measure_segment(&a, f);
+    pg_cp_measure_segment(&b, f);
     if (!(a.level > 0) || !(b.level > 0) || !isfinite(a.var + b.var))
         return 0;
     l = log(b.level / a.level);
@@ -552,19 +523,39 @@ static double denied_pair(const segment *seg, size_t nseg, const fit *f,
     return worst > 0 ? worst / threshold * (1 + 1e-9) : 0;
 }
 
-/* The points of `s` as the fit weighs them: x[i] its value (0 where it is
- * none), w[i] 1 / its sd, or 1 / the sd estimated from the series; 0 where
- * either is not a number above 0. */
-static void points_of(const pg_cp_series *s, double *x, double *w)
+double pg_cp_points_of(const pg_cp_series *s, double *x, double *w)
 {
-    double scale = s->sd ? 1 : estimate_sigma(s->values, s->n);
+    double scale = 0, sigma;
     size_t i;
 
+    for (i = 0; i < s->n; i++)
+        if (isfinite(s->values[i]) && fabs(s->values[i]) > scale)
+            scale = fabs(s->values[i]);
+    if (scale > 0) {
+        /* A power of two: dividing by it is exact, so that the fit's
+         * sums (and its ties) are those of the values themselves. */
+        int e;
+        frexp(scale, &e);
+        scale = ldexp(1, e - 1); /* at most DBL_MAX's own power */
+    } else {
+        scale = 1;
+    }
+    for (i = 0; i < s->n; i++)
+        x[i] = isfinite(s->values[i]) ? s->values[i] / scale : NAN;
+    sigma = s->sd ? 1 : estimate_sigma(x, s->n);
     for (i = 0; i < s->n; i++) {
-        double v = s->values[i], sd = s->sd ? s->sd[i] : scale;
+        double v = x[i], sd = s->sd ? s->sd[i] / scale : sigma;
         x[i] = isfinite(v) ? v : 0;
         w[i] = isfinite(v) && isfinite(sd) && sd > 0 ? 1 / sd : 0;
     }
+    return scale;
+}
+
+double pg_cp_change(const pg_changepoint *cp)
+{
+    if (cp->before == 0 || !isfinite(cp->before) || !isfinite(cp->after))
+        return NAN;
+    return (cp->after - cp->before) / fabs(cp->before);
 }
 
 /* The paired changes' variances, widened as the points' are, by the tail
@@ -676,14 +667,14 @@ size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
            *dv;
     size_t nseg, nfirst, pass;
     segment *seg, *first;
-    double denied;
+    double denied, scale;
     fit f;
 
     if (m < 2 * MIN_SEGMENT)
         return 0;
     x = pg_malloc(m * sizeof(*x));
     w = pg_malloc(m * sizeof(*w));
-    points_of(series, x, w);
+    scale = pg_cp_points_of(series, x, w);
     if ((dv = pair_variances(series, m, threshold)) != NULL) {
         d = pg_malloc(m * sizeof(*d));
         for (i = 0; i < m; i++) /* as the log of a ratio */
@@ -691,7 +682,7 @@ size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
     }
     seg = pg_malloc(m * sizeof(*seg));
     nseg = first_cut(seg, x, w, m, pen * log((double)m));
-    tail = tail_factor(x, w, m);
+    tail = pg_cp_tail_factor(x, w, m);
     for (i = 0; i < m; i++)
         w[i] /= tail;
     f.x = x;
@@ -716,277 +707,15 @@ size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
     }
     free(first);
     found = steps_of(out, seg, nseg, &f, series, threshold, min_change);
+    for (i = 0; i < found; i++) { /* back on the values' scale */
+        out[i].before *= scale;
+        out[i].after *= scale;
+    }
     free(x);
     free(w);
     free(d);
     free(dv);
     free(seg);
     free(f.scratch);
-    return found;
-}
-
-/* A creep's ends must each have moved by this many deviations at least;
- * more in a longer series, where more pushes of noise could reach it
- * (about the level one push of pure noise in 100 series would reach). */
-#define CREEP_END_Z 3.0
-
-static double end_z(size_t n)
-{
-    double z = sqrt(2 * log((double)n / 0.01));
-    return z > CREEP_END_Z ? z : CREEP_END_Z;
-}
-
-/* A candidate creep: [from, to] of one sign. */
-typedef struct run {
-    size_t from, to;
-    double sum, var;
-} run;
-
-/* Whether push i moved `sign`'s way by `ends` of its deviations. */
-static int evident(const double *x, const double *v, size_t i, double sign,
-                   double ends)
-{
-    return v[i] > 0 && sign * x[i] >= ends * sqrt(v[i]);
-}
-
-/*
- * The best run of `sign` inside [a, b] (Kadane's maximum sum of sign * x),
- * its ends trimmed to evident moves; 0 when there is none.
- */
-static int best_run(run *out, const double *x, const double *v, size_t a,
-                    size_t b, double sign, double ends)
-{
-    double sum = 0, best = 0;
-    size_t i, begin = a, from = 0, to = 0;
-    int found = 0;
-
-    for (i = a; i <= b; i++) {
-        if (sum <= 0) {
-            sum = 0;
-            begin = i;
-        }
-        sum += sign * x[i];
-        if (sum > best) {
-            best = sum;
-            from = begin;
-            to = i;
-            found = 1;
-        }
-    }
-    if (!found)
-        return 0;
-    /* Ends: each moved by itself, the run's way. */
-    while (from < to && !evident(x, v, from, sign, ends))
-        from++;
-    while (to > from && !evident(x, v, to, sign, ends))
-        to--;
-    if (to <= from)
-        return 0;
-    out->from = from;
-    out->to = to;
-    out->sum = out->var = 0;
-    for (i = from; i <= to; i++) {
-        out->sum += sign * x[i];
-        out->var += v[i];
-    }
-    return 1;
-}
-
-/* How many points on either side of a creep its levels are measured over
- * (fewer where a change point is nearer). */
-#define CREEP_LEVEL_POINTS 10
-
-/*
- * Whether the levels on either side of the run (the fit's points) bear
- * the run out, as a step's must bear out its pair (step_z): the same way,
- * by one of their deviations, and not contradicting its size.  Levels
- * that are not there (no point on a side) say nothing against it.  A
- * chain of paired changes whose deviations are too small adds up to a
- * drift that the levels do not show.
- */
-static int levels_agree(const run *r, double sign, const fit *f, size_t n,
-                        const pg_changepoint *cps, size_t ncps)
-{
-    segment a = {0, r->from, 0, 0, 0}, b = {r->to, n, 0, 0, 0};
-    double l, lv, d = sign * r->sum;
-    size_t k;
-
-    if (r->from > CREEP_LEVEL_POINTS)
-        a.begin = r->from - CREEP_LEVEL_POINTS;
-    if (r->to + CREEP_LEVEL_POINTS < n)
-        b.end = r->to + CREEP_LEVEL_POINTS;
-    for (k = 0; k < ncps; k++) {
-        if (cps[k].at <= r->from && cps[k].at > a.begin)
-            a.begin = cps[k].at;
-        if (cps[k].at > r->to && cps[k].at < b.end)
-            b.end = cps[k].at;
-    }
-    if (!f->x || a.begin >= a.end || b.begin >= b.end)
-        return 1;
-    measure_segment(&a, f);
-    measure_segment(&b, f);
-    if (!isfinite(a.var) || !isfinite(b.var) || !(a.level > 0) ||
-        !(b.level > 0))
-        return 1;
-    l = log(b.level / a.level);
-    lv = (a.var + b.var) / (a.level * a.level);
-    return l * d > 0 && fabs(l) >= LEVELS_AGREE * sqrt(lv) &&
-           fabs(d - l) <= CONTRADICTION * sqrt(r->var + lv);
-}
-
-/* How many of a run's evident pushes each end is tried at. */
-#define CREEP_ENDS_TRIED 12
-
-/*
- * The run that stands of the best run `r` (Kadane's): with the sum beyond
- * `limit` and `threshold` times its deviation, and levels that bear it
- * out.  When the levels deny the whole run (a chain of small pairs can
- * run on past the pushes that moved, over noise that leans one way), its
- * parts between evident pushes are tried, the greatest sum that stands
- * kept.  0 when none does.
- */
-static int settle_run(run *r, const double *x, const double *v, double sign,
-                      double ends, double limit, double threshold, const fit *f,
-                      size_t n, const pg_changepoint *cps, size_t ncps)
-{
-    size_t ev[2 * CREEP_ENDS_TRIED], nev = 0, first, i, j, k;
-    run best = {0, 0, 0, 0}, t;
-
-    if (r->sum < limit || !(r->var > 0) || r->sum < threshold * sqrt(r->var))
-        return 0;
-    if (levels_agree(r, sign, f, n, cps, ncps))
-        return 1;
-    /* The first and last evident pushes of the run (its ends are). */
-    for (i = r->from; i <= r->to && nev < CREEP_ENDS_TRIED; i++)
-        if (evident(x, v, i, sign, ends))
-            ev[nev++] = i;
-    for (first = nev, i = r->to; i > ev[first - 1] && nev < 2 * first; i--)
-        if (evident(x, v, i, sign, ends))
-            ev[nev++] = i;
-    for (i = 0; i < nev; i++)
-        for (j = 0; j < nev; j++) {
-            if (ev[j] <= ev[i])
-                continue;
-            t.from = ev[i];
-            t.to = ev[j];
-            t.sum = t.var = 0;
-            for (k = t.from; k <= t.to; k++) {
-                t.sum += sign * x[k];
-                t.var += v[k];
-            }
-            if (t.sum > best.sum && t.sum >= limit && t.var > 0 &&
-                t.sum >= threshold * sqrt(t.var) &&
-                levels_agree(&t, sign, f, n, cps, ncps))
-                best = t;
-        }
-    if (!(best.sum > 0))
-        return 0;
-    *r = best;
-    return 1;
-}
-
-/*
- * The strongest run of pushes not `used` yet that settles as a creep
- * (best_run, settle_run) into *best; its sign, or 0 when there is none.
- */
-static double strongest_run(run *best, const double *x, const double *v,
-                            const char *used, size_t n, double limit,
-                            double threshold, const fit *f,
-                            const pg_changepoint *cps, size_t ncps)
-{
-    double best_sign = 0;
-    size_t a = 0, b;
-    run r;
-
-    while (a < n) {
-        int sign;
-        if (used[a]) {
-            a++;
-            continue;
-        }
-        for (b = a; b + 1 < n && !used[b + 1]; b++)
-            ;
-        for (sign = -1; sign <= 1; sign += 2)
-            if (best_run(&r, x, v, a, b, sign, end_z(n)) &&
-                settle_run(&r, x, v, sign, end_z(n), limit, threshold, f, n,
-                           cps, ncps) &&
-                r.sum > best->sum) {
-                *best = r;
-                best_sign = sign;
-            }
-        a = b + 1;
-    }
-    return best_sign;
-}
-
-size_t pg_creeps(pg_creep *out, size_t max, const pg_cp_series *s,
-                 const pg_changepoint *cps, size_t ncps, double floor,
-                 double threshold)
-{
-    size_t n = s->n, i, found = 0;
-    double *x, *v, *lx = NULL, *lw = NULL, tail;
-    double limit = log1p(floor > 0 ? floor : 0);
-    char *used;
-    fit f = {NULL, NULL, NULL, NULL, NULL};
-
-    if (!s->change || !s->change_sd || n < 3 || !max)
-        return 0;
-    if (threshold <= 0)
-        threshold = DEFAULT_THRESHOLD;
-    /* The levels, weighed as the change points' fit weighs them. */
-    if (s->values) {
-        lx = pg_malloc(n * sizeof(*lx));
-        lw = pg_malloc(n * sizeof(*lw));
-        points_of(s, lx, lw);
-        tail = tail_factor(lx, lw, n);
-        for (i = 0; i < n; i++)
-            lw[i] /= tail;
-        f.x = lx;
-        f.w = lw;
-        f.scratch = pg_malloc(n * sizeof(*f.scratch));
-    }
-    /* The pairs: each push's change as a log, and its variance. */
-    x = pg_malloc(n * sizeof(*x));
-    v = pg_malloc(n * sizeof(*v));
-    used = pg_calloc(n, 1);
-    for (i = 0; i < n; i++) {
-        double c = s->change[i], sd = s->change_sd[i];
-        int ok = i > 0 && isfinite(c) && c > -1 && isfinite(sd) && sd >= 0 &&
-                 fabs(c) <= floor;
-        x[i] = ok ? log1p(c) : 0;
-        v[i] = ok ? sd * sd / ((1 + c) * (1 + c)) : 0;
-        used[i] = !ok;
-    }
-    for (i = 0; i < ncps; i++)
-        if (cps[i].at < n)
-            used[cps[i].at] = 1;
-    while (found < max) {
-        run best = {0, 0, 0, 0};
-        double best_sign = strongest_run(&best, x, v, used, n, limit, threshold,
-                                         &f, cps, ncps);
-        if (best_sign == 0)
-            break;
-        out[found].from = best.from;
-        out[found].to = best.to;
-        out[found].change = expm1(best_sign * best.sum);
-        out[found].z = best_sign * best.sum / sqrt(best.var);
-        found++;
-        for (i = best.from; i <= best.to; i++)
-            used[i] = 1;
-    }
-    free(used);
-    free(v);
-    free(x);
-    free(lx);
-    free(lw);
-    free(f.scratch);
-    /* Oldest first. */
-    for (i = 1; i < found; i++) {
-        pg_creep t = out[i];
-        size_t j = i;
-        for (; j > 0 && out[j - 1].from > t.from; j--)
-            out[j] = out[j - 1];
-        out[j] = t;
-    }
     return found;
 }

@@ -60,11 +60,19 @@ typedef struct pg_cp_series {
     size_t n;
 } pg_cp_series;
 
+/* A change point's step as a fraction of the level before, its sign the
+ * step's direction (-100 to -120 is -20%); NAN when the level before is 0,
+ * where only the difference says how far it moved. */
+double pg_cp_change(const pg_changepoint *cp);
+
 /*
  * The change points of `series` into `out` (room for n: with paired
  * changes, every point but the first may be one), oldest
  * first; returns how many.  Points that are not finite, or whose sd is
- * not above 0, weigh nothing.  `opts` may be NULL.
+ * not above 0, weigh nothing.  The fit works on the values over their
+ * largest magnitude, so that its arithmetic is the same at 1e-300 as at
+ * 1e300 (and a noiseless series' scale is a billionth of it).  `opts` may
+ * be NULL.
  */
 size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
                        const pg_cp_opts *opts);

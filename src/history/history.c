@@ -21,8 +21,11 @@
 #define CHART_WIDTH 40
 #define HISTORY_MAX_COLUMNS 10000
 
-static const char *const label_names[] = {"commit", "sha", "hash", "revision",
-                                          NULL};
+/* Columns that name their rows, not a series: the first of them is the
+ * rows' labels (--label-column names another). */
+static const char *const label_names[] = {
+    "commit", "sha",  "hash",      "revision", "index",
+    "time",   "date", "timestamp", "datetime", NULL};
 
 static int is_label_column(const char *name)
 {
@@ -34,8 +37,9 @@ static int is_label_column(const char *name)
     return 0;
 }
 
-/* A cell as a number: 1 and *v, or 0 when it is not one; an empty cell
- * (spaces only) is a missing point, NaN. */
+/* A cell as a number: 1 and *v, or 0 when it is not one, or 2 when it is
+ * one but not a finite one (nan, inf, 1e400); an empty cell (spaces only)
+ * is a missing point, NaN. */
 static int cell_number(const char *cell, double *v)
 {
     char *end;
@@ -49,7 +53,26 @@ static int cell_number(const char *cell, double *v)
     *v = strtod(cell, &end);
     while (*end == ' ' || *end == '\t')
         end++;
-    return !*end && isfinite(*v);
+    if (*end || end == cell)
+        return 0;
+    return isfinite(*v) ? 1 : 2;
+}
+
+/* The first row of `col` that holds a number but not a finite one, when
+ * every other cell is a number; else 0. */
+static size_t not_finite(const pg_csv *t, size_t col)
+{
+    size_t r, first = 0;
+    double v;
+
+    for (r = 1; r < t->rows; r++) {
+        int k = cell_number(pg_csv_cell(t, r, col), &v);
+        if (k == 0)
+            return 0;
+        if (k == 2 && !first)
+            first = r;
+    }
+    return first;
 }
 
 /* The first row whose cell in `col` is not a number, or 0 when all are. */
@@ -59,7 +82,7 @@ static size_t not_numbers(const pg_csv *t, size_t col)
     double v;
 
     for (r = 1; r < t->rows; r++)
-        if (!cell_number(pg_csv_cell(t, r, col), &v))
+        if (cell_number(pg_csv_cell(t, r, col), &v) != 1)
             return r;
     return 0;
 }
@@ -77,7 +100,8 @@ static double *column_values(const pg_csv *t, size_t col)
     size_t r;
 
     for (r = 1; r < t->rows; r++)
-        cell_number(pg_csv_cell(t, r, col), &v[r - 1]);
+        if (cell_number(pg_csv_cell(t, r, col), &v[r - 1]) != 1)
+            v[r - 1] = NAN;
     return v;
 }
 
@@ -138,18 +162,18 @@ static int add_companion(pg_history *h, const pg_csv *t, size_t col,
         return 0; /* of a series not wanted, or not of numbers */
     if ((bad = not_numbers(t, col)))
         return pg_error_set(PG_ERR_USAGE,
-                            "%s: column '%s' is %s, but row %zu holds "
-                            "'%.40s', not a number",
-                            h->source, header, c->what, bad,
+                            "%s:%zu: column '%s' is %s, but holds '%.40s' "
+                            "here, not a finite number",
+                            h->source, pg_csv_line(t, bad), header, c->what,
                             pg_csv_cell(t, bad, col));
     field = (double **)((char *)s + c->field);
     free(*field);
     *field = column_values(t, col);
     for (i = 0; c->nonnegative && i < h->npoints; i++)
         if ((*field)[i] < 0)
-            return pg_error_set(PG_ERR_USAGE,
-                                "%s: column '%s', row %zu: below 0 (it is %s)",
-                                h->source, header, i + 1, c->what);
+            return pg_error_set(
+                PG_ERR_USAGE, "%s:%zu: column '%s': below 0 (it is %s)",
+                h->source, pg_csv_line(t, i + 1), header, c->what);
     return 0;
 }
 
@@ -191,9 +215,9 @@ static int check_only(const pg_history *h, const pg_csv *t,
         }
         bad = not_numbers(t, (size_t)col);
         return pg_error_set(PG_ERR_USAGE,
-                            "%s: column '%s' is not a series: row %zu holds "
-                            "'%.40s', not a number",
-                            h->source, only[i], bad ? bad : 1,
+                            "%s:%zu: column '%s' is not a series: it holds "
+                            "'%.40s' here, not a finite number",
+                            h->source, pg_csv_line(t, bad ? bad : 1), only[i],
                             pg_csv_cell(t, bad ? bad : 1, (size_t)col));
     }
     return 0;
@@ -210,11 +234,22 @@ static void add_series(pg_history *h, const pg_csv *t, size_t col)
     s->values = column_values(t, col);
 }
 
+/* Column `col` holds numbers, one of them not finite: said at its line. */
+static int refuse_not_finite(const pg_history *h, const pg_csv *t, size_t col,
+                             size_t row)
+{
+    return pg_error_set(PG_ERR_USAGE,
+                        "%s:%zu: column '%s' holds '%.40s', not a finite "
+                        "number (a missing point is an empty cell)",
+                        h->source, pg_csv_line(t, row), pg_csv_cell(t, 0, col),
+                        pg_csv_cell(t, row, col));
+}
+
 int pg_history_from_csv(pg_history *h, const pg_csv *t, const char *source,
-                        const char *const *only)
+                        const char *const *only, const char *label_column)
 {
     long label = -1;
-    size_t c, r;
+    size_t c, r, bad;
     int err = 0;
 
     memset(h, 0, sizeof(*h));
@@ -229,12 +264,20 @@ int pg_history_from_csv(pg_history *h, const pg_csv *t, const char *source,
                             source);
     h->source = pg_strdup(source);
     h->npoints = t->rows - 1;
-    for (c = 0; c < t->cols; c++) {
+    if (label_column && (label = find_column(t, label_column)) < 0)
+        err =
+            pg_error_set(PG_ERR_USAGE, "%s has no column '%s' (--label-column)",
+                         source, label_column);
+    for (c = 0; c < t->cols && !err; c++) {
         const char *name = pg_csv_cell(t, 0, c);
-        if (label < 0 && is_label_column(name))
+        if ((long)c == label)
+            continue;
+        if (label < 0 && !label_column && is_label_column(name))
             label = (long)c;
         else if (companion_of(name))
             continue; /* after the series */
+        else if ((bad = not_finite(t, c)) && wanted(name, only))
+            err = refuse_not_finite(h, t, c, bad);
         else if (not_numbers(t, c))
             pg_strvec_push_owned(&h->ignored, pg_text_clean(name));
         else if (wanted(name, only))
@@ -441,8 +484,11 @@ static void chart(pg_str *out, const double *v, size_t n)
             pg_str_putc(out, ' ');
             continue;
         }
-        if (hi > lo)
-            level = (int)((cell[i] - lo) / (hi - lo) * 7.999);
+        if (hi > lo) {
+            /* Halves, so that a span of 1e308 to -1e308 stays finite. */
+            double f = (cell[i] / 2 - lo / 2) / (hi / 2 - lo / 2) * 7.999;
+            level = f >= 0 && f < 8 ? (int)f : f >= 8 ? 7 : 0;
+        }
         pg_str_puts(out, blocks[level]);
     }
 }
@@ -513,8 +559,8 @@ static void step_lines(pg_str *out, const pg_history *h, const pg_series *s,
     level(out, h, cp->before);
     pg_str_puts(out, " → ");
     level(out, h, cp->after);
-    if (cp->before != 0)
-        pg_str_printf(out, " (%+.1f%%)", (cp->after / cp->before - 1) * 100);
+    if (isfinite(pg_cp_change(cp)))
+        pg_str_printf(out, " (%+.1f%%)", pg_cp_change(cp) * 100);
     if (isfinite(cp->z))
         pg_str_printf(out, ", %.1f times its uncertainty", fabs(cp->z));
     else
@@ -677,9 +723,7 @@ char *pg_history_to_json(const pg_history *h)
                 cJSON_AddNullToObject(co, "label");
             pg_json_add_number(co, "before", cp->before);
             pg_json_add_number(co, "after", cp->after);
-            pg_json_add_number(co, "change",
-                               cp->before != 0 ? cp->after / cp->before - 1
-                                               : NAN);
+            pg_json_add_number(co, "change", pg_cp_change(cp));
             pg_json_add_number(co, "z", cp->z);
             if (h->subjects)
                 cJSON_AddStringToObject(co, "subject", h->subjects[cp->at]);

@@ -87,8 +87,12 @@ typedef struct pg_history {
 
 /*
  * The series of CSV table `t` (read from `source`):
- *  - a column named commit, sha, hash or revision labels the rows;
- *  - a column of numbers (empty cells are missing points) is a series;
+ *  - the first column named commit, sha, hash, revision, index, time,
+ *    date, timestamp or datetime labels the rows (`label_column`, when not
+ *    NULL, names it instead);
+ *  - a column of numbers (empty cells are missing points) is a series; a
+ *    cell of one that is a number but not a finite one (nan, inf, 1e400)
+ *    is an error at its line;
  *  - a column named "NAME:sd" holds the standard deviation of NAME's
  *    points (numbers of 0 or more);
  *  - columns "NAME:change" and "NAME:change_sd" hold each point's change
@@ -96,10 +100,10 @@ typedef struct pg_history {
  *    standard deviation (pg_cp_series);
  *  - other columns (dates, branches) are ignored.
  * `only`, NULL-terminated or NULL, names the series wanted.  0, or
- * PG_ERR_USAGE saying which column or row is wrong and `h` empty.
+ * PG_ERR_USAGE saying which column and line is wrong and `h` empty.
  */
 int pg_history_from_csv(pg_history *h, const pg_csv *t, const char *source,
-                        const char *const *only);
+                        const char *const *only, const char *label_column);
 
 /* Finds the change points of every series, and with h->floor set, the
  * creeps of those with paired changes. */

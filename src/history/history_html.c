@@ -299,8 +299,8 @@ static void step_change(pg_str *out, const pg_changepoint *cp)
 {
     pg_str t = PG_STR_INIT;
 
-    if (cp->before != 0)
-        pg_format_change(&t, cp->after / cp->before - 1);
+    if (isfinite(pg_cp_change(cp)))
+        pg_format_change(&t, pg_cp_change(cp));
     esc(out, pg_str_cstr(&t));
     pg_str_clear(&t);
 }

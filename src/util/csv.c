@@ -112,7 +112,7 @@ static void free_cells(char **cells, size_t n)
 int pg_csv_parse(pg_csv *out, const char *text, size_t len, const char *name)
 {
     parser ps = {text, text + len, name, 1, PG_STR_INIT, NULL, 0, 0};
-    size_t cols = 0, rows = 0;
+    size_t cols = 0, rows = 0, *lines = NULL, lines_cap = 0;
     int err = 0;
 
     memset(out, 0, sizeof(*out));
@@ -127,6 +127,11 @@ int pg_csv_parse(pg_csv *out, const char *text, size_t len, const char *name)
             ps.line++;
             continue;
         }
+        if (rows == lines_cap) {
+            lines_cap = lines_cap ? 2 * lines_cap : 64;
+            lines = pg_realloc(lines, lines_cap * sizeof(*lines));
+        }
+        lines[rows] = line;
         if ((fields = read_record(&ps)) < 0) {
             err = -1;
         } else if (rows == 0) {
@@ -144,8 +149,10 @@ int pg_csv_parse(pg_csv *out, const char *text, size_t len, const char *name)
         err = pg_error_set(PG_ERR_USAGE, "%s: empty: no header, no rows", name);
     if (err) {
         free_cells(ps.cells, ps.ncells);
+        free(lines);
         return PG_ERR_USAGE;
     }
+    out->lines = lines;
     out->cells = ps.cells;
     out->rows = rows;
     out->cols = cols;
@@ -157,8 +164,14 @@ const char *pg_csv_cell(const pg_csv *t, size_t row, size_t col)
     return t->cells[row * t->cols + col];
 }
 
+size_t pg_csv_line(const pg_csv *t, size_t row)
+{
+    return t->lines && row < t->rows ? t->lines[row] : 0;
+}
+
 void pg_csv_clear(pg_csv *t)
 {
     free_cells(t->cells, t->rows * t->cols);
+    free(t->lines);
     memset(t, 0, sizeof(*t));
 }

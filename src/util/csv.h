@@ -12,6 +12,7 @@ typedef struct pg_csv {
     char **cells; /* rows * cols cells, row by row; each a string */
     size_t rows;  /* the header row included */
     size_t cols;
+    size_t *lines; /* per row: the line of the text it starts on, from 1 */
 } pg_csv;
 
 /* The most cells a table may have: a bound on the memory hostile text can
@@ -30,6 +31,10 @@ int pg_csv_parse(pg_csv *out, const char *text, size_t len, const char *name);
 
 /* The cell at `row`, `col` (row 0: the header). */
 const char *pg_csv_cell(const pg_csv *t, size_t row, size_t col);
+
+/* The line of the text that row `row` starts on (a quoted cell may hold
+ * line breaks, so rows and lines part); 0 when there is no such row. */
+size_t pg_csv_line(const pg_csv *t, size_t row);
 
 void pg_csv_clear(pg_csv *t);
 

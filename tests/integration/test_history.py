@@ -174,6 +174,40 @@ class Series(unittest.TestCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("such as 5%", p.stderr)
 
+    def test_rows_named_by_an_index_or_a_time_and_extremes(self):
+        # An index, a time or a date names the rows: not a ramp of a
+        # series with a change point at every row.
+        rows = "".join("%d,%s\n" % (i, (10 if i < 30 else 20) +
+                                     0.1 * ((i * 7) % 5 - 2))
+                       for i in range(60))
+        for header in ("index,x", "time,x", "timestamp,x", "date,x"):
+            with self.subTest(header=header):
+                text = header + "\n" + rows
+                p = self.history("--series", self.file(text), "--json", "-")
+                self.assertEqual(p.returncode, 0, p.stderr)
+                r = json.loads(p.stdout)
+                self.assertEqual([s["name"] for s in r["series"]], ["x"])
+                self.assertEqual(r["labels"][30], "30")
+                (cp,) = r["series"][0]["changepoints"]
+                self.assertEqual(cp["index"], 30)
+        # --label-column names another; one that is not there is said.
+        text = "run,x\n" + "".join("r" + row + "\n"
+                                   for row in rows.splitlines())
+        p = self.history("--series", self.file(text), "--label-column",
+                         "run", "--json", "-")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["labels"][30], "r30")
+        p = self.history("--series", self.file(text), "--label-column", "id")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("has no column 'id' (--label-column)", p.stderr)
+        p = self.history("--label-column", "id")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--label-column names a column of the file", p.stderr)
+        # The largest finite numbers either way: drawn, not a crash.
+        text = "x\n" + "1e308\n-1e308\n" * 10
+        p = self.history("--series", self.file(text))
+        self.assertEqual(p.returncode, 0, p.stderr)
+
     def test_what_is_not_such_a_table_is_refused(self):
         cases = [
             ("a,b\n1,2\n3\n", "h.csv:3: 1 field where the header has 2"),
@@ -181,7 +215,13 @@ class Series(unittest.TestCase):
             ("commit,date\nc1,monday\n", "has no column of numbers"),
             ("x\n", "has a header but no rows"),
             ("", "empty"),
-            ("x,x:sd\n1,-1\n2,1\n", "column 'x:sd', row 1: below 0"),
+            ("x,x:sd\n1,-1\n2,1\n", "h.csv:2: column 'x:sd': below 0"),
+            # A number that is not a finite one, at its line (a quoted
+            # cell's line break makes rows and lines part).
+            ('n,x\n"a\nb",1\nc,nan\n',
+             "h.csv:4: column 'x' holds 'nan', not a finite number"),
+            ("x\n1\n1e400\n", "h.csv:3: column 'x' holds '1e400'"),
+            ("x\n-inf\n2\n", "h.csv:2: column 'x' holds '-inf'"),
             ("x,x:change\n1,\n2,0.1\n", "paired changes need both"),
             ("x,x:sd\n1,fast\n2,1\n", "column 'x:sd' is standard deviations"),
             (",".join("s%d" % i for i in range(10001)) + "\n" +
@@ -199,8 +239,8 @@ class Series(unittest.TestCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("has no column 'crc32' (did you mean 'crc'?)", p.stderr)
         p = self.history("--series", path, "-b", "date")
-        self.assertIn("column 'date' is not a series: row 1 holds "
-                      "'2026-01-01'", p.stderr)
+        self.assertIn("column 'date' is not a series: it holds "
+                      "'2026-01-01' here", p.stderr)
         p = self.history("--series", os.path.join(self.dir, "none.csv"))
         self.assertEqual(p.returncode, 2)
         self.assertIn("cannot read", p.stderr)

@@ -452,6 +452,43 @@ static void a_creep_of_precise_pairs_is_no_step(void)
     CHECK(pg_changepoints(cp, &s, &opts) == 2);
 }
 
+/* A step is a step at any scale: from a zero level (counts,
+ * allocations), between the largest and the smallest doubles, and below
+ * zero, where its change keeps its direction's sign. */
+static void steps_at_any_scale(void)
+{
+    pg_changepoint cp[40];
+    double x[40];
+    pg_cp_opts opts = {0, 0, 0.05};
+    size_t i;
+
+    for (i = 0; i < 40; i++)
+        x[i] = i < 20 ? 0 : 5;
+    REQUIRE(find(cp, x, NULL, 40, &opts) == 1);
+    CHECK(cp[0].at == 20);
+    CHECK(cp[0].before == 0 && cp[0].after == 5);
+    CHECK(isnan(pg_cp_change(&cp[0]))); /* no fraction of nothing */
+    for (i = 0; i < 40; i++)
+        x[i] = i < 20 ? 1e300 : 1e308;
+    REQUIRE(find(cp, x, NULL, 40, NULL) == 1);
+    CHECK(cp[0].at == 20);
+    CHECK_NEAR(cp[0].after / 1e308, 1, 1e-12);
+    rng = 7;
+    for (i = 0; i < 40; i++)
+        x[i] = (i < 20 ? 1e-300 : 1.2e-300) * (1 + 0.01 * normal());
+    REQUIRE(find(cp, x, NULL, 40, NULL) == 1);
+    CHECK(cp[0].at == 20);
+    CHECK_NEAR(pg_cp_change(&cp[0]), 0.2, 0.02);
+    for (i = 0; i < 40; i++)
+        x[i] = (i < 20 ? -100 : -120) + normal();
+    REQUIRE(find(cp, x, NULL, 40, NULL) == 1);
+    CHECK_NEAR(pg_cp_change(&cp[0]), -0.2, 0.03);
+    /* The largest magnitudes of both signs: no overflow, no step. */
+    for (i = 0; i < 40; i++)
+        x[i] = i % 2 ? 1e308 : -1e308;
+    CHECK(find(cp, x, NULL, 40, NULL) == 0);
+}
+
 const pg_test pg_tests_changepoint[] = {
     {"a_creep_of_precise_pairs_is_no_step",
      a_creep_of_precise_pairs_is_no_step},
@@ -471,4 +508,5 @@ const pg_test pg_tests_changepoint[] = {
     {"uncertain_points_weigh_less", uncertain_points_weigh_less},
     {"small_and_edge_series", small_and_edge_series},
     {"a_long_series_is_looked_at_whole", a_long_series_is_looked_at_whole},
+    {"steps_at_any_scale", steps_at_any_scale},
     PG_TESTS_END};

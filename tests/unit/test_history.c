@@ -22,7 +22,7 @@ static int read_table(pg_history *h, const char *text, const char *const *only)
 
     pg_error_clear();
     REQUIRE(pg_csv_parse(&t, text, strlen(text), "h.csv") == 0);
-    err = pg_history_from_csv(h, &t, "h.csv", only);
+    err = pg_history_from_csv(h, &t, "h.csv", only, NULL);
     pg_csv_clear(&t);
     return err;
 }
