@@ -4,6 +4,7 @@
 #include "mainline.h"
 #include "error.h"
 #include "record.h"
+#include "revision.h"
 #include "store.h"
 #include "str.h"
 
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "banned.h"
 
@@ -19,6 +21,8 @@
 
 /* How many pushes drawn from another commit's record are named. */
 #define MAX_REUSE_NOTES 5
+/* How far in the future a record may be dated: clocks that disagree. */
+#define FUTURE_SLACK (24 * 3600LL)
 
 /* A commit of the line, findable by its id, and by its code: its tree
  * and its first parent's. */
@@ -136,6 +140,28 @@ static int by_when(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Why push record `rec` cannot be drawn (a new string), or NULL: its
+ * commit must be in the repository with the parent and trees it claims
+ * (else a record filed under a commit of its own making could claim a real
+ * commit's code, and be drawn there), and its time not in the future
+ * (else it would outrank every record of its code: preferred()). */
+static char *untrue(const pg_record *rec, pg_repo *repo, long long now)
+{
+    char tree[PG_OID_HEX], parent[PG_OID_HEX], parent_tree[PG_OID_HEX];
+
+    if (pg_repo_commit_trees(tree, parent, parent_tree, repo, rec->commit))
+        return pg_strdupf("its commit %.12s is not in this repository",
+                          rec->commit);
+    if (strcmp(tree, rec->tree) || strcmp(parent, rec->parent) ||
+        (parent_tree[0] && strcmp(parent_tree, rec->parent_tree)))
+        return pg_strdupf("its commit %.12s has another tree or parent than "
+                          "it claims",
+                          rec->commit);
+    if (rec->when > now + FUTURE_SLACK)
+        return pg_strdup("it is dated in the future");
+    return NULL;
+}
+
 /* The push records of the commits `which` takes (of `machine`, when it
  * is not NULL) from the ref, added to *recs; the check records into h;
  * notes for those left out. */
@@ -146,6 +172,8 @@ static int read_records(pg_record **recs, size_t *nrec, pg_history *h,
 {
     pg_stored *files = NULL;
     size_t nfiles = 0, i;
+    long long now = (long long)time(NULL);
+    char *why;
     int err =
         pg_store_read(&files, &nfiles, repo, ref, which, (void *)ix, &h->notes);
 
@@ -166,6 +194,10 @@ static int read_records(pg_record **recs, size_t *nrec, pg_history *h,
             pg_record_clear(rec);
         } else if (rec->check) {
             add_checks(h, rec);
+            pg_record_clear(rec);
+        } else if ((why = untrue(rec, repo, now)) != NULL) {
+            pg_strvec_pushf(&h->notes, "left out %s: %s", display, why);
+            free(why);
             pg_record_clear(rec);
         } else {
             (*nrec)++;

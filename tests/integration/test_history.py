@@ -748,6 +748,52 @@ class Mainline(Records, RepoTest):
         self.plant(planted)
         return commits
 
+    def test_records_that_lie_are_not_drawn(self):
+        pushes = [(100.0, 100.0, 0.0, "unchanged")] * 4
+        commits = self.planted(pushes)
+        gap = self.commit({"README": "gap\n"}, "no record of its own")
+        (path,) = [f for f in self.files() if commits[2] in f]
+        real = json.loads(self.git("show", "%s:%s" % (REF, path)))
+        # Filed under a commit this repository does not have, claiming the
+        # code of one it does (which has no record of its own): a forged
+        # +900% there, before.
+        forged = json.loads(json.dumps(real))
+        fake = "f" * 40
+        forged.update(commit=fake, parent="e" * 40,
+                      tree=self.git("rev-parse", gap + "^{tree}"),
+                      parent_tree=self.git("rev-parse",
+                                           commits[-1] + "^{tree}"))
+        forged["benchmarks"][0].update(base_ns=100.0, head_ns=1000.0,
+                                       change=9.0, status="regression")
+        # A real commit's record dated ten years ahead, ten times slower:
+        # it would outrank the true one, being the newest.
+        future = json.loads(json.dumps(real))
+        future["when"] = real["when"] + 10 * 365 * 86400
+        future["benchmarks"][0].update(base_ns=1000.0, head_ns=1000.0)
+        # A record that claims another parent than its commit has.
+        moved = json.loads(json.dumps(real))
+        moved["parent"] = commits[3]
+        # A record too large to read: refused before it is inflated.
+        big = b'{"pad": "' + b"x" * (5 << 20) + b'"}'
+        self.plant({"ff/%s/1-m.json" % fake: json.dumps(forged).encode(),
+                    "%s/%s/2-f.json" % (commits[2][:2], commits[2]):
+                        json.dumps(future).encode(),
+                    "%s/%s/3-p.json" % (commits[2][:2], commits[2]):
+                        json.dumps(moved).encode(),
+                    "%s/%s/4-big.json" % (commits[2][:2], commits[2]): big})
+        p, doc = self.history()
+        notes = "\n".join(doc["notes"])
+        self.assertIn("1-m.json: its commit ffffffffffff is not in this "
+                      "repository", notes)
+        self.assertIn("2-f.json: it is dated in the future", notes)
+        self.assertIn("3-p.json: its commit %s has another tree or parent "
+                      "than it claims" % commits[2][:12], notes)
+        self.assertIn("4-big.json: too large for a record", notes)
+        (s,) = doc["series"]
+        self.assertEqual(s["changepoints"], [], p.stdout)
+        values = [v for v in s["values"] if v is not None]
+        self.assertTrue(values and max(values) < 200, values)
+
     def test_a_creep_is_not_a_step_at_its_first_push(self):
         # Levels that rise over five pushes of +2% each (pairs as tight
         # as perfgate's): the first of them moved 2%, not the 10% the

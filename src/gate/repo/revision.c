@@ -649,6 +649,32 @@ int pg_repo_tree_of(char out[PG_OID_HEX], pg_repo *repo, const char *commit)
     return 0;
 }
 
+int pg_repo_commit_trees(char tree[PG_OID_HEX], char parent[PG_OID_HEX],
+                         char parent_tree[PG_OID_HEX], pg_repo *repo,
+                         const char *commit)
+{
+    git_oid oid;
+    git_commit *c = NULL, *p = NULL;
+
+    tree[0] = parent[0] = parent_tree[0] = '\0';
+    if (git_oid_fromstr(&oid, commit) < 0 ||
+        git_commit_lookup(&c, repo->repo, &oid) < 0) {
+        git_error_clear();
+        return 1;
+    }
+    git_oid_tostr(tree, PG_OID_HEX, git_commit_tree_id(c));
+    if (git_commit_parentcount(c) > 0) {
+        git_oid_tostr(parent, PG_OID_HEX, git_commit_parent_id(c, 0));
+        if (git_commit_parent(&p, c, 0) == 0)
+            git_oid_tostr(parent_tree, PG_OID_HEX, git_commit_tree_id(p));
+        else
+            git_error_clear();
+        git_commit_free(p);
+    }
+    git_commit_free(c);
+    return 0;
+}
+
 struct git_repository *pg_repo_git(pg_repo *repo)
 {
     return repo->repo;

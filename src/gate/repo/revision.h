@@ -150,6 +150,15 @@ int pg_repo_first_parents(pg_commit_info **out, size_t *n, pg_repo *repo,
 /* The tree of commit `commit` (a full SHA) into `out`; 0 or a set error. */
 int pg_repo_tree_of(char out[PG_OID_HEX], pg_repo *repo, const char *commit);
 
+/*
+ * Commit `commit`'s tree, first parent and that parent's tree (each "" when
+ * it has none, or the parent is not in the repository): 0; 1 when the
+ * repository has no such commit (a shallow clone's, a force-push's).
+ */
+int pg_repo_commit_trees(char tree[PG_OID_HEX], char parent[PG_OID_HEX],
+                         char parent_tree[PG_OID_HEX], pg_repo *repo,
+                         const char *commit);
+
 void pg_commit_infos_free(pg_commit_info *infos, size_t n);
 
 /* libgit2's handle on the repository: for the history's store (store.h). */
