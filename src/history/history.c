@@ -427,6 +427,24 @@ static void match_checks(const pg_history *h, pg_series *s)
         s->creep_check[k] = check_of(h, s, s->creeps[k].from, s->creeps[k].to);
 }
 
+/* The points whose code was their parent's drawn at the level before
+ * them (a chain of them at the last measured one), once the fit, which
+ * weighs only what was measured, is done; one with no level before it
+ * stays blank, and is not marked. */
+static void carry(const pg_history *h, pg_series *s)
+{
+    size_t i;
+
+    for (i = 0; s->carried && i < h->npoints; i++) {
+        if (!s->carried[i] || !isnan(s->values[i]))
+            continue;
+        if (i > 0 && isfinite(s->values[i - 1]))
+            s->values[i] = s->values[i - 1];
+        else
+            s->carried[i] = 0;
+    }
+}
+
 void pg_history_detect(pg_history *h, const pg_cp_opts *opts)
 {
     size_t i;
@@ -448,6 +466,7 @@ void pg_history_detect(pg_history *h, const pg_cp_opts *opts)
                                    h->floor, opts ? opts->threshold : 0);
         }
         match_checks(h, s);
+        carry(h, s);
     }
 }
 
@@ -706,6 +725,12 @@ char *pg_history_to_json(const pg_history *h)
         if (s->machine)
             cJSON_AddStringToObject(so, "machine", s->machine);
         add_numbers(so, "values", s->values, h->npoints);
+        if (s->carried) {
+            cJSON *c = cJSON_AddArrayToObject(so, "carried");
+            size_t j;
+            for (j = 0; j < h->npoints; j++)
+                cJSON_AddItemToArray(c, cJSON_CreateBool(s->carried[j]));
+        }
         if (s->sd)
             add_numbers(so, "sd", s->sd, h->npoints);
         if (s->change)
@@ -774,6 +799,7 @@ void pg_history_clear(pg_history *h)
         free(h->series[i].cps);
         free(h->series[i].creeps);
         free(h->series[i].sure);
+        free(h->series[i].carried);
         for (k = 0; h->series[i].accepted && k < h->npoints; k++)
             free(h->series[i].accepted[k]);
         free(h->series[i].accepted);

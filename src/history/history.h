@@ -61,6 +61,11 @@ typedef struct pg_series {
     /* npoints, or NULL: where the push's record says its regression was
      * accepted on purpose, the reason given; NULL elsewhere. */
     char **accepted;
+    /* npoints flags, or NULL: the push's code was its parent's (its record
+     * says the change could not reach the benchmark), so its value is the
+     * point before's, carried for the chart after the fit (which weighs
+     * only what was measured). */
+    unsigned char *carried;
     pg_creep *creeps; /* with paired changes and a floor */
     size_t ncreeps;
     /* The check of each change point and creep (into pg_history.checks),

@@ -249,7 +249,9 @@ static void point_title(pg_str *out, const pg_history *h, const pg_series *s,
         pg_str_printf(&t, "%s: ", s->machine);
     esc(out, pg_str_cstr(&t));
     value_text(out, h, s->values[i]);
-    if (s->change && isfinite(s->change[i])) {
+    if (s->carried && s->carried[i])
+        pg_str_puts(out, " (the push before's: this push's code was its)");
+    else if (s->change && isfinite(s->change[i])) {
         pg_str_clear(&t);
         pg_str_puts(&t, " (");
         pg_format_change(&t, s->change[i]);
@@ -285,9 +287,10 @@ static void series_marks(pg_str *out, const pg_history *h, const pg_series *s,
             continue;
         y = ypix(s->values[i], lo, hi);
         pg_str_printf(out,
-                      "<line class=\"pt\" stroke=\"%s\" x1=\"%zu\" "
+                      "<line class=\"pt%s\" stroke=\"%s\" x1=\"%zu\" "
                       "y1=\"%.2f\" x2=\"%zu\" y2=\"%.2f\">",
-                      color, i, y, i, y);
+                      s->carried && s->carried[i] ? " carried" : "", color, i,
+                      y, i, y);
         point_title(out, h, s, i);
         pg_str_puts(out, "</line>");
     }
@@ -576,6 +579,7 @@ static const char style[] =
     ".axis{stroke:#999}.tick{font-size:11px;fill:#555}"
     ".line{fill:none;stroke-width:1.5}"
     ".pt{stroke-width:6;stroke-linecap:round}"
+    ".pt.carried{stroke-width:3;stroke-opacity:.5}"
     ".cp{stroke-width:2;stroke-dasharray:4 3}.cp.up{stroke:#e15759}"
     ".cp.down{stroke:#59a14f}.creep{fill:#f28e2b;fill-opacity:.13}"
     ".legend i{display:inline-block;width:10px;height:10px;margin-right:4px}"

@@ -390,6 +390,7 @@ static int fill_series(pg_series *s, const pg_history *h, const pg_record *recs,
     s->change = pg_malloc(h->npoints * sizeof(double));
     s->change_sd = pg_malloc(h->npoints * sizeof(double));
     s->sure = pg_calloc(h->npoints, 1);
+    s->carried = pg_calloc(h->npoints, 1);
     s->accepted = pg_calloc(h->npoints, sizeof(*s->accepted));
     for (i = 0; i < h->npoints; i++) {
         const pg_record_bench *b =
@@ -400,13 +401,16 @@ static int fill_series(pg_series *s, const pg_history *h, const pg_record *recs,
         points++;
         if (b->untouched) { /* the change could not reach it */
             s->change[i] = s->change_sd[i] = 0;
+            s->carried[i] = 1;
             continue;
         }
         s->values[i] = b->head_ns;
         /* The parent's time, from the same run, where it has none of its
          * own (a push the change could not reach, or not recorded). */
-        if (i > 0 && isnan(s->values[i - 1]))
+        if (i > 0 && isnan(s->values[i - 1])) {
             s->values[i - 1] = b->base_ns;
+            s->carried[i - 1] = 0; /* measured, after all */
+        }
         s->change[i] = b->change;
         s->sure[i] = b->status == PG_STATUS_REGRESSION ||
                      b->status == PG_STATUS_IMPROVEMENT;
@@ -453,6 +457,7 @@ static void make_series(pg_history *h, const pg_record *recs, const placed *at,
                 free(s->change);
                 free(s->change_sd);
                 free(s->sure);
+                free(s->carried);
                 free(s->accepted); /* no point: nothing in it */
                 memset(s, 0, sizeof(*s));
                 continue;

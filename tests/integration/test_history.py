@@ -743,10 +743,45 @@ class Mainline(Records, RepoTest):
             b.update(status=status, base_ns=base, head_ns=head,
                      change=change, change_lo=change - 0.003,
                      change_hi=change + 0.003)
+            if base is None:  # the push's code was its parent's
+                b.update(untouched=True, change=0, change_lo=None,
+                         change_hi=None)
             planted["%s/%s/1-m.json" % (commits[i][:2], commits[i])] = \
                 json.dumps(rec).encode()
         self.plant(planted)
         return commits
+
+    def test_a_push_of_its_parents_code_is_drawn_at_its_level(self):
+        # Pushes 2-4 and 7 change nothing the benchmark reads (docs, a
+        # comment): recorded at no cost, and drawn at the level before
+        # them, marked as carried, not left blank; 4 and 7 have the next
+        # push's run's time of their code (its base), so only 2 and 3 are
+        # carried.
+        pushes = []
+        for i in range(1, 11):
+            if i in (2, 3, 4, 7):
+                pushes.append((None, None, 0.0, "unchanged"))
+            else:
+                level = 100.0 if i < 6 else 150.0
+                pushes.append((level, level, 0.0, "unchanged"))
+        pushes[5] = (100.0, 150.0, 0.5, "regression")
+        commits = self.planted(pushes)
+        page = os.path.join(self.tmp, "history.html")
+        p, doc = self.history("--html", page)
+        (s,) = doc["series"]
+        carried = [i for i, c in enumerate(s["carried"]) if c]
+        self.assertEqual(carried, [2, 3])
+        for i in carried:
+            self.assertEqual(s["values"][i], s["values"][i - 1], i)
+        self.assertEqual(s["values"][4], 100.0)
+        self.assertEqual(s["values"][7], 150.0)
+        # The fit weighed only what was measured: one step, at push 6.
+        self.assertEqual([cp["label"] for cp in s["changepoints"]],
+                         [commits[6]])
+        with open(page) as f:
+            html = f.read()
+        self.assertEqual(html.count('class="pt carried"'), 2)
+        self.assertIn("this push's code was its", html)
 
     def test_records_that_lie_are_not_drawn(self):
         pushes = [(100.0, 100.0, 0.0, "unchanged")] * 4
