@@ -20,6 +20,13 @@
  * spikes, or a change undone at once.  Points count by weight: one point
  * among uncertain ones is one. */
 #define MAX_BLIP 4
+/* The residuals' lag-1 autocorrelation above which the noise is taken for
+ * slow (smooth, periodic) and widened: above this and 3 / sqrt(n), which
+ * independent noise reaches about once in a thousand series. */
+#define RHO_LEAST 0.3
+/* The most that widening takes rho to be, and how many times it refits. */
+#define RHO_MOST 0.95
+#define MAX_REFITS 3
 /* The quantile of |deviations| that measures a noise's tail, and a
  * normal noise's: 80%, 1.28 sd (above 80%, two steps in ten
  * points would count as noise). */
@@ -656,6 +663,26 @@ static size_t steps_of(pg_changepoint *out, const segment *seg, size_t nseg,
     return found;
 }
 
+/* The lag-1 autocorrelation of the standardized residuals around the
+ * segments' levels, neighbours within one segment; 0 when too few. */
+static double residual_rho(const segment *seg, size_t nseg, const fit *f)
+{
+    double num = 0, den = 0;
+    size_t k, i;
+
+    for (k = 0; k < nseg; k++) {
+        for (i = seg[k].begin; i < seg[k].end; i++) {
+            double r = (f->x[i] - seg[k].level) * f->w[i];
+            if (!(f->w[i] > 0))
+                continue;
+            den += r * r;
+            if (i + 1 < seg[k].end && f->w[i + 1] > 0)
+                num += r * (f->x[i + 1] - seg[k].level) * f->w[i + 1];
+        }
+    }
+    return den > 0 ? num / den : 0;
+}
+
 size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
                        const pg_cp_opts *opts)
 {
@@ -667,7 +694,8 @@ size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
            *dv;
     size_t nseg, nfirst, pass;
     segment *seg, *first;
-    double denied, scale;
+    double denied, scale, rho, inflate = 1, *w0;
+    int round;
     fit f;
 
     if (m < 2 * MIN_SEGMENT)
@@ -681,30 +709,46 @@ size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
             d[i] = series->change[i] > -1 ? log1p(series->change[i]) : NAN;
     }
     seg = pg_malloc(m * sizeof(*seg));
-    nseg = first_cut(seg, x, w, m, pen * log((double)m));
-    tail = pg_cp_tail_factor(x, w, m);
-    for (i = 0; i < m; i++)
-        w[i] /= tail;
+    first = pg_malloc(m * sizeof(*first));
+    w0 = pg_malloc(m * sizeof(*w0));
+    memcpy(w0, w, m * sizeof(*w));
     f.x = x;
     f.w = w;
     f.d = d;
     f.dv = dv;
     f.scratch = pg_malloc(m * sizeof(*f.scratch));
-    first = pg_malloc(m * sizeof(*first));
-    memcpy(first, seg, nseg * sizeof(*seg));
-    nfirst = nseg;
-    for (pass = 0;; pass++) {
-        if (d)
-            nseg = cut_at_pairs(seg, nseg, &f, threshold, m);
-        nseg = keep_strong_cuts(seg, nseg, &f, threshold);
-        if (!d || pass == MAX_WIDENINGS ||
-            !(denied = denied_pair(seg, nseg, &f, threshold, m)))
-            break;
+    for (round = 0;; round++) {
+        nseg = first_cut(seg, x, w, m, pen * log((double)m));
+        tail = pg_cp_tail_factor(x, w, m);
         for (i = 0; i < m; i++)
-            dv[i] *= denied * denied;
-        memcpy(seg, first, nfirst * sizeof(*seg));
-        nseg = nfirst;
+            w[i] /= tail;
+        memcpy(first, seg, nseg * sizeof(*seg));
+        nfirst = nseg;
+        for (pass = 0;; pass++) {
+            if (d)
+                nseg = cut_at_pairs(seg, nseg, &f, threshold, m);
+            nseg = keep_strong_cuts(seg, nseg, &f, threshold);
+            if (!d || pass == MAX_WIDENINGS ||
+                !(denied = denied_pair(seg, nseg, &f, threshold, m)))
+                break;
+            for (i = 0; i < m; i++)
+                dv[i] *= denied * denied;
+            memcpy(seg, first, nfirst * sizeof(*seg));
+            nseg = nfirst;
+        }
+        /* Residuals that move together: noise slower than the points,
+         * which neighbours' differences underrate (a sine, a drift).  With
+         * pairs, they decide instead. */
+        if (d || round == MAX_REFITS ||
+            !((rho = residual_rho(seg, nseg, &f)) >
+              fmax(RHO_LEAST, 3 / sqrt((double)m))))
+            break;
+        rho = fmin(rho, RHO_MOST);
+        inflate *= sqrt((1 + rho) / (1 - rho));
+        for (i = 0; i < m; i++)
+            w[i] = w0[i] / inflate;
     }
+    free(w0);
     free(first);
     found = steps_of(out, seg, nseg, &f, series, threshold, min_change);
     for (i = 0; i < found; i++) { /* back on the values' scale */

@@ -9,7 +9,9 @@
  * cut) into segments of at most PG_CP_SPAN points, so that its time grows
  * with the series' length, not its cube: a longer level is cut there, and
  * joined again by what follows.  Then each cut must be a step of
- * several times its uncertainty between the segments on either side; a
+ * several times its uncertainty between the segments on either side
+ * (the noise widened, and the series fitted again, when the residuals
+ * around the levels move together: a smooth or periodic series); a
  * short run of spikes is no level; and paired changes, where given, place
  * the cuts and must agree with the levels.  docs/history.md has the method
  * and its scores.

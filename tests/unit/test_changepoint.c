@@ -489,6 +489,29 @@ static void steps_at_any_scale(void)
     CHECK(find(cp, x, NULL, 40, NULL) == 0);
 }
 
+/* Noise that moves slowly (a sine, a slow drift) is no staircase: the
+ * residuals around the levels are correlated, and the noise is widened
+ * to what a mean of correlated points has. */
+static void slow_noise_is_no_staircase(void)
+{
+    size_t n = 500, i;
+    double *x = malloc(n * sizeof(*x));
+    pg_changepoint *cp = malloc(n * sizeof(*cp));
+
+    REQUIRE(x && cp);
+    rng = 3;
+    for (i = 0; i < n; i++)
+        x[i] =
+            100 + 5 * sin(6.283185307179586 * (double)i / 20) + 0.5 * normal();
+    CHECK(find(cp, x, NULL, n, NULL) == 0);
+    /* A step in white noise is still one step, where it is. */
+    for (i = 0; i < n; i++)
+        x[i] = 100 + normal() + (i >= 250 ? 10 : 0);
+    CHECK(find(cp, x, NULL, n, NULL) == 1 && cp[0].at == 250);
+    free(x);
+    free(cp);
+}
+
 const pg_test pg_tests_changepoint[] = {
     {"a_creep_of_precise_pairs_is_no_step",
      a_creep_of_precise_pairs_is_no_step},
@@ -509,4 +532,5 @@ const pg_test pg_tests_changepoint[] = {
     {"small_and_edge_series", small_and_edge_series},
     {"a_long_series_is_looked_at_whole", a_long_series_is_looked_at_whole},
     {"steps_at_any_scale", steps_at_any_scale},
+    {"slow_noise_is_no_staircase", slow_noise_is_no_staircase},
     PG_TESTS_END};
