@@ -30,6 +30,7 @@ typedef struct line_commit {
     const char *id;
     const char *tree, *parent_tree; /* parent_tree: "" when unknown */
     size_t pos;
+    const char *parent; /* its first parent, "" when unknown */
 } line_commit;
 
 typedef struct line_index {
@@ -50,12 +51,18 @@ static int by_code(const void *a, const void *b)
     return c ? c : strcmp(x->parent_tree, y->parent_tree);
 }
 
+/* `commit` on the line, or NULL. */
+static const line_commit *find_commit(const line_index *ix, const char *commit)
+{
+    line_commit key = {commit, NULL, NULL, 0, NULL};
+
+    return bsearch(&key, ix->by_id, ix->n, sizeof(key), by_id);
+}
+
 /* The position of `commit` on the line, or -1. */
 static long find(const line_index *ix, const char *commit)
 {
-    line_commit key = {commit, NULL, NULL, 0};
-    const line_commit *hit =
-        bsearch(&key, ix->by_id, ix->n, sizeof(key), by_id);
+    const line_commit *hit = find_commit(ix, commit);
 
     return hit ? (long)hit->pos : -1;
 }
@@ -87,6 +94,9 @@ static void index_line(line_index *ix, const pg_commit_info *line, size_t n,
         ix->by_id[i].parent_tree = i        ? line[i - 1].tree
                                    : before ? before->tree
                                             : "";
+        ix->by_id[i].parent = i        ? line[i - 1].commit
+                              : before ? before->commit
+                                       : "";
         ix->by_id[i].pos = i;
     }
     ix->by_code = pg_calloc(n + 1, sizeof(*ix->by_code));
@@ -145,14 +155,23 @@ static int by_when(const void *a, const void *b)
  * (else a record filed under a commit of its own making could claim a real
  * commit's code, and be drawn there), and its time not in the future
  * (else it would outrank every record of its code: preferred()). */
-static char *untrue(const pg_record *rec, pg_repo *repo, long long now)
+static char *untrue(const pg_record *rec, pg_repo *repo, const line_index *ix,
+                    long long now)
 {
     char tree[PG_OID_HEX], parent[PG_OID_HEX], parent_tree[PG_OID_HEX];
+    const line_commit *on = find_commit(ix, rec->commit);
 
-    if (pg_repo_commit_trees(tree, parent, parent_tree, repo, rec->commit))
+    /* A commit of the line: what the walk found (most records). */
+    if (on) {
+        snprintf(tree, sizeof(tree), "%s", on->tree);
+        snprintf(parent, sizeof(parent), "%s", on->parent);
+        snprintf(parent_tree, sizeof(parent_tree), "%s", on->parent_tree);
+    }
+    if (!on &&
+        pg_repo_commit_trees(tree, parent, parent_tree, repo, rec->commit))
         return pg_strdupf("its commit %.12s is not in this repository",
                           rec->commit);
-    if (strcmp(tree, rec->tree) || strcmp(parent, rec->parent) ||
+    if (strcmp(tree, rec->tree) || (parent[0] && strcmp(parent, rec->parent)) ||
         (parent_tree[0] && strcmp(parent_tree, rec->parent_tree)))
         return pg_strdupf("its commit %.12s has another tree or parent than "
                           "it claims",
@@ -195,7 +214,7 @@ static int read_records(pg_record **recs, size_t *nrec, pg_history *h,
         } else if (rec->check) {
             add_checks(h, rec);
             pg_record_clear(rec);
-        } else if ((why = untrue(rec, repo, now)) != NULL) {
+        } else if ((why = untrue(rec, repo, ix, now)) != NULL) {
             pg_strvec_pushf(&h->notes, "left out %s: %s", display, why);
             free(why);
             pg_record_clear(rec);
@@ -233,7 +252,7 @@ static size_t place(placed **out, const pg_record *recs, size_t nrec,
     *out = pg_malloc(cap * sizeof(**out));
     for (i = 0; i < nrec; i++) {
         long pos = find(ix, recs[i].commit);
-        line_commit key = {NULL, recs[i].tree, recs[i].parent_tree, 0};
+        line_commit key = {NULL, recs[i].tree, recs[i].parent_tree, 0, NULL};
         const line_commit *hit, *end = ix->by_code + ix->n;
         if (n + 1 >= cap)
             *out = pg_realloc(*out, (cap *= 2) * sizeof(**out));
