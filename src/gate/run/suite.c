@@ -50,6 +50,8 @@
  * interleaved: a count that two processes of one program disagree on is
  * said by its interval. */
 #define COUNT_ROUNDS 2
+/* The most samples one nvbench process takes (pg_suite_measure). */
+#define NVBENCH_MAX_SAMPLES 10000
 
 static const char *const side_names[2] = {"base", "head"};
 
@@ -741,7 +743,11 @@ int pg_suite_measure(pg_bench_result *out, const pg_run_spec *spec,
     remote.time = remote_time;
     remote.ctx = &r;
     remote.error_ns = SAMPLE_ERROR_NS;
-    remote.max_inner = 1000000000;
+    /* nvbench's stopping rule recomputes its noise over every sample at
+     * each one (quadratic in the samples): a process takes at most this
+     * many, the rest of a short kernel's 10 ms left to the rounds. */
+    remote.max_inner =
+        s->kind == PG_SUITE_NVBENCH ? NVBENCH_MAX_SAMPLES : 1000000000;
     remote.fresh = 1;
     pg_measure_opts_init(&opts, spec->settings->min_rounds,
                          spec->settings->max_time, spec->settings->noise_floor);
