@@ -27,6 +27,14 @@
 /* The most that widening takes rho to be, and how many times it refits. */
 #define RHO_MOST 0.95
 #define MAX_REFITS 3
+/* A step of values alone must show in the segments' means too, this many
+ * times its uncertainty, the means trimmed by TRIM of their points at each
+ * end (spikes); segments of fewer than MIN_MEANS points are not asked.
+ * IQR_SD: a normal noise's interquartile range in sd. */
+#define MEANS_T 4.0
+#define TRIM 0.1
+#define MIN_MEANS 3
+#define IQR_SD 1.349
 /* The quantile of |deviations| that measures a noise's tail, and a
  * normal noise's: 80%, 1.28 sd (above 80%, two steps in ten
  * points would count as noise). */
@@ -630,6 +638,88 @@ static size_t first_cut(segment *seg, const double *x, const double *w,
     return nseg;
 }
 
+/* The measured points of begin..end-1 into v, sorted; how many. */
+static size_t sorted_points(double *v, const fit *f, size_t begin, size_t end)
+{
+    size_t k = 0, i;
+
+    for (i = begin; i < end; i++)
+        if (f->w[i] > 0)
+            v[k++] = f->x[i];
+    qsort(v, k, sizeof(*v), by_value);
+    return k;
+}
+
+/* The q-quantile of the k sorted v (interpolated). */
+static double quantile(const double *v, size_t k, double q)
+{
+    double at = q * (double)(k - 1), lo = floor(at);
+    size_t i = (size_t)lo;
+
+    return i + 1 < k ? v[i] + (at - lo) * (v[i + 1] - v[i]) : v[k - 1];
+}
+
+/* The TRIM-trimmed mean of the k sorted v. */
+static double trimmed(const double *v, size_t k)
+{
+    size_t g = (size_t)(TRIM * (double)k), i;
+    double sum = 0;
+
+    for (i = g; i < k - g; i++)
+        sum += v[i];
+    return sum / (double)(k - 2 * g);
+}
+
+/* The standard deviation of the k sorted r with their lowest and highest
+ * TRIM / 2 each moved in to the next (winsorized). */
+static double winsorized_sd(const double *r, size_t k)
+{
+    size_t g = (size_t)(TRIM / 2 * (double)k), i;
+    double sum = 0, ss = 0;
+
+    for (i = 0; i < k; i++)
+        sum += r[i < g ? g : i >= k - g ? k - g - 1 : i];
+    sum /= (double)k;
+    for (i = 0; i < k; i++) {
+        double y = r[i < g ? g : i >= k - g ? k - g - 1 : i] - sum;
+        ss += y * y;
+    }
+    return sqrt(ss / (double)(k - 1));
+}
+
+/*
+ * Whether the step from segment a to b shows in their trimmed means too,
+ * `threshold` times its uncertainty by the points' spread around their own
+ * segment's median (its interquartile range, as a normal noise's sd):
+ * a series of two levels at random (a benchmark with two modes) moves its
+ * medians by the whole gap where the mix nears half and half, its means by
+ * the mix alone; spikes move neither the trimmed means nor that spread.
+ */
+static int means_agree(const fit *f, const segment *a, const segment *b,
+                       double threshold)
+{
+    double *v = (double *)f->scratch, *r, ta, tb, sd;
+    size_t ka, kb, i;
+
+    ka = sorted_points(v, f, a->begin, a->end);
+    kb = sorted_points(v + ka, f, b->begin, b->end);
+    if (ka < MIN_MEANS || kb < MIN_MEANS)
+        return 1;
+    ta = trimmed(v, ka);
+    tb = trimmed(v + ka, kb);
+    r = v + ka + kb;
+    for (i = 0; i < ka; i++)
+        r[i] = v[i] - quantile(v, ka, 0.5);
+    for (i = 0; i < kb; i++)
+        r[ka + i] = v[ka + i] - quantile(v + ka, kb, 0.5);
+    qsort(r, ka + kb, sizeof(*r), by_value);
+    sd = (quantile(r, ka + kb, 0.75) - quantile(r, ka + kb, 0.25)) / IQR_SD;
+    if (!(sd > 0))
+        sd = winsorized_sd(r, ka + kb);
+    return fabs(tb - ta) >=
+           threshold * sd * sqrt(1 / (double)ka + 1 / (double)kb);
+}
+
 /* The steps between the `nseg` segments the fit kept that are steps: at
  * least `threshold` uncertainties, more than `min_change`, and not a push
  * whose own pair lies within it.  How many, into `out`. */
@@ -652,7 +742,9 @@ static size_t steps_of(pg_changepoint *out, const segment *seg, size_t nseg,
          * of 1.7% +-0.3% read as a step of 8%). */
         if (fabs(step_z(f, &a, &b)) < threshold ||
             fabs(step_size(f, &seg[i - 1], &seg[i])) <= min_change ||
-            pair_within(series, seg[i].begin, min_change))
+            pair_within(series, seg[i].begin, min_change) ||
+            (!series->sd && !paired &&
+             !means_agree(f, &seg[i - 1], &seg[i], MEANS_T)))
             continue;
         out[found].at = seg[i].begin;
         out[found].before = seg[i - 1].level;
