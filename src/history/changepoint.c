@@ -756,20 +756,32 @@ static size_t steps_of(pg_changepoint *out, const segment *seg, size_t nseg,
 }
 
 /* The lag-1 autocorrelation of the standardized residuals around the
- * segments' levels, neighbours within one segment; 0 when too few. */
+ * segments' levels, neighbours within one segment, each segment's
+ * residuals taken about their own mean: a segment's median need not be its
+ * mean (two modes at random: every residual 0 or the gap), and an offset
+ * they share is no correlation.  0 when too few. */
 static double residual_rho(const segment *seg, size_t nseg, const fit *f)
 {
     double num = 0, den = 0;
     size_t k, i;
 
     for (k = 0; k < nseg; k++) {
+        double mean = 0, n = 0;
+        for (i = seg[k].begin; i < seg[k].end; i++)
+            if (f->w[i] > 0) {
+                mean += (f->x[i] - seg[k].level) * f->w[i];
+                n++;
+            }
+        if (n < 2)
+            continue;
+        mean /= n;
         for (i = seg[k].begin; i < seg[k].end; i++) {
-            double r = (f->x[i] - seg[k].level) * f->w[i];
+            double r = (f->x[i] - seg[k].level) * f->w[i] - mean;
             if (!(f->w[i] > 0))
                 continue;
             den += r * r;
             if (i + 1 < seg[k].end && f->w[i + 1] > 0)
-                num += r * (f->x[i + 1] - seg[k].level) * f->w[i + 1];
+                num += r * ((f->x[i + 1] - seg[k].level) * f->w[i + 1] - mean);
         }
     }
     return den > 0 ? num / den : 0;

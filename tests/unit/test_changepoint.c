@@ -515,7 +515,10 @@ static void slow_noise_is_no_staircase(void)
 /* A benchmark with two modes: each point 100 or 105 at random, nothing
  * else.  Where the mix nears half and half the median jumps the whole gap;
  * no step is there (32 of these 100 series had one before the means were
- * asked).  The same modes 20% slower from the middle are still one step. */
+ * asked).  The same modes 20% slower from the middle are still one step:
+ * residuals around a median of two modes are all 0 or the gap, and their
+ * lag-1 autocorrelation must be taken about their mean, or that offset
+ * reads as slow noise and the refit widens the step away. */
 static void two_levels_at_random_are_no_step(void)
 {
     pg_changepoint cp[50];
@@ -533,7 +536,7 @@ static void two_levels_at_random_are_no_step(void)
         found += find(cp, x, NULL, 50, NULL) == 1 && cp[0].at == 25;
     }
     CHECK(false_steps <= 3); /* 1 */
-    CHECK(found >= 90);      /* 95: the fit misses four (before too) */
+    CHECK(found >= 97);      /* 99; 95 when rho took their offset */
 }
 
 const pg_test pg_tests_changepoint[] = {
