@@ -30,9 +30,11 @@ once; level shifts first); precision is matched over all found, against
 every labelled change (steps, a regression's two ends, an outlier, a
 variance or phase change); level recall is the level shifts (steps and a
 regression's ends) matched over all of them; "false" counts the series
-with at least one change point that matches nothing.  (perfgate does not
-report a change of noise as its own kind yet: a variance change is scored
-as any label, and found only where a step was reported near it.)
+with at least one change point that matches nothing.  perfgate reports a
+change of the noise's scale as its own kind ("noise_changes", not a step):
+those are scored apart: the labelled variance changes found within two
+points and within ten (a change of scale shows only over several points),
+and the series with one where no variance change is labelled.
 """
 import argparse
 import json
@@ -111,14 +113,14 @@ def make(kinds, n, noise, rng):
     return x, sorted(labels)
 
 
-def match(found, labels, types):
+def match(found, labels, types, tolerance=TOLERANCE):
     """How many found points match a label of `types`, (level shifts
     first), and how many of the level labels were matched."""
     left = sorted((l for l in labels if l[1] in types),
                   key=lambda l: l[1] not in LEVEL)
     hit = level = 0
     for f in found:
-        near = [l for l in left if abs(l[0] - f) <= TOLERANCE]
+        near = [l for l in left if abs(l[0] - f) <= tolerance]
         if near:
             best = min(near, key=lambda l: (abs(l[0] - f), l[1] not in LEVEL))
             left.remove(best)
@@ -129,7 +131,7 @@ def match(found, labels, types):
 
 def detect(perfgate, tmp, columns):
     """perfgate history on one CSV of these columns: per column, the
-    change points' indices."""
+    change points' indices and the noise changes' indices."""
     path = os.path.join(tmp, "s.csv")
     out = os.path.join(tmp, "s.json")
     n = max(len(c) for c in columns)
@@ -150,13 +152,19 @@ def detect(perfgate, tmp, columns):
         doc = json.load(f)
     res = []
     for s in doc["series"]:
-        res.append([c["index"] for c in s["changepoints"]])
+        res.append(([c["index"] for c in s["changepoints"]],
+                    [c["index"] for c in s["noise_changes"]]))
     return res, secs
 
 
-def tally(acc, found, labels):
+def tally(acc, found, noise, labels):
     hit, level = match(found, labels, LEVEL + ("outlier", "variance",
                                                "phase"))
+    acc["noise_hit"] += match(noise, labels, ("variance",))[0]
+    acc["noise_near"] += match(noise, labels, ("variance",), 10)[0]
+    variances = sum(1 for l in labels if l[1] == "variance")
+    acc["variances"] += variances
+    acc["noise_false"] += bool(noise) and not variances
     acc["found"] += len(found)
     acc["hit"] += hit
     acc["level"] += level
@@ -169,28 +177,40 @@ def ratio(a, b):
     return "%.2f" % (a / b) if b else "-"
 
 
+def noise_found(a):
+    if not a["variances"]:
+        return "-"
+    return "%s / %s" % (ratio(a["noise_hit"], a["variances"]),
+                        ratio(a["noise_near"], a["variances"]))
+
+
 def report(groups, title):
-    keys = ("series", "found", "hit", "level", "levels", "false")
+    keys = ("series", "found", "hit", "level", "levels", "false",
+            "noise_hit", "noise_near", "variances", "noise_false")
     total = {k: 0 for k in keys}
     lines = ["", "## " + title, "",
              "| kind | series | precision | level recall | series with a "
-             "false change point |",
-             "|---|---|---|---|---|"]
+             "false change point | variance changes found (2 / 10 points) "
+             "| series with a noise change, none labelled |",
+             "|---|---|---|---|---|---|---|"]
     for name, a in groups.items():
         for k in keys:
             total[k] += a[k]
-        lines.append("| %s | %d | %s | %s | %d |" % (
+        lines.append("| %s | %d | %s | %s | %d | %s | %d |" % (
             name, a["series"], ratio(a["hit"], a["found"]),
-            ratio(a["level"], a["levels"]), a["false"]))
-    lines.append("| **all** | %d | **%s** | **%s** | %d |" % (
+            ratio(a["level"], a["levels"]), a["false"],
+            noise_found(a), a["noise_false"]))
+    lines.append("| **all** | %d | **%s** | **%s** | %d | %s | %d |" % (
         total["series"], ratio(total["hit"], total["found"]),
-        ratio(total["level"], total["levels"]), total["false"]))
+        ratio(total["level"], total["levels"]), total["false"],
+        noise_found(total), total["noise_false"]))
     return lines
 
 
 def new_acc():
     return {k: 0 for k in ("series", "found", "hit", "level", "levels",
-                           "false")}
+                           "false", "noise_hit", "noise_near", "variances",
+                           "noise_false")}
 
 
 def ours(a, tmp):
@@ -211,8 +231,8 @@ def ours(a, tmp):
         res, secs = detect(a.perfgate, tmp, [m[0] for m in made])
         slowest = max(slowest, secs)
         acc = groups.setdefault(name, new_acc())
-        for (x, labels), found in zip(made, res):
-            tally(acc, found, labels)
+        for (x, labels), (found, noise) in zip(made, res):
+            tally(acc, found, noise, labels)
     lines = report(groups, "Our generators, %d series per kind, length and "
                    "noise (seed %d)" % (a.series, a.seed))
     lines += ["", "Slowest call: %.2f s (%d series of up to 500 points)."
@@ -236,7 +256,8 @@ def manifest(a, tmp):
         labels = list(zip(e["change_point_indices"],
                           e["change_point_types"]))
         res, _ = detect(a.perfgate, tmp, [values])
-        tally(groups.setdefault(name, new_acc()), res[0], labels)
+        tally(groups.setdefault(name, new_acc()), res[0][0], res[0][1],
+              labels)
     return report(groups, "Otava's labelled test data (%d series)" %
                   len(entries))
 

@@ -787,53 +787,32 @@ static double residual_rho(const segment *seg, size_t nseg, const fit *f)
     return den > 0 ? num / den : 0;
 }
 
-size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
-                       const pg_cp_opts *opts)
+/* The fit's rounds: the first cut, the strong cuts kept (with pairs, the
+ * pairs' widening), and, without pairs, the points widened by their
+ * residuals' autocorrelation and fitted again.  w starts as w0; how many
+ * segments, into seg. */
+static size_t fit_rounds(segment *seg, segment *first, fit *f, double *w,
+                         const double *w0, double *dv, size_t m, double cost,
+                         double threshold)
 {
-    size_t m = series->n, i, found;
-    double pen = opts && opts->penalty > 0 ? opts->penalty : DEFAULT_PENALTY;
-    double threshold =
-        opts && opts->threshold > 0 ? opts->threshold : DEFAULT_THRESHOLD;
-    double min_change = opts ? opts->min_change : 0, tail, *x, *w, *d = NULL,
-           *dv;
-    size_t nseg, nfirst, pass;
-    segment *seg, *first;
-    double denied, scale, rho, inflate = 1, *w0;
+    size_t nseg, nfirst, pass, i;
+    double denied, rho, inflate = 1, tail;
     int round;
-    fit f;
 
-    if (m < 2 * MIN_SEGMENT)
-        return 0;
-    x = pg_malloc(m * sizeof(*x));
-    w = pg_malloc(m * sizeof(*w));
-    scale = pg_cp_points_of(series, x, w);
-    if ((dv = pair_variances(series, m, threshold)) != NULL) {
-        d = pg_malloc(m * sizeof(*d));
-        for (i = 0; i < m; i++) /* as the log of a ratio */
-            d[i] = series->change[i] > -1 ? log1p(series->change[i]) : NAN;
-    }
-    seg = pg_malloc(m * sizeof(*seg));
-    first = pg_malloc(m * sizeof(*first));
-    w0 = pg_malloc(m * sizeof(*w0));
-    memcpy(w0, w, m * sizeof(*w));
-    f.x = x;
-    f.w = w;
-    f.d = d;
-    f.dv = dv;
-    f.scratch = pg_malloc(m * sizeof(*f.scratch));
+    memcpy(w, w0, m * sizeof(*w));
     for (round = 0;; round++) {
-        nseg = first_cut(seg, x, w, m, pen * log((double)m));
-        tail = pg_cp_tail_factor(x, w, m);
+        nseg = first_cut(seg, f->x, w, m, cost);
+        tail = pg_cp_tail_factor(f->x, w, m);
         for (i = 0; i < m; i++)
             w[i] /= tail;
         memcpy(first, seg, nseg * sizeof(*seg));
         nfirst = nseg;
         for (pass = 0;; pass++) {
-            if (d)
-                nseg = cut_at_pairs(seg, nseg, &f, threshold, m);
-            nseg = keep_strong_cuts(seg, nseg, &f, threshold);
-            if (!d || pass == MAX_WIDENINGS ||
-                !(denied = denied_pair(seg, nseg, &f, threshold, m)))
+            if (f->d)
+                nseg = cut_at_pairs(seg, nseg, f, threshold, m);
+            nseg = keep_strong_cuts(seg, nseg, f, threshold);
+            if (!f->d || pass == MAX_WIDENINGS ||
+                !(denied = denied_pair(seg, nseg, f, threshold, m)))
                 break;
             for (i = 0; i < m; i++)
                 dv[i] *= denied * denied;
@@ -843,8 +822,8 @@ size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
         /* Residuals that move together: noise slower than the points,
          * which neighbours' differences underrate (a sine, a drift).  With
          * pairs, they decide instead. */
-        if (d || round == MAX_REFITS ||
-            !((rho = residual_rho(seg, nseg, &f)) >
+        if (f->d || round == MAX_REFITS ||
+            !((rho = residual_rho(seg, nseg, f)) >
               fmax(RHO_LEAST, 3 / sqrt((double)m))))
             break;
         rho = fmin(rho, RHO_MOST);
@@ -852,6 +831,73 @@ size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
         for (i = 0; i < m; i++)
             w[i] = w0[i] / inflate;
     }
+    return nseg;
+}
+
+/*
+ * Values alone: where the noise changes its scale (noise.c), each point
+ * weighed by its own regime's scale and the series fitted again, so that
+ * the noisy part's wiggles are not steps against the quiet part's scale.
+ * How many changes of noise, into `noise` (on the fit's scale).
+ */
+static size_t noise_refit(pg_noise_change *noise, size_t *nseg, segment *seg,
+                          segment *first, fit *f, double *w, double *w0,
+                          size_t m, double cost, double threshold)
+{
+    double *sd = pg_malloc(m * sizeof(*sd));
+    size_t n, i;
+
+    n = pg_cp_noise_regimes(noise, PG_CP_NOISE_MAX, sd, f->x, w0, seg, *nseg,
+                            m);
+    if (n) {
+        for (i = 0; i < m; i++)
+            if (w0[i] > 0 && sd[i] > 0)
+                w0[i] = 1 / sd[i];
+        *nseg = fit_rounds(seg, first, f, w, w0, NULL, m, cost, threshold);
+    }
+    free(sd);
+    return n;
+}
+
+size_t pg_changepoints_noise(pg_changepoint *out, pg_noise_change *noise,
+                             size_t *nnoise, const pg_cp_series *series,
+                             const pg_cp_opts *opts)
+{
+    size_t m = series->n, i, found, nseg, nn = 0;
+    double pen = opts && opts->penalty > 0 ? opts->penalty : DEFAULT_PENALTY;
+    double threshold =
+        opts && opts->threshold > 0 ? opts->threshold : DEFAULT_THRESHOLD;
+    double min_change = opts ? opts->min_change : 0, *x, *w, *d = NULL, *dv;
+    double scale, *w0;
+    segment *seg, *first;
+    pg_noise_change own[PG_CP_NOISE_MAX];
+    fit f;
+
+    if (nnoise)
+        *nnoise = 0;
+    if (m < 2 * MIN_SEGMENT)
+        return 0;
+    x = pg_malloc(m * sizeof(*x));
+    w = pg_malloc(m * sizeof(*w));
+    w0 = pg_malloc(m * sizeof(*w0));
+    scale = pg_cp_points_of(series, x, w0);
+    if ((dv = pair_variances(series, m, threshold)) != NULL) {
+        d = pg_malloc(m * sizeof(*d));
+        for (i = 0; i < m; i++) /* as the log of a ratio */
+            d[i] = series->change[i] > -1 ? log1p(series->change[i]) : NAN;
+    }
+    seg = pg_malloc(m * sizeof(*seg));
+    first = pg_malloc(m * sizeof(*first));
+    f.x = x;
+    f.w = w;
+    f.d = d;
+    f.dv = dv;
+    f.scratch = pg_malloc(m * sizeof(*f.scratch));
+    nseg = fit_rounds(seg, first, &f, w, w0, dv, m, pen * log((double)m),
+                      threshold);
+    if (!d && !series->sd)
+        nn = noise_refit(noise ? noise : own, &nseg, seg, first, &f, w, w0, m,
+                         pen * log((double)m), threshold);
     free(w0);
     free(first);
     found = steps_of(out, seg, nseg, &f, series, threshold, min_change);
@@ -859,6 +905,12 @@ size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
         out[i].before *= scale;
         out[i].after *= scale;
     }
+    for (i = 0; noise && i < nn; i++) {
+        noise[i].sd_before *= scale;
+        noise[i].sd_after *= scale;
+    }
+    if (nnoise)
+        *nnoise = nn;
     free(x);
     free(w);
     free(d);
@@ -866,4 +918,10 @@ size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
     free(seg);
     free(f.scratch);
     return found;
+}
+
+size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
+                       const pg_cp_opts *opts)
+{
+    return pg_changepoints_noise(out, NULL, NULL, series, opts);
 }

@@ -65,6 +65,17 @@ typedef struct pg_cp_series {
 /* A change point's step as a fraction of the level before, its sign the
  * step's direction (-100 to -120 is -20%); NAN when the level before is 0,
  * where only the difference says how far it moved. */
+/* A change of the noise's scale (values alone): from point `at` on, the
+ * noise's sd is sd_after where it was sd_before; z: the change of its log
+ * in units of its uncertainty. */
+typedef struct pg_noise_change {
+    size_t at;
+    double sd_before, sd_after, z;
+} pg_noise_change;
+
+/* The most changes of noise a series is said to have. */
+#define PG_CP_NOISE_MAX 8
+
 double pg_cp_change(const pg_changepoint *cp);
 
 /*
@@ -78,6 +89,13 @@ double pg_cp_change(const pg_changepoint *cp);
  */
 size_t pg_changepoints(pg_changepoint *out, const pg_cp_series *series,
                        const pg_cp_opts *opts);
+
+/* The same, and (values alone) where the noise changed its scale: up to
+ * PG_CP_NOISE_MAX into `noise`, how many into *nnoise.  Each point is
+ * weighed by its own regime's noise. */
+size_t pg_changepoints_noise(pg_changepoint *out, pg_noise_change *noise,
+                             size_t *nnoise, const pg_cp_series *series,
+                             const pg_cp_opts *opts);
 
 /*
  * A creep: a run of pushes none of which is a step by itself (each within

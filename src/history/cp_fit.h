@@ -48,6 +48,14 @@ typedef struct fit {
  * a median of three or more. */
 void pg_cp_measure_segment(segment *s, const fit *f);
 
+/* noise.c: the changes of the noise's scale among the differences of
+ * neighbours inside the nseg segments (at most max, into out), and each
+ * point's regime's sd into sd (m points); how many changes. */
+struct pg_noise_change;
+size_t pg_cp_noise_regimes(struct pg_noise_change *out, size_t max, double *sd,
+                           const double *x, const double *w, const segment *seg,
+                           size_t nseg, size_t m);
+
 /* The points of `s` as the fit weighs them: x[i] its value over the
  * series' scale (0 where it is none), w[i] 1 / its sd on that scale, or
  * 1 / the sd estimated from the series; 0 where either is not a number

@@ -455,7 +455,8 @@ void pg_history_detect(pg_history *h, const pg_cp_opts *opts)
         s->cps = pg_malloc(h->npoints * sizeof(*s->cps));
         pg_cp_series cs = {s->values, s->sd, s->change, s->change_sd,
                            h->npoints};
-        s->ncps = pg_changepoints(s->cps, &cs, opts);
+        s->ncps =
+            pg_changepoints_noise(s->cps, s->noise, &s->nnoise, &cs, opts);
         add_sure_steps(h, s);
         free(s->creeps);
         s->creeps = NULL;
@@ -593,6 +594,25 @@ static void step_lines(pg_str *out, const pg_history *h, const pg_series *s,
                cp->after > cp->before, suspected);
 }
 
+/* Change of noise `k` of `s`: where, and the sd before and after. */
+static void noise_line(pg_str *out, const pg_history *h, const pg_series *s,
+                       size_t k, size_t wname)
+{
+    const pg_noise_change *c = &s->noise[k];
+    char label[32];
+
+    pg_str_printf(out, "%*s  at %s: the noise %s, sd ", (int)wname, "",
+                  label_of(h, c->at, label, sizeof(label)),
+                  c->sd_after > c->sd_before ? "grew" : "shrank");
+    level(out, h, c->sd_before);
+    pg_str_puts(out, " → ");
+    level(out, h, c->sd_after);
+    if (c->sd_before > 0)
+        pg_str_printf(out, " (x%.2g)", c->sd_after / c->sd_before);
+    pg_str_printf(out, ", %.1f times its uncertainty; not a step\n",
+                  fabs(c->z));
+}
+
 /* Creep `k` of `s`, as step_lines() says a change point. */
 static void creep_lines(pg_str *out, const pg_history *h, const pg_series *s,
                         size_t k, size_t wname, size_t *suspected)
@@ -642,6 +662,8 @@ void pg_history_render_text(pg_str *out, const pg_history *h)
             step_lines(out, h, s, k, wname, &suspected);
         for (k = 0; k < s->ncreeps; k++)
             creep_lines(out, h, s, k, wname, &suspected);
+        for (k = 0; k < s->nnoise; k++)
+            noise_line(out, h, s, k, wname);
     }
     if (suspected)
         pg_str_printf(out,
@@ -704,6 +726,28 @@ static void add_numbers(cJSON *o, const char *key, const double *v, size_t n)
                                                  : cJSON_CreateNull());
 }
 
+/* "noise_changes": where the noise changed its scale: {index, label,
+ * sd_before, sd_after, z}. */
+static void add_noise(cJSON *so, const pg_history *h, const pg_series *s)
+{
+    cJSON *arr = cJSON_AddArrayToObject(so, "noise_changes");
+    size_t k;
+
+    for (k = 0; k < s->nnoise; k++) {
+        const pg_noise_change *c = &s->noise[k];
+        cJSON *co = cJSON_CreateObject();
+        cJSON_AddNumberToObject(co, "index", (double)c->at);
+        if (h->labels)
+            cJSON_AddStringToObject(co, "label", h->labels[c->at]);
+        else
+            cJSON_AddNullToObject(co, "label");
+        pg_json_add_number(co, "sd_before", c->sd_before);
+        pg_json_add_number(co, "sd_after", c->sd_after);
+        pg_json_add_number(co, "z", c->z);
+        cJSON_AddItemToArray(arr, co);
+    }
+}
+
 char *pg_history_to_json(const pg_history *h)
 {
     cJSON *root = cJSON_CreateObject(), *arr, *cps;
@@ -758,6 +802,7 @@ char *pg_history_to_json(const pg_history *h)
                       cp->after > cp->before);
             cJSON_AddItemToArray(cps, co);
         }
+        add_noise(so, h, s);
         cps = cJSON_AddArrayToObject(so, "creeps");
         for (k = 0; k < s->ncreeps; k++) {
             const pg_creep *c = &s->creeps[k];

@@ -54,6 +54,9 @@ typedef struct pg_series {
     double *change_sd;
     pg_changepoint *cps;
     size_t ncps;
+    /* Where the noise changed its scale (values alone). */
+    pg_noise_change noise[PG_CP_NOISE_MAX];
+    size_t nnoise;
     /* npoints flags, or NULL: the pair at this point was judged beyond
      * the floor by the gate itself (perfgate's record said regression or
      * improvement), a step whatever the levels of other runs say. */

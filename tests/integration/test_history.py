@@ -111,6 +111,32 @@ class Series(unittest.TestCase):
         self.assertIn("no change point", p.stderr)
         self.assertIn("not series (not all numbers): date", p.stderr)
 
+    def test_noise_that_grows_is_said_and_no_step(self):
+        # sd 2 for 150 commits, then 10 (the machine got busy): a change of
+        # noise at its commit, in the text and the JSON, and no step; the
+        # flat column beside it has none.
+        rng = random.Random(4)
+        rows = ["commit,t,flat"]
+        for i in range(300):
+            rows.append("c%03d,%.3f,%.3f" % (
+                i, 100 + rng.gauss(0, 2 if i < 150 else 10),
+                50 + rng.gauss(0, 1)))
+        p = self.history("--series", self.file("\n".join(rows) + "\n"),
+                         "--json", "-")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        by_name = {s["name"]: s for s in json.loads(p.stdout)["series"]}
+        t = by_name["t"]
+        self.assertEqual(t["changepoints"], [])
+        self.assertEqual(len(t["noise_changes"]), 1, t["noise_changes"])
+        nc = t["noise_changes"][0]
+        self.assertLessEqual(abs(nc["index"] - 150), 15, nc)
+        self.assertEqual(nc["label"], "c%03d" % nc["index"])
+        self.assertGreater(nc["sd_after"] / nc["sd_before"], 3, nc)
+        self.assertEqual(by_name["flat"]["noise_changes"], [])
+        self.assertRegex(p.stderr, r"at c\d{3}: the noise grew, sd [\d.]+ → "
+                         r"[\d.]+ \(x[\d.]+\), [\d.]+ times its "
+                         r"uncertainty; not a step")
+
     def test_one_series_and_standard_input(self):
         p = self.history("--series", "-", "-b", "flat", stdin=series_csv())
         self.assertEqual(p.returncode, 0, p.stderr)
