@@ -348,6 +348,15 @@ static void steps_marks(pg_str *out, const pg_history *h, const pg_series *s)
         }
         pg_str_puts(out, "</title></line>");
     }
+    for (k = 0; k < s->nnoise; k++) {
+        const pg_noise_change *c = &s->noise[k];
+        pg_str_printf(out,
+                      "<line class=\"noise\" x1=\"%.1f\" y1=\"0\" "
+                      "x2=\"%.1f\" y2=\"%d\"><title>the noise %s here</title>"
+                      "</line>",
+                      c->at - 0.5, c->at - 0.5, PH,
+                      c->sd_after > c->sd_before ? "grew" : "shrank");
+    }
 }
 
 static void legend(pg_str *out, const pg_history *h, const group *g)
@@ -479,6 +488,32 @@ static void step_row(pg_str *out, const pg_history *h, const pg_series *s,
     pg_str_puts(out, "</tr>");
 }
 
+/* The row of change of noise `j` of `s`: not a step, no state. */
+static void noise_row(pg_str *out, const pg_history *h, const pg_series *s,
+                      size_t j, int machines, const char *commit_url)
+{
+    const pg_noise_change *c = &s->noise[j];
+
+    pg_str_puts(out, "<tr class=\"noise\">");
+    machine_cell(out, s, machines);
+    pg_str_printf(out, "<td>the noise %s</td><td>",
+                  c->sd_after > c->sd_before ? "grew" : "shrank");
+    commit_cell(out, h, c->at, commit_url);
+    pg_str_puts(out, "</td><td class=\"num\">sd ");
+    value_text(out, h, c->sd_before);
+    pg_str_puts(out, " → ");
+    value_text(out, h, c->sd_after);
+    pg_str_puts(out, "</td><td class=\"num\">");
+    if (c->sd_before > 0)
+        pg_str_printf(out, "x%.2g", c->sd_after / c->sd_before);
+    pg_str_printf(out,
+                  "</td><td>%.1f times its uncertainty</td><td>not a "
+                  "step</td>",
+                  fabs(c->z));
+    subject_cell(out, h, c->at, c->at);
+    pg_str_puts(out, "</tr>");
+}
+
 /* The row of creep `j` of `s`. */
 static void creep_row(pg_str *out, const pg_history *h, const pg_series *s,
                       size_t j, int machines, const char *commit_url)
@@ -519,7 +554,8 @@ static void steps_table(pg_str *out, const pg_history *h, const group *g,
     int machines = h->series[g->of[0]].machine != NULL;
 
     for (k = 0; k < g->n; k++)
-        rows += h->series[g->of[k]].ncps + h->series[g->of[k]].ncreeps;
+        rows += h->series[g->of[k]].ncps + h->series[g->of[k]].ncreeps +
+                h->series[g->of[k]].nnoise;
     if (!rows) {
         pg_str_puts(out, "<p class=\"note\">No change point, no creep.</p>\n");
         return;
@@ -536,6 +572,8 @@ static void steps_table(pg_str *out, const pg_history *h, const group *g,
             step_row(out, h, s, j, machines, commit_url);
         for (j = 0; j < s->ncreeps; j++)
             creep_row(out, h, s, j, machines, commit_url);
+        for (j = 0; j < s->nnoise; j++)
+            noise_row(out, h, s, j, machines, commit_url);
     }
     pg_str_puts(out, "</table>\n");
 }
@@ -582,11 +620,13 @@ static const char style[] =
     ".pt.carried{stroke-width:3;stroke-opacity:.5}"
     ".cp{stroke-width:2;stroke-dasharray:4 3}.cp.up{stroke:#e15759}"
     ".cp.down{stroke:#59a14f}.creep{fill:#f28e2b;fill-opacity:.13}"
+    ".noise{stroke:#888;stroke-width:1;stroke-dasharray:1 3}"
     ".legend i{display:inline-block;width:10px;height:10px;margin-right:4px}"
     "table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid "
     "#ddd;padding:2px 8px;text-align:left}td.num{text-align:right;"
     "font-variant-numeric:tabular-nums}tr.cp.up td{background:#fbeaea}"
     "tr.cp.down td{background:#e8f5e8}tr.creep td{background:#fdf1e4}"
+    "tr.noise td{color:#555}"
     ".accepted{color:#555;font-size:90%}"
     "td.state.confirmed{font-weight:600}td.state.refuted{color:#777}";
 
@@ -652,7 +692,8 @@ void pg_history_html(pg_str *out, const pg_history *h, const char *commit_url)
     pg_str_puts(out, ".</p><p class=\"note\">Each dot is a push (hover for "
                      "its commit, time and change against the push before); "
                      "a dashed line is a change point, before the first "
-                     "commit at the new level; a shaded band is a creep. "
+                     "commit at the new level; a shaded band is a creep; a "
+                     "dotted line is where the noise changed its scale. "
                      "Scroll over a chart to zoom along the commits, drag "
                      "to move, double-click to see all; #zoom=A-B in the "
                      "address opens every chart at pushes A to B.</p>\n");

@@ -121,9 +121,15 @@ class Series(unittest.TestCase):
             rows.append("c%03d,%.3f,%.3f" % (
                 i, 100 + rng.gauss(0, 2 if i < 150 else 10),
                 50 + rng.gauss(0, 1)))
+        page = os.path.join(self.dir, "h.html")
         p = self.history("--series", self.file("\n".join(rows) + "\n"),
-                         "--json", "-")
+                         "--json", "-", "--html", page)
         self.assertEqual(p.returncode, 0, p.stderr)
+        with open(page) as f:
+            html = f.read()
+        self.assertRegex(html, r'<tr class="noise"><td>the noise grew</td>'
+                         r'<td><code>c\d{3}</code>')
+        self.assertIn('<line class="noise"', html)
         by_name = {s["name"]: s for s in json.loads(p.stdout)["series"]}
         t = by_name["t"]
         self.assertEqual(t["changepoints"], [])
