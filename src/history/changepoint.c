@@ -787,6 +787,36 @@ static double residual_rho(const segment *seg, size_t nseg, const fit *f)
     return den > 0 ? num / den : 0;
 }
 
+/*
+ * Whether the measured points are a noiseless staircase: runs of equal
+ * values, most neighbours alike, and no value met again once left (a
+ * count that only ever steps).  Its differences that are not 0 are all
+ * steps, not the noise's tail, and widening the noise by them would hide
+ * a step every other push.
+ */
+static int staircase(const double *x, const double *w, size_t m)
+{
+    double *run = pg_malloc((m ? m : 1) * sizeof(*run)), last = NAN;
+    size_t nrun = 0, ties = 0, pairs, i;
+    int yes = 1;
+
+    for (i = 0; i < m; i++) {
+        if (!(w[i] > 0))
+            continue;
+        if (nrun && x[i] == last)
+            ties++;
+        else
+            run[nrun++] = x[i];
+        last = x[i];
+    }
+    pairs = nrun + ties > 0 ? nrun + ties - 1 : 0;
+    qsort(run, nrun, sizeof(*run), by_value);
+    for (i = 1; i < nrun && yes; i++)
+        yes = run[i] != run[i - 1];
+    free(run);
+    return yes && nrun > 1 && 2 * ties >= pairs;
+}
+
 /* The fit's rounds: the first cut, the strong cuts kept (with pairs, the
  * pairs' widening), and, without pairs, the points widened by their
  * residuals' autocorrelation and fitted again.  w starts as w0; how many
@@ -802,7 +832,7 @@ static size_t fit_rounds(segment *seg, segment *first, fit *f, double *w,
     memcpy(w, w0, m * sizeof(*w));
     for (round = 0;; round++) {
         nseg = first_cut(seg, f->x, w, m, cost);
-        tail = pg_cp_tail_factor(f->x, w, m);
+        tail = staircase(f->x, w, m) ? 1 : pg_cp_tail_factor(f->x, w, m);
         for (i = 0; i < m; i++)
             w[i] /= tail;
         memcpy(first, seg, nseg * sizeof(*seg));

@@ -159,6 +159,15 @@ static void small_and_edge_series(void)
     CHECK(find(cp, step, NULL, 8, &opts) == 1);
     opts.min_change = 0.30;
     CHECK(find(cp, step, NULL, 8, &opts) == 0);
+    {
+        /* A noiseless count that steps every other push: its steps are
+         * a third of its differences, not the noise's tail (none was
+         * found when they widened the noise). */
+        double stairs[10] = {100, 100, 110, 110, 120, 120, 130, 130, 130, 130};
+        pg_changepoint c3[10];
+        REQUIRE(find(c3, stairs, NULL, 10, NULL) == 3);
+        CHECK(c3[0].at == 2 && c3[1].at == 4 && c3[2].at == 6);
+    }
 }
 
 /* A series far longer than the first stage's segments (PG_CP_SPAN) is
