@@ -566,6 +566,8 @@ static int spawn(pg_proc_result *out, char *const argv[],
         return err;
     err = supervise(&c);
     end_orphans();
+    if (err < 0)
+        pg_proc_result_clear(out);
     return err;
 }
 
@@ -680,7 +682,9 @@ int pg_proc_run_argv(pg_proc_result *out, char *const argv[],
         return err;
     while (!child_wait(&p.c, TICK_MS, &err))
         ;
-    return live_close(&p, err);
+    if ((err = live_close(&p, err)) < 0)
+        pg_proc_result_clear(out);
+    return err;
 }
 
 int pg_proc_start(pg_proc_live **out, pg_proc_result *res, char *const argv[],

@@ -63,7 +63,8 @@ typedef struct pg_proc_result {
 /*
  * Runs argv[0] (looked up in PATH) with `argv`, stdin from /dev/null.
  * Returns 0 once the child is gone (whatever its fate, see `out`), or a
- * negative error when it could not be started or perfgate was interrupted.
+ * negative error when it could not be started or perfgate was interrupted
+ * (`out` then holds nothing to clear: what the child wrote is dropped).
  */
 int pg_proc_run_argv(pg_proc_result *out, char *const argv[],
                      const pg_proc_opts *opts);

@@ -6,6 +6,7 @@
 #include "elfcode.h"
 #include "fs.h"
 
+#include <math.h>
 #include <stdint.h>
 
 #include <stdio.h>
@@ -320,24 +321,67 @@ int pg_pathcheck(pg_str *other, const char *samples, const char *dump_prefix,
     return err < 0 ? -1 : found != 0;
 }
 
-void pg_pathcheck_uncounted(pg_str *out, const char *samples)
+/* One side's figures in a sample file: its "L" line and its samples. */
+typedef struct spent {
+    int seen;
+    double wall, on_cpu, sys, runnable;
+    double samples, in_kernel; /* in all; stopped just after a syscall */
+} spent;
+
+static void read_spent(spent out[2], FILE *f)
 {
-    FILE *f = fopen(samples, "r");
     char *line = NULL;
     size_t cap = 0;
 
+    while (getline(&line, &cap, f) > 0) {
+        double wall, on_cpu, sys, runnable, count;
+        int side, at = 0;
+        if (sscanf(line, "L %d %lf %lf %lf %lf", &side, &wall, &on_cpu, &sys,
+                   &runnable) == 5) {
+            if ((side == 0 || side == 1) && wall > 0) {
+                out[side].seen = 1;
+                out[side].wall = wall;
+                out[side].on_cpu = on_cpu;
+                out[side].sys = sys;
+                out[side].runnable = runnable;
+            }
+        } else if (sscanf(line, "%d %lf %n", &side, &count, &at) == 2 && at &&
+                   (side == 0 || side == 1) && count > 0) {
+            out[side].samples += count;
+            if (!strncmp(line + at, "kernel ", 7))
+                out[side].in_kernel += count;
+        }
+    }
+    free(line);
+}
+
+void pg_pathcheck_uncounted(pg_str *out, const char *samples)
+{
+    FILE *f = fopen(samples, "r");
+    spent sp[2];
+    int side;
+
     if (!f)
         return;
-    while (getline(&line, &cap, f) > 0) {
-        double wall, on_cpu, sys, runnable, in_sys, waiting;
-        int side;
-        if (sscanf(line, "L %d %lf %lf %lf %lf", &side, &wall, &on_cpu, &sys,
-                   &runnable) != 5 ||
-            (side != 0 && side != 1) || !(wall > 0))
+    memset(sp, 0, sizeof(sp));
+    read_spent(sp, f);
+    fclose(f);
+    for (side = 0; side < 2; side++) {
+        const spent *s = &sp[side];
+        double in_sys, waiting;
+        if (!s->seen)
             continue;
-        in_sys = sys / wall;
+        /* The kernel's share of the thread's time (rusage) counts page
+         * faults and interrupts too, and where the kernel accounts by its
+         * tick it can charge a side that made no call at all; the samples
+         * that stopped just after a syscall instruction are the calls'
+         * alone.  Both must say it. */
+        in_sys = s->samples >= PG_PATH_MIN_SAMPLES / 4
+                     ? fmin(s->sys / s->wall, s->in_kernel / s->samples)
+                     : 0;
         /* No scheduler figures (no /proc): no waiting to tell. */
-        waiting = on_cpu > 0 ? (wall - on_cpu - runnable) / wall : 0;
+        waiting =
+            s->on_cpu > 0 ? (s->wall - s->on_cpu - s->runnable) / s->wall : 0;
         if (in_sys < PG_PATH_UNCOUNTED_SHARE &&
             waiting < PG_PATH_UNCOUNTED_SHARE)
             continue;
@@ -354,6 +398,4 @@ void pg_pathcheck_uncounted(pg_str *out, const char *samples)
                           100 * waiting);
         pg_str_puts(out, ", which no count sees");
     }
-    free(line);
-    fclose(f);
 }

@@ -46,7 +46,11 @@ int pg_pathcheck(pg_str *other, const char *samples, const char *dump_prefix,
  * said into `out` for each side where they are at least
  * PG_PATH_UNCOUNTED_SHARE: "the head spends 31% of its time natively in
  * system calls, which no count sees".  Waiting to run while runnable (a
- * busy machine) is not the code's and is not counted against it.
+ * busy machine) is not the code's and is not counted against it.  The
+ * share in system calls is the smaller of two witnesses, the kernel's
+ * accounting of the thread and the share of samples that stopped just
+ * after a system call, with at least PG_PATH_MIN_SAMPLES / 4 samples
+ * (the kernel's alone charged 58% to a loop that made no call).
  */
 #define PG_PATH_UNCOUNTED_SHARE 0.05
 void pg_pathcheck_uncounted(pg_str *out, const char *samples);
