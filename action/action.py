@@ -207,6 +207,9 @@ def measure_args():
         args += ["--noise-floor", inp("noise-floor")]
     if inp("max-time"):
         args += ["--max-time", inp("max-time")]
+    # A record keeps what it measures: counts too with measure: all.
+    if inp("measure"):
+        args += ["--measure", inp("measure")]
     # The benchmarks' builds, kept between runs by the step before.
     if not truthy(inp("build-cache", "true")):
         args += ["--no-cache"]
@@ -229,9 +232,6 @@ def cmd_compare():
         args += ["--shard", inp("shard")]
     if truthy(inp("bisect", "false")):
         args += ["--bisect"]
-    # Counts are the comparison's alone: a history keeps times.
-    if inp("measure"):
-        args += ["--measure", inp("measure")]
     if inp("inconclusive"):
         args += ["--inconclusive", inp("inconclusive")]
     # Names the workflow lets into the box (a pull request's own config

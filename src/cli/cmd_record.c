@@ -4,6 +4,7 @@
  */
 #include "cmd.h"
 #include "compare.h"
+#include "counter.h"
 #include "error.h"
 #include "record.h"
 #include "revision.h"
@@ -27,7 +28,9 @@ static const char usage_text[] =
     "tenth of the floor either side of its change (or the budget ends),\n"
     "and keeps the result in this repository on the ref\n"
     "refs/perfgate/history: the paired change of each benchmark, its\n"
-    "absolute times, the machine it ran on and the config's digest.  A\n"
+    "absolute times, the machine it ran on and the config's digest.  With\n"
+    "--measure all (or instructions, cycles) it keeps each benchmark's\n"
+    "count too (or instead), and 'history' shows that series beside.  A\n"
     "benchmark the commit cannot reach is recorded as unchanged without\n"
     "being built.  'perfgate history' reads the records back along main.\n"
     "\n"
@@ -103,16 +106,12 @@ static int parse_args(record_args *a, int argc, char **argv)
               stderr);
         return PG_EXIT_USAGE;
     }
-    /* A history keeps times: a record's figures are chained with others'
-     * along main, which counts would not be comparable with. */
-    if (a->opts.measure && strcmp(a->opts.measure, "time")) {
-        fprintf(stderr,
-                "perfgate record: --measure %s: the history keeps times "
-                "only (counts are perfgate compare's, --measure)\n",
-                a->opts.measure);
-        return PG_EXIT_USAGE;
-    }
-    a->opts.measure = "time"; /* whatever the config's measure: says */
+    /* Times unless --measure says otherwise, whatever the config's
+     * measure: says: one push's record is chained with the others' along
+     * main, so what it keeps is chosen where the job is, not by the
+     * commit. */
+    if (!a->opts.measure)
+        a->opts.measure = "time";
     if (!a->ref)
         a->ref = PG_STORE_REF;
     if (!pg_store_ref_ok(a->ref)) {
@@ -199,8 +198,11 @@ static int record(record_args *a)
     if ((err = pg_cmd_show(&result, &a->outputs)) < 0)
         goto done;
     pg_record_machine_probe(&machine, a->machine);
-    pg_record_from_result(&rec, &result, s.tree, s.parent_tree, &machine,
-                          (long long)time(NULL));
+    pg_record_from_result(
+        &rec, &result, s.tree, s.parent_tree, &machine, (long long)time(NULL),
+        !strcmp(a->opts.measure, "time") || !strcmp(a->opts.measure, "all"),
+        !strcmp(a->opts.measure, "all") ? PG_METRIC_INSTRUCTIONS
+                                        : pg_metric_parse(a->opts.measure));
     json = pg_record_to_json(&rec);
     if ((err = pg_store_add(repo, a->ref, s.commit, rec.machine.name, rec.when,
                             json, strlen(json), &path)) < 0)

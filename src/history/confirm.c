@@ -4,6 +4,7 @@
  */
 #include "confirm.h"
 #include "bisect.h"
+#include "counter.h"
 #include "error.h"
 #include "record.h"
 #include "store.h"
@@ -77,7 +78,7 @@ static int check_one(const pg_history *h, const pg_series *s, size_t before,
         goto done;
     pg_record_machine_probe(&machine, o->machine);
     pg_record_from_result(&rec, &r, tree, parent_tree, &machine,
-                          (long long)time(NULL));
+                          (long long)time(NULL), 1, PG_METRIC_TIME);
     rec.check = 1;
     json = pg_record_to_json(&rec);
     err = pg_store_add(repo, o->ref, rec.commit, rec.machine.name, rec.when,
@@ -124,7 +125,8 @@ int pg_history_confirm(size_t *checked, const pg_history *h, pg_repo *repo,
     pg_record_machine_probe(&here, o->machine);
     for (i = 0; i < h->nseries && !err; i++) {
         const pg_series *s = &h->series[i];
-        if (!s->bench || !s->machine || !h->labels)
+        /* A count is what it is: only times are measured again. */
+        if (!s->bench || !s->machine || !h->labels || s->metric)
             continue;
         if (strcmp(s->machine, here.name)) {
             if (s->ncps + s->ncreeps)

@@ -5,6 +5,7 @@
 #include "history.h"
 #include "error.h"
 #include "json.h"
+#include "counter.h"
 #include "result.h"
 #include "units.h"
 #include "words.h"
@@ -421,6 +422,8 @@ static void match_checks(const pg_history *h, pg_series *s)
     free(s->creep_check);
     s->cp_check = pg_calloc(s->ncps + 1, sizeof(*s->cp_check));
     s->creep_check = pg_calloc(s->ncreeps + 1, sizeof(*s->creep_check));
+    if (s->metric) /* checks measure times */
+        return;
     for (k = 0; k < s->ncps; k++)
         s->cp_check[k] = check_of(h, s, s->cps[k].at, s->cps[k].at);
     for (k = 0; k < s->ncreeps; k++)
@@ -451,20 +454,27 @@ void pg_history_detect(pg_history *h, const pg_cp_opts *opts)
 
     for (i = 0; i < h->nseries; i++) {
         pg_series *s = &h->series[i];
+        pg_cp_opts own = {0};
+        double floor = pg_series_floor(h, s);
         free(s->cps);
         s->cps = pg_malloc(h->npoints * sizeof(*s->cps));
         pg_cp_series cs = {s->values, s->sd, s->change, s->change_sd,
                            h->npoints};
+        /* A count is judged at its own floor. */
+        if (opts)
+            own = *opts;
+        if (s->floor > 0 && own.min_change > 0)
+            own.min_change = s->floor;
         s->ncps =
-            pg_changepoints_noise(s->cps, s->noise, &s->nnoise, &cs, opts);
+            pg_changepoints_noise(s->cps, s->noise, &s->nnoise, &cs, &own);
         add_sure_steps(h, s);
         free(s->creeps);
         s->creeps = NULL;
         s->ncreeps = 0;
-        if (h->floor > 0 && s->change && h->npoints) {
+        if (floor > 0 && s->change && h->npoints) {
             s->creeps = pg_malloc(h->npoints * sizeof(*s->creeps));
             s->ncreeps = pg_creeps(s->creeps, h->npoints, &cs, s->cps, s->ncps,
-                                   h->floor, opts ? opts->threshold : 0);
+                                   floor, own.threshold);
         }
         match_checks(h, s);
         carry(h, s);
@@ -524,13 +534,22 @@ static const char *label_of(const pg_history *h, size_t at, char *buf,
     return buf;
 }
 
-/* A level: a time, or a number. */
-static void level(pg_str *out, const pg_history *h, double v)
+void pg_history_value(pg_str *out, const pg_history *h, const pg_series *s,
+                      double v)
 {
-    if (h->ns)
+    if (s && s->metric && isfinite(v)) {
+        pg_format_count(out, v);
+        pg_str_puts(out, s->metric == PG_METRIC_CYCLES ? " cycles" : " instr");
+    } else if (h->ns) {
         pg_format_ns(out, v);
-    else
+    } else {
         pg_str_printf(out, "%.4g", v);
+    }
+}
+
+double pg_series_floor(const pg_history *h, const pg_series *s)
+{
+    return s->floor > 0 ? s->floor : h->floor;
 }
 
 /* The subject on a line of its own, and the line's end. */
@@ -576,9 +595,9 @@ static void step_lines(pg_str *out, const pg_history *h, const pg_series *s,
 
     pg_str_printf(out, "%*s  at %s: ", (int)wname, "",
                   label_of(h, cp->at, label, sizeof(label)));
-    level(out, h, cp->before);
+    pg_history_value(out, h, s, cp->before);
     pg_str_puts(out, " → ");
-    level(out, h, cp->after);
+    pg_history_value(out, h, s, cp->after);
     if (isfinite(pg_cp_change(cp)))
         pg_str_printf(out, " (%+.1f%%)", pg_cp_change(cp) * 100);
     if (isfinite(cp->z))
@@ -590,8 +609,9 @@ static void step_lines(pg_str *out, const pg_history *h, const pg_series *s,
         pg_str_printf(out, "%*saccepted on purpose: %.*s\n", 6, "",
                       (int)pg_utf8_cut(s->accepted[cp->at], 72),
                       s->accepted[cp->at]);
-    state_line(out, h, s->cp_check ? s->cp_check[k] : NULL,
-               cp->after > cp->before, suspected);
+    if (!s->metric) /* a count is what it is: nothing to measure again */
+        state_line(out, h, s->cp_check ? s->cp_check[k] : NULL,
+                   cp->after > cp->before, suspected);
 }
 
 /* Change of noise `k` of `s`: where, and the sd before and after. */
@@ -604,9 +624,9 @@ static void noise_line(pg_str *out, const pg_history *h, const pg_series *s,
     pg_str_printf(out, "%*s  at %s: the noise %s, sd ", (int)wname, "",
                   label_of(h, c->at, label, sizeof(label)),
                   c->sd_after > c->sd_before ? "grew" : "shrank");
-    level(out, h, c->sd_before);
+    pg_history_value(out, h, s, c->sd_before);
     pg_str_puts(out, " → ");
-    level(out, h, c->sd_after);
+    pg_history_value(out, h, s, c->sd_after);
     if (c->sd_before > 0)
         pg_str_printf(out, " (x%.2g)", c->sd_after / c->sd_before);
     pg_str_printf(out, ", %.1f times its uncertainty; not a step\n",
@@ -625,15 +645,16 @@ static void creep_lines(pg_str *out, const pg_history *h, const pg_series *s,
                   "the %.3g%% floor; %.1f times its uncertainty\n",
                   (int)wname, "", c->change * 100, c->to - c->from + 1,
                   label_of(h, c->from, from, sizeof(from)),
-                  label_of(h, c->to, to, sizeof(to)), h->floor * 100,
-                  fabs(c->z));
+                  label_of(h, c->to, to, sizeof(to)),
+                  pg_series_floor(h, s) * 100, fabs(c->z));
     if (h->subjects && h->subjects[c->from] && h->subjects[c->to])
         pg_str_printf(
             out, "%*s%.*s .. %.*s\n", 6, "",
             (int)pg_utf8_cut(h->subjects[c->from], 34), h->subjects[c->from],
             (int)pg_utf8_cut(h->subjects[c->to], 34), h->subjects[c->to]);
-    state_line(out, h, s->creep_check ? s->creep_check[k] : NULL, c->change > 0,
-               suspected);
+    if (!s->metric)
+        state_line(out, h, s->creep_check ? s->creep_check[k] : NULL,
+                   c->change > 0, suspected);
 }
 
 void pg_history_render_text(pg_str *out, const pg_history *h)
@@ -748,10 +769,60 @@ static void add_noise(cJSON *so, const pg_history *h, const pg_series *s)
     }
 }
 
+/* A series' change points, as JSON. */
+static void add_changepoints(cJSON *so, const pg_history *h, const pg_series *s)
+{
+    cJSON *cps = cJSON_AddArrayToObject(so, "changepoints");
+    size_t k;
+
+    for (k = 0; k < s->ncps; k++) {
+        const pg_changepoint *cp = &s->cps[k];
+        cJSON *co = cJSON_CreateObject();
+        cJSON_AddNumberToObject(co, "index", (double)cp->at);
+        if (h->labels)
+            cJSON_AddStringToObject(co, "label", h->labels[cp->at]);
+        else
+            cJSON_AddNullToObject(co, "label");
+        pg_json_add_number(co, "before", cp->before);
+        pg_json_add_number(co, "after", cp->after);
+        pg_json_add_number(co, "change", pg_cp_change(cp));
+        pg_json_add_number(co, "z", cp->z);
+        if (h->subjects)
+            cJSON_AddStringToObject(co, "subject", h->subjects[cp->at]);
+        if (s->accepted && s->accepted[cp->at])
+            cJSON_AddStringToObject(co, "accepted", s->accepted[cp->at]);
+        add_state(co, s->cp_check ? s->cp_check[k] : NULL,
+                  cp->after > cp->before);
+        cJSON_AddItemToArray(cps, co);
+    }
+}
+
+/* A series' creeps, as JSON. */
+static void add_creeps(cJSON *so, const pg_history *h, const pg_series *s)
+{
+    cJSON *cps = cJSON_AddArrayToObject(so, "creeps");
+    size_t k;
+
+    for (k = 0; k < s->ncreeps; k++) {
+        const pg_creep *c = &s->creeps[k];
+        cJSON *co = cJSON_CreateObject();
+        cJSON_AddNumberToObject(co, "from", (double)c->from);
+        cJSON_AddNumberToObject(co, "to", (double)c->to);
+        if (h->labels) {
+            cJSON_AddStringToObject(co, "from_label", h->labels[c->from]);
+            cJSON_AddStringToObject(co, "to_label", h->labels[c->to]);
+        }
+        pg_json_add_number(co, "change", c->change);
+        pg_json_add_number(co, "z", c->z);
+        add_state(co, s->creep_check ? s->creep_check[k] : NULL, c->change > 0);
+        cJSON_AddItemToArray(cps, co);
+    }
+}
+
 char *pg_history_to_json(const pg_history *h)
 {
-    cJSON *root = cJSON_CreateObject(), *arr, *cps;
-    size_t i, k;
+    cJSON *root = cJSON_CreateObject(), *arr;
+    size_t i;
 
     cJSON_AddStringToObject(root, "source", h->source);
     cJSON_AddNumberToObject(root, "points", (double)h->npoints);
@@ -768,6 +839,12 @@ char *pg_history_to_json(const pg_history *h)
             cJSON_AddStringToObject(so, "benchmark", s->bench);
         if (s->machine)
             cJSON_AddStringToObject(so, "machine", s->machine);
+        if (s->metric) {
+            cJSON_AddStringToObject(so, "metric", pg_metric_name(s->metric));
+            cJSON_AddStringToObject(so, "counter",
+                                    s->counter ? s->counter : "");
+            pg_json_add_number(so, "floor", pg_series_floor(h, s));
+        }
         add_numbers(so, "values", s->values, h->npoints);
         if (s->carried) {
             cJSON *c = cJSON_AddArrayToObject(so, "carried");
@@ -781,44 +858,9 @@ char *pg_history_to_json(const pg_history *h)
             add_numbers(so, "change", s->change, h->npoints);
         if (s->change_sd)
             add_numbers(so, "change_sd", s->change_sd, h->npoints);
-        cps = cJSON_AddArrayToObject(so, "changepoints");
-        for (k = 0; k < s->ncps; k++) {
-            const pg_changepoint *cp = &s->cps[k];
-            cJSON *co = cJSON_CreateObject();
-            cJSON_AddNumberToObject(co, "index", (double)cp->at);
-            if (h->labels)
-                cJSON_AddStringToObject(co, "label", h->labels[cp->at]);
-            else
-                cJSON_AddNullToObject(co, "label");
-            pg_json_add_number(co, "before", cp->before);
-            pg_json_add_number(co, "after", cp->after);
-            pg_json_add_number(co, "change", pg_cp_change(cp));
-            pg_json_add_number(co, "z", cp->z);
-            if (h->subjects)
-                cJSON_AddStringToObject(co, "subject", h->subjects[cp->at]);
-            if (s->accepted && s->accepted[cp->at])
-                cJSON_AddStringToObject(co, "accepted", s->accepted[cp->at]);
-            add_state(co, s->cp_check ? s->cp_check[k] : NULL,
-                      cp->after > cp->before);
-            cJSON_AddItemToArray(cps, co);
-        }
+        add_changepoints(so, h, s);
         add_noise(so, h, s);
-        cps = cJSON_AddArrayToObject(so, "creeps");
-        for (k = 0; k < s->ncreeps; k++) {
-            const pg_creep *c = &s->creeps[k];
-            cJSON *co = cJSON_CreateObject();
-            cJSON_AddNumberToObject(co, "from", (double)c->from);
-            cJSON_AddNumberToObject(co, "to", (double)c->to);
-            if (h->labels) {
-                cJSON_AddStringToObject(co, "from_label", h->labels[c->from]);
-                cJSON_AddStringToObject(co, "to_label", h->labels[c->to]);
-            }
-            pg_json_add_number(co, "change", c->change);
-            pg_json_add_number(co, "z", c->z);
-            add_state(co, s->creep_check ? s->creep_check[k] : NULL,
-                      c->change > 0);
-            cJSON_AddItemToArray(cps, co);
-        }
+        add_creeps(so, h, s);
         cJSON_AddItemToArray(arr, so);
     }
     if (h->floor > 0)
@@ -837,6 +879,7 @@ void pg_history_clear(pg_history *h)
         free(h->series[i].name);
         free(h->series[i].bench);
         free(h->series[i].machine);
+        free(h->series[i].counter);
         free(h->series[i].values);
         free(h->series[i].sd);
         free(h->series[i].change);

@@ -47,6 +47,14 @@ typedef struct pg_series {
      * name is "BENCH @ MACHINE" when there are several machines); NULL
      * for a table's columns. */
     char *bench, *machine;
+    /* What the values are, a pg_metric: PG_METRIC_TIME (0), times (or a
+     * table's numbers); else a count per call, from records that kept
+     * one (record --measure all|instructions|cycles), by `counter`. */
+    int metric;
+    char *counter;
+    /* Its own floor, for its steps and creeps: the records' count floor
+     * for a count; 0: the history's. */
+    double floor;
     double *values; /* npoints; NaN where the row has none */
     double *sd;     /* each value's standard deviation, or NULL */
     double *change; /* each point's paired change against the one before
@@ -128,6 +136,14 @@ int pg_history_span(const pg_history *h, const pg_series *s, size_t from,
 
 /* The state a check gives a step that went `up` (slower) or not. */
 pg_recheck_state pg_recheck_state_of(const pg_recheck *c, int up);
+
+/* A value of `s` for people: a time, a count ("84,492 instr"), or a
+ * table's number. */
+void pg_history_value(pg_str *out, const pg_history *h, const pg_series *s,
+                      double v);
+
+/* The floor `s` is judged at: its own, else the history's. */
+double pg_series_floor(const pg_history *h, const pg_series *s);
 
 /* A line per series with a small chart, then its change points. */
 void pg_history_render_text(pg_str *out, const pg_history *h);

@@ -9,6 +9,7 @@
  * do not scale).  The page's one script does that, pinned by its hash.
  */
 #include "history.h"
+#include "counter.h"
 #include "escape.h"
 #include "html.h"
 #include "str.h"
@@ -56,14 +57,12 @@ static void short_label(pg_str *out, const pg_history *h, size_t at)
         pg_str_putc(out, l[i] == '\n' || l[i] == '\r' ? ' ' : l[i]);
 }
 
-static void value_text(pg_str *out, const pg_history *h, double v)
+static void value_text(pg_str *out, const pg_history *h, const pg_series *s,
+                       double v)
 {
     pg_str t = PG_STR_INIT;
 
-    if (h->ns)
-        pg_format_ns(&t, v);
-    else
-        pg_str_printf(&t, "%.4g", v);
+    pg_history_value(&t, h, s, v);
     esc(out, pg_str_cstr(&t));
     pg_str_clear(&t);
 }
@@ -118,6 +117,7 @@ static void subject_cell(pg_str *out, const pg_history *h, size_t from,
  * table's one column. */
 typedef struct group {
     const char *title;
+    int metric; /* the series' pg_metric: a count's chart is its own */
     size_t *of; /* indexes into h->series */
     size_t n;
 } group;
@@ -130,10 +130,13 @@ static size_t groups_of(group **out, const pg_history *h)
     for (i = 0; i < h->nseries; i++) {
         const pg_series *s = &h->series[i];
         const char *title = s->bench ? s->bench : s->name;
-        for (k = 0; k < n && !(s->bench && !strcmp(g[k].title, title)); k++)
+        for (k = 0; k < n && !(s->bench && !strcmp(g[k].title, title) &&
+                               g[k].metric == s->metric);
+             k++)
             ;
         if (k == n) {
             g[n].title = title;
+            g[n].metric = s->metric;
             g[n].of = pg_calloc(h->nseries, sizeof(size_t));
             n++;
         }
@@ -141,6 +144,14 @@ static size_t groups_of(group **out, const pg_history *h)
     }
     *out = g;
     return n;
+}
+
+/* A group's title: the benchmark, and what a count counts. */
+static void group_title(pg_str *out, const group *g)
+{
+    esc(out, g->title);
+    if (g->metric)
+        pg_str_printf(out, " (%s)", pg_metric_name(g->metric));
 }
 
 static void groups_free(group *g, size_t n)
@@ -212,7 +223,8 @@ static void x_labels(pg_str *out, const pg_history *h)
     }
 }
 
-static void y_axis(pg_str *out, const pg_history *h, double lo, double hi)
+static void y_axis(pg_str *out, const pg_history *h, const pg_series *s,
+                   double lo, double hi)
 {
     int k;
 
@@ -229,7 +241,7 @@ static void y_axis(pg_str *out, const pg_history *h, double lo, double hi)
                       "class=\"axis\"/><text x=\"%d\" y=\"%.1f\" "
                       "class=\"tick\" text-anchor=\"end\">",
                       LEFT - 4, y, LEFT, y, LEFT - 6, y + 4);
-        value_text(out, h, v);
+        value_text(out, h, s, v);
         pg_str_puts(out, "</text>");
     }
 }
@@ -248,7 +260,7 @@ static void point_title(pg_str *out, const pg_history *h, const pg_series *s,
     if (s->machine)
         pg_str_printf(&t, "%s: ", s->machine);
     esc(out, pg_str_cstr(&t));
-    value_text(out, h, s->values[i]);
+    value_text(out, h, s, s->values[i]);
     if (s->carried && s->carried[i])
         pg_str_puts(out, " (the push before's: this push's code was its)");
     else if (s->change && isfinite(s->change[i])) {
@@ -396,7 +408,7 @@ static void chart(pg_str *out, const pg_history *h, const group *g)
                   "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
                   "role=\"img\">",
                   W, H, W, H);
-    y_axis(out, h, lo, hi);
+    y_axis(out, h, &h->series[g->of[0]], lo, hi);
     x_labels(out, h);
     pg_str_printf(out,
                   "<svg class=\"plot\" x=\"%d\" y=\"%d\" width=\"%d\" "
@@ -472,9 +484,9 @@ static void step_row(pg_str *out, const pg_history *h, const pg_series *s,
     pg_str_puts(out, "</td><td>");
     commit_cell(out, h, cp->at, commit_url);
     pg_str_puts(out, "</td><td class=\"num\">");
-    value_text(out, h, cp->before);
+    value_text(out, h, s, cp->before);
     pg_str_puts(out, " → ");
-    value_text(out, h, cp->after);
+    value_text(out, h, s, cp->after);
     pg_str_puts(out, "</td><td class=\"num\">");
     step_change(out, cp);
     if (isfinite(cp->z))
@@ -482,8 +494,11 @@ static void step_row(pg_str *out, const pg_history *h, const pg_series *s,
     else
         pg_str_puts(out, "</td><td>the gate's own verdict");
     pg_str_puts(out, "</td>");
-    state_cell(out, s->cp_check ? s->cp_check[j] : NULL, cp->after > cp->before,
-               commit_url);
+    if (s->metric) /* a count is what it is: nothing to measure again */
+        pg_str_puts(out, "<td class=\"state\">counted</td>");
+    else
+        state_cell(out, s->cp_check ? s->cp_check[j] : NULL,
+                   cp->after > cp->before, commit_url);
     subject_cell(out, h, cp->at, cp->at);
     pg_str_puts(out, "</tr>");
 }
@@ -500,9 +515,9 @@ static void noise_row(pg_str *out, const pg_history *h, const pg_series *s,
                   c->sd_after > c->sd_before ? "grew" : "shrank");
     commit_cell(out, h, c->at, commit_url);
     pg_str_puts(out, "</td><td class=\"num\">sd ");
-    value_text(out, h, c->sd_before);
+    value_text(out, h, s, c->sd_before);
     pg_str_puts(out, " → ");
-    value_text(out, h, c->sd_after);
+    value_text(out, h, s, c->sd_after);
     pg_str_puts(out, "</td><td class=\"num\">");
     if (c->sd_before > 0)
         pg_str_printf(out, "x%.2g", c->sd_after / c->sd_before);
@@ -529,10 +544,10 @@ static void creep_row(pg_str *out, const pg_history *h, const pg_series *s,
     commit_cell(out, h, c->to, commit_url);
     pg_str_puts(out, "</td><td class=\"num\">");
     if (c->from > 0 && isfinite(s->values[c->from - 1]))
-        value_text(out, h, s->values[c->from - 1]);
+        value_text(out, h, s, s->values[c->from - 1]);
     pg_str_puts(out, " → ");
     if (isfinite(s->values[c->to]))
-        value_text(out, h, s->values[c->to]);
+        value_text(out, h, s, s->values[c->to]);
     pg_str_puts(out, "</td><td class=\"num\">");
     pg_format_change(&t, c->change);
     esc(out, pg_str_cstr(&t));
@@ -540,9 +555,12 @@ static void creep_row(pg_str *out, const pg_history *h, const pg_series *s,
     pg_str_printf(out,
                   "</td><td>each within the %.3g%% floor; %.1f times its "
                   "uncertainty</td>",
-                  h->floor * 100, fabs(c->z));
-    state_cell(out, s->creep_check ? s->creep_check[j] : NULL, c->change > 0,
-               commit_url);
+                  pg_series_floor(h, s) * 100, fabs(c->z));
+    if (s->metric)
+        pg_str_puts(out, "<td class=\"state\">counted</td>");
+    else
+        state_cell(out, s->creep_check ? s->creep_check[j] : NULL,
+                   c->change > 0, commit_url);
     subject_cell(out, h, c->from, c->to);
     pg_str_puts(out, "</tr>");
 }
@@ -596,13 +614,13 @@ static void summary(pg_str *out, const pg_history *h, const group *g, size_t ng)
         for (j = h->npoints; j > 0 && isnan(newest); j--)
             newest = first->values[j - 1];
         pg_str_printf(out, "<tr><td><a href=\"#h%zu\">", i);
-        esc(out, g[i].title);
+        group_title(out, &g[i]);
         pg_str_printf(out,
                       "</a></td><td class=\"num\">%zu</td><td "
                       "class=\"num\">%zu</td><td class=\"num\">",
                       cps, creeps);
         if (isfinite(newest))
-            value_text(out, h, newest);
+            value_text(out, h, first, newest);
         pg_str_puts(out, "</td></tr>");
     }
     pg_str_puts(out, "</table>\n");
@@ -700,7 +718,7 @@ void pg_history_html(pg_str *out, const pg_history *h, const char *commit_url)
     summary(out, h, g, ng);
     for (i = 0; i < ng; i++) {
         pg_str_printf(out, "<section id=\"h%zu\"><h2>", i);
-        esc(out, g[i].title);
+        group_title(out, &g[i]);
         pg_str_puts(out, "</h2>");
         legend(out, h, &g[i]);
         chart(out, h, &g[i]);

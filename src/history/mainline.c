@@ -2,6 +2,7 @@
  * mainline.c - records along main's first-parent line, as series.
  */
 #include "mainline.h"
+#include "counter.h"
 #include "error.h"
 #include "record.h"
 #include "revision.h"
@@ -399,9 +400,31 @@ static const pg_record_bench *find_bench(const pg_record *rec, const char *name,
     return b;
 }
 
-/* The series of benchmark `name` on `machine`; 0 when it has no point. */
+/* What a record says of a point of the series of `metric`: the time, or
+ * the count of that metric. */
+typedef struct figure {
+    pg_status status;
+    double base, head, change, lo, hi;
+} figure;
+
+/* Benchmark `b`'s figure for `metric`; 0 when it has none. */
+static int figure_of(figure *f, const pg_record_bench *b, int metric)
+{
+    if (!metric) {
+        *f = (figure){b->status, b->base_ns,   b->head_ns,
+                      b->change, b->change_lo, b->change_hi};
+        return b->timed;
+    }
+    *f = (figure){b->count.status, b->count.base,      b->count.head,
+                  b->count.change, b->count.change_lo, b->count.change_hi};
+    return b->count.metric == metric;
+}
+
+/* The series of benchmark `name` on `machine`, of its times or its
+ * counts of `metric`; 0 when it has no point. */
 static int fill_series(pg_series *s, const pg_history *h, const pg_record *recs,
-                       const placed *const *by_pos, const char *name)
+                       const placed *const *by_pos, const char *name,
+                       int metric)
 {
     size_t i, points = 0, hint = 0;
 
@@ -414,8 +437,9 @@ static int fill_series(pg_series *s, const pg_history *h, const pg_record *recs,
     for (i = 0; i < h->npoints; i++) {
         const pg_record_bench *b =
             by_pos[i] ? find_bench(&recs[by_pos[i]->rec], name, &hint) : NULL;
+        figure f;
         s->values[i] = s->change[i] = s->change_sd[i] = NAN;
-        if (!b)
+        if (!b || !figure_of(&f, b, metric))
             continue;
         points++;
         if (b->untouched) { /* the change could not reach it */
@@ -423,20 +447,24 @@ static int fill_series(pg_series *s, const pg_history *h, const pg_record *recs,
             s->carried[i] = 1;
             continue;
         }
-        s->values[i] = b->head_ns;
-        /* The parent's time, from the same run, where it has none of its
-         * own (a push the change could not reach, or not recorded). */
+        if (metric && b->count.counter && *b->count.counter) {
+            free(s->counter); /* the newest's */
+            s->counter = pg_strdup(b->count.counter);
+        }
+        s->values[i] = f.head;
+        /* The parent's figure, from the same run, where it has none of
+         * its own (a push the change could not reach, or not recorded). */
         if (i > 0 && isnan(s->values[i - 1])) {
-            s->values[i - 1] = b->base_ns;
+            s->values[i - 1] = f.base;
             s->carried[i - 1] = 0; /* measured, after all */
         }
-        s->change[i] = b->change;
-        s->sure[i] = b->status == PG_STATUS_REGRESSION ||
-                     b->status == PG_STATUS_IMPROVEMENT;
+        s->change[i] = f.change;
+        s->sure[i] = f.status == PG_STATUS_REGRESSION ||
+                     f.status == PG_STATUS_IMPROVEMENT;
         if (b->accepted)
             s->accepted[i] = pg_strdup(b->accepted);
-        if (isfinite(b->change_lo) && isfinite(b->change_hi))
-            s->change_sd[i] = (b->change_hi - b->change_lo) / (2 * Z95);
+        if (isfinite(f.lo) && isfinite(f.hi))
+            s->change_sd[i] = (f.hi - f.lo) / (2 * Z95);
     }
     return points > 0;
 }
@@ -458,36 +486,76 @@ static void label_points(pg_history *h, const pg_commit_info *line, size_t n)
 
 /* A series per benchmark and machine that has a point, from the `n`
  * records placed at `at` (positions from `first`). */
+/* What each series may be of: times, then each count. */
+static const int series_metrics[] = {PG_METRIC_TIME, PG_METRIC_INSTRUCTIONS,
+                                     PG_METRIC_CYCLES};
+#define NMETRICS (sizeof(series_metrics) / sizeof(series_metrics[0]))
+
+/* The series of bench `bench` on `machine` of `metric` into the next slot
+ * of h->series, when it has a point. */
+static void add_series(pg_history *h, const pg_record *recs,
+                       const placed *const *by_pos, const char *bench,
+                       const char *machine, int machines, int metric,
+                       double count_floor)
+{
+    pg_series *s = &h->series[h->nseries];
+    pg_str name = PG_STR_INIT;
+
+    if (!fill_series(s, h, recs, by_pos, bench, metric)) {
+        free(s->values);
+        free(s->change);
+        free(s->change_sd);
+        free(s->sure);
+        free(s->carried);
+        free(s->counter);
+        free(s->accepted); /* no point: nothing in it */
+        memset(s, 0, sizeof(*s));
+        return;
+    }
+    pg_str_puts(&name, bench);
+    if (metric)
+        pg_str_printf(&name, " (%s)", pg_metric_name(metric));
+    if (machines > 1)
+        pg_str_printf(&name, " @ %s", machine);
+    s->name = pg_str_detach(&name);
+    s->bench = pg_strdup(bench);
+    s->machine = pg_strdup(machine);
+    s->metric = metric;
+    s->floor = metric && count_floor > 0 && count_floor < 1 ? count_floor : 0;
+    h->nseries++;
+}
+
+/* The count floor the newest record of `machine` that keeps one was made
+ * with; NAN when none does. */
+static double count_floor_of(const pg_history *h, const pg_record *recs,
+                             const placed *const *by_pos)
+{
+    size_t i;
+
+    for (i = h->npoints; i > 0; i--)
+        if (by_pos[i - 1] && isfinite(recs[by_pos[i - 1]->rec].count_floor))
+            return recs[by_pos[i - 1]->rec].count_floor;
+    return NAN;
+}
+
 static void make_series(pg_history *h, const pg_record *recs, const placed *at,
                         size_t n, const pg_strvec *machines,
                         const pg_strvec *benches, size_t first)
 {
     const placed **by_pos = pg_calloc(h->npoints, sizeof(*by_pos));
-    size_t i, j;
+    size_t i, j, m;
 
-    h->series = pg_calloc(benches->n * machines->n + 1, sizeof(*h->series));
+    h->series =
+        pg_calloc(benches->n * machines->n * NMETRICS + 1, sizeof(*h->series));
     for (j = 0; j < machines->n; j++) {
+        double count_floor;
         memset(by_pos, 0, h->npoints * sizeof(*by_pos));
         newest_at(by_pos, h, recs, at, n, machines->v[j], first);
-        for (i = 0; i < benches->n; i++) {
-            pg_series *s = &h->series[h->nseries];
-            if (!fill_series(s, h, recs, by_pos, benches->v[i])) {
-                free(s->values);
-                free(s->change);
-                free(s->change_sd);
-                free(s->sure);
-                free(s->carried);
-                free(s->accepted); /* no point: nothing in it */
-                memset(s, 0, sizeof(*s));
-                continue;
-            }
-            s->name = machines->n > 1
-                          ? pg_strdupf("%s @ %s", benches->v[i], machines->v[j])
-                          : pg_strdup(benches->v[i]);
-            s->bench = pg_strdup(benches->v[i]);
-            s->machine = pg_strdup(machines->v[j]);
-            h->nseries++;
-        }
+        count_floor = count_floor_of(h, recs, by_pos);
+        for (i = 0; i < benches->n; i++)
+            for (m = 0; m < NMETRICS; m++)
+                add_series(h, recs, by_pos, benches->v[i], machines->v[j],
+                           (int)machines->n, series_metrics[m], count_floor);
     }
     free(by_pos);
 }
@@ -589,17 +657,20 @@ done:
 }
 
 /* The series of benchmark `name` in `h`, on `machine` when it is not
- * NULL. */
+ * NULL: its count where the records keep one (a count does not move with
+ * the machine's noise), else its times. */
 static const pg_series *series_of(const pg_history *h, const char *name,
                                   const char *machine)
 {
+    const pg_series *found = NULL;
     size_t i;
 
     for (i = 0; i < h->nseries; i++)
         if (!strcmp(h->series[i].bench, name) &&
-            (!machine || !strcmp(h->series[i].machine, machine)))
-            return &h->series[i];
-    return NULL;
+            (!machine || !strcmp(h->series[i].machine, machine)) &&
+            (!found || (!found->metric && h->series[i].metric)))
+            found = &h->series[i];
+    return found;
 }
 
 void pg_mainline_moves(pg_result *r, pg_repo *repo, const char *ref,
@@ -651,6 +722,7 @@ void pg_mainline_moves(pg_result *r, pg_repo *repo, const char *ref,
         b->main_change = chained - 1;
         b->main_steps = (int)s->ncps;
         b->main_creeps = (int)s->ncreeps;
+        b->main_metric = s->metric;
     }
     if (machine) {
         free(r->main_machine);

@@ -2,6 +2,7 @@
  * record.c - a push's measurement as a small JSON file, and back.
  */
 #include "record.h"
+#include "counter.h"
 #include "env.h"
 #include "error.h"
 #include "fs.h"
@@ -70,14 +71,35 @@ static double trim(double v)
     return strtod(buf, NULL);
 }
 
+/* The count of `b` (counted itself, or beside its time), into `out`. */
+static void count_from(pg_record_count *out, const pg_bench_result *b)
+{
+    const pg_bench_result *k = b->metric ? b : b->counted;
+
+    memset(out, 0, sizeof(*out));
+    out->base = out->head = out->change = NAN;
+    out->change_lo = out->change_hi = NAN;
+    if (!k || !k->metric)
+        return;
+    out->metric = k->metric;
+    out->counter = short_text(k->counter ? k->counter : "callgrind");
+    out->status = k->status;
+    out->base = k->base_ns;
+    out->head = k->head_ns;
+    out->change = k->change;
+    out->change_lo = k->change_lo;
+    out->change_hi = k->change_hi;
+    out->other_path = k->other_path || b->other_path;
+}
+
 void pg_record_from_result(pg_record *out, const pg_result *r, const char *tree,
                            const char *parent_tree, pg_record_machine *machine,
-                           long long when)
+                           long long when, int timed, int counted)
 {
     size_t i;
 
     memset(out, 0, sizeof(*out));
-    out->format = PG_RECORD_FORMAT;
+    out->format = PG_RECORD_FORMAT_TIMES; /* 2 once a count is kept */
     snprintf(out->commit, sizeof(out->commit), "%s",
              r->head.commit ? r->head.commit : "");
     snprintf(out->parent, sizeof(out->parent), "%s",
@@ -92,6 +114,7 @@ void pg_record_from_result(pg_record *out, const pg_result *r, const char *tree,
     out->method = PG_RECORD_METHOD;
     out->config_digest = pg_strdup(r->config_digest ? r->config_digest : "");
     out->noise_floor = r->noise_floor;
+    out->count_floor = NAN;
     out->benchmarks = pg_calloc(r->nbenchmarks + 1, sizeof(*out->benchmarks));
     for (i = 0; i < r->nbenchmarks; i++) {
         const pg_bench_result *b = &r->benchmarks[i];
@@ -99,11 +122,27 @@ void pg_record_from_result(pg_record *out, const pg_result *r, const char *tree,
         rb->name = pg_strdup(b->name);
         rb->status = b->status;
         rb->untouched = b->not_affected || b->identical;
-        rb->base_ns = b->base_ns;
-        rb->head_ns = b->head_ns;
-        rb->change = b->change;
-        rb->change_lo = b->change_lo;
-        rb->change_hi = b->change_hi;
+        rb->timed = rb->untouched ? timed : !b->metric;
+        rb->base_ns = rb->timed ? b->base_ns : NAN;
+        rb->head_ns = rb->timed ? b->head_ns : NAN;
+        rb->change = rb->timed ? b->change : NAN;
+        rb->change_lo = rb->timed ? b->change_lo : NAN;
+        rb->change_hi = rb->timed ? b->change_hi : NAN;
+        if (counted)
+            count_from(&rb->count, b);
+        /* Not reached: unchanged as counted too, without a count. */
+        if (!rb->count.metric && counted && rb->untouched) {
+            rb->count.metric = counted;
+            rb->count.counter = pg_strdup("");
+            rb->count.status = b->status;
+        }
+        if (rb->count.metric) {
+            out->format = PG_RECORD_FORMAT;
+            out->count_floor = r->count_floor;
+            if (rb->untouched)
+                rb->count.change = rb->count.change_lo = rb->count.change_hi =
+                    0;
+        }
         if (b->culprit && strlen(b->culprit) == PG_OID_HEX - 1) {
             memcpy(rb->culprit, b->culprit, PG_OID_HEX);
             rb->culprit_subject =
@@ -114,6 +153,22 @@ void pg_record_from_result(pg_record *out, const pg_result *r, const char *tree,
         if (b->accepted)
             rb->accepted = short_text(b->accept_why);
     }
+}
+
+static void add_count(cJSON *o, const pg_record_count *k)
+{
+    cJSON *c = cJSON_AddObjectToObject(o, "count");
+
+    cJSON_AddStringToObject(c, "metric", pg_metric_name(k->metric));
+    cJSON_AddStringToObject(c, "counter", k->counter ? k->counter : "");
+    cJSON_AddStringToObject(c, "status", pg_status_name(k->status));
+    pg_json_add_number(c, "base", trim(k->base));
+    pg_json_add_number(c, "head", trim(k->head));
+    pg_json_add_number(c, "change", trim(k->change));
+    pg_json_add_number(c, "change_lo", trim(k->change_lo));
+    pg_json_add_number(c, "change_hi", trim(k->change_hi));
+    if (k->other_path)
+        cJSON_AddTrueToObject(c, "other_path");
 }
 
 char *pg_record_to_json(const pg_record *rec)
@@ -140,6 +195,8 @@ char *pg_record_to_json(const pg_record *rec)
     cJSON_AddNumberToObject(root, "method", rec->method);
     cJSON_AddStringToObject(root, "config_digest", rec->config_digest);
     pg_json_add_number(root, "noise_floor", trim(rec->noise_floor));
+    if (isfinite(rec->count_floor))
+        pg_json_add_number(root, "count_floor", trim(rec->count_floor));
     arr = cJSON_AddArrayToObject(root, "benchmarks");
     for (i = 0; i < rec->nbenchmarks; i++) {
         const pg_record_bench *b = &rec->benchmarks[i];
@@ -162,6 +219,10 @@ char *pg_record_to_json(const pg_record *rec)
         }
         if (b->accepted)
             cJSON_AddStringToObject(o, "accepted", b->accepted);
+        if (!b->timed)
+            cJSON_AddFalseToObject(o, "timed");
+        if (b->count.metric)
+            add_count(o, &b->count);
     }
     return pg_json_print(root, 0);
 }
@@ -250,7 +311,39 @@ static void parse_machine(parse_ctx *ctx, pg_record_machine *m, const cJSON *o)
         bad(ctx, "the machine has no name");
 }
 
-static void parse_bench(parse_ctx *ctx, pg_record_bench *b, const cJSON *o)
+/* A count (format 2): its metric and counter, status, figures. */
+static void parse_count(parse_ctx *ctx, pg_record_count *k, const cJSON *o)
+{
+    const cJSON *metric = cJSON_GetObjectItemCaseSensitive(o, "metric");
+    const cJSON *status = cJSON_GetObjectItemCaseSensitive(o, "status");
+    int m = cJSON_IsString(metric) ? pg_metric_parse(metric->valuestring) : -1;
+    int s = cJSON_IsString(status) ? pg_status_parse(status->valuestring) : -1;
+
+    if (!cJSON_IsObject(o) || m <= 0) {
+        bad(ctx, "a benchmark's \"count\" is not an object with a count's "
+                 "\"metric\"");
+        return;
+    }
+    if (s < 0)
+        bad(ctx, "a count's \"status\" is missing or unknown");
+    k->metric = m;
+    k->status = s < 0 ? PG_STATUS_UNCHANGED : (pg_status)s;
+    k->counter = text_field(ctx, o, "counter", 40);
+    /* A count per call is at least 0, and below 1e18. */
+    k->base = number_field(ctx, o, "base", 0, 1e18);
+    k->head = number_field(ctx, o, "head", 0, 1e18);
+    k->change = number_field(ctx, o, "change", -1, 1e9);
+    k->change_lo = number_field(ctx, o, "change_lo", -1, 1e9);
+    k->change_hi = number_field(ctx, o, "change_hi", -1, 1e9);
+    if (!ctx->err && isfinite(k->change_lo) && isfinite(k->change_hi) &&
+        k->change_lo > k->change_hi)
+        bad(ctx, "a count's interval is upside down");
+    k->other_path =
+        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "other_path"));
+}
+
+static void parse_bench(parse_ctx *ctx, pg_record_bench *b, const cJSON *o,
+                        int format)
 {
     const cJSON *status = cJSON_GetObjectItemCaseSensitive(o, "status");
     const cJSON *culprit;
@@ -286,6 +379,15 @@ static void parse_bench(parse_ctx *ctx, pg_record_bench *b, const cJSON *o)
         oid_field(ctx, culprit, "commit", b->culprit);
         b->culprit_subject = text_field(ctx, culprit, "subject", TEXT_MAX);
     }
+    b->timed = 1;
+    if (format < 2 || ctx->err)
+        return;
+    b->timed = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(o, "timed"));
+    if (cJSON_GetObjectItemCaseSensitive(o, "count"))
+        parse_count(ctx, &b->count,
+                    cJSON_GetObjectItemCaseSensitive(o, "count"));
+    if (!b->timed && !b->count.metric)
+        bad(ctx, "a benchmark neither timed nor counted");
 }
 
 /* A record of a format this perfgate does not read: PG_ERR_USAGE, naming
@@ -298,12 +400,13 @@ static int another_format(const cJSON *root, double format, const char *display)
 
     if (who)
         who[pg_utf8_cut(who, 40)] = '\0';
-    err = pg_error_set(PG_ERR_USAGE,
-                       "%s: a record of format %g%s%s%s, and this perfgate "
-                       "reads format %d: upgrade perfgate to read it",
-                       display, isfinite(format) ? format : 0.0,
-                       who ? " (written by " : "", who ? who : "",
-                       who ? ")" : "", PG_RECORD_FORMAT);
+    err =
+        pg_error_set(PG_ERR_USAGE,
+                     "%s: a record of format %g%s%s%s, and this perfgate "
+                     "reads formats %d to %d: upgrade perfgate to read it",
+                     display, isfinite(format) ? format : 0.0,
+                     who ? " (written by " : "", who ? who : "", who ? ")" : "",
+                     PG_RECORD_FORMAT_TIMES, PG_RECORD_FORMAT);
     free(who);
     return err;
 }
@@ -330,13 +433,14 @@ int pg_record_from_json(pg_record *out, const char *text, size_t len,
                          "format number)");
     }
     format = number_field(&ctx, root, "perfgate_record", 0, 1e9);
-    if (ctx.err || format != PG_RECORD_FORMAT) {
+    if (ctx.err || format != floor(format) || format < PG_RECORD_FORMAT_TIMES ||
+        format > PG_RECORD_FORMAT) {
         pg_error_clear();
         ctx.err = another_format(root, format, display);
         cJSON_Delete(root);
         return ctx.err;
     }
-    out->format = PG_RECORD_FORMAT;
+    out->format = (int)format;
     kind = cJSON_GetObjectItemCaseSensitive(root, "kind");
     if (kind &&
         !(cJSON_IsString(kind) && (!strcmp(kind->valuestring, "push") ||
@@ -358,6 +462,10 @@ int pg_record_from_json(pg_record *out, const char *text, size_t len,
     out->method = isfinite(method) ? (int)method : 0;
     out->config_digest = text_field(&ctx, root, "config_digest", 80);
     out->noise_floor = number_field(&ctx, root, "noise_floor", 0, 10);
+    out->count_floor = NAN;
+    if (out->format >= 2 &&
+        cJSON_GetObjectItemCaseSensitive(root, "count_floor"))
+        out->count_floor = number_field(&ctx, root, "count_floor", 0, 10);
     arr = cJSON_GetObjectItemCaseSensitive(root, "benchmarks");
     n = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : -1;
     if (n < 0)
@@ -371,7 +479,7 @@ int pg_record_from_json(pg_record *out, const char *text, size_t len,
         {
             if (i >= n || ctx.err)
                 break;
-            parse_bench(&ctx, &out->benchmarks[i++], item);
+            parse_bench(&ctx, &out->benchmarks[i++], item, out->format);
             out->nbenchmarks = (size_t)i;
         }
     }
@@ -410,6 +518,7 @@ void pg_record_clear(pg_record *rec)
         free(rec->benchmarks[i].name);
         free(rec->benchmarks[i].culprit_subject);
         free(rec->benchmarks[i].accepted);
+        free(rec->benchmarks[i].count.counter);
     }
     free(rec->benchmarks);
     free(rec->subject);

@@ -18,9 +18,13 @@
 #include "result.h"
 #include "revision.h"
 
-/* The format this perfgate writes and reads; a record of another is
- * refused, naming the version that wrote it. */
-#define PG_RECORD_FORMAT 1
+/* The newest format this perfgate writes and reads; a record of a newer
+ * one is refused, naming the version that wrote it.  A record is written
+ * in the oldest format that holds it: 1 for times alone, 2 when it keeps
+ * counts (record --measure all|instructions|cycles), so that a perfgate
+ * of format 1 still reads every record it could. */
+#define PG_RECORD_FORMAT 2
+#define PG_RECORD_FORMAT_TIMES 1
 
 /* How perfgate measures (the interleaved sum of minimums, seeds/): a
  * record of another method is read, and its absolute times are not put on
@@ -37,9 +41,27 @@
 /* The most benchmarks a record may hold. */
 #define PG_RECORD_MAX_BENCHMARKS 10000
 
+/* A benchmark's count beside (or instead of) its time (format 2): what
+ * the counter gave per call on each side, decided at the record's count
+ * floor. */
+typedef struct pg_record_count {
+    int metric;    /* a pg_metric; PG_METRIC_TIME (0): no count kept */
+    char *counter; /* what counted: "callgrind" or "hardware" */
+    pg_status status;
+    double base, head;           /* sums of per-case minimums; NAN: none */
+    double change;               /* head/base - 1; NAN when not counted */
+    double change_lo, change_hi; /* its 95% interval; NAN */
+    /* Counted under callgrind on another code path than the one the
+     * machine runs natively (pathcheck.h): such a count does not gate. */
+    int other_path;
+} pg_record_count;
+
 typedef struct pg_record_bench {
     char *name;
-    pg_status status;
+    pg_status status; /* the time's; the count's when not timed */
+    /* 0: counted only (record --measure instructions): no time, and the
+     * time's fields are NAN. */
+    int timed;
     double base_ns, head_ns;     /* sums of per-case minimums; NAN: none */
     double change;               /* head/base - 1; NAN when not measured */
     double change_lo, change_hi; /* its 95% interval; NAN */
@@ -54,6 +76,7 @@ typedef struct pg_record_bench {
     /* A regression accepted on purpose (accept:, or a Perf-Accepted:
      * trailer): the reason given; NULL. */
     char *accepted;
+    pg_record_count count;
 } pg_record_bench;
 
 /* What a record was measured on. */
@@ -81,6 +104,7 @@ typedef struct pg_record {
     int method;
     char *config_digest;
     double noise_floor;
+    double count_floor; /* the counts' floor; NAN when none is kept */
     pg_record_bench *benchmarks;
     size_t nbenchmarks;
 } pg_record;
@@ -94,11 +118,14 @@ void pg_record_machine_probe(pg_record_machine *out, const char *name);
 /*
  * The record of `r`, a comparison of a commit (r->head) against its first
  * parent (r->base) whose trees are `tree` and `parent_tree`, on `machine`
- * (taken: *machine is left empty).
+ * (taken: *machine is left empty).  What the run measured: times when
+ * `timed`, and `counted`, a pg_metric, beside or instead of them
+ * (PG_METRIC_TIME: no count); a benchmark the change could not reach is
+ * kept unchanged in both, measured in neither.
  */
 void pg_record_from_result(pg_record *out, const pg_result *r, const char *tree,
                            const char *parent_tree, pg_record_machine *machine,
-                           long long when);
+                           long long when, int timed, int counted);
 
 /* As JSON: a new string to free() (never NULL). */
 char *pg_record_to_json(const pg_record *rec);

@@ -283,7 +283,10 @@ class Action(RepoTest):
         path = os.path.join(self.tmp, "push.json")
         with open(path, "w") as f:
             json.dump({"before": a, "after": c}, f)
-        result, log = self.run_action(path, {"INPUT_MODE": "record"},
+        # measure: all reaches the records (the pushes change no code the
+        # benchmark reads: kept as unchanged, counted or not, at no cost).
+        result, log = self.run_action(path, {"INPUT_MODE": "record",
+                                             "INPUT_MEASURE": "all"},
                                       name_of_event="push")
         self.assertEqual(result.returncode, 0, log)
         self.assertIn("pushed refs/perfgate/history to origin", log)
@@ -291,6 +294,12 @@ class Action(RepoTest):
                          "refs/perfgate/history", cwd=remote).split()
         self.assertEqual(sorted(f.split("/")[1] for f in files),
                          sorted([b, c]))
+        for f in files:
+            rec = json.loads(self.git("show", "refs/perfgate/history:" + f,
+                                      cwd=remote))
+            self.assertEqual(rec["perfgate_record"], 2)
+            self.assertEqual(rec["benchmarks"][0]["count"]["metric"],
+                             "instructions")
         self.assertEqual(self.server.requests, [])
 
     def test_pull_request_from_a_shallow_checkout(self):

@@ -1042,6 +1042,76 @@ class Mainline(Records, RepoTest):
         with open(md, encoding="utf-8") as f:
             self.assertNotIn("Main before the base", f.read())
 
+    def test_counts_are_kept_beside_times_and_read(self):
+        # record --measure all keeps each push's instructions beside its
+        # time (format 2); history shows that series as its own, with the
+        # step where the work grew; a push that changes nothing is carried
+        # in both; a record of times alone (format 1, as before) still
+        # reads; --measure instructions keeps counts alone; and a pull
+        # request's comment says how main moved by the count.
+        if not shutil.which("valgrind"):
+            self.skipTest("valgrind is not installed")
+        c = {}
+        for subject, files in [
+                ("base", {"perfgate.yml": SPIN_CONFIG,
+                          "src/spin.c": self.spin(200)}),
+                ("other code", {"src/spin.c": self.spin(200, tag=1)}),
+                ("readme", {"README": "1\n"}),
+                ("readme 2", {"README": "2\n"}),
+                ("the step", {"src/spin.c": self.spin(260, tag=1)}),
+                ("times only", {"src/spin.c": self.spin(260, tag=2)}),
+                ("counts only", {"src/spin.c": self.spin(260, tag=3)})]:
+            c[subject] = self.commit(files, subject)
+        for subject in ("other code", "readme", "readme 2", "the step"):
+            self.record("--measure", "all", "--counter", "callgrind",
+                        c[subject])
+        self.record(c["times only"])
+        self.record("--measure", "instructions", "--counter", "callgrind",
+                    c["counts only"])
+        formats = sorted(json.loads(self.git("show", "%s:%s" % (REF, f)))
+                         ["perfgate_record"] for f in self.files())
+        self.assertEqual(formats, [1, 2, 2, 2, 2, 2])
+        page = os.path.join(self.tmp, "history.html")
+        p, doc = self.history("--html", page)
+        times, counts = doc["series"]
+        self.assertEqual(times["name"], "spin")
+        self.assertNotIn("metric", times)
+        self.assertEqual(counts["name"], "spin (instructions)")
+        self.assertEqual(counts["metric"], "instructions")
+        self.assertEqual(counts["counter"], "callgrind")
+        self.assertGreater(counts["floor"], 0)
+        v = counts["values"]
+        # Other code; a readme (carried); a readme (counted as the step's
+        # base); the step; times alone (counted as the next push's base);
+        # counts alone.
+        self.assertEqual(counts["carried"], [False, True] + [False] * 4)
+        self.assertEqual(v[0], v[1])
+        self.assertAlmostEqual(v[2] / v[0], 1, delta=0.005)
+        self.assertAlmostEqual(v[3] / v[0], 1.25, delta=0.05)
+        self.assertAlmostEqual(v[4] / v[3], 1, delta=0.005)
+        self.assertAlmostEqual(v[5] / v[3], 1, delta=0.005)
+        self.assertEqual([cp["label"] for cp in counts["changepoints"]],
+                         [c["the step"]])
+        self.assertIsNotNone(times["values"][4])
+        self.assertIsNone(times["values"][5])  # counted, not timed
+        self.assertIn("spin (instructions)", p.stderr)
+        self.assertRegex(p.stderr, r"\d+,\d{3} instr → \d+,\d{3} instr")
+        with open(page, encoding="utf-8") as f:
+            self.assertIn("<h2>spin (instructions)</h2>", f.read())
+        # The comment's line on main: by the count.
+        self.commit({"src/spin.c": self.spin(261, tag=3)}, "a pull request")
+        md = os.path.join(self.tmp, "comment.md")
+        out = os.path.join(self.tmp, "result.json")
+        self.run_pg("compare", c["counts only"], "HEAD", "--json", out,
+                    "--markdown", md, "--max-time", "1s", "-q", ok=(0, 1))
+        with open(out) as f:
+            main = json.load(f)["benchmarks"][0]["main"]
+        self.assertEqual(main["metric"], "instructions")
+        self.assertAlmostEqual(main["change"], v[5] / v[0] - 1, delta=0.01)
+        with open(md, encoding="utf-8") as f:
+            self.assertRegex(f.read(), r"spin \+2\d\.\d% in instructions "
+                                       r"\(1 step\)")
+
     def test_refusals(self):
         base = self.commit({"perfgate.yml": SPIN_CONFIG,
                             "src/spin.c": self.spin(100)}, "base")

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "counter.h"
 #include "error.h"
 #include "record.h"
 #include "str.h"
@@ -23,7 +24,7 @@
 static void sample(pg_record *r)
 {
     memset(r, 0, sizeof(*r));
-    r->format = PG_RECORD_FORMAT;
+    r->format = PG_RECORD_FORMAT_TIMES;
     r->check = 1;
     memcpy(r->commit, A40, PG_OID_HEX);
     memcpy(r->parent, B40, PG_OID_HEX);
@@ -42,6 +43,8 @@ static void sample(pg_record *r)
     r->noise_floor = 0.05;
     r->nbenchmarks = 2;
     r->benchmarks = pg_calloc(2, sizeof(*r->benchmarks));
+    r->count_floor = NAN;
+    r->benchmarks[0].timed = r->benchmarks[1].timed = 1;
     r->benchmarks[0].name = pg_strdup("parse");
     r->benchmarks[0].status = PG_STATUS_REGRESSION;
     r->benchmarks[0].base_ns = 1000;
@@ -161,6 +164,165 @@ static void a_damaged_record_is_refused_whole(void)
     pg_error_clear();
 }
 
+/* The sample with counts (format 2): "parse" counted beside its time,
+ * "render" counted only. */
+static void sample_counted(pg_record *r)
+{
+    pg_record_count *k;
+
+    sample(r);
+    k = &r->benchmarks[0].count;
+    r->format = PG_RECORD_FORMAT;
+    r->count_floor = 0.01;
+    k->metric = PG_METRIC_INSTRUCTIONS;
+    k->counter = pg_strdup("callgrind");
+    k->status = PG_STATUS_REGRESSION;
+    k->base = 84492;
+    k->head = 90000;
+    k->change = 0.0651896;
+    k->change_lo = k->change_hi = 0.0651896;
+    k->other_path = 1;
+    k = &r->benchmarks[1].count;
+    r->benchmarks[1].timed = 0;
+    k->metric = PG_METRIC_CYCLES;
+    k->counter = pg_strdup("");
+    k->status = PG_STATUS_UNCHANGED;
+    k->base = k->head = NAN;
+    k->change = k->change_lo = k->change_hi = 0;
+}
+
+static void a_record_keeps_its_counts(void)
+{
+    pg_record r, back;
+    const pg_record_bench *b;
+    char *json, *again;
+
+    sample_counted(&r);
+    json = pg_record_to_json(&r);
+    CHECK_CONTAINS(json, "\"perfgate_record\":2");
+    REQUIRE(pg_record_from_json(&back, json, strlen(json), "r.json") == 0);
+    CHECK(back.format == 2 && back.count_floor == 0.01);
+    REQUIRE((b = pg_record_find(&back, "parse")) != NULL);
+    CHECK(b->timed && b->base_ns == 1000);
+    CHECK(b->count.metric == PG_METRIC_INSTRUCTIONS);
+    CHECK_STR(b->count.counter, "callgrind");
+    CHECK(b->count.status == PG_STATUS_REGRESSION && b->count.other_path);
+    CHECK(b->count.base == 84492 && b->count.head == 90000);
+    CHECK(fabs(b->count.change_lo - 0.0651896) < 1e-12);
+    REQUIRE((b = pg_record_find(&back, "render")) != NULL);
+    CHECK(!b->timed && b->count.metric == PG_METRIC_CYCLES);
+    CHECK(isnan(b->count.base) && b->count.change == 0);
+    again = pg_record_to_json(&back);
+    CHECK_STR(again, json);
+    free(again);
+    pg_record_clear(&back);
+    pg_record_clear(&r);
+    /* A format-1 record's "count" is not its to hold: not read. */
+    {
+        char *old =
+            damaged(json, "\"perfgate_record\":2", "\"perfgate_record\":1");
+        REQUIRE(pg_record_from_json(&back, old, strlen(old), "r.json") == 0);
+        b = pg_record_find(&back, "parse");
+        CHECK(b && !b->count.metric && b->timed);
+        b = pg_record_find(&back, "render");
+        CHECK(b && !b->count.metric && b->timed);
+        pg_record_clear(&back);
+        free(old);
+    }
+    free(json);
+}
+
+static void a_damaged_count_is_refused(void)
+{
+    static const char *const edits[][3] = {
+        {"\"metric\":\"instructions\"", "\"metric\":\"time\"", "metric"},
+        {"\"metric\":\"instructions\"", "\"metric\":5", "metric"},
+        {"\"head\":90000", "\"head\":1e19", "\"head\""},
+        {"\"head\":90000", "\"head\":-1", "\"head\""},
+        {"\"status\":\"regression\",\"base\"", "\"status\":\"slower\",\"base\"",
+         "status"},
+        {"\"counter\":\"callgrind\"", "\"counter\":[]", "\"counter\""},
+        {"\"change_hi\":0.0651896", "\"change_hi\":0.01", "upside down"},
+        {"\"count\":{\"metric\":\"cycles\"",
+         "\"uncount\":{\"metric\":\"cycles\"", "neither timed nor counted"},
+        {"\"perfgate_record\":2", "\"perfgate_record\":2.5", "format 2.5"},
+    };
+    pg_record r;
+    char *json;
+    size_t i;
+
+    sample_counted(&r);
+    json = pg_record_to_json(&r);
+    pg_record_clear(&r);
+    for (i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
+        char *bad = damaged(json, edits[i][0], edits[i][1]);
+        const char *msg;
+        pg_error_clear();
+        CHECK(pg_record_from_json(&r, bad, strlen(bad), "rec.json") ==
+              PG_ERR_USAGE);
+        msg = pg_error_last();
+        if (!(msg && strstr(msg, edits[i][2]))) {
+            fprintf(stderr, "%s: said %s\n", edits[i][1], msg ? msg : "-");
+            pg_test_failed = 1;
+        }
+        CHECK(r.nbenchmarks == 0 && !r.benchmarks);
+        free(bad);
+    }
+    free(json);
+    pg_error_clear();
+}
+
+/* From a comparison: the count of a benchmark counted beside its time,
+ * and unchanged as counted where the change could not reach; times alone
+ * are format 1, as before. */
+static void a_result_gives_its_counts(void)
+{
+    pg_result res;
+    pg_record rec;
+    pg_record_machine m;
+    pg_bench_result *b;
+
+    memset(&res, 0, sizeof(res));
+    res.count_floor = 0.01;
+    res.noise_floor = 0.05;
+    b = pg_result_add(&res, "parse", NULL);
+    b->status = PG_STATUS_UNCHANGED;
+    b->base_ns = 1000;
+    b->head_ns = 1010;
+    b->change = 0.01;
+    b->counted = pg_calloc(1, sizeof(*b->counted));
+    pg_bench_result_init(b->counted, "parse", NULL);
+    b->counted->metric = PG_METRIC_INSTRUCTIONS;
+    b->counted->counter = pg_strdup("hardware");
+    b->counted->status = PG_STATUS_REGRESSION;
+    b->counted->base_ns = 100;
+    b->counted->head_ns = 110;
+    b->counted->change = b->counted->change_lo = b->counted->change_hi = 0.1;
+    b = pg_result_add(&res, "render", NULL);
+    b->not_affected = 1;
+    memset(&m, 0, sizeof(m));
+    m.name = pg_strdup("m");
+    pg_record_from_result(&rec, &res, C40, D40, &m, 1764300000, 1,
+                          PG_METRIC_INSTRUCTIONS);
+    CHECK(rec.format == 2 && rec.count_floor == 0.01);
+    CHECK(rec.benchmarks[0].timed && rec.benchmarks[0].base_ns == 1000);
+    CHECK(rec.benchmarks[0].count.metric == PG_METRIC_INSTRUCTIONS);
+    CHECK(rec.benchmarks[0].count.head == 110);
+    CHECK(rec.benchmarks[0].count.status == PG_STATUS_REGRESSION);
+    CHECK_STR(rec.benchmarks[0].count.counter, "hardware");
+    CHECK(rec.benchmarks[1].untouched && rec.benchmarks[1].timed);
+    CHECK(rec.benchmarks[1].count.metric == PG_METRIC_INSTRUCTIONS);
+    CHECK(rec.benchmarks[1].count.change == 0);
+    pg_record_clear(&rec);
+    m.name = pg_strdup("m");
+    pg_record_from_result(&rec, &res, C40, D40, &m, 1764300000, 1,
+                          PG_METRIC_TIME);
+    CHECK(rec.format == 1 && isnan(rec.count_floor));
+    CHECK(!rec.benchmarks[0].count.metric && !rec.benchmarks[1].count.metric);
+    pg_record_clear(&rec);
+    pg_result_clear(&res);
+}
+
 /* A record of a later format is refused, naming who wrote it. */
 static void a_future_record_names_its_writer(void)
 {
@@ -207,4 +369,7 @@ const pg_test pg_tests_record[] = {
     {"a_damaged_record_is_refused_whole", a_damaged_record_is_refused_whole},
     {"a_future_record_names_its_writer", a_future_record_names_its_writer},
     {"text_comes_back_clean_and_short", text_comes_back_clean_and_short},
+    {"a_record_keeps_its_counts", a_record_keeps_its_counts},
+    {"a_damaged_count_is_refused", a_damaged_count_is_refused},
+    {"a_result_gives_its_counts", a_result_gives_its_counts},
     PG_TESTS_END};

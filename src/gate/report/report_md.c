@@ -276,6 +276,8 @@ static void md_main_moves(pg_str *out, const pg_result *r)
         pg_report_md_text(out, b->name, MD_NAME_MAX);
         pg_str_putc(out, ' ');
         pg_format_change(out, b->main_change);
+        if (b->main_metric)
+            pg_str_printf(out, " in %s", pg_metric_name(b->main_metric));
         if (b->main_steps || b->main_creeps) {
             pg_str_puts(out, " (");
             if (b->main_steps)

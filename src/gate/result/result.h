@@ -177,6 +177,7 @@ typedef struct pg_bench_result {
     int main_pushes;
     double main_change;
     int main_steps, main_creeps;
+    int main_metric;     /* what main_change is of: a pg_metric (0: time) */
     pg_profile *profile; /* with compare --profile, a regression's; NULL */
     double base_ns;      /* sums of per-case minimums; NAN when not measured */
     double head_ns;

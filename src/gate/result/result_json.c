@@ -186,6 +186,7 @@ static void add_history(cJSON *o, const pg_bench_result *b)
         pg_json_add_number(mo, "change", b->main_change);
         cJSON_AddNumberToObject(mo, "steps", b->main_steps);
         cJSON_AddNumberToObject(mo, "creeps", b->main_creeps);
+        cJSON_AddStringToObject(mo, "metric", pg_metric_name(b->main_metric));
     }
     if (!b->culprit) {
         cJSON_AddNullToObject(o, "culprit");

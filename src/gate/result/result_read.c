@@ -206,6 +206,11 @@ static void read_main(pg_bench_result *b, const cJSON *mo)
         return;
     b->main_pushes = (int)pushes;
     b->main_change = change;
+    {
+        const cJSON *m = cJSON_GetObjectItemCaseSensitive(mo, "metric");
+        int metric = cJSON_IsString(m) ? pg_metric_parse(m->valuestring) : 0;
+        b->main_metric = metric > 0 ? metric : PG_METRIC_TIME;
+    }
     b->main_steps = get_int(mo, "steps");
     b->main_creeps = get_int(mo, "creeps");
     if (b->main_steps < 0 || b->main_steps > 100000)
