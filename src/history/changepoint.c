@@ -34,6 +34,7 @@
 #define MEANS_T 4.0
 #define TRIM 0.1
 #define MIN_MEANS 3
+#define MEANS_SHARE 0.5
 #define IQR_SD 1.349
 /* The quantile of |deviations| that measures a noise's tail, and a
  * normal noise's: 80%, 1.28 sd (above 80%, two steps in ten
@@ -694,6 +695,9 @@ static double winsorized_sd(const double *r, size_t k)
  * a series of two levels at random (a benchmark with two modes) moves its
  * medians by the whole gap where the mix nears half and half, its means by
  * the mix alone; spikes move neither the trimmed means nor that spread.
+ * The means must also move by MEANS_SHARE of the medians' step: over
+ * hundreds of such points, some stretch's mix is uneven enough to pass the
+ * first test, its means moving by a fifth of the gap its medians jump.
  */
 static int means_agree(const fit *f, const segment *a, const segment *b,
                        double threshold)
@@ -717,7 +721,8 @@ static int means_agree(const fit *f, const segment *a, const segment *b,
     if (!(sd > 0))
         sd = winsorized_sd(r, ka + kb);
     return fabs(tb - ta) >=
-           threshold * sd * sqrt(1 / (double)ka + 1 / (double)kb);
+               threshold * sd * sqrt(1 / (double)ka + 1 / (double)kb) &&
+           fabs(tb - ta) >= MEANS_SHARE * fabs(b->level - a->level);
 }
 
 /* The steps between the `nseg` segments the fit kept that are steps: at
@@ -889,9 +894,9 @@ static size_t noise_refit(pg_noise_change *noise, size_t *nseg, segment *seg,
     return n;
 }
 
-size_t pg_changepoints_noise(pg_changepoint *out, pg_noise_change *noise,
-                             size_t *nnoise, const pg_cp_series *series,
-                             const pg_cp_opts *opts)
+size_t pg_cp_fit_series(pg_changepoint *out, pg_noise_change *noise,
+                        size_t *nnoise, const pg_cp_series *series,
+                        const pg_cp_opts *opts)
 {
     size_t m = series->n, i, found, nseg, nn = 0;
     double pen = opts && opts->penalty > 0 ? opts->penalty : DEFAULT_PENALTY;

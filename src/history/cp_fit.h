@@ -64,6 +64,15 @@ size_t pg_cp_noise_regimes(struct pg_noise_change *out, size_t max, double *sd,
  * as at 1e300, and dividing by it is exact. */
 double pg_cp_points_of(const struct pg_cp_series *s, double *x, double *w);
 
+/* pg_changepoints_noise() on a series every point of which may have a
+ * value (gaps.c fits the points that have one). */
+struct pg_changepoint;
+struct pg_cp_opts;
+size_t pg_cp_fit_series(struct pg_changepoint *out,
+                        struct pg_noise_change *noise, size_t *nnoise,
+                        const struct pg_cp_series *series,
+                        const struct pg_cp_opts *opts);
+
 /* How much wider the noise is than the points' sigmas say, in its tail:
  * 1 at least. */
 double pg_cp_tail_factor(const double *x, const double *w, size_t m);

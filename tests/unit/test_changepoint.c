@@ -316,6 +316,50 @@ static void a_step_between_unrecorded_pushes_is_the_levels(void)
     CHECK(exact == 20);
 }
 
+/* A history where most pushes could not reach the benchmark (no value,
+ * "no change here"): the points it has are fitted as one series, however
+ * far apart, and a step is named at its first point at the new level; a
+ * pair after a push that has no value and did change the code is not the
+ * point before's, and does not decide. */
+static void a_step_among_unreached_pushes_is_found_whole(void)
+{
+    enum { M = 3000 };
+    static double x[M], d[M], dsd[M];
+    pg_changepoint cp[M];
+    pg_cp_series s = {x, NULL, d, dsd, M};
+    size_t i, k = 0, first_new = 0;
+
+    rng = 7;
+    for (i = 0; i < M; i++) {
+        int measured = i % 10 == 0; /* one push in ten */
+        x[i] = NAN;
+        d[i] = dsd[i] = 0; /* could not reach it */
+        if (!measured)
+            continue;
+        x[i] = (k >= 150 ? 104 : 100) * (1 + normal() * 0.01);
+        d[i] = normal() * 0.01 * sqrt(2);
+        dsd[i] = 0.01 * sqrt(2);
+        if (k == 150) {
+            first_new = i;
+            d[i] += log(1.04);
+        }
+        k++;
+    }
+    d[0] = NAN;
+    REQUIRE(pg_changepoints(cp, &s, NULL) == 1);
+    CHECK(cp[0].at == first_new);
+    CHECK_NEAR(pg_cp_change(&cp[0]), 0.04, 0.01);
+    /* The push before the step's has no value and changed the code (no
+     * "no change here"): the step's own pair is not against the level
+     * before, and the levels alone place it. */
+    dsd[first_new - 1] = NAN;
+    d[first_new - 1] = NAN;
+    d[first_new] = 0.5; /* what a pair against other code might say */
+    REQUIRE(pg_changepoints(cp, &s, NULL) == 1);
+    CHECK(cp[0].at == first_new);
+    CHECK_NEAR(pg_cp_change(&cp[0]), 0.04, 0.01);
+}
+
 /* Pairs each within the floor that add up beyond it are a creep, named by
  * the pushes that moved; noise, a step beyond the floor, and a run that
  * adds up to less than the floor are not. */
@@ -546,6 +590,26 @@ static void two_levels_at_random_are_no_step(void)
     }
     CHECK(false_steps <= 3); /* 1 */
     CHECK(found >= 97);      /* 99; 95 when rho took their offset */
+    /* Longer: where the mix of a stretch nears half and half its median
+     * jumps the whole gap, its trimmed mean a fraction of it. */
+    {
+        static double y[500];
+        pg_changepoint c5[500];
+        false_steps = found = 0;
+        for (seed = 1; seed <= 100; seed++) {
+            rng = seed * 0x9e3779b97f4a7c15ULL + 7;
+            for (i = 0; i < 500; i++)
+                y[i] = uniform() < 0.5 ? 105 : 100;
+            false_steps += find(c5, y, NULL, 500, NULL) > 0;
+            for (i = 250; i < 500; i++)
+                y[i] *= 1.2;
+            found += find(c5, y, NULL, 500, NULL) == 1 && c5[0].at == 250;
+        }
+        /* 19 and 89; 30 and 79 before the means had to move by half
+         * the medians' step. */
+        CHECK(false_steps <= 24);
+        CHECK(found >= 84);
+    }
 }
 
 /* Noise that grows (sd 2, then 10, a benchmark whose machine got busy) is
@@ -608,4 +672,6 @@ const pg_test pg_tests_changepoint[] = {
     {"a_long_series_is_looked_at_whole", a_long_series_is_looked_at_whole},
     {"steps_at_any_scale", steps_at_any_scale},
     {"slow_noise_is_no_staircase", slow_noise_is_no_staircase},
+    {"a_step_among_unreached_pushes_is_found_whole",
+     a_step_among_unreached_pushes_is_found_whole},
     PG_TESTS_END};
