@@ -5,6 +5,7 @@
 #include "history.h"
 #include "error.h"
 #include "json.h"
+#include "parallel.h"
 #include "counter.h"
 #include "result.h"
 #include "units.h"
@@ -448,37 +449,49 @@ static void carry(const pg_history *h, pg_series *s)
     }
 }
 
+/* What pg_history_detect() hands each series' search. */
+typedef struct detect_job {
+    pg_history *h;
+    const pg_cp_opts *opts;
+} detect_job;
+
+static void detect_one(void *payload, size_t i)
+{
+    const detect_job *j = payload;
+    pg_history *h = j->h;
+    pg_series *s = &h->series[i];
+    pg_cp_opts own = {0};
+    double floor = pg_series_floor(h, s);
+    pg_cp_series cs = {s->values, s->sd, s->change, s->change_sd, h->npoints};
+
+    free(s->cps);
+    s->cps = pg_malloc((h->npoints + 1) * sizeof(*s->cps));
+    /* A count is judged at its own floor. */
+    if (j->opts)
+        own = *j->opts;
+    if (s->floor > 0 && own.min_change > 0)
+        own.min_change = s->floor;
+    s->ncps = pg_changepoints_noise(s->cps, s->noise, &s->nnoise, &cs, &own);
+    add_sure_steps(h, s);
+    free(s->creeps);
+    s->creeps = NULL;
+    s->ncreeps = 0;
+    if (floor > 0 && s->change && h->npoints) {
+        s->creeps = pg_malloc(h->npoints * sizeof(*s->creeps));
+        s->ncreeps = pg_creeps(s->creeps, h->npoints, &cs, s->cps, s->ncps,
+                               floor, own.threshold);
+    }
+    match_checks(h, s);
+    carry(h, s);
+}
+
 void pg_history_detect(pg_history *h, const pg_cp_opts *opts)
 {
-    size_t i;
+    detect_job j = {h, opts};
 
-    for (i = 0; i < h->nseries; i++) {
-        pg_series *s = &h->series[i];
-        pg_cp_opts own = {0};
-        double floor = pg_series_floor(h, s);
-        free(s->cps);
-        s->cps = pg_malloc(h->npoints * sizeof(*s->cps));
-        pg_cp_series cs = {s->values, s->sd, s->change, s->change_sd,
-                           h->npoints};
-        /* A count is judged at its own floor. */
-        if (opts)
-            own = *opts;
-        if (s->floor > 0 && own.min_change > 0)
-            own.min_change = s->floor;
-        s->ncps =
-            pg_changepoints_noise(s->cps, s->noise, &s->nnoise, &cs, &own);
-        add_sure_steps(h, s);
-        free(s->creeps);
-        s->creeps = NULL;
-        s->ncreeps = 0;
-        if (floor > 0 && s->change && h->npoints) {
-            s->creeps = pg_malloc(h->npoints * sizeof(*s->creeps));
-            s->ncreeps = pg_creeps(s->creeps, h->npoints, &cs, s->cps, s->ncps,
-                                   floor, own.threshold);
-        }
-        match_checks(h, s);
-        carry(h, s);
-    }
+    /* Each series apart, over the CPUs: 40 benchmarks of 5,000 pushes
+     * are most of `history --last 5000`'s time. */
+    pg_parallel_for(h->nseries, detect_one, &j);
 }
 
 /* A chart of `n` values in at most CHART_WIDTH block characters: each the

@@ -262,7 +262,12 @@ char *pg_text_clean(const char *text)
 
     if (!text)
         return NULL;
-    len = strlen(text);
+    /* Printable ASCII (names, numbers, most subjects): as it is. */
+    for (len = 0; p[len] >= 0x20 && p[len] < 0x7f; len++)
+        ;
+    if (!p[len])
+        return pg_strdup(text);
+    len += strlen(text + len);
     pg_str_init(&out, 0);
     grow(&out, len);
     out.ptr[0] = '\0';

@@ -1,6 +1,7 @@
 /* Units users write, formatting, suggestions and the capped buffer. */
 #include <stdlib.h>
 
+#include "parallel.h"
 #include "str.h"
 #include "test.h"
 #include "units.h"
@@ -161,6 +162,26 @@ static void names(void)
     CHECK(!pg_valid_name("x|y"));
 }
 
+static void count_piece(void *payload, size_t i)
+{
+    ((unsigned char *)payload)[i]++;
+}
+
+/* Every piece once, however many threads there are; none of none. */
+static void pieces_are_each_done_once(void)
+{
+    static unsigned char done[5000];
+    size_t i, wrong = 0;
+
+    pg_parallel_for(5000, count_piece, done);
+    for (i = 0; i < 5000; i++)
+        wrong += done[i] != 1;
+    CHECK(wrong == 0);
+    pg_parallel_for(0, count_piece, NULL);
+    pg_parallel_for(1, count_piece, done);
+    CHECK(done[0] == 2 && done[1] == 1);
+}
+
 const pg_test pg_tests_util[] = {
     {"durations", durations},
     {"fractions", fractions},
@@ -172,4 +193,5 @@ const pg_test pg_tests_util[] = {
     {"names", names},
     {"text_is_cleaned", text_is_cleaned},
     {"sizes", sizes},
+    {"pieces_are_each_done_once", pieces_are_each_done_once},
     PG_TESTS_END};
