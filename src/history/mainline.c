@@ -484,8 +484,6 @@ static void label_points(pg_history *h, const pg_commit_info *line, size_t n)
     }
 }
 
-/* A series per benchmark and machine that has a point, from the `n`
- * records placed at `at` (positions from `first`). */
 /* What each series may be of: times, then each count. */
 static const int series_metrics[] = {PG_METRIC_TIME, PG_METRIC_INSTRUCTIONS,
                                      PG_METRIC_CYCLES};
@@ -538,6 +536,8 @@ static double count_floor_of(const pg_history *h, const pg_record *recs,
     return NAN;
 }
 
+/* A series per benchmark, machine and metric that has a point, from the
+ * `n` records placed at `at` (positions from `first`). */
 static void make_series(pg_history *h, const pg_record *recs, const placed *at,
                         size_t n, const pg_strvec *machines,
                         const pg_strvec *benches, size_t first)
