@@ -550,14 +550,10 @@ static const char *label_of(const pg_history *h, size_t at, char *buf,
 void pg_history_value(pg_str *out, const pg_history *h, const pg_series *s,
                       double v)
 {
-    if (s && s->metric && isfinite(v)) {
-        pg_format_count(out, v);
-        pg_str_puts(out, s->metric == PG_METRIC_CYCLES ? " cycles" : " instr");
-    } else if (h->ns) {
-        pg_format_ns(out, v);
-    } else {
+    if ((s && s->metric) || h->ns)
+        pg_result_format_metric(out, s ? s->metric : PG_METRIC_TIME, v);
+    else
         pg_str_printf(out, "%.4g", v);
-    }
 }
 
 double pg_series_floor(const pg_history *h, const pg_series *s)

@@ -82,7 +82,7 @@ static void count_from(pg_record_count *out, const pg_bench_result *b)
     if (!k || !k->metric)
         return;
     out->metric = k->metric;
-    out->counter = short_text(k->counter ? k->counter : "callgrind");
+    out->counter = short_text(k->counter);
     out->status = k->status;
     out->base = k->base_ns;
     out->head = k->head_ns;
@@ -311,6 +311,18 @@ static void parse_machine(parse_ctx *ctx, pg_record_machine *m, const cJSON *o)
         bad(ctx, "the machine has no name");
 }
 
+/* "change", "change_lo" and "change_hi": a change of more than -100%
+ * and its interval, which must not be upside down (else `upside_down`). */
+static void change_fields(parse_ctx *ctx, const cJSON *o, double *change,
+                          double *lo, double *hi, const char *upside_down)
+{
+    *change = number_field(ctx, o, "change", -1, 1e9);
+    *lo = number_field(ctx, o, "change_lo", -1, 1e9);
+    *hi = number_field(ctx, o, "change_hi", -1, 1e9);
+    if (!ctx->err && isfinite(*lo) && isfinite(*hi) && *lo > *hi)
+        bad(ctx, upside_down);
+}
+
 /* A count (format 2): its metric and counter, status, figures. */
 static void parse_count(parse_ctx *ctx, pg_record_count *k, const cJSON *o)
 {
@@ -332,12 +344,8 @@ static void parse_count(parse_ctx *ctx, pg_record_count *k, const cJSON *o)
     /* A count per call is at least 0, and below 1e18. */
     k->base = number_field(ctx, o, "base", 0, 1e18);
     k->head = number_field(ctx, o, "head", 0, 1e18);
-    k->change = number_field(ctx, o, "change", -1, 1e9);
-    k->change_lo = number_field(ctx, o, "change_lo", -1, 1e9);
-    k->change_hi = number_field(ctx, o, "change_hi", -1, 1e9);
-    if (!ctx->err && isfinite(k->change_lo) && isfinite(k->change_hi) &&
-        k->change_lo > k->change_hi)
-        bad(ctx, "a count's interval is upside down");
+    change_fields(ctx, o, &k->change, &k->change_lo, &k->change_hi,
+                  "a count's interval is upside down");
     k->other_path =
         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "other_path"));
 }
@@ -362,12 +370,8 @@ static void parse_bench(parse_ctx *ctx, pg_record_bench *b, const cJSON *o,
     /* A time is positive and below a day; a change more than -100%. */
     b->base_ns = number_field(ctx, o, "base_ns", 0, 8.64e13);
     b->head_ns = number_field(ctx, o, "head_ns", 0, 8.64e13);
-    b->change = number_field(ctx, o, "change", -1, 1e9);
-    b->change_lo = number_field(ctx, o, "change_lo", -1, 1e9);
-    b->change_hi = number_field(ctx, o, "change_hi", -1, 1e9);
-    if (!ctx->err && isfinite(b->change_lo) && isfinite(b->change_hi) &&
-        b->change_lo > b->change_hi)
-        bad(ctx, "a benchmark's interval is upside down");
+    change_fields(ctx, o, &b->change, &b->change_lo, &b->change_hi,
+                  "a benchmark's interval is upside down");
     if (cJSON_GetObjectItemCaseSensitive(o, "accepted") && !ctx->err)
         b->accepted = text_field(ctx, o, "accepted", TEXT_MAX);
     culprit = cJSON_GetObjectItemCaseSensitive(o, "culprit");

@@ -61,14 +61,19 @@ const char *pg_floor_source_name(pg_floor_source src)
 const char *const pg_built_names[3] = {NULL, "compiled", "cache"};
 const char *const pg_project_names[3] = {NULL, "ran", "cache"};
 
-void pg_result_format_figure(pg_str *out, const pg_bench_result *b, double v)
+void pg_result_format_metric(pg_str *out, int metric, double v)
 {
-    if (!b->metric || !isfinite(v)) {
+    if (!metric || !isfinite(v)) {
         pg_format_ns(out, v);
         return;
     }
     pg_format_count(out, v);
-    pg_str_puts(out, b->metric == PG_METRIC_CYCLES ? " cycles" : " instr");
+    pg_str_puts(out, metric == PG_METRIC_CYCLES ? " cycles" : " instr");
+}
+
+void pg_result_format_figure(pg_str *out, const pg_bench_result *b, double v)
+{
+    pg_result_format_metric(out, b->metric, v);
 }
 
 double pg_result_floor(const pg_result *r, const pg_bench_result *b)

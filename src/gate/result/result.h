@@ -376,6 +376,9 @@ void pg_result_clear(pg_result *r);
  */
 void pg_result_format_figure(pg_str *out, const pg_bench_result *b, double v);
 
+/* The same for a figure of `metric` (a pg_metric). */
+void pg_result_format_metric(pg_str *out, int metric, double v);
+
 /* The floor `b` is judged against in `r`: the count floor for a counted
  * benchmark, else the noise floor. */
 double pg_result_floor(const pg_result *r, const pg_bench_result *b);
