@@ -100,6 +100,15 @@ int pg_cmd_opt_sandbox(void *unused, const char *arg);
                       "straddles the floor when the budget\n"                  \
                       "runs out: pass (default, with a\n"                      \
                       "warning) or fail the gate"),                            \
+        PG_OPT_ONE_OF("memory", &(o)->memory, "MODE", "report|gate|off",       \
+                      "the heap per call (allocations, bytes,\n"               \
+                      "peak, leaks), counted apart from the\n"                 \
+                      "timing: report (default), gate (a change\n"             \
+                      "beyond its floor fails), or off"),                      \
+        PG_OPT_PCT("memory-floor", &(o)->memory_floor, "PCT",                  \
+                   "the floor of the heap's peak per call\n"                   \
+                   "(default 5%; one more allocation per\n"                    \
+                   "call is always beyond it)"),                               \
         PG_OPT_TIME("max-time", &(o)->max_time, "DURATION", 1,                 \
                     "want a duration such as 10s or 500ms",                    \
                     "measuring budget per benchmark (10s)"),                   \

@@ -65,6 +65,17 @@
 #define PG_EV_CPU "cpu"
 #define PG_EV_CPU_FMT PG_EV_CPU " %s"
 
+/* CASE SIDE CALLS ALLOCS FREES BYTES PEAK LEAKED MAPPED UNKNOWN
+ * UNTRACKED: the heap of CALLS calls of a side on case CASE (a memory pass,
+ * libperfgate-memory.so's counts): blocks allocated and freed, bytes asked
+ * for, the most live bytes above a call's start in any one call, the bytes
+ * left live after them all (negative: freed more than it took), bytes
+ * mapped outside malloc, frees of blocks never seen allocated, blocks not
+ * tracked. */
+#define PG_EV_MEMORY "memory"
+#define PG_EV_MEMORY_FMT                                                       \
+    PG_EV_MEMORY " %zu %d %d %llu %llu %llu %llu %lld %llu %llu %llu"
+
 /* TEXT: a step, under `compare -v`. */
 #define PG_EV_TRACE "trace"
 #define PG_EV_TRACE_FMT PG_EV_TRACE " %s"

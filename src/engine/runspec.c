@@ -73,6 +73,8 @@ int pg_run_spec_write(const pg_run_spec *spec, const char *path)
         pg_str_puts(&s, "code_path 1\n");
     if (spec->sample)
         pg_str_printf(&s, "sample %s\n", spec->sample);
+    if (spec->memory > 0)
+        pg_str_printf(&s, "memory %d\n", spec->memory);
     for (i = 0; i < spec->ncases; i++)
         pg_str_printf(&s, "case %s\n", spec->cases[i].name);
     if (spec->token)
@@ -147,6 +149,8 @@ static int number_line(pg_run_spec *spec, const char *key, long long n)
         spec->verbose = n != 0;
     else if (!strcmp(key, "code_path"))
         spec->code_path = n != 0;
+    else if (!strcmp(key, "memory") && n >= 0 && n <= 1000000)
+        spec->memory = (int)n;
     else
         return -1;
     return 0;

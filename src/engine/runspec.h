@@ -24,6 +24,9 @@
  *   code_path 1       (counted: dump each side's path too, DUMP_PATH.pathN)
  *   sample PATH      (absent: time; else sample where the calls run, into
  *                     PATH, instead of timing them: codepath.h)
+ *   memory 8         (absent: time; else count the heap over 8 calls of
+ *                     each case instead, with libperfgate-memory.so
+ *                     preloaded: src/gate/run/memory.c)
  *   case n=1000                                       (one per case)
  *   token 3f9c...                                     (absent: none)
  *
@@ -82,6 +85,10 @@ typedef struct pg_run_spec {
     /* Natively: where each side's calls spend their time, sampled into
      * this file instead of timing them; NULL: time them. */
     const char *sample;
+    /* Not timed: the allocator's use over this many calls of each case
+     * and side, counted by the preloaded libperfgate-memory.so and sent as
+     * "memory" events (protocol.h); 0: time them. */
+    int memory;
     const char *token; /* starts each report line; NULL: none */
     /* Progress while measuring; may be NULL (the parent's only). */
     void (*on_progress)(void *payload, const char *stage, int round,

@@ -24,6 +24,24 @@ void pg_settings_defaults(pg_settings *out)
     out->min_rounds = 5;
     out->timeout = 60.0;
     out->count_floor = 0.01;
+    out->memory_floor = 0.05;
+}
+
+const char *pg_memory_mode_name(int mode)
+{
+    return mode == PG_MEMORY_GATE  ? "gate"
+           : mode == PG_MEMORY_OFF ? "off"
+                                   : "report";
+}
+
+int pg_memory_mode_parse(const char *name)
+{
+    int m;
+
+    for (m = PG_MEMORY_REPORT; m <= PG_MEMORY_OFF; m++)
+        if (!strcmp(name, pg_memory_mode_name(m)))
+            return m;
+    return -1;
 }
 
 const char *pg_path_check_name(int mode)

@@ -35,9 +35,21 @@ typedef struct pg_settings {
      * sides of the floor when the budget ran out) fails the gate; 0
      * (pass, the default): it passes, with a warning above the fold. */
     int inconclusive_fails;
+    /* The heap per call (memory:): PG_MEMORY_REPORT, counted and said (the
+     * default); PG_MEMORY_GATE, and a change beyond memory_floor fails;
+     * PG_MEMORY_OFF, not counted. */
+    int memory;
+    /* The floor of the heap's peak per call: 0.05 is 5%.  Allocations per
+     * call have none: one more is beyond it. */
+    double memory_floor;
 } pg_settings;
 
 enum { PG_PATH_WARN = 0, PG_PATH_GATE, PG_PATH_OFF };
+enum { PG_MEMORY_REPORT = 0, PG_MEMORY_GATE, PG_MEMORY_OFF };
+
+/* "report", "gate", "off"; and back, -1 for none of them. */
+const char *pg_memory_mode_name(int mode);
+int pg_memory_mode_parse(const char *name);
 
 /* "warn", "gate", "off"; and back, -1 for none of them. */
 const char *pg_path_check_name(int mode);
@@ -59,7 +71,8 @@ int pg_suite_kind_parse(const char *name);
 /*
  * Fills `out` with the defaults: a 5% floor, or 10% when the environment
  * variable GITHUB_ACTIONS is "true"; 10 s; 5 rounds; 60 s; time is
- * measured, and counts have a floor of 1%.
+ * measured, counts have a floor of 1%, and the heap is counted and said
+ * with a floor of 5% on its peak.
  */
 void pg_settings_defaults(pg_settings *out);
 

@@ -2,6 +2,7 @@
  * benchmark.c - one benchmark of a comparison (benchmark.h).
  */
 #include "benchmark.h"
+#include "mempass.h"
 #include "draws.h"
 #include "counter.h"
 #include "affected.h"
@@ -611,6 +612,29 @@ static int profile_worst(pg_bench_ctx *c, const pg_bench_config *b,
 }
 
 /*
+ * The heap per call (mempass.h), unless memory: off: for C code that was
+ * measured, or checked and new; never for a failure, identical code or a
+ * CUDA kernel (whose device memory the pass cannot see).  Negative only
+ * when perfgate failed or was interrupted.
+ */
+static int count_heap(pg_bench_ctx *c, const pg_bench_config *b,
+                      pg_bench_result *out, const pg_run_spec *spec,
+                      const char *spec_path)
+{
+    int mode = b->memory >= 0 ? b->memory : c->cfg->settings.memory;
+
+    out->memory.gate = mode == PG_MEMORY_GATE;
+    out->memory.floor = c->cfg->settings.memory_floor;
+    if (mode == PG_MEMORY_OFF || spec->gpu || out->identical ||
+        pg_status_failed(out->status) || out->status == PG_STATUS_SKIPPED ||
+        (out->rounds <= 0 && out->status != PG_STATUS_NEW))
+        return 0;
+    pg_progress_sayf(c->progress, "counting the heap");
+    return pg_mempass_run(out, spec, spec_path,
+                          b->function ? b->function->batch : 1);
+}
+
+/*
  * What the two builds leave to measure: 1 when the benchmark ends here,
  * its status in `out` (both sides fail alike, or the head does not
  * build); 0 to go on, *base_failed saying whether the base did not build
@@ -691,6 +715,8 @@ static int measure_builds(pg_bench_ctx *c, const pg_bench_config *b,
         goto done;
     if (b->function && out->counted)
         per_call(out->counted, b->function->batch);
+    if ((err = count_heap(c, b, out, &spec, spec_path)) < 0)
+        goto done;
     if (c->profile && out->status == PG_STATUS_REGRESSION)
         err = profile_worst(c, b, out, &spec);
 done:

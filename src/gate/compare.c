@@ -52,6 +52,7 @@ void pg_compare_opts_init(pg_compare_opts *opts)
     memset(opts, 0, sizeof(*opts));
     opts->noise_floor = -1;
     opts->count_floor = -1;
+    opts->memory_floor = -1;
     opts->max_time = -1;
     opts->min_rounds = -1;
     opts->timeout = -1;
@@ -140,6 +141,14 @@ static int load_config(compare_ctx *ctx)
         for (i = 0; i < ctx->cfg.nbenchmarks; i++)
             ctx->cfg.benchmarks[i].inconclusive = -1;
     }
+    if (o->memory) {
+        size_t i;
+        ctx->cfg.settings.memory = pg_memory_mode_parse(o->memory);
+        for (i = 0; i < ctx->cfg.nbenchmarks; i++)
+            ctx->cfg.benchmarks[i].memory = -1;
+    }
+    if (o->memory_floor >= 0)
+        ctx->cfg.settings.memory_floor = o->memory_floor;
     if (o->max_time > 0)
         ctx->cfg.settings.max_time = o->max_time;
     if (o->min_rounds > 0)

@@ -45,6 +45,8 @@ typedef struct pg_compare_opts {
     const char *counter;      /* "auto", "hardware", "callgrind" */
     const char *path_check;   /* "warn", "gate", "off" */
     const char *inconclusive; /* "pass", "fail" */
+    const char *memory;       /* "report", "gate", "off" */
+    double memory_floor;
     double max_time;
     int min_rounds;
     double timeout;

@@ -98,6 +98,15 @@ static void limit_resources(int gpu)
 #endif
 }
 
+/* The memory pass (memcount.c): counted on the sides' own set-ups,
+ * checked and timed by other processes.  1: the run ends here. */
+static int memory_pass(child_ctx *ctx, sides *st)
+{
+    if (!pg_sides_memory(ctx, st))
+        pg_child_send(ctx, PG_EV_VERIFIED);
+    return 1;
+}
+
 static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
 {
     child_ctx ctx;
@@ -141,7 +150,8 @@ static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
     /* Per case: the base's, the head's, and the one both are timed on. */
     st.cases = pg_calloc(spec->ncases * 3, sizeof(*st.cases));
     timing = pg_calloc(spec->ncases, sizeof(*timing));
-    if (pg_sides_load(&ctx, &st) || pg_sides_set_up_own(&ctx, &st))
+    if (pg_sides_load(&ctx, &st) || pg_sides_set_up_own(&ctx, &st) ||
+        (spec->memory && memory_pass(&ctx, &st)))
         goto done;
 
     pg_child_send(&ctx, PG_EV_PROGRESS_FMT, "verifying", 0, 0.0);

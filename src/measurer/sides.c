@@ -313,7 +313,7 @@ int pg_sides_load(child_ctx *ctx, sides *st)
      * count is the same wherever the code lies, and is taken where it was
      * loaded, so that it is the same in every run. */
     for (side = 0; side < 2 && !spec->gpu && !spec->metric &&
-                   !spec->verify_only && !spec->sample;
+                   !spec->verify_only && !spec->sample && !spec->memory;
          side++)
         if (spec->lib[side]) {
             st->placed[side][0] = st->syms[side];

@@ -39,6 +39,10 @@ void pg_sides_trace(child_ctx *ctx, sides *st, pg_counter *counter);
  * sample file. */
 int pg_sides_sample(child_ctx *ctx, sides *st);
 
+/* Counts the heap of each side's calls on its own set-ups (memcount.c),
+ * as "memory" events. */
+int pg_sides_memory(child_ctx *ctx, sides *st);
+
 /* Times the shared set-ups, interleaved (or counts them). */
 int pg_sides_time(child_ctx *ctx, sides *st, pg_timing *timing,
                   pg_measure_summary *summary);

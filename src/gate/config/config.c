@@ -38,9 +38,11 @@
 static const char *const top_keys[] = {"version", "settings", "benchmarks",
                                        "accept", NULL};
 static const char *const settings_keys[] = {
-    "noise_floor", "max_time",     "min_rounds", "timeout",     "gate",
-    "build",       "library",      "measure",    "count_floor", "counter",
-    "path_check",  "inconclusive", "pass_env",   "skip_paths",  NULL};
+    "noise_floor", "max_time",   "min_rounds", "timeout",
+    "gate",        "build",      "library",    "measure",
+    "count_floor", "counter",    "path_check", "inconclusive",
+    "pass_env",    "skip_paths", "memory",     "memory_floor",
+    NULL};
 static const char *const bench_keys[] = {
     "name",       "problem",     "sources",     "symbol",   "language",
     "cflags",     "include",     "cases",       "cache",    "cuda_arch",
@@ -48,7 +50,7 @@ static const char *const bench_keys[] = {
     "ldflags",    "adapters",    "file_cflags", "function", "args",
     "check",      "helpers",     "work",        "measure",  "inconclusive",
     "batch",      "noise_floor", "returns",     "header",   "suite",
-    "kind",       "filter",      NULL};
+    "kind",       "filter",      "memory",      NULL};
 
 /* The config's own files (a problem, an adapter) are compiled in the box,
  * which hides homes and /tmp: their directory is shown there, read-only,
@@ -194,6 +196,21 @@ static int get_floor(parse_ctx *ctx, yaml_node_t *v, const char *key,
     return 0;
 }
 
+/* memory: and memory_floor: in settings. */
+static int parse_memory(parse_ctx *ctx, yaml_node_t *node, pg_settings *s)
+{
+    yaml_node_t *v;
+    int err;
+
+    if ((v = pg_conf_lookup(ctx, node, "memory", NULL)) &&
+        (err = pg_conf_get_memory(ctx, v, &s->memory)) < 0)
+        return err;
+    if ((v = pg_conf_lookup(ctx, node, "memory_floor", NULL)) &&
+        (err = get_floor(ctx, v, "memory_floor", &s->memory_floor)) < 0)
+        return err;
+    return 0;
+}
+
 /* measure: time, instructions, cycles or all. */
 static int get_measure(parse_ctx *ctx, yaml_node_t *v, int *out)
 {
@@ -301,6 +318,8 @@ static int parse_settings(parse_ctx *ctx, yaml_node_t *node, pg_config *cfg)
         return err;
     if ((v = pg_conf_lookup(ctx, node, "measure", NULL)) &&
         (err = get_measure(ctx, v, &s->measure)) < 0)
+        return err;
+    if ((err = parse_memory(ctx, node, s)) < 0)
         return err;
     if ((v = pg_conf_lookup(ctx, node, "counter", NULL))) {
         const char *t = pg_conf_scalar(v);
@@ -556,6 +575,10 @@ static int parse_choices(parse_ctx *ctx, yaml_node_t *node, pg_bench_config *b)
     b->measure = -1;
     if ((v = pg_conf_lookup(ctx, node, "measure", NULL)) &&
         (err = get_measure(ctx, v, &b->measure)) < 0)
+        return err;
+    b->memory = -1;
+    if ((v = pg_conf_lookup(ctx, node, "memory", NULL)) &&
+        (err = pg_conf_get_memory(ctx, v, &b->memory)) < 0)
         return err;
     b->gate = -1;
     if ((v = pg_conf_lookup(ctx, node, "gate", NULL)) &&

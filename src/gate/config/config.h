@@ -46,6 +46,7 @@ typedef struct pg_bench_config {
      * --noise-floor given to the command outranks it. */
     double noise_floor;
     int measure;      /* measure: -1 as in settings, else as there */
+    int memory;       /* memory: -1 as in settings, else PG_MEMORY_* */
     int interposable; /* symbols: interposable, a plain -shared build whose
                          calls to its own exported functions go through
                          the PLT; 0 (local): bound within the library */

@@ -5,6 +5,7 @@
  */
 #include "config_parse.h"
 #include "error.h"
+#include "settings.h"
 #include "str.h"
 #include "words.h"
 
@@ -239,4 +240,14 @@ int pg_conf_check_shape(const char *text, size_t len, const char *display)
     }
     yaml_parser_delete(&parser);
     return err;
+}
+
+int pg_conf_get_memory(parse_ctx *ctx, yaml_node_t *v, int *out)
+{
+    const char *t = pg_conf_scalar(v);
+
+    if (!t || (*out = pg_memory_mode_parse(t)) < 0)
+        return pg_conf_fail_at(
+            ctx, v, "memory '%s': want 'report', 'gate' or 'off'", t ? t : "");
+    return 0;
 }

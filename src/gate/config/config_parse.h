@@ -54,6 +54,9 @@ int pg_conf_check_keys(parse_ctx *ctx, yaml_node_t *map, const char *where,
 yaml_node_t *pg_conf_lookup(parse_ctx *ctx, yaml_node_t *map, const char *key,
                             yaml_node_t **key_node);
 
+/* memory: report, gate or off, into *out (PG_MEMORY_*); 0 or negative. */
+int pg_conf_get_memory(parse_ctx *ctx, yaml_node_t *v, int *out);
+
 int pg_conf_get_string(parse_ctx *ctx, yaml_node_t *node, const char *key,
                        char **out);
 

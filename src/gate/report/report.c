@@ -6,6 +6,7 @@
 #include "report.h"
 #include "report_parts.h"
 #include "escape.h"
+#include "memory.h"
 #include "counter.h"
 #include "str.h"
 #include "cuda.h"
@@ -147,6 +148,12 @@ void pg_report_summary(pg_str *out, const pg_result *r)
                       "%s%zu slower as counted, on another code path than "
                       "the machine runs (not gating)",
                       parts++ ? ", " : "", other);
+    for (j = 0, n = 0; j < r->nbenchmarks; j++)
+        n += r->benchmarks[j].memory.status == PG_STATUS_REGRESSION &&
+             !r->benchmarks[j].memory.gate;
+    if (n)
+        pg_str_printf(out, "%s%zu with more heap per call (not gating)",
+                      parts++ ? "; " : "", n);
     if (!parts)
         pg_str_puts(out, "no benchmarks");
 }
@@ -631,4 +638,61 @@ void pg_report_escaped(pg_str *out, const char *s, size_t max, int markdown)
 void pg_report_md_text(pg_str *out, const char *s, size_t max)
 {
     pg_report_escaped(out, s, max, 1);
+}
+
+int pg_report_memory_text(pg_str *out, const pg_bench_result *b)
+{
+    const pg_memory *m = &b->memory;
+    const pg_result_case *c;
+
+    if (m->skipped) {
+        pg_str_printf(out, "not counted: %s", m->skipped);
+        return 1;
+    }
+    if (m->status == PG_STATUS_UNCHANGED || m->worst_case < 0 ||
+        (size_t)m->worst_case >= b->ncases || !pg_memory_counted(b))
+        return 0;
+    c = &b->cases[m->worst_case];
+    pg_memory_describe_change(out, &c->mem[0], &c->mem[1]);
+    if (b->ncases > 1)
+        pg_str_printf(out, ", in case %s", c->name);
+    if (m->status == PG_STATUS_IMPROVEMENT)
+        pg_str_puts(out, ": less than the base");
+    else if (m->gate)
+        pg_str_puts(out, ": fails the gate (memory: gate)");
+    else
+        pg_str_puts(out, ": said, not gating (memory: gate would fail it)");
+    return 1;
+}
+
+size_t pg_report_memory_same(pg_str *out, const pg_result *r, int md)
+{
+    size_t i, c, n = 0;
+
+    for (i = 0; i < r->nbenchmarks; i++) {
+        const pg_bench_result *b = &r->benchmarks[i];
+        pg_memory_use most;
+        if (b->memory.status != PG_STATUS_UNCHANGED || b->memory.skipped ||
+            !pg_memory_counted(b) || b->status == PG_STATUS_NEW)
+            continue;
+        memset(&most, 0, sizeof(most));
+        for (c = 0; c < b->ncases; c++) {
+            const pg_memory_use *u = &b->cases[c].mem[1];
+            most.allocs = fmax(most.allocs, u->allocs);
+            most.bytes = fmax(most.bytes, u->bytes);
+            most.peak = fmax(most.peak, u->peak);
+            most.leaked = fmax(most.leaked, u->leaked);
+            most.mapped = fmax(most.mapped, u->mapped);
+        }
+        if (n++)
+            pg_str_puts(out, ", ");
+        if (md)
+            pg_report_md_text(out, b->name, MD_NAME_MAX);
+        else
+            pg_str_puts(out, b->name);
+        pg_str_puts(out, " (");
+        pg_memory_describe(out, &most);
+        pg_str_putc(out, ')');
+    }
+    return n;
 }

@@ -296,6 +296,23 @@ static void md_main_moves(pg_str *out, const pg_result *r)
 }
 
 /* The comment's footer: the sides, the floor, the GPU, the warnings. */
+/* The benchmarks whose heap did not change, in a sentence. */
+static void md_memory_same(pg_str *footer, const pg_result *r)
+{
+    pg_str line = PG_STR_INIT;
+
+    if (pg_report_memory_same(&line, r, 1)) {
+        pg_str_puts(footer, " The heap per call, counted exactly apart from "
+                            "the timing, is the same on both sides in ");
+        pg_str_put(footer, line.ptr,
+                   line.size > FOOTER_PART_MAX
+                       ? pg_utf8_cut(pg_str_cstr(&line), FOOTER_PART_MAX)
+                       : line.size);
+        pg_str_puts(footer, line.size > FOOTER_PART_MAX ? " …." : ".");
+    }
+    pg_str_clear(&line);
+}
+
 static void md_footer(pg_str *footer, const pg_result *r)
 {
     pg_system notes;
@@ -312,6 +329,7 @@ static void md_footer(pg_str *footer, const pg_result *r)
                         "minimum time per call; under each change, its 95% "
                         "interval from the paired rounds.");
     pg_report_counted_line(footer, r, 1);
+    md_memory_same(footer, r);
     pg_str_putc(footer, '\n');
     md_main_moves(footer, r);
     if (r->gpu.present) {
@@ -543,6 +561,14 @@ static void md_hidden(pg_str *out, const pg_result *r, size_t shown,
         md_other_path(out, b);
         if (b->counted)
             md_other_path(out, b->counted);
+        if (pg_report_memory_text(&tmp, b)) {
+            pg_str_puts(out, "> 🧠 **");
+            pg_report_md_text(out, b->name, MD_NAME_MAX);
+            pg_str_puts(out, "**: the heap per call: ");
+            pg_report_md_text(out, pg_str_cstr(&tmp), 600);
+            pg_str_puts(out, "\n\n");
+        }
+        pg_str_reset(&tmp);
         if (!hidden) {
             pg_str_clear(&tmp);
             continue;

@@ -95,6 +95,19 @@ void pg_report_unresolved_lines(pg_str *out, const pg_result *r);
 void pg_report_counted_line(pg_str *out, const pg_result *r, int md);
 
 /*
+ * b's heap in a sentence, without its name: "+2 allocations, +29 B per
+ * call; peak 0 B → 29 B; leaks 16 B per call more, in case n=4096: said,
+ * not gating (memory: report)"; "not counted: ..."; 0 and nothing when
+ * there is nothing to say (unchanged, or not counted at all).
+ */
+int pg_report_memory_text(pg_str *out, const pg_bench_result *b);
+
+/* The benchmarks whose heap is the same on both sides, with the most any
+ * case asks per call: "sum (0 allocs), crc (1 alloc, 64 B, peak 64 B)";
+ * 0 when none.  `md`: names as Markdown text. */
+size_t pg_report_memory_same(pg_str *out, const pg_result *r, int md);
+
+/*
  * `s`, at most `max` bytes of it cut between characters, escaped for HTML
  * (<pre> in a comment: line breaks kept) or, with `markdown`, for a line
  * of markdown (a table cell too: no line breaks, no markup), then "…"

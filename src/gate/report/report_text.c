@@ -483,6 +483,28 @@ static void batch_lines(pg_str *out, const pg_result *r)
                           r->benchmarks[i].batch);
 }
 
+/* The heap: "memory: NAME: ..." for each that changed or was not
+ * counted, then those that did not change, in one line. */
+static void memory_lines(pg_str *out, const pg_result *r)
+{
+    pg_str line = PG_STR_INIT;
+    size_t i;
+
+    for (i = 0; i < r->nbenchmarks; i++) {
+        pg_str_reset(&line);
+        if (pg_report_memory_text(&line, &r->benchmarks[i]))
+            pg_str_printf(out, "memory: %s: %s\n", r->benchmarks[i].name,
+                          pg_str_cstr(&line));
+    }
+    pg_str_reset(&line);
+    if (pg_report_memory_same(&line, r, 0))
+        pg_str_printf(out,
+                      "memory: the same on both sides, per call at most: "
+                      "%s\n",
+                      pg_str_cstr(&line));
+    pg_str_clear(&line);
+}
+
 static void terminal_notes(pg_str *out, const pg_result *r, int color)
 {
     pg_system notes;
@@ -500,6 +522,7 @@ static void terminal_notes(pg_str *out, const pg_result *r, int color)
     batch_lines(out, r);
     pg_report_unresolved_lines(out, r);
     disagreement_lines(out, r);
+    memory_lines(out, r);
     if (r->gpu.present) {
         pg_str_printf(out, "gpu %s", r->gpu.name);
         pg_report_gpu_line(out, r);

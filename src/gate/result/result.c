@@ -106,6 +106,7 @@ void pg_bench_result_init(pg_bench_result *b, const char *name,
     b->change_lo = b->change_hi = NAN;
     b->slower_case = -1;
     b->gates = 1;
+    b->memory.worst_case = -1;
 }
 
 const pg_result_case *pg_result_slower_case(const pg_bench_result *b)
@@ -141,6 +142,7 @@ static void bench_clean_text(pg_bench_result *b)
     pg_text_clean_in_place(&b->cpu_simulated);
     pg_text_clean_in_place(&b->other_path);
     pg_text_clean_in_place(&b->uncounted);
+    pg_text_clean_in_place(&b->memory.skipped);
     pg_profile_clean_text(b->profile);
     pg_text_clean_in_place(&b->log);
     for (j = 0; j < b->ncases; j++)
@@ -265,6 +267,7 @@ void pg_bench_result_clear(pg_bench_result *b)
     free(b->cpu_simulated);
     free(b->other_path);
     free(b->uncounted);
+    free(b->memory.skipped);
     if (b->counted) {
         pg_bench_result_clear(b->counted);
         free(b->counted);

@@ -39,6 +39,32 @@ typedef enum {
 /* Which side a failure belongs to. */
 typedef enum { PG_SIDE_NONE = -1, PG_SIDE_BASE = 0, PG_SIDE_HEAD = 1 } pg_side;
 
+/* What one side's calls asked of the allocator, per call, counted in a
+ * pass of its own (src/gate/run/memory.c; memory.h judges it). */
+typedef struct pg_memory_use {
+    int counted;   /* 1: counted; else every figure is 0 */
+    double allocs; /* blocks allocated (a realloc is one) */
+    double bytes;  /* bytes asked for */
+    double peak;   /* the most live bytes above a call's start */
+    double leaked; /* bytes left allocated (negative: it freed more) */
+    double mapped; /* bytes mapped outside malloc, which the rest omits */
+    double unknown_frees; /* frees of blocks never seen allocated */
+} pg_memory_use;
+
+/* A benchmark's memory: its figures, and what they say. */
+typedef struct pg_memory {
+    int gate;         /* memory: gate; 0: report (pg_settings.memory) */
+    double floor;     /* the floor of the peak (memory_floor); 0: none kept */
+    char *skipped;    /* why it was not counted, or NULL */
+    pg_status status; /* unchanged, regression or improvement: decided by
+                         pg_memory_judge (memory.h) from the cases */
+    long worst_case;  /* the case whose change decided it; -1: none */
+    int leak_added;   /* in some case the head leaves more allocated per
+                         call than the base: always said */
+    pg_memory_use total[2]; /* base, head: the cases' sums (peak: the
+                               largest) */
+} pg_memory;
+
 typedef struct pg_result_case {
     char *name;
     double base_ns, head_ns; /* minimum per call; NAN when not measured */
@@ -66,6 +92,7 @@ typedef struct pg_result_case {
      * time per call, for pictures; NULL when not kept. */
     double *samples[2];
     size_t nsamples[2];
+    pg_memory_use mem[2]; /* the heap per call, base and head */
 } pg_result_case;
 
 /* The most samples a case keeps per side (the first rounds'): enough for
@@ -245,6 +272,7 @@ typedef struct pg_bench_result {
     /* What the count cannot see of the time natively (system calls,
      * waiting), when that is much; else NULL. */
     char *uncounted;
+    pg_memory memory; /* the heap per call (memory.h) */
 } pg_bench_result;
 
 typedef struct pg_side_info {

@@ -8,6 +8,7 @@
 #include "cuda.h"
 #include "error.h"
 #include "json.h"
+#include "memory.h"
 #include "str.h"
 #include "system.h"
 #include "timer.h"
@@ -232,6 +233,7 @@ static cJSON *case_json(const pg_result_case *c)
     cJSON_AddNumberToObject(co, "inner", (double)c->inner);
     pg_json_add_number(co, "overhead_ns", c->overhead_ns);
     cJSON_AddBoolToObject(co, "resolved", !c->unresolved);
+    pg_memory_add_case_json(co, c);
     add_samples(co, c);
     return co;
 }
@@ -314,6 +316,7 @@ static cJSON *bench_json(const pg_bench_result *b)
         cJSON_AddItemToObject(o, "counted", bench_json(b->counted));
     add_string(o, "disagreement", b->disagreement);
     add_code_path(o, b);
+    pg_memory_add_json(o, b);
     add_string(o, "message", b->message);
     add_string(o, "log", b->log);
     cases = cJSON_AddArrayToObject(o, "cases");

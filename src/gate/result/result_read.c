@@ -9,6 +9,7 @@
 #include "cuda.h"
 #include "error.h"
 #include "json.h"
+#include "memory.h"
 #include "str.h"
 #include "system.h"
 #include "timer.h"
@@ -422,6 +423,7 @@ static void read_case(pg_result_case *cr, const cJSON *c)
     cr->inner = get_count(c, "inner");
     cr->overhead_ns = get_number(c, "overhead_ns");
     read_samples(cr, cJSON_GetObjectItemCaseSensitive(c, "samples"));
+    pg_memory_read_case_json(cr, c);
 }
 
 static int read_bench(pg_result *r, const cJSON *o, const char *display)
@@ -497,6 +499,7 @@ static int read_bench(pg_result *r, const cJSON *o, const char *display)
     read_code_path(b, cJSON_GetObjectItemCaseSensitive(o, "code_path"));
     read_counted(b, cJSON_GetObjectItemCaseSensitive(o, "counted"), display);
     read_gpu_clocks(b, cJSON_GetObjectItemCaseSensitive(o, "gpu"));
+    pg_memory_read_json(b, cJSON_GetObjectItemCaseSensitive(o, "memory"));
     cJSON_ArrayForEach(c, cases)
     {
         b->cases = pg_realloc(b->cases, (b->ncases + 1) * sizeof(*b->cases));

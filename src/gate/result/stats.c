@@ -3,6 +3,7 @@
  */
 #include "stats.h"
 #include "estimate.h"
+#include "memory.h"
 
 #include <math.h>
 #include <string.h>
@@ -165,6 +166,9 @@ int pg_stats_fails_gate(const pg_bench_result *b)
      * exceptions. */
     if (counted_fails(b))
         return 1;
+    /* memory: gate: the heap gates beside the time, however fast. */
+    if (pg_memory_fails_gate(b) && !pg_status_failed(b->status))
+        return 1;
     switch (b->status) {
     case PG_STATUS_REGRESSION:
         if (within_accept(b))
@@ -291,8 +295,11 @@ static int passed(const pg_result *r)
     /* A self-check passes when the machine is quiet enough for the floor,
      * for the totals and for every case it resolves. */
     if (r->aa) {
+        /* The heap of the same code is the same to the byte: any change
+         * on identical code is a fault of this run, not noise. */
         for (i = 0; i < r->nbenchmarks; i++)
-            if (pg_status_failed(r->benchmarks[i].status))
+            if (pg_status_failed(r->benchmarks[i].status) ||
+                r->benchmarks[i].memory.status != PG_STATUS_UNCHANGED)
                 return 0;
         return r->verdict.aa_trusted && r->verdict.aa_case < 0;
     }
@@ -313,6 +320,7 @@ void pg_stats_judge(pg_result *r)
     for (i = 0; i < r->nbenchmarks; i++) {
         pg_bench_result *b = &r->benchmarks[i];
         size_t c;
+        pg_memory_judge(b);
         for (c = 0; c < b->ncases && b->status != PG_STATUS_NEW; c++) {
             pg_result_case *cr = &b->cases[c];
             /* A count has no placement jitter: nothing is below it. */
@@ -344,7 +352,8 @@ void pg_stats_judge(pg_result *r)
                                          : pg_stats_fails_gate(b->counted);
         b->gates = count_gates(b);
         b->count_gates = counted_may_gate(b);
-        b->counts_as = counted_fails(b) && !pg_status_failed(b->status)
+        b->counts_as = (counted_fails(b) || pg_memory_fails_gate(b)) &&
+                               !pg_status_failed(b->status)
                            ? PG_STATUS_REGRESSION
                            : b->status;
         if (b->counted) {

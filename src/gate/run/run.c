@@ -154,6 +154,31 @@ static int on_done(pg_bench_result *out, const char *rest)
     return 1;
 }
 
+/* "memory CASE SIDE CALLS ALLOCS FREES BYTES PEAK LEAKED MAPPED UNKNOWN
+ * UNTRACKED": the heap of a side's calls, per call, into its case. */
+static void on_memory(pg_bench_result *out, const char *rest)
+{
+    unsigned long long v[8];
+    long long leaked;
+    size_t c;
+    int side, calls;
+    pg_memory_use *u;
+
+    if (sscanf(rest, "%zu %d %d %llu %llu %llu %llu %lld %llu %llu %llu", &c,
+               &side, &calls, &v[0], &v[1], &v[2], &v[3], &leaked, &v[4], &v[5],
+               &v[6]) != 11 ||
+        c >= out->ncases || side < 0 || side > 1 || calls < 1)
+        return;
+    u = &out->cases[c].mem[side];
+    u->counted = 1;
+    u->allocs = (double)v[0] / calls;
+    u->bytes = (double)v[2] / calls;
+    u->peak = (double)v[3];
+    u->leaked = (double)leaked / calls;
+    u->mapped = (double)v[4] / calls;
+    u->unknown_frees = (double)v[5] / calls;
+}
+
 static void on_line(void *payload, const char *line)
 {
     parent_ctx *ctx = payload;
@@ -186,6 +211,8 @@ static void on_line(void *payload, const char *line)
         pg_trace("measure: %s", rest);
     } else if (!strcmp(word, PG_EV_SAMPLES)) {
         add_samples(out, rest);
+    } else if (!strcmp(word, PG_EV_MEMORY)) {
+        on_memory(out, rest);
     } else if (!strcmp(word, PG_EV_GPU)) {
         on_gpu(&out->gpu, rest);
     } else if (!strcmp(word, PG_EV_VERIFIED)) {
@@ -361,6 +388,18 @@ static int confirm_base_alone(pg_bench_result *out, const pg_run_spec *spec,
     pg_bench_result_clear(&base);
     free(path);
     return err < 0 ? err : moved;
+}
+
+char *pg_run_memory_library(void)
+{
+    char *dir = pg_path_dirname(pg_run_program_path());
+    char *path = pg_path_join(dir, "libperfgate-memory.so");
+
+    free(dir);
+    if (pg_path_is_file(path))
+        return path;
+    free(path);
+    return NULL;
 }
 
 int pg_run_program_missing(void)
@@ -640,6 +679,25 @@ static int after_run(pg_bench_result *out, const pg_run_spec *spec,
     return 0;
 }
 
+/* What starts the child: perfgate-measure SPEC, under callgrind for a
+ * count, with the counting allocator preloaded for the memory pass. */
+static void program_argv(pg_strvec *argv, pg_proc_opts *opts,
+                         const pg_run_spec *spec, const char *spec_path,
+                         const char *dump)
+{
+    if (spec->counter == PG_COUNTER_CALLGRIND) {
+        pg_counter_valgrind_args(argv, (pg_metric)spec->metric, dump);
+        opts->timeout += 60; /* valgrind's start, and its slower pace */
+    } else if (spec->memory) {
+        char *lib = pg_run_memory_library();
+        pg_strvec_push(argv, "env");
+        pg_strvec_push_owned(argv, pg_strdupf("LD_PRELOAD=%s", lib ? lib : ""));
+        free(lib);
+    }
+    pg_strvec_push(argv, pg_run_program_path());
+    pg_strvec_push(argv, spec_path);
+}
+
 int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
                  const char *spec_path)
 {
@@ -685,12 +743,7 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *given,
     opts.payload = &pctx;
     opts.share_fd = wfd;
 
-    if (spec->counter == PG_COUNTER_CALLGRIND) {
-        pg_counter_valgrind_args(&argv, (pg_metric)spec->metric, dump);
-        opts.timeout += 60; /* valgrind's start, and its slower pace */
-    }
-    pg_strvec_push(&argv, pg_run_program_path());
-    pg_strvec_push(&argv, spec_path);
+    program_argv(&argv, &opts, spec, spec_path, dump);
     if ((err = pg_proc_run_argv(&res, argv.v, &opts)) < 0)
         goto done;
     if (res.not_run && spec->counter == PG_COUNTER_CALLGRIND) {

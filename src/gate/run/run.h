@@ -39,6 +39,10 @@ int pg_run_bench(pg_bench_result *out, const pg_run_spec *spec,
  */
 const char *pg_run_program_path(void);
 
+/* libperfgate-memory.so beside it (a new string), for the memory pass
+ * (mempass.h); NULL when it is not there, as in a sanitizer's build. */
+char *pg_run_memory_library(void);
+
 /* Sets the error for a measuring executable that cannot be run; returns
  * PG_ERR_GENERIC. */
 int pg_run_program_missing(void);
