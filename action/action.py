@@ -234,6 +234,8 @@ def cmd_compare():
         args += ["--bisect"]
     if inp("inconclusive"):
         args += ["--inconclusive", inp("inconclusive")]
+    if inp("memory"):
+        args += ["--memory", inp("memory")]
     # Names the workflow lets into the box (a pull request's own config
     # may not add one: it could name a token).
     for name in inp("pass-env").split():

@@ -1,5 +1,6 @@
 /* The decision rule and the gate. */
 #include "stats.h"
+#include "memory.h"
 #include <stdlib.h>
 
 #include "test.h"
@@ -261,7 +262,94 @@ static void the_result_says_which_fail_the_gate(void)
     pg_result_clear(&r);
 }
 
+/* One case of a benchmark with both sides' heap counted. */
+static pg_bench_result *heap_bench(pg_result *r, double allocs[2],
+                                   double peak[2], double leaked[2])
+{
+    pg_bench_result *b = pg_result_add(r, "heap", "p");
+    int s;
+
+    b->cases = calloc(1, sizeof(*b->cases));
+    b->ncases = 1;
+    b->cases[0].name = strdup("n=1");
+    b->cases[0].change = NAN;
+    b->memory.floor = 0.05;
+    for (s = 0; s < 2; s++) {
+        pg_memory_use *u = &b->cases[0].mem[s];
+        u->counted = 1;
+        u->allocs = allocs[s];
+        u->bytes = peak[s];
+        u->peak = peak[s];
+        u->leaked = leaked[s];
+    }
+    return b;
+}
+
+static void the_heap_is_judged_exactly(void)
+{
+    double one[2] = {1, 1}, two[2] = {1, 2}, peak[2] = {1000, 1040},
+           high[2] = {1000, 1100}, none[2] = {0, 0}, leak[2] = {0, 16};
+    pg_result r, back;
+    pg_str text = PG_STR_INIT;
+    char *json;
+
+    memset(&r, 0, sizeof(r));
+    r.noise_floor = 0.05;
+    /* An allocation more: beyond any floor. */
+    heap_bench(&r, two, peak, none);
+    /* A peak 4% higher: said, within the 5% floor. */
+    heap_bench(&r, one, peak, none);
+    /* 10% higher, gated. */
+    heap_bench(&r, one, high, none)->memory.gate = 1;
+    /* A leak of 16 bytes a call. */
+    heap_bench(&r, one, (double[2]){1000, 1000}, leak);
+    pg_stats_judge(&r);
+    CHECK(r.benchmarks[0].memory.status == PG_STATUS_REGRESSION);
+    CHECK(!r.benchmarks[0].fails_gate); /* memory: report */
+    CHECK(r.benchmarks[1].memory.status == PG_STATUS_UNCHANGED);
+    CHECK(r.benchmarks[1].memory.worst_case == 0); /* but it differs */
+    CHECK(r.benchmarks[2].memory.status == PG_STATUS_REGRESSION);
+    CHECK(r.benchmarks[2].fails_gate);
+    CHECK(r.benchmarks[2].counts_as == PG_STATUS_REGRESSION);
+    CHECK(r.benchmarks[3].memory.leak_added);
+    CHECK(!r.verdict.passed);
+    pg_memory_describe_change(&text, &r.benchmarks[0].cases[0].mem[0],
+                              &r.benchmarks[0].cases[0].mem[1]);
+    CHECK_STR(pg_str_cstr(&text), "+1 allocation, +40 B per call; peak "
+                                  "1000 B → 1.0 KiB");
+    pg_str_reset(&text);
+    pg_memory_describe_change(&text, &r.benchmarks[3].cases[0].mem[0],
+                              &r.benchmarks[3].cases[0].mem[1]);
+    CHECK_STR(pg_str_cstr(&text), "leaks 16 B per call more");
+    /* Read back, judged again: the same. */
+    json = pg_result_to_json(&r);
+    REQUIRE(pg_result_from_json(&back, json, "x.json") == 0);
+    pg_stats_judge(&back);
+    CHECK(back.benchmarks[2].memory.gate);
+    CHECK(back.benchmarks[2].fails_gate);
+    CHECK(back.benchmarks[1].memory.worst_case == 0);
+    CHECK(back.benchmarks[3].cases[0].mem[1].leaked == 16);
+    CHECK(!back.verdict.passed);
+    /* The same code, counted alike: a self-check passes on the heap;
+     * any difference fails it. */
+    pg_result_clear(&back);
+    pg_result_clear(&r);
+    memset(&r, 0, sizeof(r));
+    r.aa = 1;
+    heap_bench(&r, one, (double[2]){64, 64}, none);
+    pg_stats_judge(&r);
+    CHECK(r.benchmarks[0].memory.worst_case < 0);
+    r.benchmarks[0].cases[0].mem[1].bytes = 65;
+    pg_stats_judge(&r);
+    CHECK(r.benchmarks[0].memory.worst_case == 0);
+    CHECK(!r.verdict.passed);
+    free(json);
+    pg_str_clear(&text);
+    pg_result_clear(&r);
+}
+
 const pg_test pg_tests_stats[] = {
+    {"the_heap_is_judged_exactly", the_heap_is_judged_exactly},
     {"the_result_says_which_fail_the_gate",
      the_result_says_which_fail_the_gate},
     {"sums_of_minimums", sums_of_minimums},

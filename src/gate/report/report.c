@@ -649,14 +649,19 @@ int pg_report_memory_text(pg_str *out, const pg_bench_result *b)
         pg_str_printf(out, "not counted: %s", m->skipped);
         return 1;
     }
-    if (m->status == PG_STATUS_UNCHANGED || m->worst_case < 0 ||
-        (size_t)m->worst_case >= b->ncases || !pg_memory_counted(b))
+    if (m->worst_case < 0 || (size_t)m->worst_case >= b->ncases ||
+        !pg_memory_counted(b))
         return 0;
     c = &b->cases[m->worst_case];
     pg_memory_describe_change(out, &c->mem[0], &c->mem[1]);
     if (b->ncases > 1)
         pg_str_printf(out, ", in case %s", c->name);
-    if (m->status == PG_STATUS_IMPROVEMENT)
+    if (m->status == PG_STATUS_UNCHANGED)
+        pg_str_printf(out,
+                      ": within the floor (no allocation more, a peak at most "
+                      "%.3g%% higher)",
+                      m->floor * 100);
+    else if (m->status == PG_STATUS_IMPROVEMENT)
         pg_str_puts(out, ": less than the base");
     else if (m->gate)
         pg_str_puts(out, ": fails the gate (memory: gate)");
@@ -672,7 +677,7 @@ size_t pg_report_memory_same(pg_str *out, const pg_result *r, int md)
     for (i = 0; i < r->nbenchmarks; i++) {
         const pg_bench_result *b = &r->benchmarks[i];
         pg_memory_use most;
-        if (b->memory.status != PG_STATUS_UNCHANGED || b->memory.skipped ||
+        if (b->memory.worst_case >= 0 || b->memory.skipped ||
             !pg_memory_counted(b) || b->status == PG_STATUS_NEW)
             continue;
         memset(&most, 0, sizeof(most));

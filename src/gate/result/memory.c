@@ -32,6 +32,14 @@ static int beyond(double a, double b, double floor)
     return a - b >= 1 - EPS && a > b * (1 + floor) + EPS;
 }
 
+static int differs(const pg_memory_use *a, const pg_memory_use *b)
+{
+    return fabs(a->allocs - b->allocs) > EPS ||
+           fabs(a->bytes - b->bytes) > EPS || fabs(a->peak - b->peak) > EPS ||
+           fabs(a->leaked - b->leaked) > EPS ||
+           fabs(a->mapped - b->mapped) > EPS;
+}
+
 /* How the head's figures stand to the base's: 1 worse beyond the floor
  * (an allocation more, a higher peak, more mapped, or a new leak), -1
  * better beyond it and worse in nothing, 0 neither. */
@@ -83,6 +91,8 @@ void pg_memory_judge(pg_bench_result *b)
             continue;
         if (cr->mem[1].leaked > fmax(cr->mem[0].leaked, 0) + EPS)
             m->leak_added = 1;
+        if (m->worst_case < 0 && differs(&cr->mem[0], &cr->mem[1]))
+            m->worst_case = (long)c;
         switch (compare_use(&cr->mem[0], &cr->mem[1], m->floor)) {
         case 1:
             if (m->status != PG_STATUS_REGRESSION)
@@ -92,6 +102,8 @@ void pg_memory_judge(pg_bench_result *b)
         case -1:
             if (!better++ && m->status != PG_STATUS_REGRESSION)
                 m->worst_case = (long)c;
+            break;
+        default:
             break;
         }
     }
@@ -210,6 +222,7 @@ void pg_memory_add_json(cJSON *o, const pg_bench_result *b)
     mo = cJSON_AddObjectToObject(o, "memory");
     cJSON_AddStringToObject(mo, "mode", m->gate ? "gate" : "report");
     pg_json_add_number(mo, "floor", m->floor);
+    pg_json_add_number(mo, "seconds", m->seconds);
     if (m->skipped) {
         cJSON_AddStringToObject(mo, "skipped", m->skipped);
         return;
@@ -275,6 +288,8 @@ void pg_memory_read_json(pg_bench_result *b, const cJSON *o)
     b->memory.gate = cJSON_IsString(v) && !strcmp(v->valuestring, "gate");
     if (read_figure(&floor, o, "floor", 0) == 0 && floor < 1)
         b->memory.floor = floor;
+    if (read_figure(&floor, o, "seconds", 0) == 0)
+        b->memory.seconds = floor;
     v = cJSON_GetObjectItemCaseSensitive(o, "skipped");
     if (cJSON_IsString(v))
         b->memory.skipped = pg_strdup(v->valuestring);

@@ -24,8 +24,9 @@ int pg_memory_counted(const pg_bench_result *b);
 /*
  * Decides b->memory from the cases' figures: its totals, its status
  * (regression when any case is beyond the floor, improvement when some
- * case is better beyond it and none worse), the case that decided it, and
- * whether the head adds a leak.
+ * case is better beyond it and none worse), the case that decided it (or
+ * the first that differs at all, within the floor), and whether the head
+ * adds a leak.
  */
 void pg_memory_judge(pg_bench_result *b);
 

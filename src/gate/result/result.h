@@ -58,11 +58,13 @@ typedef struct pg_memory {
     char *skipped;    /* why it was not counted, or NULL */
     pg_status status; /* unchanged, regression or improvement: decided by
                          pg_memory_judge (memory.h) from the cases */
-    long worst_case;  /* the case whose change decided it; -1: none */
+    long worst_case;  /* the case whose change decided it, or the first
+                         that differs at all; -1: none differs */
     int leak_added;   /* in some case the head leaves more allocated per
                          call than the base: always said */
     pg_memory_use total[2]; /* base, head: the cases' sums (peak: the
                                largest) */
+    double seconds;         /* the pass's wall time, both sides */
 } pg_memory;
 
 typedef struct pg_result_case {

@@ -2,7 +2,7 @@
  * mempass.c - the memory pass (mempass.h).
  */
 #include "mempass.h"
-#include "fs.h"
+#include "clock.h"
 #include "protocol.h"
 #include "run.h"
 #include "str.h"
@@ -60,6 +60,7 @@ int pg_mempass_run(pg_bench_result *out, const pg_run_spec *timed,
                    const char *spec_path, int batch)
 {
     char *lib = pg_run_memory_library();
+    int64_t start = pg_now_ns();
     size_t c;
     int side, s, err = 0;
 
@@ -73,6 +74,7 @@ int pg_mempass_run(pg_bench_result *out, const pg_run_spec *timed,
     for (side = 1; side >= 0 && !err && !out->memory.skipped; side--)
         if (timed->lib[side])
             err = run_side(out, timed, spec_path, side);
+    out->memory.seconds = (double)(pg_now_ns() - start) / 1e9;
     if (err < 0 || out->memory.skipped) {
         for (c = 0; c < out->ncases; c++)
             memset(out->cases[c].mem, 0, sizeof(out->cases[c].mem));
