@@ -2,6 +2,7 @@
  * benchmark.c - one benchmark of a comparison (benchmark.h).
  */
 #include "benchmark.h"
+#include "memory.h"
 #include "mempass.h"
 #include "draws.h"
 #include "counter.h"
@@ -603,6 +604,10 @@ static int profile_worst(pg_bench_ctx *c, const pg_bench_config *b,
     for (i = 1; i < out->ncases && i < spec->ncases; i++)
         if (out->cases[i].change > out->cases[worst].change)
             worst = i;
+    /* Faster, or no slower, but with more heap: where it is allocated. */
+    if (out->status != PG_STATUS_REGRESSION && out->memory.worst_case >= 0 &&
+        (size_t)out->memory.worst_case < spec->ncases)
+        worst = (size_t)out->memory.worst_case;
     if (!spec->ncases)
         return 0;
     pg_progress_sayf(c->progress, "profiling %s", spec->cases[worst].name);
@@ -621,7 +626,7 @@ static int count_heap(pg_bench_ctx *c, const pg_bench_config *b,
                       pg_bench_result *out, const pg_run_spec *spec,
                       const char *spec_path)
 {
-    int mode = b->memory >= 0 ? b->memory : c->cfg->settings.memory;
+    int mode = b->memory >= 0 ? b->memory : c->cfg->settings.memory, err;
 
     out->memory.gate = mode == PG_MEMORY_GATE;
     out->memory.floor = c->cfg->settings.memory_floor;
@@ -630,8 +635,11 @@ static int count_heap(pg_bench_ctx *c, const pg_bench_config *b,
         (out->rounds <= 0 && out->status != PG_STATUS_NEW))
         return 0;
     pg_progress_sayf(c->progress, "counting the heap");
-    return pg_mempass_run(out, spec, spec_path,
-                          b->function ? b->function->batch : 1);
+    err = pg_mempass_run(out, spec, spec_path,
+                         b->function ? b->function->batch : 1);
+    /* Judged again with the rest; here, for --profile to know. */
+    pg_memory_judge(out);
+    return err;
 }
 
 /*
@@ -717,7 +725,8 @@ static int measure_builds(pg_bench_ctx *c, const pg_bench_config *b,
         per_call(out->counted, b->function->batch);
     if ((err = count_heap(c, b, out, &spec, spec_path)) < 0)
         goto done;
-    if (c->profile && out->status == PG_STATUS_REGRESSION)
+    if (c->profile && (out->status == PG_STATUS_REGRESSION ||
+                       out->memory.status == PG_STATUS_REGRESSION))
         err = profile_worst(c, b, out, &spec);
 done:
     free(spec_path);

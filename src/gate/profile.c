@@ -175,6 +175,7 @@ typedef struct reader {
     char *ob, *fl, *fi, *fn;
     char *cob, *cfn; /* the callee; cob NULL: in ob */
     int after_call;
+    double ncalls; /* the call's count, after a "calls=" line */
     const char *lib;
     size_t root; /* the length of side_dir, no trailing '/' */
     const char *side_dir;
@@ -184,6 +185,22 @@ static void reader_set(char **field, const char *value)
 {
     free(*field);
     *field = pg_strdup(value);
+}
+
+/* The C library's functions that allocate on the caller's behalf. */
+static int allocator(const char *fn)
+{
+    static const char *const names[] = {
+        "malloc",         "calloc",  "realloc",  "reallocarray",
+        "strdup",         "strndup", "memalign", "aligned_alloc",
+        "posix_memalign", "valloc",  "pvalloc",  "asprintf",
+        "vasprintf",      NULL};
+    size_t i;
+
+    for (i = 0; fn && names[i]; i++)
+        if (!strcmp(fn, names[i]))
+            return 1;
+    return 0;
 }
 
 /* A cost line: `cost` at line `pos` of the current function, its own or,
@@ -224,6 +241,13 @@ static void reader_cost(costs *out, reader *rd, long pos, double cost)
     if (!rd->cfn || !same(rd->cfn, rd->fn) || strcmp(callee_ob, rd->ob))
         fn->cost[0] += cost;
     outside = strcmp(callee_ob, rd->lib) != 0;
+    if (outside && line && allocator(rd->cfn)) {
+        /* An allocation site: the line, and what it calls. */
+        row_key ka = {rd->fn, file, NULL, rd->cfn, (int)pos};
+        pg_profile_row *a = row_of(out, &ka);
+        a->cost[0] += rd->ncalls;
+        a->self[0] += rd->ncalls;
+    }
     if (outside && rd->cfn && strncmp(rd->cfn, "0x", 2)) {
         row_key ko = {rd->cfn, NULL, NULL, pg_path_basename(callee_ob), 0};
         pg_profile_row *o = row_of(out, &ko);
@@ -279,7 +303,8 @@ static int read_callgrind(costs *out, const char *path, const char *lib,
             /* "calls=0": a call still under way when callgrind dumped
              * (the stack around a dump taken inside the program): its
              * cost is its callees' own, counted where they are. */
-            rd.after_call = strtol(line + 6, NULL, 10) == 0 ? 2 : 1;
+            rd.ncalls = strtod(line + 6, NULL);
+            rd.after_call = rd.ncalls == 0 ? 2 : 1;
         } else if (*line >= '0' && *line <= '9') {
             char *end;
             long pos = strtol(line, &end, 10);
@@ -391,7 +416,7 @@ static void read_texts(costs *c, const char *side_dir)
     qsort(c->rows, c->n, sizeof(*c->rows), by_file_then_line);
     for (i = 0; i < c->n; i++) {
         pg_profile_row *r = &c->rows[i].r;
-        if (!r->file || r->object)
+        if (!r->file)
             continue;
         if (!f.name || strcmp(f.name, r->file))
             source_read(&f, side_dir, r->file);
@@ -416,6 +441,9 @@ static int by_text_then_line(const void *x, const void *y)
         return a->text ? 1 : -1;
     if (a->text && (d = strcmp(a->text, b->text)))
         return d;
+    /* A line's allocation sites after it, each its own series. */
+    if ((d = strcmp(a->object ? a->object : "", b->object ? b->object : "")))
+        return d;
     return (a->line > b->line) - (a->line < b->line);
 }
 
@@ -437,7 +465,7 @@ static void key_by_text(costs *c)
         r->at = 1;
         if (i > 0 && r[-1].r.text && !strcmp(r[-1].r.text, r->r.text) &&
             !strcmp(r[-1].r.function, r->r.function) &&
-            same(r[-1].r.file, r->r.file))
+            same(r[-1].r.file, r->r.file) && same(r[-1].r.object, r->r.object))
             r->at = r[-1].at + 1;
     }
     free(c->index);
@@ -641,11 +669,53 @@ static int costlier_first(const void *x, const void *y)
     return a > b ? -1 : a < b ? 1 : 0;
 }
 
-typedef enum row_kind { FUNCTIONS, LINES, OUTSIDE } row_kind;
+/* A row is a function of the user's, one of its lines, a function it
+ * called outside itself, or one of its lines calling the allocator. */
+typedef enum row_kind { FUNCTIONS, LINES, OUTSIDE, ALLOCS } row_kind;
 
 static row_kind kind_of(const pg_profile_row *r)
 {
-    return r->object ? OUTSIDE : r->file ? LINES : FUNCTIONS;
+    return r->object && r->file ? ALLOCS
+           : r->object          ? OUTSIDE
+           : r->file            ? LINES
+                                : FUNCTIONS;
+}
+
+static double calls_of(double v)
+{
+    return isnan(v) ? 0 : v;
+}
+
+static int most_added_first(const void *x, const void *y)
+{
+    const pg_profile_row *a = x, *b = y;
+    double da = calls_of(a->cost[1]) - calls_of(a->cost[0]);
+    double db = calls_of(b->cost[1]) - calls_of(b->cost[0]);
+
+    return da > db ? -1 : da < db ? 1 : 0;
+}
+
+/* The allocation sites whose calls differ between the sides, the head's
+ * added ones first, into p (moved out of `all`). */
+static void keep_alloc_sites(pg_profile *p, costs *all)
+{
+    size_t i;
+
+    p->alloc_sites = pg_calloc(all->n + 1, sizeof(*p->alloc_sites));
+    for (i = 0; i < all->n; i++) {
+        pg_profile_row *r = &all->rows[i].r;
+        if (calls_of(r->cost[0]) == calls_of(r->cost[1]))
+            continue;
+        p->alloc_sites[p->nalloc_sites++] = *r;
+        memset(r, 0, sizeof(*r));
+    }
+    qsort(p->alloc_sites, p->nalloc_sites, sizeof(*p->alloc_sites),
+          most_added_first);
+    if (p->nalloc_sites > TOP_LINES) {
+        for (i = TOP_LINES; i < p->nalloc_sites; i++)
+            row_clear(&p->alloc_sites[i]);
+        p->nalloc_sites = TOP_LINES;
+    }
 }
 
 /* Both sides' rows of one kind into one list, costliest first: each
@@ -728,7 +798,7 @@ static void keep_rows(pg_profile *p, costs *funcs, costs *lines, costs *outside)
 /* Both sides' costs, paired, into p's rows: what is kept of them. */
 static void pair_sides(pg_profile *p, const costs sides[2])
 {
-    costs funcs, lines, outside;
+    costs funcs, lines, outside, allocs;
     int s;
 
     if (!sides[0].n && !sides[1].n)
@@ -736,10 +806,14 @@ static void pair_sides(pg_profile *p, const costs sides[2])
     memset(&funcs, 0, sizeof(funcs));
     memset(&lines, 0, sizeof(lines));
     memset(&outside, 0, sizeof(outside));
+    memset(&allocs, 0, sizeof(allocs));
     side_by_side(&funcs, sides, FUNCTIONS);
     side_by_side(&lines, sides, LINES);
     side_by_side(&outside, sides, OUTSIDE);
+    side_by_side(&allocs, sides, ALLOCS);
     keep_rows(p, &funcs, &lines, &outside);
+    keep_alloc_sites(p, &allocs);
+    costs_clear(&allocs);
     for (s = 0; s < 2; s++)
         p->outside_total[s] = sides[s].n ? sides[s].outside : NAN;
     costs_clear(&funcs);

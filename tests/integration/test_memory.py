@@ -114,6 +114,26 @@ class Memory(RepoTest):
         self.assertEqual((m["status"], m["fails_gate"]), ("regression", True))
         self.assertEqual(r.code, 1)
 
+    def test_profile_names_the_line_that_allocates(self):
+        # Faster or not, a head with more heap gets its profile: the line
+        # whose calls into the allocator differ, from callgrind's calls.
+        r, b, m = self.compare({"EXTRA": 24}, "--profile")
+        p = b["profile"]
+        if p and p.get("skipped") and "valgrind" in p["skipped"]:
+            self.skipTest(p["skipped"])
+        self.assertEqual(p["case"], m["case"])
+        sites = p["alloc_sites"]
+        self.assertEqual(len(sites), 1, sites)
+        self.assertEqual((sites[0]["function"], sites[0]["file"],
+                          sites[0]["object"], sites[0]["base"],
+                          sites[0]["head"]),
+                         ("checksum", "src/allocs.c", "malloc", None, 1))
+        self.assertEqual(sites[0]["text"], "kept = malloc(EXTRA);")
+        self.assertIn("allocation sites that differ", r.stdout)
+        self.assertIn("src/allocs.c:%d in checksum: malloc, 0 → 1 call" %
+                      sites[0]["line"], r.stdout)
+        self.assertIn("Allocation sites that differ", r.markdown)
+
     def test_the_allocator_s_corners_are_counted_and_mappings_said(self):
         r, b, m = self.compare({"ODD": 1, "MAPPED": 1 << 20})
         self.assertIsNone(b["message"])

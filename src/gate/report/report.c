@@ -701,3 +701,16 @@ size_t pg_report_memory_same(pg_str *out, const pg_result *r, int md)
     }
     return n;
 }
+
+void pg_report_alloc_site(pg_str *out, const pg_profile_row *r)
+{
+    double base = isnan(r->cost[0]) ? 0 : r->cost[0];
+    double head = isnan(r->cost[1]) ? 0 : r->cost[1];
+
+    pg_str_printf(out, "%s:%d in %s: %s, %.0f → %.0f call%s",
+                  r->file ? r->file : "?", r->line,
+                  r->function ? r->function : "?", r->object ? r->object : "?",
+                  base, head, head == 1 ? "" : "s");
+    if (r->text)
+        pg_str_printf(out, " (%s)", r->text);
+}

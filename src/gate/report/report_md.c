@@ -754,6 +754,18 @@ static void md_profile(pg_str *out, const pg_bench_result *b)
         for (i = 0; i < p->nlines && i < PROFILE_SHOWN; i++)
             md_profile_row(out, &p->lines[i], "");
     }
+    if (p->nalloc_sites)
+        pg_str_puts(out, "\nAllocation sites that differ (calls into the "
+                         "allocator in one call of the case, base → head):"
+                         "\n\n");
+    for (i = 0; i < p->nalloc_sites; i++) {
+        pg_str site = PG_STR_INIT;
+        pg_report_alloc_site(&site, &p->alloc_sites[i]);
+        pg_str_puts(out, "- ");
+        pg_report_md_text(out, pg_str_cstr(&site), 400);
+        pg_str_putc(out, '\n');
+        pg_str_clear(&site);
+    }
     pg_str_puts(out, "\n</details>\n\n");
 }
 

@@ -94,6 +94,10 @@ void pg_report_unresolved_lines(pg_str *out, const pg_result *r);
  */
 void pg_report_counted_line(pg_str *out, const pg_result *r, int md);
 
+/* An allocation site of a profile: "allocs.c:60 in checksum: malloc,
+ * 0 → 1 call (kept = malloc(EXTRA);)". */
+void pg_report_alloc_site(pg_str *out, const pg_profile_row *r);
+
 /*
  * b's heap in a sentence, without its name: "+2 allocations, +29 B per
  * call; peak 0 B → 29 B; leaks 16 B per call more, in case n=4096: said,

@@ -225,6 +225,14 @@ static void terminal_profile(pg_str *out, const pg_bench_result *b, int color)
         prow_add(t, &p->lines[i], 0);
     prows_put(out, t);
     free(t);
+    if (p->nalloc_sites)
+        pg_str_puts(out, "\nallocation sites that differ (calls into the "
+                         "allocator in one call of the case, base → head):\n");
+    for (i = 0; i < p->nalloc_sites; i++) {
+        pg_str_puts(out, "  ");
+        pg_report_alloc_site(out, &p->alloc_sites[i]);
+        pg_str_putc(out, '\n');
+    }
 }
 
 /* Cases get rows of their own when there are several and they were

@@ -205,6 +205,7 @@ void pg_profile_free(pg_profile *p)
     profile_rows_free(p->functions, p->nfunctions);
     profile_rows_free(p->lines, p->nlines);
     profile_rows_free(p->outside, p->noutside);
+    profile_rows_free(p->alloc_sites, p->nalloc_sites);
     for (i = 0; i < p->nmetrics; i++) {
         free(p->metrics[i].kernel);
         free(p->metrics[i].name);
@@ -238,6 +239,7 @@ void pg_profile_clean_text(pg_profile *p)
     pg_text_clean_in_place(&p->skipped);
     profile_rows_clean(p->functions, p->nfunctions);
     profile_rows_clean(p->lines, p->nlines);
+    profile_rows_clean(p->alloc_sites, p->nalloc_sites);
     profile_rows_clean(p->outside, p->noutside);
     for (i = 0; i < p->nmetrics; i++) {
         pg_text_clean_in_place(&p->metrics[i].kernel);

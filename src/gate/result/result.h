@@ -161,6 +161,12 @@ typedef struct pg_profile {
     /* ncu: the costliest kernels' metrics, kernel by kernel. */
     pg_profile_metric *metrics;
     size_t nmetrics;
+    /* callgrind: the lines of the user's code whose calls into the
+     * allocator (object: "malloc", "strdup", ...) differ between the
+     * sides, the head's new ones first; cost[] is the calls from that
+     * line in the case's one call (NAN: none). */
+    pg_profile_row *alloc_sites;
+    size_t nalloc_sites;
 } pg_profile;
 
 typedef struct pg_bench_result {

@@ -140,6 +140,10 @@ static void add_profile(cJSON *o, const pg_profile *p)
     if (p->nmetrics)
         cJSON_AddItemToObject(po, "metrics",
                               profile_metrics_json(p->metrics, p->nmetrics));
+    if (p->nalloc_sites)
+        cJSON_AddItemToObject(
+            po, "alloc_sites",
+            profile_rows_json(p->alloc_sites, p->nalloc_sites));
 }
 
 /* "samples": {"base": [ns, ...], "head": [...]}, in round order. */

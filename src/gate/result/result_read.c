@@ -316,6 +316,8 @@ static pg_profile *read_profile(const cJSON *po)
     p->outside_total[1] = get_number(out, "head");
     p->metrics = read_profile_metrics(
         cJSON_GetObjectItemCaseSensitive(po, "metrics"), &p->nmetrics);
+    p->alloc_sites = read_profile_rows(
+        cJSON_GetObjectItemCaseSensitive(po, "alloc_sites"), &p->nalloc_sites);
     return p;
 }
 
