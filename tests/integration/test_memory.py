@@ -78,7 +78,14 @@ class Memory(RepoTest):
                       r.markdown)
         # The time alone decides the exit status here; with memory: gate,
         # the heap fails it.
-        r = self.perfgate("HEAD~1", "HEAD", "--memory", "gate")
+        html = os.path.join(self.out, "report.html")
+        r = self.perfgate("HEAD~1", "HEAD", "--memory", "gate", "--html",
+                          html)
+        with open(html) as f:
+            page = f.read()
+        self.assertIn("<b>Heap per call</b>: +1 allocation", page)
+        self.assertIn("<td>len=4096</td><td>1 → 2</td><td>4.0 KiB → 4.0 KiB",
+                      page)
         m = r.bench("checksum")["memory"]
         self.assertEqual((m["mode"], m["fails_gate"]), ("gate", True))
         self.assertEqual(r.code, 1, r.stdout)

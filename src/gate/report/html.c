@@ -4,6 +4,8 @@
  */
 #include "html.h"
 #include "escape.h"
+#include "memory.h"
+#include "report_parts.h"
 #include "str.h"
 #include "report.h"
 #include "units.h"
@@ -554,6 +556,57 @@ static void case_charts(pg_str *out, const pg_result_case *c)
     }
 }
 
+/* "1 → 2": a figure of the heap on each side, bytes as sizes. */
+static void heap_cell(pg_str *out, double base, double head, int bytes)
+{
+    int s;
+
+    pg_str_puts(out, "<td>");
+    for (s = 0; s < 2; s++) {
+        double v = s ? head : base;
+        if (s)
+            pg_str_puts(out, " → ");
+        if (bytes && v < 0)
+            pg_str_putc(out, '-');
+        if (bytes)
+            pg_format_bytes(out, fabs(v));
+        else
+            pg_str_printf(out, "%g", v);
+    }
+    pg_str_puts(out, "</td>");
+}
+
+/* The heap per call: what changed, and each case's figures. */
+static void memory_table(pg_str *out, const pg_bench_result *b)
+{
+    pg_str line = PG_STR_INIT;
+    size_t i;
+
+    if (pg_report_memory_text(&line, b)) {
+        pg_str_puts(out, "<p><b>Heap per call</b>: ");
+        esc(out, pg_str_cstr(&line));
+        pg_str_puts(out, "</p>");
+    }
+    pg_str_clear(&line);
+    if (!pg_memory_counted(b))
+        return;
+    pg_str_puts(out, "<table class=\"heap\"><tr><th>Case</th><th>Allocations"
+                     "</th><th>Bytes</th><th>Peak</th><th>Left allocated"
+                     "</th></tr>");
+    for (i = 0; i < b->ncases; i++) {
+        const pg_memory_use *m = b->cases[i].mem;
+        pg_str_puts(out, "<tr><td>");
+        esc(out, b->cases[i].name);
+        pg_str_puts(out, "</td>");
+        heap_cell(out, m[0].allocs, m[1].allocs, 0);
+        heap_cell(out, m[0].bytes, m[1].bytes, 1);
+        heap_cell(out, m[0].peak, m[1].peak, 1);
+        heap_cell(out, m[0].leaked, m[1].leaked, 1);
+        pg_str_puts(out, "</tr>");
+    }
+    pg_str_puts(out, "</table>");
+}
+
 static void bench_section(pg_str *out, const pg_result *r,
                           const pg_bench_result *b, size_t index)
 {
@@ -607,6 +660,7 @@ static void bench_section(pg_str *out, const pg_result *r,
     for (i = 0; i < b->ncases; i++)
         if (b->cases[i].nsamples[0] || b->cases[i].nsamples[1])
             case_charts(out, &b->cases[i]);
+    memory_table(out, b);
     if (b->profile)
         profile_table(out, b->profile);
     pg_str_puts(out, "</section>\n");
