@@ -7,6 +7,7 @@
 #include "error.h"
 #include "fs.h"
 #include "json.h"
+#include "memory.h"
 #include "toolchain.h"
 #include "str.h"
 #include "system.h"
@@ -152,6 +153,25 @@ void pg_record_from_result(pg_record *out, const pg_result *r, const char *tree,
             rb->change = rb->change_lo = rb->change_hi = 0;
         if (b->accepted)
             rb->accepted = short_text(b->accept_why);
+        if (pg_memory_counted(b) && !b->memory.skipped && !rb->untouched &&
+            b->memory.total[0].counted)
+            memcpy(rb->memory, b->memory.total, sizeof(rb->memory));
+    }
+}
+
+/* "memory": {"base": {...}, "head": {...}}: the heap per call. */
+static void add_memory(cJSON *o, const pg_memory_use m[2])
+{
+    cJSON *mo = cJSON_AddObjectToObject(o, "memory");
+    int s;
+
+    for (s = 0; s < 2; s++) {
+        cJSON *u = cJSON_AddObjectToObject(mo, s ? "head" : "base");
+        pg_json_add_number(u, "allocs", trim(m[s].allocs));
+        pg_json_add_number(u, "bytes", trim(m[s].bytes));
+        pg_json_add_number(u, "peak", trim(m[s].peak));
+        pg_json_add_number(u, "leaked", trim(m[s].leaked));
+        pg_json_add_number(u, "mapped", trim(m[s].mapped));
     }
 }
 
@@ -223,6 +243,8 @@ char *pg_record_to_json(const pg_record *rec)
             cJSON_AddFalseToObject(o, "timed");
         if (b->count.metric)
             add_count(o, &b->count);
+        if (b->memory[0].counted && b->memory[1].counted)
+            add_memory(o, b->memory);
     }
     return pg_json_print(root, 0);
 }
@@ -350,6 +372,36 @@ static void parse_count(parse_ctx *ctx, pg_record_count *k, const cJSON *o)
         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "other_path"));
 }
 
+/* The heap per call (any format): each side's figures, at least 0 and
+ * below 1e18 (what is left allocated may be negative). */
+static void parse_memory(parse_ctx *ctx, pg_memory_use m[2], const cJSON *o)
+{
+    int s;
+
+    if (!cJSON_IsObject(o)) {
+        bad(ctx, "a benchmark's \"memory\" is not an object");
+        return;
+    }
+    for (s = 0; s < 2 && !ctx->err; s++) {
+        const cJSON *u =
+            cJSON_GetObjectItemCaseSensitive(o, s ? "head" : "base");
+        if (!cJSON_IsObject(u)) {
+            bad(ctx, "a benchmark's \"memory\" lacks a side's figures");
+            return;
+        }
+        m[s].allocs = number_field(ctx, u, "allocs", 0, 1e18);
+        m[s].bytes = number_field(ctx, u, "bytes", 0, 1e18);
+        m[s].peak = number_field(ctx, u, "peak", 0, 1e18);
+        m[s].leaked = number_field(ctx, u, "leaked", -1e18, 1e18);
+        m[s].mapped = number_field(ctx, u, "mapped", 0, 1e18);
+        m[s].counted =
+            !ctx->err && !isnan(m[s].allocs + m[s].bytes + m[s].peak +
+                                m[s].leaked + m[s].mapped);
+        if (!ctx->err && !m[s].counted)
+            bad(ctx, "a benchmark's \"memory\" lacks a figure");
+    }
+}
+
 static void parse_bench(parse_ctx *ctx, pg_record_bench *b, const cJSON *o,
                         int format)
 {
@@ -384,6 +436,9 @@ static void parse_bench(parse_ctx *ctx, pg_record_bench *b, const cJSON *o,
         b->culprit_subject = text_field(ctx, culprit, "subject", TEXT_MAX);
     }
     b->timed = 1;
+    if (cJSON_GetObjectItemCaseSensitive(o, "memory") && !ctx->err)
+        parse_memory(ctx, b->memory,
+                     cJSON_GetObjectItemCaseSensitive(o, "memory"));
     if (format < 2 || ctx->err)
         return;
     b->timed = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(o, "timed"));

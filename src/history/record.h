@@ -77,6 +77,10 @@ typedef struct pg_record_bench {
      * trailer): the reason given; NULL. */
     char *accepted;
     pg_record_count count;
+    /* The heap per call, base and head (cases summed, the peak the
+     * largest; memory.h): an optional field of any format, which an
+     * older perfgate leaves unread; counted 0 where none was kept. */
+    pg_memory_use memory[2];
 } pg_record_bench;
 
 /* What a record was measured on. */

@@ -364,7 +364,56 @@ static void text_comes_back_clean_and_short(void)
     pg_record_clear(&r);
 }
 
+/* The heap per call rides along in any format, and a damaged one is
+ * refused like any field. */
+static void a_record_keeps_its_heap(void)
+{
+    static const char *const edits[][3] = {
+        {"\"allocs\":2", "\"allocs\":-2", "\"allocs\""},
+        {"\"peak\":64", "\"peak\":\"64\"", "\"peak\""},
+        {"\"head\":{\"allocs\"", "\"tail\":{\"allocs\"", "a side's"},
+        {"\"memory\":{", "\"memory\":7,\"x\":{", "not an object"},
+    };
+    pg_record r, back;
+    const pg_record_bench *b;
+    char *json, *again;
+    size_t i;
+
+    sample(&r);
+    r.benchmarks[0].memory[0] = (pg_memory_use){1, 1, 32, 32, 0, 0, 0};
+    r.benchmarks[0].memory[1] = (pg_memory_use){1, 2, 64, 64, 16, 0, 0};
+    json = pg_record_to_json(&r);
+    pg_record_clear(&r);
+    CHECK_CONTAINS(json, "\"perfgate_record\":1");
+    CHECK_CONTAINS(json, "\"memory\":{\"base\":{\"allocs\":1,");
+    REQUIRE(pg_record_from_json(&back, json, strlen(json), "r.json") == 0);
+    REQUIRE((b = pg_record_find(&back, "parse")) != NULL);
+    CHECK(b->memory[1].counted && b->memory[1].allocs == 2);
+    CHECK(b->memory[1].leaked == 16 && b->memory[0].peak == 32);
+    REQUIRE((b = pg_record_find(&back, "render")) != NULL);
+    CHECK(!b->memory[0].counted);
+    again = pg_record_to_json(&back);
+    CHECK_STR(again, json);
+    free(again);
+    pg_record_clear(&back);
+    for (i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
+        char *bad = damaged(json, edits[i][0], edits[i][1]);
+        const char *msg;
+        pg_error_clear();
+        CHECK(pg_record_from_json(&back, bad, strlen(bad), "rec.json") ==
+              PG_ERR_USAGE);
+        msg = pg_error_last();
+        if (!(msg && strstr(msg, edits[i][2]))) {
+            fprintf(stderr, "%s: said %s\n", edits[i][1], msg ? msg : "-");
+            CHECK(0);
+        }
+        free(bad);
+    }
+    free(json);
+}
+
 const pg_test pg_tests_record[] = {
+    {"a_record_keeps_its_heap", a_record_keeps_its_heap},
     {"a_record_comes_back_whole", a_record_comes_back_whole},
     {"a_damaged_record_is_refused_whole", a_damaged_record_is_refused_whole},
     {"a_future_record_names_its_writer", a_future_record_names_its_writer},
