@@ -219,8 +219,13 @@ static void reader_cost(costs *out, reader *rd, long pos, double cost)
     if (!rd->fn || !rd->ob || strcmp(rd->ob, rd->lib) ||
         !strncmp(rd->fn, "0x", 2))
         return;
-    if (file && !strncmp(file, rd->side_dir, rd->root) && file[rd->root] == '/')
-        file += rd->root + 1;
+    if (file && !strncmp(file, rd->side_dir, rd->root) &&
+        file[rd->root] == '/') {
+        /* "DIR//src/x.c": a compiler that took its directory from a PWD
+         * with a slash at its end (the working tree's). */
+        for (file += rd->root; *file == '/'; file++)
+            ;
+    }
     fn = row_of(out, &k);
     if (pos > 0 && pos <= INT_MAX && file) {
         row_key kl = {rd->fn, file, NULL, NULL, (int)pos};
@@ -692,7 +697,12 @@ static int most_added_first(const void *x, const void *y)
     double da = calls_of(a->cost[1]) - calls_of(a->cost[0]);
     double db = calls_of(b->cost[1]) - calls_of(b->cost[0]);
 
-    return da > db ? -1 : da < db ? 1 : 0;
+    if (da != db)
+        return da > db ? -1 : 1;
+    /* As many more: a site the base has not first, then by line. */
+    if (isnan(a->cost[0]) != isnan(b->cost[0]))
+        return isnan(a->cost[0]) ? -1 : 1;
+    return (a->line > b->line) - (a->line < b->line);
 }
 
 /* The allocation sites whose calls differ between the sides, the head's

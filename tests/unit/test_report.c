@@ -506,7 +506,75 @@ static void profile_pairs_calls_and_lines(void)
     free(dir);
 }
 
+/* --profile's allocation sites: the lines whose calls into the allocator
+ * differ, paired by their text; and a head built in a working tree whose
+ * debug information says "DIR//src/a.c" (a PWD with a slash at its end)
+ * still meets the base's lines. */
+static void profile_alloc_sites_and_slashes(void)
+{
+    static const char src[] = "int solution(const char *s) {\n"
+                              "    char *p = malloc(8);\n"
+                              "    return use(p, s);\n";
+    char *dir = pg_test_scratch(), *b, *h, *head_src, *head_dir, *cg;
+    const char *path[2], *lib[2], *side[2];
+    pg_profile *p = pg_calloc(1, sizeof(*p));
+    pg_str text = PG_STR_INIT;
+    const pg_profile_row *l;
+
+    REQUIRE(dir);
+    b = pg_path_join(dir, "B");
+    h = pg_path_join(dir, "H");
+    head_src = pg_strdupf("/* moved */\n%s    char *q = strdup(s);\n", src);
+    /* The base: one malloc at line 2; the head: two from the same line
+     * (now 3), and a strdup of its own at line 5. */
+    path[0] = side_profile(b, src,
+                           "fn=solution\n2 10\ncob=/usr/lib/libc.so.6\n"
+                           "cfn=malloc\ncalls=1 0\n2 40\n");
+    path[1] = side_profile(h, head_src, "");
+    pg_str_printf(&text,
+                  "events: Ir\nob=%s/lib.so\nfl=%s//src/a.c\n"
+                  "fn=solution\n3 10\ncob=/usr/lib/libc.so.6\ncfn=malloc\n"
+                  "calls=2 0\n3 80\ncob=/usr/lib/libc.so.6\ncfn=strdup\n"
+                  "calls=1 0\n5 60\n",
+                  h, h);
+    cg = pg_strdup(path[1]);
+    REQUIRE(pg_write_file(cg, text.ptr, text.size, 0) == 0);
+    head_dir = pg_strdupf("%s/", h);
+    lib[0] = pg_strdupf("%s/lib.so", b);
+    lib[1] = pg_strdupf("%s/lib.so", h);
+    side[0] = b;
+    side[1] = head_dir;
+    REQUIRE(pg_profile_read(p, path, lib, side) == 0);
+    /* The line meets its base, its file named as in the tree. */
+    l = row_named(p->lines, p->nlines, "solution", "char *p = malloc(8);");
+    REQUIRE(l);
+    CHECK_STR(l->file, "src/a.c");
+    CHECK(l->base_line == 2 && l->line == 3);
+    REQUIRE(p->nalloc_sites == 2);
+    /* The head's new call first, then the one that doubled. */
+    CHECK_STR(p->alloc_sites[0].object, "strdup");
+    CHECK(isnan(p->alloc_sites[0].cost[0]) && p->alloc_sites[0].cost[1] == 1);
+    CHECK_STR(p->alloc_sites[1].object, "malloc");
+    CHECK(p->alloc_sites[1].cost[0] == 1 && p->alloc_sites[1].cost[1] == 2);
+    CHECK(p->alloc_sites[1].base_line == 2 && p->alloc_sites[1].line == 3);
+    CHECK_STR(p->alloc_sites[1].text, "char *p = malloc(8);");
+    pg_profile_free(p);
+    pg_rm_rf(dir);
+    pg_str_clear(&text);
+    free(cg);
+    free(head_dir);
+    free(head_src);
+    free((char *)path[0]);
+    free((char *)path[1]);
+    free((char *)lib[0]);
+    free((char *)lib[1]);
+    free(b);
+    free(h);
+    free(dir);
+}
+
 const pg_test pg_tests_report[] = {
+    {"profile_alloc_sites_and_slashes", profile_alloc_sites_and_slashes},
     {"profile_pairs_calls_and_lines", profile_pairs_calls_and_lines},
     {"a_large_profile_is_read_quickly", a_large_profile_is_read_quickly},
     {"markdown_cuts_between_characters", markdown_cuts_between_characters},
