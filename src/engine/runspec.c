@@ -34,6 +34,17 @@ void pg_run_spec_rule(const pg_run_spec *spec, pg_estimate_rule *out)
     out->precision = spec->precision * st->noise_floor;
 }
 
+void pg_run_spec_native(pg_run_spec *spec)
+{
+    spec->metric = 0;
+    spec->counter = 0;
+    spec->count_dump = NULL;
+    spec->code_path = 0;
+    spec->sample = NULL;
+    spec->memory = 0;
+    spec->on_progress = NULL;
+}
+
 int pg_run_spec_write(const pg_run_spec *spec, const char *path)
 {
     pg_str s = PG_STR_INIT;

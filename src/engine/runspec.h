@@ -99,6 +99,10 @@ typedef struct pg_run_spec {
 /* Zeroes `spec`, with no CPU to pin to (cpu -1). */
 void pg_run_spec_init(pg_run_spec *spec);
 
+/* `spec` as a pass of its own that runs natively what was counted or
+ * timed: no counter, no code path dumped, no samples, no progress. */
+void pg_run_spec_native(pg_run_spec *spec);
+
 /* The rule that stops a measurement of `spec` (its settings, least time,
  * gate: cases, self-check and precision), into `out`. */
 void pg_run_spec_rule(const pg_run_spec *spec, pg_estimate_rule *out);

@@ -505,26 +505,30 @@ static void md_chart(pg_str *out, const pg_result *r, size_t shown)
     pg_str_puts(out, "]\n```\n\n</details>\n\n");
 }
 
+/* "> MARK **NAME**: LEAD TEXT", a note above the table. */
+static void md_quote(pg_str *out, const char *mark, const char *name,
+                     const char *lead, const char *text)
+{
+    pg_str_printf(out, "> %s **", mark);
+    pg_report_md_text(out, name, MD_NAME_MAX);
+    pg_str_printf(out, "**: %s", lead);
+    pg_report_md_text(out, text, 600);
+    pg_str_puts(out, "\n\n");
+}
+
 /* other_path_line()'s notes, for the comment. */
 static void md_other_path(pg_str *out, const pg_bench_result *b)
 {
-    if (b->uncounted) {
-        pg_str_puts(out, "> 🕳️ **");
-        pg_report_md_text(out, b->name, MD_NAME_MAX);
-        pg_str_puts(out, "**: ");
-        pg_report_md_text(out, b->uncounted, 600);
-        pg_str_puts(out, "\n\n");
-    }
-    if (!b->other_path)
-        return;
-    pg_str_puts(out, "> 🔀 **");
-    pg_report_md_text(out, b->name, MD_NAME_MAX);
-    pg_str_printf(out,
-                  "**: counted on another code path than the machine runs "
-                  "(%s): ",
-                  b->other_path_gates ? "gating anyway" : "not gating");
-    pg_report_md_text(out, b->other_path, 600);
-    pg_str_puts(out, "\n\n");
+    if (b->uncounted)
+        md_quote(out, "🕳️", b->name, "", b->uncounted);
+    if (b->other_path)
+        md_quote(out, "🔀", b->name,
+                 b->other_path_gates
+                     ? "counted on another code path than the machine runs "
+                       "(gating anyway): "
+                     : "counted on another code path than the machine runs "
+                       "(not gating): ",
+                 b->other_path);
 }
 
 /* For each benchmark: the commit that made it slower, when bisected, and a
@@ -544,41 +548,23 @@ static void md_hidden(pg_str *out, const pg_result *r, size_t shown,
         pg_str tmp = PG_STR_INIT;
         if (b->culprit) {
             pg_report_culprit_line(&tmp, b);
-            pg_str_puts(out, "> 🔎 **");
-            pg_report_md_text(out, b->name, MD_NAME_MAX);
-            pg_str_puts(out, "**: ");
-            pg_report_md_text(out, pg_str_cstr(&tmp), 600);
-            pg_str_puts(out, "\n\n");
+            md_quote(out, "🔎", b->name, "", pg_str_cstr(&tmp));
             pg_str_reset(&tmp);
         }
-        if (b->disagreement) {
-            pg_str_puts(out, "> ⚖️ **");
-            pg_report_md_text(out, b->name, MD_NAME_MAX);
-            pg_str_puts(out, "**: time and count disagree: ");
-            pg_report_md_text(out, b->disagreement, 600);
-            pg_str_puts(out, "\n\n");
-        }
+        if (b->disagreement)
+            md_quote(out, "⚖️", b->name,
+                     "time and count disagree: ", b->disagreement);
         md_other_path(out, b);
         if (b->counted)
             md_other_path(out, b->counted);
-        if (pg_report_memory_text(&tmp, b)) {
-            pg_str_puts(out, "> 🧠 **");
-            pg_report_md_text(out, b->name, MD_NAME_MAX);
-            pg_str_puts(out, "**: the heap per call: ");
-            pg_report_md_text(out, pg_str_cstr(&tmp), 600);
-            pg_str_puts(out, "\n\n");
-        }
+        if (pg_report_memory_text(&tmp, b))
+            md_quote(out, "🧠", b->name,
+                     "the heap per call: ", pg_str_cstr(&tmp));
         pg_str_reset(&tmp);
-        if (!hidden) {
-            pg_str_clear(&tmp);
-            continue;
+        if (hidden) {
+            pg_report_hidden_line(&tmp, b, hidden);
+            md_quote(out, "⚠️", b->name, "", pg_str_cstr(&tmp));
         }
-        pg_report_hidden_line(&tmp, b, hidden);
-        pg_str_puts(out, "> ⚠️ **");
-        pg_report_md_text(out, b->name, MD_NAME_MAX);
-        pg_str_puts(out, "**: ");
-        pg_report_md_text(out, pg_str_cstr(&tmp), 600);
-        pg_str_puts(out, "\n\n");
         pg_str_clear(&tmp);
     }
 }

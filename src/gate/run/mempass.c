@@ -24,6 +24,7 @@ static int run_side(pg_bench_result *out, const pg_run_spec *timed,
     size_t c;
     int err;
 
+    pg_run_spec_native(&spec);
     spec.lib[!side] = NULL;
     spec.memory = PG_MEMPASS_CALLS;
     /* Checked, and timed, by the runs before: this one counts, and its
@@ -31,12 +32,6 @@ static int run_side(pg_bench_result *out, const pg_run_spec *timed,
      * alone after it). */
     spec.skip_checks = PG_CHECK_BEFORE | PG_CHECK_AFTER;
     spec.verify_only = 1;
-    spec.metric = 0;
-    spec.counter = 0;
-    spec.count_dump = NULL;
-    spec.code_path = 0;
-    spec.sample = NULL;
-    spec.on_progress = NULL;
     pg_bench_result_init(&m, out->name, NULL);
     if ((err = pg_run_bench(&m, &spec, path)) < 0)
         goto done;

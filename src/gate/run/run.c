@@ -574,12 +574,8 @@ int pg_run_check_path(pg_bench_result *out, const pg_run_spec *counted,
     char *samples = pg_strdupf("%s.native.cwd/samples", spec_path);
     int err, sides = (counted->lib[0] ? 1 : 0) | (counted->lib[1] ? 2 : 0);
 
-    spec.metric = 0;
-    spec.counter = 0;
-    spec.count_dump = NULL;
-    spec.code_path = 0;
+    pg_run_spec_native(&spec);
     spec.sample = samples;
-    spec.on_progress = NULL;
     pg_bench_result_init(&n, out->name, NULL);
     if ((err = pg_run_bench(&n, &spec, path)) < 0)
         goto done;
