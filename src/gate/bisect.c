@@ -161,6 +161,8 @@ static int probe(bisect_ctx *ctx, size_t index, pg_probe_outcome *outcome)
     o.head = out->commits[index].commit;
     o.aa = 0;
     o.ci = NULL;
+    /* A probe asks whether it is slower: the heap is not its question. */
+    o.memory = "off";
     if (out->followed.n) {
         only = pg_calloc(out->followed.n + 1, sizeof(*only));
         for (i = 0; i < out->followed.n; i++)
