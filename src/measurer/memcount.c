@@ -62,8 +62,7 @@ int pg_sides_memory(child_ctx *ctx, sides *st)
     *(void **)&read = dlsym(RTLD_DEFAULT, PG_MEMSHIM_READ);
     if (!read)
         return pg_child_fail(ctx, "skipped", -1,
-                             "memory not counted: libperfgate-memory.so was "
-                             "not preloaded");
+                             "libperfgate-memory.so was not preloaded");
     for (side = 1; side >= 0; side--)
         if (spec->lib[side])
             for (c = 0; c < spec->ncases; c++)

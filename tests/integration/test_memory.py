@@ -121,6 +121,15 @@ class Memory(RepoTest):
         self.assertEqual((m["status"], m["fails_gate"]), ("regression", True))
         self.assertEqual(r.code, 1)
 
+    def test_a_pass_that_fails_is_said_and_the_time_stands(self):
+        r, b, m = self.compare({"COUNTED_ABORTS": 1})
+        self.assertIn("the head side's pass: ", m["skipped"])
+        self.assertIn("SIGABRT", m["skipped"])
+        self.assertNotIn("status", m)
+        self.assertIsNone(b["cases"][0].get("memory"))
+        self.assertIn("memory: checksum: not counted: the head side's pass",
+                      r.stdout)
+
     def test_profile_names_the_line_that_allocates(self):
         # Faster or not, a head with more heap gets its profile: the line
         # whose calls into the allocator differ, from callgrind's calls.

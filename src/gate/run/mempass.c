@@ -36,10 +36,14 @@ static int run_side(pg_bench_result *out, const pg_run_spec *timed,
     if ((err = pg_run_bench(&m, &spec, path)) < 0)
         goto done;
     if (pg_status_failed(m.status) || m.status == PG_STATUS_SKIPPED) {
+        const char *name = pg_side_name(side ? PG_SIDE_HEAD : PG_SIDE_BASE);
+        const char *why = m.message ? m.message : pg_status_name(m.status);
+        size_t n = strlen(name);
+        /* "head side: killed by ...": the side said once. */
+        if (!strncmp(why, name, n) && !strncmp(why + n, " side: ", 7))
+            why += n + 7;
         free(out->memory.skipped);
-        out->memory.skipped = pg_strdupf(
-            "%s side: %s", pg_side_name(side ? PG_SIDE_HEAD : PG_SIDE_BASE),
-            m.message ? m.message : pg_status_name(m.status));
+        out->memory.skipped = pg_strdupf("the %s side's pass: %s", name, why);
         goto done;
     }
     for (c = 0; c < out->ncases && c < m.ncases; c++)
