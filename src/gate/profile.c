@@ -246,9 +246,12 @@ static void reader_cost(costs *out, reader *rd, long pos, double cost)
     if (!rd->cfn || !same(rd->cfn, rd->fn) || strcmp(callee_ob, rd->ob))
         fn->cost[0] += cost;
     outside = strcmp(callee_ob, rd->lib) != 0;
-    if (outside && line && allocator(rd->cfn)) {
-        /* An allocation site: the line, and what it calls. */
-        row_key ka = {rd->fn, file, NULL, rd->cfn, (int)pos};
+    if (outside && allocator(rd->cfn)) {
+        /* An allocation site: the line, and what it calls; the function
+         * alone ("" for its file) where the code has no line numbers (a
+         * project's own build, which --profile does not build again). */
+        row_key ka = {rd->fn, line ? file : "", NULL, rd->cfn,
+                      line ? (int)pos : 0};
         pg_profile_row *a = row_of(out, &ka);
         a->cost[0] += rd->ncalls;
         a->self[0] += rd->ncalls;
@@ -421,7 +424,7 @@ static void read_texts(costs *c, const char *side_dir)
     qsort(c->rows, c->n, sizeof(*c->rows), by_file_then_line);
     for (i = 0; i < c->n; i++) {
         pg_profile_row *r = &c->rows[i].r;
-        if (!r->file)
+        if (!r->file || !*r->file)
             continue;
         if (!f.name || strcmp(f.name, r->file))
             source_read(&f, side_dir, r->file);

@@ -7,7 +7,10 @@
  * side present runs on its own set-up of each case: one call first,
  * uncounted (what a first call does once, a lazy table or a buffer kept
  * for the next calls, is not what each call costs), then N calls, each
- * between two readings of the shim's counts.  The set-ups, the checks and
+ * between two readings of the shim's counts.  A function's results that
+ * the caller frees (returns:) are freed between the calls by the problem's
+ * between(), as in the timing loop: a result is what a call allocates,
+ * and not what it leaves.  The set-ups, the checks and
  * perfgate-measure's own work are outside every reading; the problem's
  * run() around the solution is inside, as it is in the timed calls.
  */
@@ -20,6 +23,15 @@
 
 #include "banned.h"
 
+/* The problem's between() (problem.h), as the timing loop calls it
+ * before a batch: what run() kept for the caller to free (a function's
+ * results, `returns:`), freed but the newest, outside every reading. */
+static void between(const pg_target *t)
+{
+    if (t->problem->between)
+        t->problem->between(t->state);
+}
+
 /* Side `side` on case `c`: its figures over `calls` calls, sent. */
 static void count_case(child_ctx *ctx, sides *st, pg_memshim_read_fn read,
                        int side, size_t c, int calls)
@@ -31,15 +43,17 @@ static void count_case(child_ctx *ctx, sides *st, pg_memshim_read_fn read,
 
     pg_child_calling(ctx, PG_CALL_RUN, side, c);
     t->problem->run(t->state, t->fn);
+    between(t);
     read(&start, 1);
-    after = start;
     for (i = 0; i < calls; i++) {
         read(&before, 1);
         t->problem->run(t->state, t->fn);
         read(&after, 0);
         if (after.peak > before.live && after.peak - before.live > peak)
             peak = after.peak - before.live;
+        between(t);
     }
+    read(&after, 0);
     pg_child_called_out(ctx);
     pg_child_send(
         ctx, PG_EV_MEMORY_FMT, c, side, calls,

@@ -529,13 +529,18 @@ static void profile_alloc_sites_and_slashes(void)
      * (now 3), and a strdup of its own at line 5. */
     path[0] = side_profile(b, src,
                            "fn=solution\n2 10\ncob=/usr/lib/libc.so.6\n"
-                           "cfn=malloc\ncalls=1 0\n2 40\n");
+                           "cfn=malloc\ncalls=1 0\n2 40\n"
+                           /* no line numbers: the function alone */
+                           "fn=xalloc\ncob=/usr/lib/libc.so.6\ncfn=calloc\n"
+                           "calls=3 0\n0 30\n");
     path[1] = side_profile(h, head_src, "");
     pg_str_printf(&text,
                   "events: Ir\nob=%s/lib.so\nfl=%s//src/a.c\n"
                   "fn=solution\n3 10\ncob=/usr/lib/libc.so.6\ncfn=malloc\n"
                   "calls=2 0\n3 80\ncob=/usr/lib/libc.so.6\ncfn=strdup\n"
-                  "calls=1 0\n5 60\n",
+                  "calls=1 0\n5 60\n"
+                  "fn=xalloc\ncob=/usr/lib/libc.so.6\ncfn=calloc\n"
+                  "calls=5 0\n0 50\n",
                   h, h);
     cg = pg_strdup(path[1]);
     REQUIRE(pg_write_file(cg, text.ptr, text.size, 0) == 0);
@@ -550,14 +555,19 @@ static void profile_alloc_sites_and_slashes(void)
     REQUIRE(l);
     CHECK_STR(l->file, "src/a.c");
     CHECK(l->base_line == 2 && l->line == 3);
-    REQUIRE(p->nalloc_sites == 2);
-    /* The head's new call first, then the one that doubled. */
-    CHECK_STR(p->alloc_sites[0].object, "strdup");
-    CHECK(isnan(p->alloc_sites[0].cost[0]) && p->alloc_sites[0].cost[1] == 1);
-    CHECK_STR(p->alloc_sites[1].object, "malloc");
-    CHECK(p->alloc_sites[1].cost[0] == 1 && p->alloc_sites[1].cost[1] == 2);
-    CHECK(p->alloc_sites[1].base_line == 2 && p->alloc_sites[1].line == 3);
-    CHECK_STR(p->alloc_sites[1].text, "char *p = malloc(8);");
+    REQUIRE(p->nalloc_sites == 3);
+    /* Most calls added first: two more in a function without lines;
+     * then, one more each, the head's new call before the one that
+     * doubled. */
+    CHECK_STR(p->alloc_sites[0].function, "xalloc");
+    CHECK_STR(p->alloc_sites[0].file, "");
+    CHECK(p->alloc_sites[0].cost[0] == 3 && p->alloc_sites[0].cost[1] == 5);
+    CHECK_STR(p->alloc_sites[1].object, "strdup");
+    CHECK(isnan(p->alloc_sites[1].cost[0]) && p->alloc_sites[1].cost[1] == 1);
+    CHECK_STR(p->alloc_sites[2].object, "malloc");
+    CHECK(p->alloc_sites[2].cost[0] == 1 && p->alloc_sites[2].cost[1] == 2);
+    CHECK(p->alloc_sites[2].base_line == 2 && p->alloc_sites[2].line == 3);
+    CHECK_STR(p->alloc_sites[2].text, "char *p = malloc(8);");
     pg_profile_free(p);
     pg_rm_rf(dir);
     pg_str_clear(&text);

@@ -707,8 +707,9 @@ void pg_report_alloc_site(pg_str *out, const pg_profile_row *r)
     double base = isnan(r->cost[0]) ? 0 : r->cost[0];
     double head = isnan(r->cost[1]) ? 0 : r->cost[1];
 
-    pg_str_printf(out, "%s:%d in %s: %s, %.0f → %.0f call%s",
-                  r->file ? r->file : "?", r->line,
+    if (r->file && *r->file)
+        pg_str_printf(out, "%s:%d ", r->file, r->line);
+    pg_str_printf(out, "in %s: %s, %.0f → %.0f call%s",
                   r->function ? r->function : "?", r->object ? r->object : "?",
                   base, head, head == 1 ? "" : "s");
     if (r->text)
