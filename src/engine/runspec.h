@@ -26,7 +26,7 @@
  *                     PATH, instead of timing them: codepath.h)
  *   memory 8         (absent: time; else count the heap over 8 calls of
  *                     each case instead, with libperfgate-memory.so
- *                     preloaded: src/gate/run/memory.c)
+ *                     preloaded: src/gate/run/mempass.c)
  *   case n=1000                                       (one per case)
  *   token 3f9c...                                     (absent: none)
  *

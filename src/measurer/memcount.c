@@ -3,7 +3,7 @@
  * ask of the allocator, counted exactly.
  *
  * perfgate starts this process with libperfgate-memory.so preloaded
- * (memshim.c) and "memory N" in the spec (src/gate/run/memory.c).  Each
+ * (memshim.c) and "memory N" in the spec (src/gate/run/mempass.c).  Each
  * side present runs on its own set-up of each case: one call first,
  * uncounted (what a first call does once, a lazy table or a buffer kept
  * for the next calls, is not what each call costs), then N calls, each

@@ -1,7 +1,7 @@
 /*
  * memshim.c - libperfgate-memory.so: the allocator's entry points, counted.
  *
- * perfgate's memory pass (src/gate/run/memory.c) starts perfgate-measure
+ * perfgate's memory pass (src/gate/run/mempass.c) starts perfgate-measure
  * with this library in LD_PRELOAD, so that its malloc, calloc, realloc,
  * free and the aligned allocators are the ones every object in the process
  * binds: the user's libraries, the problem, and the C library itself, whose

@@ -1,7 +1,7 @@
 /*
  * memory.h - the heap per call, judged and said.
  *
- * A memory pass (src/gate/run/memory.c) counts, exactly, what each side's
+ * A memory pass (src/gate/run/mempass.c) counts, exactly, what each side's
  * calls ask of the allocator: blocks, bytes, the peak of live bytes within
  * a call, and what a call leaves allocated.  The same code gives the same
  * figures to the byte, so there is no noise to wait out: a change is a

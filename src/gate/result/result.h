@@ -40,7 +40,7 @@ typedef enum {
 typedef enum { PG_SIDE_NONE = -1, PG_SIDE_BASE = 0, PG_SIDE_HEAD = 1 } pg_side;
 
 /* What one side's calls asked of the allocator, per call, counted in a
- * pass of its own (src/gate/run/memory.c; memory.h judges it). */
+ * pass of its own (src/gate/run/mempass.c; memory.h judges it). */
 typedef struct pg_memory_use {
     int counted;   /* 1: counted; else every figure is 0 */
     double allocs; /* blocks allocated (a realloc is one) */
