@@ -247,6 +247,32 @@ static void gate_and_symbols(void)
                  "'interposable'");
 }
 
+/* memory: in settings and per benchmark, and memory_floor. */
+static void memory_modes(void)
+{
+    pg_config cfg;
+
+    REQUIRE(parse(&cfg,
+                  "version: 1\nbenchmarks:\n"
+                  "  - {name: a, problem: reduce_sum, sources: [a.c]}\n") == 0);
+    CHECK(cfg.settings.memory == PG_MEMORY_REPORT);
+    CHECK(cfg.settings.memory_floor == 0.05);
+    CHECK(cfg.benchmarks[0].memory == -1); /* as in settings */
+    pg_config_clear(&cfg);
+    REQUIRE(parse(&cfg, "version: 1\nsettings: {memory: gate, memory_floor: "
+                        "2%}\nbenchmarks:\n"
+                        "  - {name: a, problem: reduce_sum, sources: [a.c]}\n"
+                        "  - {name: b, problem: reduce_sum, sources: [b.c], "
+                        "memory: off}\n") == 0);
+    CHECK(cfg.settings.memory == PG_MEMORY_GATE);
+    CHECK(cfg.settings.memory_floor == 0.02);
+    CHECK(cfg.benchmarks[1].memory == PG_MEMORY_OFF);
+    pg_config_clear(&cfg);
+    EXPECT_ERROR("version: 1\nsettings: {memory: loud}\nbenchmarks:\n" BENCH,
+                 "perfgate.yml:2:20: memory 'loud': want 'report', 'gate' or "
+                 "'off'");
+}
+
 static void project_builds(void)
 {
     pg_config cfg;
@@ -385,6 +411,7 @@ const pg_test pg_tests_config[] = {
     {"pass_env", pass_env},
     {"project_builds", project_builds},
     {"gate_and_symbols", gate_and_symbols},
+    {"memory_modes", memory_modes},
     {"languages", languages},
     {"full_config", full_config},
     {"defaults", defaults},
