@@ -74,6 +74,7 @@ class Memory(RepoTest):
             self.assertEqual(head["peak"], base["peak"])
         self.assertIn("memory: checksum: +1 allocation, +24 B per call, in "
                       "case len=256: said, not gating", r.stdout)
+        self.assertRegex(r.stdout, r"\nchecksum .*; more heap\n")
         self.assertIn("**checksum**: the heap per call: +1 allocation",
                       r.markdown)
         # The time alone decides the exit status here; with memory: gate,

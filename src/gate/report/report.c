@@ -401,6 +401,10 @@ void pg_report_cell_status(pg_str *out, const pg_bench_result *b)
         pg_str_printf(out, ", but %s is ", hidden->name);
         pg_report_slower_text(out, hidden->change);
     }
+    /* The heap, said under the table; here, that it grew. */
+    if (b->memory.status == PG_STATUS_REGRESSION)
+        pg_str_puts(out,
+                    b->memory.gate ? "; more heap, gating" : "; more heap");
 }
 
 /* "the total is unchanged, but case n=64 is 2.9x slower (+190.0 … +196.2%);
