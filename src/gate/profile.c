@@ -421,7 +421,8 @@ static void read_texts(costs *c, const char *side_dir)
     free(c->index);
     c->index = NULL;
     c->nindex = 0;
-    qsort(c->rows, c->n, sizeof(*c->rows), by_file_then_line);
+    if (c->n)
+        qsort(c->rows, c->n, sizeof(*c->rows), by_file_then_line);
     for (i = 0; i < c->n; i++) {
         pg_profile_row *r = &c->rows[i].r;
         if (!r->file || !*r->file)
@@ -465,7 +466,8 @@ static void key_by_text(costs *c)
 {
     size_t i;
 
-    qsort(c->rows, c->n, sizeof(*c->rows), by_text_then_line);
+    if (c->n)
+        qsort(c->rows, c->n, sizeof(*c->rows), by_text_then_line);
     for (i = 0; i < c->n; i++) {
         crow *r = &c->rows[i];
         if (!r->r.text)
@@ -764,7 +766,8 @@ static void side_by_side(costs *all, const costs sides[2], row_kind kind)
     for (i = 0; i < all->n; i++)
         if (!all->rows[i].r.line)
             all->rows[i].r.line = all->rows[i].r.base_line;
-    qsort(all->rows, all->n, sizeof(*all->rows), costlier_first);
+    if (all->n) /* rows is NULL when there are none */
+        qsort(all->rows, all->n, sizeof(*all->rows), costlier_first);
     /* Sorted: the index points at other rows now. */
     free(all->index);
     all->index = NULL;
