@@ -101,17 +101,22 @@ static void put(slot *table, size_t cap, uintptr_t p, size_t size)
     table[i].size = size;
 }
 
-/* Room for one more block: a table twice as large once it is half used
- * (tombstones dropped on the way).  0, or -1 when no memory is left, and
- * the block then goes untracked. */
+/* Room for one more block: once the table is half used (live blocks and
+ * tombstones), a new one at least four times the live blocks, the
+ * tombstones dropped, so that code that allocates and frees millions of
+ * times keeps a table the size of what it holds.  0, or -1 when no memory
+ * is left, and the block then goes untracked. */
 static int make_room(void)
 {
-    size_t cap, i;
+    size_t cap = 1 << 16, live = 0, i;
     slot *table;
 
     if (shim.cap && (shim.used + 1) * 2 <= shim.cap)
         return 0;
-    cap = shim.cap ? shim.cap * 2 : 1 << 16;
+    for (i = 0; i < shim.cap; i++)
+        live += shim.table[i].ptr > TOMB;
+    while (cap < 4 * (live + 1))
+        cap *= 2;
     if (!(table = map_pages(cap * sizeof(slot))))
         return -1;
     shim.used = 0;
