@@ -16,8 +16,9 @@ allocates nothing), compared with `perfgate compare` as a user runs it:
   figures differ by exactly that) and named (the terminal says it).
 - The cost: the same compare with --memory off and with it on, on the
   chain (allocates nothing) and on reduce_sum at a DRAM size allocating a
-  one-shot API's state each call (bench/mem.c -DONESHOT): the wall time per
-  decision, and the timed rounds' own figures.
+  one-shot API's state each call (bench/mem.c -DONESHOT), interleaved: the
+  wall time per decision either way, the counting's own time, and the timed
+  rounds' own figures.
 """
 import argparse
 import json
@@ -125,7 +126,7 @@ def differences(b):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=50)
-    ap.add_argument("--cost-runs", type=int, default=5)
+    ap.add_argument("--cost-runs", type=int, default=10)
     ap.add_argument("--out")
     ap.add_argument("--perfgate",
                     default=os.path.join(ROOT, "build", "perfgate"))
@@ -181,31 +182,35 @@ def main():
             row, a.runs, caught, named,
             ", ".join("%s %+g" % (k, v) for k, v in (first or {}).items()
                       if v)))
-    # The cost, at the default budget: the pass's own wall time against
-    # the decision's (measuring and checking, the builds cached), and the
-    # timed rounds' figures with the pass and without it.
-    lines += ["", "| benchmark | time per decision, --memory off | the "
-              "pass | adds | timed change, off / report |",
-              "|---|---|---|---|---|"]
+    # The cost, at the default budget: the decision's wall time (measuring
+    # and checking, the builds cached) with the heap counted and without,
+    # interleaved; the counting's own time in the measuring child; and the
+    # timed rounds' figures with it and without.
+    lines += ["", "| benchmark | time per decision, --memory off | "
+              "--memory report | adds | of which counting | timed change, "
+              "off / report |", "|---|---|---|---|---|---|"]
     for name in ("chain", "oneshot"):
-        walls, passes = [], []
+        walls = {"off": [], "report": []}
         changes = {"off": [], "report": []}
+        counting = []
         for i in range(a.cost_runs):
-            for mode in ("off", "report"):
+            for mode in ("off", "report") if i % 2 else ("report", "off"):
                 r, _, wall = compare(a.perfgate, repo, base, same, "-b",
                                      name, "--memory", mode, "--max-time",
                                      "10s")
                 b = bench(r, name)
                 changes[mode].append(b["change"] or 0)
-                if mode == "off":
-                    walls.append(wall)
-                else:
-                    passes.append(b["memory"]["seconds"])
-        off, extra = statistics.median(walls), statistics.median(passes)
-        lines.append("| %s | %.2f s | %.3f s | %+.1f%% | %+.2f%% / %+.2f%% |"
-                     % (name, off, extra, 100 * extra / off,
-                        100 * statistics.median(changes["off"]),
-                        100 * statistics.median(changes["report"])))
+                walls[mode].append(wall)
+                if mode == "report":
+                    counting.append(b["memory"]["seconds"])
+        off = statistics.median(walls["off"])
+        on = statistics.median(walls["report"])
+        lines.append("| %s | %.2f s | %.2f s | %+.1f%% | %.3f s | %+.2f%% / "
+                     "%+.2f%% |" % (name, off, on, 100 * (on - off) / off,
+                                    statistics.median(counting),
+                                    100 * statistics.median(changes["off"]),
+                                    100 * statistics.median(
+                                        changes["report"])))
     table = "\n".join(lines)
     print(table)
     if a.out:

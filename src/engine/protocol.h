@@ -66,15 +66,15 @@
 #define PG_EV_CPU_FMT PG_EV_CPU " %s"
 
 /* CASE SIDE CALLS ALLOCS FREES BYTES PEAK LEAKED MAPPED UNKNOWN
- * UNTRACKED: the heap of CALLS calls of a side on case CASE (a memory pass,
- * libperfgate-memory.so's counts): blocks allocated and freed, bytes asked
- * for, the most live bytes above a call's start in any one call, the bytes
- * left live after them all (negative: freed more than it took), bytes
+ * UNTRACKED NS: the heap of CALLS calls of a side on case CASE (counted in
+ * a check, libperfgate-memory.so's counts): blocks allocated and freed, bytes
+ * asked for, the most live bytes above a call's start in any one call, the
+ * bytes left live after them all (negative: freed more than it took), bytes
  * mapped outside malloc, frees of blocks never seen allocated, blocks not
- * tracked. */
+ * tracked; and the nanoseconds the counting took. */
 #define PG_EV_MEMORY "memory"
 #define PG_EV_MEMORY_FMT                                                       \
-    PG_EV_MEMORY " %zu %d %d %llu %llu %llu %llu %lld %llu %llu %llu"
+    PG_EV_MEMORY " %zu %d %d %llu %llu %llu %llu %lld %llu %llu %llu %lld"
 
 /* TEXT: a step, under `compare -v`. */
 #define PG_EV_TRACE "trace"

@@ -462,6 +462,7 @@ static int count_too(pg_bench_ctx *c, const pg_run_spec *timed,
     pg_bench_result *k = pg_malloc(sizeof(*k));
     int err;
 
+    spec.memory = 0; /* counted once, with the time */
     pg_bench_result_init(k, out->name, out->problem);
     k->gate_cases = out->gate_cases;
     out->counted = k;
@@ -616,24 +617,50 @@ static int profile_worst(pg_bench_ctx *c, const pg_bench_config *b,
         pg_build_limit(&c->cfg->settings), spec->gpu, spec->cold);
 }
 
+/* The heap's mode for `b`: PG_MEMORY_REPORT, _GATE or _OFF. */
+static int heap_mode(const pg_bench_ctx *c, const pg_bench_config *b)
+{
+    return b->memory >= 0 ? b->memory : c->cfg->settings.memory;
+}
+
+/* Calls of each case to count the heap over in the check before the
+ * timing (mempass.h): for C code, unless memory: off; 0 for none. */
+static int heap_calls(const pg_bench_ctx *c, const pg_bench_config *b,
+                      const pg_run_spec *spec)
+{
+    char *lib;
+
+    if (heap_mode(c, b) == PG_MEMORY_OFF || spec->gpu)
+        return 0;
+    if (!(lib = pg_run_memory_library()))
+        return 0; /* said by pg_mempass_run */
+    free(lib);
+    return PG_MEMPASS_CALLS;
+}
+
 /*
  * The heap per call (mempass.h), unless memory: off: for C code that was
  * measured, or checked and new; never for a failure, identical code or a
- * CUDA kernel (whose device memory the pass cannot see).  Negative only
+ * CUDA kernel (whose device memory the pass cannot see).  Counted by the
+ * check before the timing where it could be, else now.  Negative only
  * when perfgate failed or was interrupted.
  */
 static int count_heap(pg_bench_ctx *c, const pg_bench_config *b,
                       pg_bench_result *out, const pg_run_spec *spec,
                       const char *spec_path)
 {
-    int mode = b->memory >= 0 ? b->memory : c->cfg->settings.memory, err;
+    int mode = heap_mode(c, b), err;
 
     out->memory.gate = mode == PG_MEMORY_GATE;
     out->memory.floor = c->cfg->settings.memory_floor;
     if (mode == PG_MEMORY_OFF || spec->gpu || out->identical ||
         pg_status_failed(out->status) || out->status == PG_STATUS_SKIPPED ||
-        (out->rounds <= 0 && out->status != PG_STATUS_NEW))
+        (out->rounds <= 0 && out->status != PG_STATUS_NEW)) {
+        pg_mempass_forget(out);
+        free(out->memory.skipped);
+        out->memory.skipped = NULL;
         return 0;
+    }
     pg_progress_sayf(c->progress, "counting the heap");
     err = pg_mempass_run(out, spec, spec_path,
                          b->function ? b->function->batch : 1);
@@ -704,6 +731,7 @@ static int measure_builds(pg_bench_ctx *c, const pg_bench_config *b,
     spec.cases = cases;
     spec.ncases = ncases;
     fill_spec(&spec, c, b, out, build, base_failed);
+    spec.memory = heap_calls(c, b, &spec);
     spec.settings = pg_benchmark_settings(c, b, out, &own_floor);
     measure = pg_benchmark_measure(c, b);
     if ((measure == PG_METRIC_INSTRUCTIONS || measure == PG_METRIC_CYCLES) &&

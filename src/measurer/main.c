@@ -98,13 +98,46 @@ static void limit_resources(int gpu)
 #endif
 }
 
-/* The memory pass (memcount.c): counted on the sides' own set-ups,
- * checked and timed by other processes.  1: the run ends here. */
-static int memory_pass(child_ctx *ctx, sides *st)
+/*
+ * A check (verify_only): both sides checked on their own set-ups, and
+ * then, where asked ("memory N"), the heap of their calls counted on
+ * those set-ups (memcount.c); or, checked before by other processes, the
+ * heap alone.  "verified" ends it; a failure, sent, ends it without.
+ */
+static void check_only(child_ctx *ctx, sides *st)
 {
-    if (!pg_sides_memory(ctx, st))
+    const pg_run_spec *spec = ctx->spec;
+
+    if (!(spec->memory && (spec->skip_checks & PG_CHECK_BEFORE)) &&
+        pg_sides_verify(ctx, st->p, st->cases, st->own, "")) {
         pg_child_send(ctx, PG_EV_VERIFIED);
-    return 1;
+        return;
+    }
+    if (!spec->memory || !pg_sides_memory(ctx, st))
+        pg_child_send(ctx, PG_EV_VERIFIED);
+}
+
+/* The problem's library, loaded; its failure sent (then -1). */
+static int load_problem(child_ctx *ctx, pg_plugin *plugin)
+{
+    const pg_run_spec *spec = ctx->spec;
+    int err;
+
+    /* Loading runs the problem's constructors and perfgate_problem(). */
+    pg_child_calling(ctx, PG_CALL_LOAD, -1, (size_t)-1);
+    err = pg_plugin_load(plugin, spec->problem_lib, spec->problem_name);
+    pg_child_called_out(ctx);
+    if (err < 0) {
+        pg_child_fail(ctx, "crashed", -1, "%s", pg_error_last());
+        return -1;
+    }
+    pg_child_trace(ctx, "problem %s loaded from %s (%s)", spec->problem_name,
+                   spec->problem_lib,
+                   plugin->problem->side_setup
+                       ? "side_setup: each side set up, timed and checked on "
+                         "its own set-up"
+                       : "both sides timed on one set-up of each case");
+    return 0;
 }
 
 static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
@@ -128,39 +161,27 @@ static int measure_main(const pg_run_spec *spec, pg_watch *watch, int fd)
     if (spec->cpu >= 0)
         pg_system_pin(spec->cpu);
 
-    /* Loading runs the problem's constructors and perfgate_problem(). */
-    pg_child_calling(&ctx, PG_CALL_LOAD, -1, (size_t)-1);
-    err = pg_plugin_load(&plugin, spec->problem_lib, spec->problem_name);
-    pg_child_called_out(&ctx);
-    if (err == 0)
-        pg_child_trace(
-            &ctx, "problem %s loaded from %s (%s)", spec->problem_name,
-            spec->problem_lib,
-            plugin.problem->side_setup
-                ? "side_setup: each side set up, timed and checked on its "
-                  "own set-up"
-                : "both sides timed on one set-up of each case");
-    if (err < 0) {
-        pg_child_fail(&ctx, "crashed", -1, "%s", pg_error_last());
+    if (load_problem(&ctx, &plugin) < 0)
         return 0;
-    }
     st.p = plugin.problem;
     st.own = pg_calloc(spec->ncases, sizeof(*st.own));
     st.targets = pg_calloc(spec->ncases, sizeof(*st.targets));
     /* Per case: the base's, the head's, and the one both are timed on. */
     st.cases = pg_calloc(spec->ncases * 3, sizeof(*st.cases));
     timing = pg_calloc(spec->ncases, sizeof(*timing));
-    if (pg_sides_load(&ctx, &st) || pg_sides_set_up_own(&ctx, &st) ||
-        (spec->memory && memory_pass(&ctx, &st)))
+    if (pg_sides_load(&ctx, &st) || pg_sides_set_up_own(&ctx, &st))
         goto done;
 
     pg_child_send(&ctx, PG_EV_PROGRESS_FMT, "verifying", 0, 0.0);
+    if (spec->verify_only) {
+        check_only(&ctx, &st);
+        goto done;
+    }
     /* Checked by an earlier process on the same inputs: the check after
      * timing is this one's. */
-    if ((spec->skip_checks & PG_CHECK_BEFORE) && !spec->verify_only)
+    if (spec->skip_checks & PG_CHECK_BEFORE)
         pg_child_send(&ctx, PG_EV_VERIFIED " " PG_EV_VERIFIED_HEAD);
-    else if (pg_sides_verify(&ctx, st.p, st.cases, st.own, "") ||
-             spec->verify_only) {
+    else if (pg_sides_verify(&ctx, st.p, st.cases, st.own, "")) {
         pg_child_send(&ctx, PG_EV_VERIFIED);
         goto done;
     }

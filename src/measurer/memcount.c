@@ -15,6 +15,7 @@
  * run() around the solution is inside, as it is in the timed calls.
  */
 #include "child.h"
+#include "clock.h"
 #include "memshim.h"
 #include "sides.h"
 
@@ -39,6 +40,7 @@ static void count_case(child_ctx *ctx, sides *st, pg_memshim_read_fn read,
     const pg_target *t = &st->own[c][side];
     pg_memshim_counts start, before, after;
     uint64_t peak = 0;
+    int64_t began = pg_now_ns();
     int i;
 
     pg_child_calling(ctx, PG_CALL_RUN, side, c);
@@ -63,7 +65,8 @@ static void count_case(child_ctx *ctx, sides *st, pg_memshim_read_fn read,
         (unsigned long long)peak, (long long)(after.live - start.live),
         (unsigned long long)(after.mapped - start.mapped),
         (unsigned long long)(after.unknown_frees - start.unknown_frees),
-        (unsigned long long)(after.untracked - start.untracked));
+        (unsigned long long)(after.untracked - start.untracked),
+        (long long)(pg_now_ns() - began));
 }
 
 int pg_sides_memory(child_ctx *ctx, sides *st)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The heap per call (memory: report|gate): each side's allocations, bytes,
-peak and leaks, counted exactly in a pass of its own with perfgate's
-counting allocator preloaded.
+peak and leaks, counted exactly with perfgate's counting allocator
+preloaded into the process that checks both sides before the timing (or
+into a process a side, where there is no such check).
 
 Counts of the heap are the same under any load, so these tests assert
 exact figures.  Where the counting library is not built (a perfgate built
@@ -95,6 +96,29 @@ class Memory(RepoTest):
         r = self.perfgate("HEAD~1", "HEAD", "--memory", "off")
         self.assertIsNone(r.bench("checksum")["memory"])
         self.assertNotIn("memory:", r.stdout)
+
+    def test_counted_in_the_check_or_apart_alike(self):
+        # Split (the default): counted in the process that checks both
+        # sides before the timing, the only one the library is preloaded
+        # into; no process of its own.
+        r, b, m = self.compare({"EXTRA": 24}, "-v")
+        preloaded = [line for line in r.stderr.splitlines()
+                     if "run: env LD_PRELOAD=" in line]
+        self.assertEqual(len(preloaded), 1, r.stderr)
+        self.assertIn(".run.check ", preloaded[0])
+        self.assertGreater(m["seconds"], 0)
+        # Both sides timed in one process: counted apart, one process a
+        # side, to the same figures.
+        apart = self.perfgate("HEAD~1", "HEAD", "-v",
+                              env={"PERFGATE_SPLIT": "0"})
+        preloaded = [line for line in apart.stderr.splitlines()
+                     if "run: env LD_PRELOAD=" in line]
+        self.assertEqual(sorted(p.split(".run.")[1].split()[0]
+                                for p in preloaded), ["mem0", "mem1"],
+                         apart.stderr)
+        for i in range(len(LENS)):
+            self.assertEqual(apart.bench("checksum")["cases"][i]["memory"],
+                             b["cases"][i]["memory"])
 
     def test_a_leak_is_named_whatever_the_mode(self):
         r, b, m = self.compare({"LEAK": 16})

@@ -14,6 +14,38 @@
 
 #include "banned.h"
 
+void pg_mempass_forget(pg_bench_result *out)
+{
+    size_t c;
+
+    for (c = 0; c < out->ncases; c++)
+        memset(out->cases[c].mem, 0, sizeof(out->cases[c].mem));
+    out->memory.seconds = 0;
+}
+
+char *pg_mempass_failure(const pg_bench_result *m, int side)
+{
+    const char *name = pg_side_name(side ? PG_SIDE_HEAD : PG_SIDE_BASE);
+    const char *why = m->message ? m->message : pg_status_name(m->status);
+    size_t n = strlen(name);
+
+    /* "head side: killed by ...": the side said once. */
+    if (!strncmp(why, name, n) && !strncmp(why + n, " side: ", 7))
+        why += n + 7;
+    return pg_strdupf("the %s side's pass: %s", name, why);
+}
+
+/* Whether every case of side `side` is counted. */
+static int side_counted(const pg_bench_result *out, int side)
+{
+    size_t c;
+
+    for (c = 0; c < out->ncases; c++)
+        if (!out->cases[c].mem[side].counted)
+            return 0;
+    return out->ncases > 0;
+}
+
 /* One side's pass into `out` (its side's figures); 0 or negative. */
 static int run_side(pg_bench_result *out, const pg_run_spec *timed,
                     const char *spec_path, int side)
@@ -36,14 +68,8 @@ static int run_side(pg_bench_result *out, const pg_run_spec *timed,
     if ((err = pg_run_bench(&m, &spec, path)) < 0)
         goto done;
     if (pg_status_failed(m.status) || m.status == PG_STATUS_SKIPPED) {
-        const char *name = pg_side_name(side ? PG_SIDE_HEAD : PG_SIDE_BASE);
-        const char *why = m.message ? m.message : pg_status_name(m.status);
-        size_t n = strlen(name);
-        /* "head side: killed by ...": the side said once. */
-        if (!strncmp(why, name, n) && !strncmp(why + n, " side: ", 7))
-            why += n + 7;
         free(out->memory.skipped);
-        out->memory.skipped = pg_strdupf("the %s side's pass: %s", name, why);
+        out->memory.skipped = pg_mempass_failure(&m, side);
         goto done;
     }
     for (c = 0; c < out->ncases && c < m.ncases; c++)
@@ -55,28 +81,46 @@ done:
     return err;
 }
 
-int pg_mempass_run(pg_bench_result *out, const pg_run_spec *timed,
-                   const char *spec_path, int batch)
+/* Each side present that a check did not count, counted apart. */
+static int count_apart(pg_bench_result *out, const pg_run_spec *timed,
+                       const char *spec_path)
 {
-    char *lib = pg_run_memory_library();
-    int64_t start = pg_now_ns();
-    size_t c;
-    int side, s, err = 0;
+    char *lib;
+    int64_t start;
+    int side, err = 0;
 
-    if (!lib) {
+    if ((!timed->lib[0] || side_counted(out, 0)) &&
+        (!timed->lib[1] || side_counted(out, 1)))
+        return 0;
+    if (!(lib = pg_run_memory_library())) {
         out->memory.skipped = pg_strdup(
             "libperfgate-memory.so is not installed beside perfgate-measure "
             "(a sanitizer's build has none)");
         return 0;
     }
     free(lib);
+    pg_mempass_forget(out);
+    start = pg_now_ns();
     for (side = 1; side >= 0 && !err && !out->memory.skipped; side--)
         if (timed->lib[side])
             err = run_side(out, timed, spec_path, side);
     out->memory.seconds = (double)(pg_now_ns() - start) / 1e9;
+    pg_trace("%s: the heap counted apart, over %d calls of each case and "
+             "side",
+             out->name, PG_MEMPASS_CALLS);
+    return err;
+}
+
+int pg_mempass_run(pg_bench_result *out, const pg_run_spec *timed,
+                   const char *spec_path, int batch)
+{
+    size_t c;
+    int s, err = 0;
+
+    if (!out->memory.skipped)
+        err = count_apart(out, timed, spec_path);
     if (err < 0 || out->memory.skipped) {
-        for (c = 0; c < out->ncases; c++)
-            memset(out->cases[c].mem, 0, sizeof(out->cases[c].mem));
+        pg_mempass_forget(out);
         return err;
     }
     /* Per call of the function; a peak is a timed call's, whose calls
@@ -90,7 +134,5 @@ int pg_mempass_run(pg_bench_result *out, const pg_run_spec *timed,
             u->mapped /= batch;
             u->unknown_frees /= batch;
         }
-    pg_trace("%s: the heap counted over %d calls of each case and side",
-             out->name, PG_MEMPASS_CALLS);
     return 0;
 }

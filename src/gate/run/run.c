@@ -155,20 +155,22 @@ static int on_done(pg_bench_result *out, const char *rest)
 }
 
 /* "memory CASE SIDE CALLS ALLOCS FREES BYTES PEAK LEAKED MAPPED UNKNOWN
- * UNTRACKED": the heap of a side's calls, per call, into its case. */
+ * UNTRACKED NS": the heap of a side's calls, per call, into its case, and
+ * the time its counting took. */
 static void on_memory(pg_bench_result *out, const char *rest)
 {
     unsigned long long v[8];
-    long long leaked;
+    long long leaked, ns;
     size_t c;
     int side, calls;
     pg_memory_use *u;
 
-    if (sscanf(rest, "%zu %d %d %llu %llu %llu %llu %lld %llu %llu %llu", &c,
-               &side, &calls, &v[0], &v[1], &v[2], &v[3], &leaked, &v[4], &v[5],
-               &v[6]) != 11 ||
-        c >= out->ncases || side < 0 || side > 1 || calls < 1)
+    if (sscanf(rest, "%zu %d %d %llu %llu %llu %llu %lld %llu %llu %llu %lld",
+               &c, &side, &calls, &v[0], &v[1], &v[2], &v[3], &leaked, &v[4],
+               &v[5], &v[6], &ns) != 12 ||
+        c >= out->ncases || side < 0 || side > 1 || calls < 1 || ns < 0)
         return;
+    out->memory.seconds += (double)ns / 1e9;
     u = &out->cases[c].mem[side];
     u->counted = 1;
     u->allocs = (double)v[0] / calls;
@@ -332,6 +334,7 @@ int pg_run_head_alone(pg_bench_result *out, const pg_run_spec *spec,
     alone.lib[0] = NULL;
     alone.verify_only = !timed;
     alone.on_progress = NULL;
+    alone.memory = 0;
     pg_bench_result_init(&head, out->name, NULL);
     err = pg_run_bench(&head, &alone, spec_path);
     if (!err && head.side == PG_SIDE_HEAD) {
@@ -369,6 +372,7 @@ static int confirm_base_alone(pg_bench_result *out, const pg_run_spec *spec,
     alone.lib[1] = NULL;
     alone.verify_only = !timed;
     alone.on_progress = NULL;
+    alone.memory = 0;
     pg_bench_result_init(&base, out->name, NULL);
     err = pg_run_bench(&base, &alone, path);
     moved = err == 0 && !pg_status_failed(base.status) &&

@@ -10,6 +10,7 @@
 #include "fs.h"
 #include "estimate.h"
 #include "measure.h"
+#include "mempass.h"
 #include "proc.h"
 #include "protocol.h"
 #include "run.h"
@@ -568,15 +569,55 @@ static int check_paths(pg_bench_result *out, const split *sp,
     return err;
 }
 
+/* Whether `r` ended the benchmark: a failure, or skipped. */
+static int check_ended(const pg_bench_result *r)
+{
+    return pg_status_failed(r->status) || r->status == PG_STATUS_SKIPPED;
+}
+
+/*
+ * The check's process, counting the heap too where `check` asks it
+ * (mempass.h).  A check that crashes or is skipped while it counts is run
+ * again without (not one that hangs: its timeout is not spent twice),
+ * and, when it then passes, its count's failure is said in
+ * out->memory.skipped, not charged: the library is not the change.
+ */
+static int check_counting(pg_bench_result *out, pg_bench_result *r,
+                          pg_run_spec *check, const char *path)
+{
+    int err = pg_run_bench(r, check, path);
+    char *why;
+
+    if (err < 0 || !check->memory || !check_ended(r) ||
+        r->status == PG_STATUS_TIMEOUT)
+        return err;
+    why = pg_mempass_failure(r, r->side == PG_SIDE_BASE ? 0 : 1);
+    pg_trace("%s: the check failed while the heap was counted (%s): checked "
+             "again without",
+             out->name, why);
+    pg_bench_result_clear(r);
+    pg_bench_result_init(r, out->name, NULL);
+    check->memory = 0;
+    if ((err = pg_run_bench(r, check, path)) == 0 && !check_ended(r)) {
+        free(out->memory.skipped);
+        out->memory.skipped = why;
+        why = NULL;
+    }
+    free(why);
+    return err;
+}
+
 /* Checks both sides in one process first, on the same inputs, unless an
- * earlier process did: 1 when that ended the benchmark (its failure in
- * `out`), 0 to measure, negative for perfgate's own failure. */
+ * earlier process did, and counts their heap there where `spec` asks:
+ * 1 when that ended the benchmark (its failure in `out`), 0 to measure,
+ * negative for perfgate's own failure. */
 static int check_first(pg_bench_result *out, const pg_run_spec *spec,
                        const char *spec_path)
 {
     pg_run_spec check = *spec;
     pg_bench_result r;
     char *path = pg_strdupf("%s.check", spec_path);
+    size_t c;
     int err, ended;
 
     if (spec->skip_checks & PG_CHECK_BEFORE) {
@@ -584,10 +625,12 @@ static int check_first(pg_bench_result *out, const pg_run_spec *spec,
         return 0;
     }
     check.verify_only = 1;
+    /* Counted natively only: valgrind has an allocator of its own. */
+    if (check.counter == PG_COUNTER_CALLGRIND)
+        check.memory = 0;
     pg_bench_result_init(&r, out->name, NULL);
-    err = pg_run_bench(&r, &check, path);
-    ended = err == 0 &&
-            (pg_status_failed(r.status) || r.status == PG_STATUS_SKIPPED);
+    err = check_counting(out, &r, &check, path);
+    ended = err == 0 && check_ended(&r);
     if (ended) {
         out->status = r.status;
         out->side = r.side;
@@ -597,6 +640,11 @@ static int check_first(pg_bench_result *out, const pg_run_spec *spec,
         free(out->log);
         out->log = r.log;
         r.log = NULL;
+    } else if (err == 0 && check.memory) {
+        for (c = 0; c < out->ncases && c < r.ncases; c++)
+            memcpy(out->cases[c].mem, r.cases[c].mem,
+                   sizeof(out->cases[c].mem));
+        out->memory.seconds = r.memory.seconds;
     }
     pg_bench_result_clear(&r);
     /* A broken base: the head is checked alone, so that a head as broken
@@ -622,6 +670,7 @@ int pg_split_run(pg_bench_result *out, const pg_run_spec *given,
     if ((err = check_first(out, given, spec_path)) != 0)
         return err < 0 ? err : 0;
     run.skip_checks |= PG_CHECK_BEFORE;
+    run.memory = 0; /* the timed rounds never count the heap */
     run.verbose = given->verbose || pg_tracing();
     pg_token(token);
     run.token = token;
@@ -692,7 +741,12 @@ int pg_split_run(pg_bench_result *out, const pg_run_spec *given,
 int pg_split_or_run(pg_bench_result *out, const pg_run_spec *spec,
                     const char *spec_path)
 {
+    pg_run_spec timed = *spec;
+
     if (pg_split_applies(spec))
         return pg_split_run(out, spec, spec_path);
-    return pg_run_bench(out, spec, spec_path);
+    /* Checked and timed in one process: the heap is counted apart
+     * (mempass.h), never in a timed process. */
+    timed.memory = 0;
+    return pg_run_bench(out, &timed, spec_path);
 }
