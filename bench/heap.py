@@ -205,9 +205,9 @@ def main():
                     counting.append(b["memory"]["seconds"])
         off = statistics.median(walls["off"])
         on = statistics.median(walls["report"])
-        lines.append("| %s | %.2f s | %.2f s | %+.1f%% | %.3f s | %+.2f%% / "
+        lines.append("| %s | %.2f s | %.2f s | %+.1f%% | %.1f ms | %+.2f%% / "
                      "%+.2f%% |" % (name, off, on, 100 * (on - off) / off,
-                                    statistics.median(counting),
+                                    1e3 * statistics.median(counting),
                                     100 * statistics.median(changes["off"]),
                                     100 * statistics.median(
                                         changes["report"])))
