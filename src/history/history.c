@@ -327,16 +327,25 @@ static void add_sure_steps(const pg_history *h, pg_series *s)
     size_t i, k;
 
     for (i = 1; s->sure && s->change && i < h->npoints; i++) {
-        double c = s->change[i], v = s->values[i];
-        if (!s->sure[i] || !isfinite(c) || c <= -1 || !isfinite(v))
+        double c = s->change[i], v = s->values[i], before = s->values[i - 1];
+        int fraction = isfinite(c) && c > -1;
+        /* To or from 0 (a heap that allocated nothing, or no longer
+         * does): the point before, which the pair measured. */
+        if (!s->sure[i] || !isfinite(v) ||
+            (!fraction &&
+             (!isfinite(before) || before == v || (before != 0 && v != 0))))
             continue;
+        if (fraction)
+            before = v / (1 + c);
+        else
+            c = v > before ? INFINITY : -1;
         for (k = 0; k < s->ncps && s->cps[k].at < i; k++)
             ;
         if (k < s->ncps && s->cps[k].at == i)
             continue;
         memmove(&s->cps[k + 1], &s->cps[k], (s->ncps - k) * sizeof(*s->cps));
         s->cps[k].at = i;
-        s->cps[k].before = v / (1 + c);
+        s->cps[k].before = before;
         s->cps[k].after = v;
         s->cps[k].z = s->change_sd && s->change_sd[i] > 0
                           ? log1p(c) / (s->change_sd[i] / (1 + c))
@@ -471,12 +480,17 @@ static void detect_one(void *payload, size_t i)
         own = *j->opts;
     if (s->floor > 0 && own.min_change > 0)
         own.min_change = s->floor;
-    s->ncps = pg_changepoints_noise(s->cps, s->noise, &s->nnoise, &cs, &own);
+    /* The heap is counted exactly: its steps are the pushes whose pairs
+     * differ, and only those (no noise to fit, nothing to creep). */
+    s->ncps = s->nnoise = 0;
+    if (!PG_SERIES_HEAP(s->metric))
+        s->ncps =
+            pg_changepoints_noise(s->cps, s->noise, &s->nnoise, &cs, &own);
     add_sure_steps(h, s);
     free(s->creeps);
     s->creeps = NULL;
     s->ncreeps = 0;
-    if (floor > 0 && s->change && h->npoints) {
+    if (floor > 0 && s->change && h->npoints && !PG_SERIES_HEAP(s->metric)) {
         s->creeps = pg_malloc(h->npoints * sizeof(*s->creeps));
         s->ncreeps = pg_creeps(s->creeps, h->npoints, &cs, s->cps, s->ncps,
                                floor, own.threshold);
@@ -547,13 +561,33 @@ static const char *label_of(const pg_history *h, size_t at, char *buf,
     return buf;
 }
 
+const char *pg_series_metric_name(int metric)
+{
+    switch (metric) {
+    case PG_SERIES_ALLOCS:
+        return "allocations";
+    case PG_SERIES_PEAK:
+        return "peak heap";
+    default:
+        return pg_metric_name((pg_metric)metric);
+    }
+}
+
 void pg_history_value(pg_str *out, const pg_history *h, const pg_series *s,
                       double v)
 {
-    if ((s && s->metric) || h->ns)
-        pg_result_format_metric(out, s ? s->metric : PG_METRIC_TIME, v);
-    else
+    int metric = s ? s->metric : PG_METRIC_TIME;
+
+    if (metric == PG_SERIES_PEAK && isfinite(v)) {
+        pg_format_bytes(out, v);
+    } else if (metric == PG_SERIES_ALLOCS && isfinite(v)) {
+        pg_format_count(out, v);
+        pg_str_puts(out, v == 1 ? " alloc" : " allocs");
+    } else if (metric || h->ns) {
+        pg_result_format_metric(out, metric, v);
+    } else {
         pg_str_printf(out, "%.4g", v);
+    }
 }
 
 double pg_series_floor(const pg_history *h, const pg_series *s)
@@ -612,7 +646,9 @@ static void step_lines(pg_str *out, const pg_history *h, const pg_series *s,
     if (isfinite(cp->z))
         pg_str_printf(out, ", %.1f times its uncertainty", fabs(cp->z));
     else
-        pg_str_puts(out, ", as the gate measured it");
+        pg_str_puts(out, PG_SERIES_HEAP(s->metric)
+                             ? ", counted exactly"
+                             : ", as the gate measured it");
     subject(out, h, cp->at);
     if (s->accepted && s->accepted[cp->at])
         pg_str_printf(out, "%*saccepted on purpose: %.*s\n", 6, "",
@@ -848,8 +884,10 @@ char *pg_history_to_json(const pg_history *h)
             cJSON_AddStringToObject(so, "benchmark", s->bench);
         if (s->machine)
             cJSON_AddStringToObject(so, "machine", s->machine);
-        if (s->metric) {
-            cJSON_AddStringToObject(so, "metric", pg_metric_name(s->metric));
+        if (s->metric)
+            cJSON_AddStringToObject(so, "metric",
+                                    pg_series_metric_name(s->metric));
+        if (s->metric && !PG_SERIES_HEAP(s->metric)) {
             cJSON_AddStringToObject(so, "counter",
                                     s->counter ? s->counter : "");
             pg_json_add_number(so, "floor", pg_series_floor(h, s));

@@ -41,6 +41,21 @@ typedef enum pg_recheck_state {
 
 const char *pg_recheck_state_name(pg_recheck_state s);
 
+/*
+ * The heap's series, from records that kept it (memory.h): beside
+ * pg_metric's time and counts, metrics of the history's own, exact, so
+ * that every change between a push and its parent is a step.
+ */
+enum {
+    PG_SERIES_ALLOCS = 16, /* allocations per call, the cases summed */
+    PG_SERIES_PEAK         /* the peak of live bytes, the largest case's */
+};
+#define PG_SERIES_HEAP(metric) ((metric) >= PG_SERIES_ALLOCS)
+
+/* What a series' values are: "time", "instructions", "cycles",
+ * "allocations", "peak heap". */
+const char *pg_series_metric_name(int metric);
+
 typedef struct pg_series {
     char *name;
     /* For records: the benchmark and the machine the series is of (its
@@ -49,7 +64,8 @@ typedef struct pg_series {
     char *bench, *machine;
     /* What the values are, a pg_metric: PG_METRIC_TIME (0), times (or a
      * table's numbers); else a count per call, from records that kept
-     * one (record --measure all|instructions|cycles), by `counter`. */
+     * one (record --measure all|instructions|cycles), by `counter`; or
+     * the heap per call (PG_SERIES_ALLOCS, PG_SERIES_PEAK). */
     int metric;
     char *counter;
     /* Its own floor, for its steps and creeps: the records' count floor

@@ -117,7 +117,7 @@ static void subject_cell(pg_str *out, const pg_history *h, size_t from,
  * table's one column. */
 typedef struct group {
     const char *title;
-    int metric; /* the series' pg_metric: a count's chart is its own */
+    int metric; /* the series' metric: a count's chart is its own */
     size_t *of; /* indexes into h->series */
     size_t n;
 } group;
@@ -151,7 +151,7 @@ static void group_title(pg_str *out, const group *g)
 {
     esc(out, g->title);
     if (g->metric)
-        pg_str_printf(out, " (%s)", pg_metric_name(g->metric));
+        pg_str_printf(out, " (%s)", pg_series_metric_name(g->metric));
 }
 
 static void groups_free(group *g, size_t n)

@@ -407,9 +407,38 @@ typedef struct figure {
     double base, head, change, lo, hi;
 } figure;
 
+/* Benchmark `b`'s heap per call (PG_SERIES_ALLOCS or _PEAK), exact: any
+ * difference between the sides is the push's, and its status says so.
+ * 0 when the record has none (a push the change could not reach: 1, to be
+ * carried). */
+static int heap_figure(figure *f, const pg_record_bench *b, int metric)
+{
+    const pg_memory_use *m = b->memory;
+    double base, head, change;
+
+    if (b->untouched)
+        return 1;
+    if (!m[0].counted || !m[1].counted)
+        return 0;
+    base = metric == PG_SERIES_ALLOCS ? m[0].allocs : m[0].peak;
+    head = metric == PG_SERIES_ALLOCS ? m[1].allocs : m[1].peak;
+    change = head == base ? 0 : base > 0 ? head / base - 1 : NAN;
+    *f = (figure){head > base   ? PG_STATUS_REGRESSION
+                  : head < base ? PG_STATUS_IMPROVEMENT
+                                : PG_STATUS_UNCHANGED,
+                  base,
+                  head,
+                  change,
+                  change,
+                  change};
+    return 1;
+}
+
 /* Benchmark `b`'s figure for `metric`; 0 when it has none. */
 static int figure_of(figure *f, const pg_record_bench *b, int metric)
 {
+    if (PG_SERIES_HEAP(metric))
+        return heap_figure(f, b, metric);
     if (!metric) {
         *f = (figure){b->status, b->base_ns,   b->head_ns,
                       b->change, b->change_lo, b->change_hi};
@@ -484,43 +513,68 @@ static void label_points(pg_history *h, const pg_commit_info *line, size_t n)
     }
 }
 
-/* What each series may be of: times, then each count. */
+/* What each series may be of: times, then each count, then the heap. */
 static const int series_metrics[] = {PG_METRIC_TIME, PG_METRIC_INSTRUCTIONS,
-                                     PG_METRIC_CYCLES};
+                                     PG_METRIC_CYCLES, PG_SERIES_ALLOCS,
+                                     PG_SERIES_PEAK};
 #define NMETRICS (sizeof(series_metrics) / sizeof(series_metrics[0]))
 
+/* Whether the measured values of `s` are not all the same: 1, 0, or -1
+ * when it has none (a heap never counted, its pushes all carried). */
+static int moved(const pg_series *s, size_t n)
+{
+    double first = NAN;
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (isfinite(s->values[i])) {
+            if (isfinite(first) && s->values[i] != first)
+                return 1;
+            first = s->values[i];
+        }
+    return isfinite(first) ? 0 : -1;
+}
+
 /* The series of bench `bench` on `machine` of `metric` into the next slot
- * of h->series, when it has a point. */
-static void add_series(pg_history *h, const pg_record *recs,
-                       const placed *const *by_pos, const char *bench,
-                       const char *machine, int machines, int metric,
-                       double count_floor)
+ * of h->series, when it has a point (a heap's series, when it moved): 1
+ * when it was added, 0 when it has no point, -1 for a heap that did not
+ * move. */
+static int add_series(pg_history *h, const pg_record *recs,
+                      const placed *const *by_pos, const char *bench,
+                      const char *machine, int machines, int metric,
+                      double count_floor)
 {
     pg_series *s = &h->series[h->nseries];
     pg_str name = PG_STR_INIT;
+    int points = fill_series(s, h, recs, by_pos, bench, metric);
+    int flat = points && PG_SERIES_HEAP(metric) ? moved(s, h->npoints) : 1;
 
-    if (!fill_series(s, h, recs, by_pos, bench, metric)) {
+    if (!points || flat <= 0) {
         free(s->values);
         free(s->change);
         free(s->change_sd);
         free(s->sure);
         free(s->carried);
         free(s->counter);
-        free(s->accepted); /* no point: nothing in it */
+        free(s->accepted); /* no point, or a heap that never moved */
         memset(s, 0, sizeof(*s));
-        return;
+        return flat == 0 ? -1 : 0;
     }
     pg_str_puts(&name, bench);
     if (metric)
-        pg_str_printf(&name, " (%s)", pg_metric_name(metric));
+        pg_str_printf(&name, " (%s)", pg_series_metric_name(metric));
     if (machines > 1)
         pg_str_printf(&name, " @ %s", machine);
     s->name = pg_str_detach(&name);
     s->bench = pg_strdup(bench);
     s->machine = pg_strdup(machine);
     s->metric = metric;
-    s->floor = metric && count_floor > 0 && count_floor < 1 ? count_floor : 0;
+    s->floor =
+        metric && !PG_SERIES_HEAP(metric) && count_floor > 0 && count_floor < 1
+            ? count_floor
+            : 0;
     h->nseries++;
+    return 1;
 }
 
 /* The count floor the newest record of `machine` that keeps one was made
@@ -536,6 +590,27 @@ static double count_floor_of(const pg_history *h, const pg_record *recs,
     return NAN;
 }
 
+/* A note naming the benchmarks whose heap was kept but never moved
+ * (`quiet`: a flag per benchmark), which have no series of it. */
+static void note_quiet_heaps(pg_history *h, const pg_strvec *benches,
+                             const unsigned char *quiet)
+{
+    pg_str note = PG_STR_INIT;
+    size_t i, n = 0;
+
+    for (i = 0; i < benches->n; i++)
+        if (quiet[i] && n++ < 5)
+            pg_str_printf(&note, "%s%s", n > 1 ? ", " : "", benches->v[i]);
+    if (n > 5)
+        pg_str_printf(&note, " and %zu more", n - 5);
+    if (n)
+        pg_strvec_pushf(&h->notes,
+                        "the heap per call did not move over these pushes "
+                        "(not drawn): %s",
+                        pg_str_cstr(&note));
+    pg_str_clear(&note);
+}
+
 /* A series per benchmark, machine and metric that has a point, from the
  * `n` records placed at `at` (positions from `first`). */
 static void make_series(pg_history *h, const pg_record *recs, const placed *at,
@@ -543,6 +618,8 @@ static void make_series(pg_history *h, const pg_record *recs, const placed *at,
                         const pg_strvec *benches, size_t first)
 {
     const placed **by_pos = pg_calloc(h->npoints, sizeof(*by_pos));
+    /* Per benchmark: 1, a heap kept that did not move; 2, one that did. */
+    unsigned char *heap = pg_calloc(benches->n + 1, 1);
     size_t i, j, m;
 
     h->series =
@@ -553,10 +630,18 @@ static void make_series(pg_history *h, const pg_record *recs, const placed *at,
         newest_at(by_pos, h, recs, at, n, machines->v[j], first);
         count_floor = count_floor_of(h, recs, by_pos);
         for (i = 0; i < benches->n; i++)
-            for (m = 0; m < NMETRICS; m++)
-                add_series(h, recs, by_pos, benches->v[i], machines->v[j],
-                           (int)machines->n, series_metrics[m], count_floor);
+            for (m = 0; m < NMETRICS; m++) {
+                int added = add_series(h, recs, by_pos, benches->v[i],
+                                       machines->v[j], (int)machines->n,
+                                       series_metrics[m], count_floor);
+                if (PG_SERIES_HEAP(series_metrics[m]) && added)
+                    heap[i] |= added > 0 ? 2 : 1;
+            }
     }
+    for (i = 0; i < benches->n; i++)
+        heap[i] = heap[i] == 1;
+    note_quiet_heaps(h, benches, heap);
+    free(heap);
     free(by_pos);
 }
 
@@ -658,7 +743,7 @@ done:
 
 /* The series of benchmark `name` in `h`, on `machine` when it is not
  * NULL: its count where the records keep one (a count does not move with
- * the machine's noise), else its times. */
+ * the machine's noise), else its times; never its heap's. */
 static const pg_series *series_of(const pg_history *h, const char *name,
                                   const char *machine)
 {
@@ -668,6 +753,7 @@ static const pg_series *series_of(const pg_history *h, const char *name,
     for (i = 0; i < h->nseries; i++)
         if (!strcmp(h->series[i].bench, name) &&
             (!machine || !strcmp(h->series[i].machine, machine)) &&
+            !PG_SERIES_HEAP(h->series[i].metric) &&
             (!found || (!found->metric && h->series[i].metric)))
             found = &h->series[i];
     return found;

@@ -1118,6 +1118,82 @@ class Mainline(Records, RepoTest):
             self.assertRegex(f.read(), r"spin \+2\d\.\d% in instructions "
                                        r"\(1 step\)")
 
+    def test_the_heap_is_a_series_where_it_moved(self):
+        # Each record keeps the heap per call; history draws allocations
+        # and the peak as series of their own, every change between a
+        # push and its parent a step (the heap is counted exactly); and
+        # says of a
+        # benchmark whose heap never moved that it did not (no series).
+        allocs = fixture("allocs.c")
+        c = {}
+        for subject, files in [
+                ("base", {"perfgate.yml": fixture("allocs.yml") +
+                          SPIN_CONFIG.split("benchmarks:\n", 1)[1],
+                          "src/allocs.c": allocs,
+                          "src/spin.c": self.spin(100)}),
+                ("spin 1% more", {"src/spin.c": self.spin(101)}),
+                ("one allocation more",
+                 {"src/allocs.c": "#define EXTRA 24\n" + allocs}),
+                ("a larger copy",
+                 {"src/allocs.c": "#define EXTRA 24\n#define MORE 64\n" +
+                  allocs}),
+                ("spin allocates",
+                 {"src/spin.c": "#include <stdlib.h>\n#define spin inner\n"
+                  + self.spin(101) + "#undef spin\nuint64_t spin(const "
+                  "uint8_t *data, size_t len)\n{\n    void *volatile p = "
+                  "malloc(16);\n    free(p);\n    return inner(data, len);"
+                  "\n}\n"})]:
+            c[subject] = self.commit(files, subject)
+        for subject in ("spin 1% more", "one allocation more", "a larger copy",
+                        "spin allocates"):
+            self.record(c[subject])
+        kept = [b for path in self.files() for b in json.loads(
+            self.git("show", "%s:%s" % (REF, path)))["benchmarks"]
+            if "memory" in b]
+        if not kept:
+            self.skipTest("the heap is not counted here (a sanitizer's "
+                          "build)")
+        # Up to the larger copy: spin allocates nothing where measured.
+        p, doc = self.history("--rev", c["a larger copy"])
+        by_name = {s["name"]: s for s in doc["series"]}
+        self.assertEqual(sorted(by_name), ["checksum",
+                                           "checksum (allocations)",
+                                           "checksum (peak heap)", "spin"])
+        self.assertIn("the heap per call did not move over these pushes "
+                      "(not drawn): spin", doc["notes"])
+        page = os.path.join(self.tmp, "history.html")
+        p, doc = self.history("--html", page)
+        by_name = {s["name"]: s for s in doc["series"]}
+        n = by_name["checksum (allocations)"]
+        self.assertEqual(n["metric"], "allocations")
+        self.assertNotIn("counter", n)
+        # The first push (its parent's code here) at the level the next
+        # record measured its parent at; each case makes one allocation a
+        # call, then two.
+        self.assertEqual(n["values"], [2, 4, 4, 4])
+        self.assertEqual(n["change"], [0, 1.0, 0, 0])
+        self.assertEqual([cp["label"] for cp in n["changepoints"]],
+                         [c["one allocation more"]])
+        self.assertEqual(n["changepoints"][0]["change"], 1.0)
+        peak = by_name["checksum (peak heap)"]
+        # The largest case's peak: 4096 bytes, then 4096 + 64.
+        self.assertEqual(peak["values"], [4096, 4096, 4160, 4160])
+        self.assertEqual([cp["label"] for cp in peak["changepoints"]],
+                         [c["a larger copy"]])
+        self.assertIn("checksum (allocations)", p.stderr)
+        self.assertIn("2 allocs → 4 allocs (+100.0%), counted exactly", p.stderr)
+        self.assertIn("4.0 KiB → 4.1 KiB", p.stderr)
+        # From none to one allocation a call: a step with no fraction.
+        n = by_name["spin (allocations)"]
+        self.assertEqual(n["values"], [0, 0, 0, 1])
+        self.assertEqual([(cp["label"], cp["change"])
+                          for cp in n["changepoints"]],
+                         [(c["spin allocates"], None)])
+        self.assertIn("0 allocs → 1 alloc, counted exactly", p.stderr)
+        self.assertEqual(doc["notes"], [])
+        with open(page, encoding="utf-8") as f:
+            self.assertIn("<h2>checksum (allocations)</h2>", f.read())
+
     def test_refusals(self):
         base = self.commit({"perfgate.yml": SPIN_CONFIG,
                             "src/spin.c": self.spin(100)}, "base")

@@ -126,10 +126,45 @@ static void a_bad_cell_names_its_place(void)
     pg_error_clear();
 }
 
+/* A heap's series from records: every pair that differs is a step, to
+ * and from a level of 0 too (no fraction leaves 0), said in allocations
+ * and counted exactly. */
+static void a_heap_steps_to_and_from_nothing(void)
+{
+    pg_cp_opts opts;
+    pg_str out = PG_STR_INIT;
+    pg_history h;
+    pg_series *s;
+
+    memset(&opts, 0, sizeof(opts));
+    REQUIRE(read_table(&h,
+                       "commit,heap,heap:change,heap:change_sd\n"
+                       "c0,2,,\nc1,2,0,0\nc2,0,-1,0\nc3,0,0,0\n"
+                       "c4,3,,\nc5,3,0,0\nc6,3,0,0\nc7,3,0,0\n",
+                       NULL) == 0);
+    s = &h.series[0];
+    s->metric = PG_SERIES_ALLOCS;
+    s->sure = calloc(h.npoints, 1);
+    REQUIRE(s->sure);
+    s->sure[2] = s->sure[4] = 1;
+    pg_history_detect(&h, &opts);
+    REQUIRE(s->ncps == 2);
+    CHECK(s->cps[0].at == 2 && s->cps[0].before == 2 && s->cps[0].after == 0);
+    CHECK(s->cps[1].at == 4 && s->cps[1].before == 0 && s->cps[1].after == 3);
+    pg_history_render_text(&out, &h);
+    CHECK_CONTAINS(pg_str_cstr(&out), "at c2: 2 allocs → 0 allocs (-100.0%)");
+    CHECK_CONTAINS(pg_str_cstr(&out), "at c4: 0 allocs → 3 allocs, counted "
+                                      "exactly");
+    CHECK_STR(pg_series_metric_name(PG_SERIES_PEAK), "peak heap");
+    pg_str_clear(&out);
+    pg_history_clear(&h);
+}
+
 const pg_test pg_tests_history[] = {
     {"columns_become_series_labels_and_deviations",
      columns_become_series_labels_and_deviations},
     {"only_the_series_asked_for", only_the_series_asked_for},
     {"a_step_is_found_and_reported", a_step_is_found_and_reported},
     {"a_bad_cell_names_its_place", a_bad_cell_names_its_place},
+    {"a_heap_steps_to_and_from_nothing", a_heap_steps_to_and_from_nothing},
     PG_TESTS_END};
