@@ -7,8 +7,10 @@
 #include "declare.h"
 #include "counter.h"
 #include "str.h"
+#include "trace.h"
 #include "benchmark.h"
 #include "box.h"
+#include "boxcap.h"
 #include "build.h"
 #include "cleanup.h"
 #include "error.h"
@@ -339,10 +341,18 @@ static void fill_side(pg_side_info *out, const pg_rev *rev)
  */
 static int check_box(pg_result *out)
 {
-    const char *why;
+    const char *why, *how;
 
-    if (pg_box_ready(&why))
+    if (pg_box_ready(&why)) {
+        if ((how = pg_boxcap_how(&why)) != NULL) {
+            out->capped_by = pg_strdup(how);
+            out->max_processes = pg_boxcap_max();
+        } else
+            out->uncapped = pg_strdup(why);
+        pg_trace("the box's processes: %s%s",
+                 how ? "capped by " : "not capped: ", how ? how : why);
         return 0;
+    }
     if (pg_box_mode_get() == PG_BOX_REQUIRE)
         return pg_error_set(PG_ERR_USAGE,
                             "--sandbox require: no box can be made for the "

@@ -17,6 +17,7 @@ const char *const pg_env_list[] = {
     "PERFGATE_PUSH_TOKEN", "the token `record --push` sends to the remote",
     "PERFGATE_SANDBOX",    "the box: auto, on or off (as --sandbox)",
     "PERFGATE_BWRAP",      "the bubblewrap program the box runs",
+    "PERFGATE_MAX_PROCESSES", "the most processes a box runs at once (4096)",
     "PERFGATE_DATA_DIR",   "where the built-in problems are (tests, packagers)",
     "PERFGATE_MEASURE",    "the perfgate-measure program (tests, packagers)",
     "PERFGATE_SPLIT",      "0: both sides timed in one process (a check)",

@@ -2,6 +2,7 @@
  * proc.c - child processes under supervision.
  */
 #include "proc.h"
+#include "boxcap.h"
 #include "env.h"
 #include "str.h"
 #include "cleanup.h"
@@ -430,7 +431,8 @@ static void close_pipes(int a[2], int b[2], int c[2], int d[2])
 __attribute__((noreturn)) static void
 child_side(const int outp[2], const int msgp[2], const int execp[2],
            const int reqp[2], pid_t parent, char *const argv[],
-           int (*fn)(void *, int), void *arg, const pg_proc_opts *opts)
+           int (*fn)(void *, int), void *arg, const pg_proc_opts *opts,
+           const pg_boxcap *cap)
 {
     int devnull = open("/dev/null", O_RDONLY);
 
@@ -446,6 +448,9 @@ child_side(const int outp[2], const int msgp[2], const int execp[2],
         rl.rlim_cur = rl.rlim_max = (rlim_t)opts->memory_limit;
         setrlimit(RLIMIT_AS, &rl);
     }
+    /* A box's processes capped (boxcap.h), bubblewrap's with them. */
+    if (cap)
+        pg_boxcap_enter(cap);
     /* Inherited across exec, by the box and what it starts. */
     if (opts->no_aslr)
         personality(personality(0xffffffff) | ADDR_NO_RANDOMIZE);
@@ -498,7 +503,7 @@ child_side(const int outp[2], const int msgp[2], const int execp[2],
  */
 static int child_start(child *c, pg_proc_result *out, char *const argv[],
                        int (*fn)(void *, int), void *arg,
-                       const pg_proc_opts *opts)
+                       const pg_proc_opts *opts, const pg_boxcap *cap)
 {
     int outp[2], msgp[2] = {-1, -1}, execp[2] = {-1, -1}, reqp[2] = {-1, -1};
     int err;
@@ -533,7 +538,7 @@ static int child_start(child *c, pg_proc_result *out, char *const argv[],
         return pg_error_set(PG_ERR_GENERIC, "cannot fork: %s", strerror(err));
     }
     if (pid == 0)
-        child_side(outp, msgp, execp, reqp, parent, argv, fn, arg, opts);
+        child_side(outp, msgp, execp, reqp, parent, argv, fn, arg, opts, cap);
     setpgid(pid, pid);
     pg_cleanup_add_child(pid);
     close(outp[1]);
@@ -562,7 +567,7 @@ static int spawn(pg_proc_result *out, char *const argv[],
     child c;
     int err;
 
-    if ((err = child_start(&c, out, argv, fn, arg, opts)) < 0)
+    if ((err = child_start(&c, out, argv, fn, arg, opts, NULL)) < 0)
         return err;
     err = supervise(&c);
     end_orphans();
@@ -617,6 +622,7 @@ struct pg_proc_live {
     child c;
     pg_strvec boxed;
     char *tmp;
+    pg_boxcap cap; /* how many processes the box may run */
 };
 
 /* Starts argv as opts say into `p`; 0, or negative with `out` empty. */
@@ -626,6 +632,7 @@ static int live_open(pg_proc_live *p, pg_proc_result *out, char *const argv[],
     int err;
 
     memset(&p->boxed, 0, sizeof(p->boxed));
+    memset(&p->cap, 0, sizeof(p->cap));
     p->tmp = NULL;
     if (opts->box && (err = box_argv(&p->boxed, &p->tmp, argv, opts)) < 0) {
         memset(out, 0, sizeof(*out));
@@ -634,13 +641,16 @@ static int live_open(pg_proc_live *p, pg_proc_result *out, char *const argv[],
     }
     if (pg_tracing())
         trace_command(argv, opts->cwd, p->tmp != NULL);
+    if (p->tmp)
+        pg_boxcap_open(&p->cap);
     err = child_start(&p->c, out, p->boxed.n ? p->boxed.v : argv, NULL, NULL,
-                      opts);
+                      opts, p->tmp ? &p->cap : NULL);
     if (err < 0) {
         if (p->tmp)
             pg_rm_rf(p->tmp);
         free(p->tmp);
         pg_strvec_clear(&p->boxed);
+        pg_boxcap_close(&p->cap);
     }
     return err;
 }
@@ -669,6 +679,7 @@ static int live_close(pg_proc_live *p, int err)
         pg_rm_rf(p->tmp);
     free(p->tmp);
     pg_strvec_clear(&p->boxed);
+    pg_boxcap_close(&p->cap);
     return err;
 }
 
@@ -815,7 +826,8 @@ static int slot_start(slot *s, const pg_proc_parallel *pp)
     s->opts = pp->opts;
     s->opts.on_line = slot_line;
     s->opts.payload = s;
-    if ((err = child_start(&s->c, &s->res, NULL, fn, s->task, &s->opts)) < 0) {
+    if ((err = child_start(&s->c, &s->res, NULL, fn, s->task, &s->opts, NULL)) <
+        0) {
         pg_proc_result_clear(&s->res);
         return err;
     }

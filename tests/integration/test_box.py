@@ -1,6 +1,8 @@
 """The box around the pull request's code, and what it contains: process
 chains, the network, files outside, a killed perfgate."""
 import os
+import re
+import resource
 import shutil
 import socket
 import subprocess
@@ -38,6 +40,8 @@ LIB_SUM = fixture("lib_sum.c")
 
 # A head that attacks the run from its own code (issue 49's finding 4).
 FORGER = fixture("forger.c")
+# Forks up to N processes that wait, says how many it got, and ends them.
+BOMB = fixture("bomb.c")
 
 MAKEFILE = fixture("Makefile")
 
@@ -206,6 +210,52 @@ class Contain(RepoTest):
         b = r.bench("sum")
         self.assertEqual(b["status"], "build_failed", b)
         self.assertIn("No space left on device", b["log"])
+
+    def bomb(self, *args):
+        """A compiler that forks up to 600 processes that wait, says how
+        many it got, and ends them all, the box capped at 300: the result
+        and that count."""
+        self.base_repo()
+        cc = self.fake_compiler(
+            "cat > \"$TMPDIR/bomb.c\" <<'EOF'\n" + BOMB + "EOF\n"
+            'cc -o "$TMPDIR/bomb" "$TMPDIR/bomb.c" || exit 1\n'
+            'exec "$TMPDIR/bomb" 600\n')
+        r = self.perfgate("HEAD", "HEAD", *args,
+                          env={"CC": cc, "PERFGATE_MAX_PROCESSES": "300"})
+        b = r.bench("sum")
+        self.assertEqual(b["status"], "build_failed", b)
+        forked = re.search(r"forked (\d+)", b["log"] or "")
+        self.assertIsNotNone(forked, b)
+        return r, int(forked.group(1))
+
+    def test_a_fork_bomb_is_capped_in_the_box(self):
+        # Finding 10: a build's processes were capped only by the user's
+        # own limit (96,364 here), so a fork bomb held the machine.  In
+        # the box they are capped (4,096 unless PERFGATE_MAX_PROCESSES
+        # says otherwise: a pids cgroup as root, RLIMIT_NPROC for other
+        # users), where the machine allows it.
+        if not box_works():
+            self.skipTest("bubblewrap cannot make a box here")
+        r, forked = self.bomb()
+        box = r.json["sandbox"]
+        if box["max_processes"] is None:
+            self.skipTest("not capped here: " + box["processes_why_not"])
+        self.assertEqual(box["max_processes"], 300)
+        self.assertIn(box["processes_capped_by"], ("cgroup", "rlimit"))
+        self.assertGreater(forked, 50)
+        self.assertLess(forked, 300)
+
+    def test_without_the_box_the_bomb_gets_all_it_asks(self):
+        # The control: unboxed, the same bomb gets its 600 (where the
+        # user's own limit allows them).
+        soft, _ = resource.getrlimit(resource.RLIMIT_NPROC)
+        if os.getuid() != 0 and soft != resource.RLIM_INFINITY and \
+                soft < 20000:
+            self.skipTest("this user may not run 600 processes more")
+        r, forked = self.bomb("--sandbox", "off")
+        self.assertEqual(forked, 600)
+        self.assertFalse(r.json["sandbox"]["boxed"])
+        self.assertNotIn("max_processes", r.json["sandbox"])
 
     def test_the_compiler_gets_ten_times_the_timeout(self):
         self.base_repo()

@@ -281,8 +281,13 @@ static void json_round_trip(void)
     r.benchmarks[1].accept_up_to = 1.5;
     strcpy(r.benchmarks[1].accept_why, "bounds checks");
     strcpy(r.benchmarks[1].accept_from, "0123456789ab");
+    /* The box's cap on processes reads back too. */
+    r.capped_by = strdup("cgroup");
+    r.max_processes = 300;
     pg_stats_judge(&r);
     json = pg_result_to_json(&r);
+    CHECK_CONTAINS(json, "\"max_processes\":\t300");
+    CHECK_CONTAINS(json, "\"processes_capped_by\":\t\"cgroup\"");
     CHECK_CONTAINS(json, "\"from\":\t\"0123456789ab\"");
     CHECK_CONTAINS(json, "\"up_to\":\t1.5");
     CHECK_CONTAINS(json, "\"verdict\":\t\"fail\"");

@@ -140,6 +140,14 @@ int pg_merge(pg_result *out, pg_result *parts, size_t n,
             out->unboxed = p->unboxed;
             p->unboxed = NULL;
         }
+        /* Likewise one whose box's processes were not capped. */
+        if (!out->uncapped && p->uncapped) {
+            free(out->capped_by);
+            out->capped_by = NULL;
+            out->max_processes = 0;
+            out->uncapped = p->uncapped;
+            p->uncapped = NULL;
+        }
         /* How main moved: the first shard's history that has one (each
          * shard's benchmarks keep their own figures). */
         if (!out->main_machine && p->main_machine) {

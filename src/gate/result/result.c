@@ -160,6 +160,8 @@ void pg_result_clean_text(pg_result *r)
     pg_text_clean_in_place(&r->config_digest);
     pg_text_clean_in_place(&r->unboxed);
     pg_text_clean_in_place(&r->held_env);
+    pg_text_clean_in_place(&r->capped_by);
+    pg_text_clean_in_place(&r->uncapped);
     pg_text_clean_in_place(&r->main_machine);
     for (i = 0; i < r->nshards; i++) {
         pg_text_clean_in_place(&r->shards[i].host);
@@ -303,6 +305,8 @@ void pg_result_clear(pg_result *r)
     free(r->config_digest);
     free(r->unboxed);
     free(r->held_env);
+    free(r->capped_by);
+    free(r->uncapped);
     free(r->main_machine);
     for (i = 0; i < r->nshards; i++) {
         free(r->shards[i].host);

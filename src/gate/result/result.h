@@ -348,6 +348,11 @@ typedef struct pg_result {
                             NULL when it ran inside, or the result does not say */
     char *held_env;      /* pass_env: names the change's own config added,
                             held out of the box ("A, B"); NULL: none */
+    /* How the box's processes were capped (boxcap.h: "rlimit", "cgroup")
+     * and at how many, or why they were not; NULL and 0 when unboxed or
+     * not said. */
+    char *capped_by, *uncapped;
+    int max_processes;
     pg_shard_info *shards; /* one for a shard's own result, all of them for
                               a merged one; none when not sharded */
     size_t nshards;

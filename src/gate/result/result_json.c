@@ -242,6 +242,25 @@ static cJSON *case_json(const pg_result_case *c)
     return co;
 }
 
+/* "sandbox": whether the revisions' code ran in the box, and its caps. */
+static void add_sandbox(cJSON *root, const pg_result *r)
+{
+    cJSON *box = cJSON_AddObjectToObject(root, "sandbox");
+
+    cJSON_AddBoolToObject(box, "boxed", !r->unboxed);
+    if (r->unboxed)
+        cJSON_AddStringToObject(box, "why_not", r->unboxed);
+    if (r->held_env)
+        cJSON_AddStringToObject(box, "held_env", r->held_env);
+    if (r->capped_by) {
+        cJSON_AddNumberToObject(box, "max_processes", r->max_processes);
+        cJSON_AddStringToObject(box, "processes_capped_by", r->capped_by);
+    } else if (r->uncapped) {
+        cJSON_AddNullToObject(box, "max_processes");
+        cJSON_AddStringToObject(box, "processes_why_not", r->uncapped);
+    }
+}
+
 /* What the device's clocks did while the benchmark ran. */
 static void add_gpu_clocks(cJSON *o, const pg_bench_result *b)
 {
@@ -423,14 +442,7 @@ char *pg_result_to_json(const pg_result *r)
     add_string(root, "config_digest", r->config_digest);
     if (r->main_machine)
         add_string(root, "main_machine", r->main_machine);
-    {
-        cJSON *box = cJSON_AddObjectToObject(root, "sandbox");
-        cJSON_AddBoolToObject(box, "boxed", !r->unboxed);
-        if (r->unboxed)
-            cJSON_AddStringToObject(box, "why_not", r->unboxed);
-        if (r->held_env)
-            cJSON_AddStringToObject(box, "held_env", r->held_env);
-    }
+    add_sandbox(root, r);
     if (r->nshards) {
         cJSON *shards = cJSON_AddArrayToObject(root, "shards");
         for (i = 0; i < r->nshards; i++) {

@@ -400,6 +400,26 @@ static void read_gpu_clocks(pg_bench_result *b, const cJSON *c)
     b->gpu.runtime_version = get_int(c, "runtime_version");
 }
 
+/* "sandbox": whether the code ran in the box, and its caps. */
+static void read_sandbox(pg_result *out, const cJSON *src)
+{
+    out->held_env = get_string(src, "held_env");
+    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(src, "boxed"))) {
+        out->unboxed = get_string(src, "why_not");
+        if (!out->unboxed)
+            out->unboxed = pg_strdup("the result does not say why");
+    }
+    out->capped_by = get_string(src, "processes_capped_by");
+    out->uncapped = get_string(src, "processes_why_not");
+    if (out->capped_by) {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(src, "max_processes");
+        out->max_processes =
+            cJSON_IsNumber(n) && n->valuedouble >= 1 && n->valuedouble <= 1e6
+                ? (int)n->valuedouble
+                : 0;
+    }
+}
+
 /* One case: its figures, its status (a case's own: a change or none). */
 static void read_case(pg_result_case *cr, const cJSON *c)
 {
@@ -555,13 +575,7 @@ int pg_result_from_json(pg_result *out, const char *text, const char *display)
     read_side(&out->head, cJSON_GetObjectItemCaseSensitive(root, "head"));
     out->config_digest = get_string(root, "config_digest");
     out->main_machine = get_string(root, "main_machine");
-    src = cJSON_GetObjectItemCaseSensitive(root, "sandbox");
-    out->held_env = get_string(src, "held_env");
-    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(src, "boxed"))) {
-        out->unboxed = get_string(src, "why_not");
-        if (!out->unboxed)
-            out->unboxed = pg_strdup("the result does not say why");
-    }
+    read_sandbox(out, cJSON_GetObjectItemCaseSensitive(root, "sandbox"));
     cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(root, "shards"))
     {
         pg_shard_info *s;

@@ -1,0 +1,59 @@
+/*
+ * boxcap.h - how many processes a box may run at once.
+ *
+ * A pull request's build can fork until the machine has no process left
+ * to give (a fork bomb holds it until the build's timeout).  Each boxed
+ * run is capped at PG_BOX_PROCESSES tasks (processes and threads) where
+ * the machine lets perfgate do it:
+ *
+ * - "rlimit": perfgate runs as a user other than root.  RLIMIT_NPROC,
+ *   set in the run before bubblewrap starts, binds inside the box's user
+ *   namespace, whose own count holds the box's tasks alone (Linux 5.14's
+ *   per-namespace counts); the user's count outside is held to the tasks
+ *   it had when perfgate looked, plus the cap.
+ * - "cgroup": perfgate runs as root, whom RLIMIT_NPROC does not bind, on
+ *   a machine where it can make a pids cgroup (cgroup v1's pids
+ *   hierarchy, writable): each run gets one of its own, pids.max the cap,
+ *   removed when the run ends (one left by a perfgate killed outright is
+ *   removed by the next run).
+ *
+ * Elsewhere (root in a container whose cgroups are read-only, a unified
+ * hierarchy only) runs are not capped, and pg_boxcap_how() says why.
+ */
+#ifndef PG_BOXCAP_H
+#define PG_BOXCAP_H
+
+/* The most tasks a box runs at once, unless PERFGATE_MAX_PROCESSES says
+ * otherwise: a parallel build of a large project on a large machine stays
+ * well below. */
+#define PG_BOX_PROCESSES 4096
+
+/* The cap in force: PERFGATE_MAX_PROCESSES (1 to 1,000,000), else
+ * PG_BOX_PROCESSES. */
+int pg_boxcap_max(void);
+
+/* One run's cap: its cgroup's directory, or none. */
+typedef struct pg_boxcap {
+    char *cgroup;
+    char procs[4200]; /* its cgroup.procs, for the child to write */
+} pg_boxcap;
+
+/*
+ * How boxes are capped on this machine, found once: "rlimit", "cgroup",
+ * or NULL with `why` (static storage) saying why they are not.
+ */
+const char *pg_boxcap_how(const char **why);
+
+/* Before a boxed run starts: its cgroup made, where that is the way.
+ * Never fails: a run whose cgroup cannot be made runs uncapped (traced). */
+void pg_boxcap_open(pg_boxcap *c);
+
+/* In the run's process, after fork() and before exec(): into its
+ * cgroup, or under its RLIMIT_NPROC.  Async-signal-safe. */
+void pg_boxcap_enter(const pg_boxcap *c);
+
+/* After the run ended, every process of its box with it: its cgroup
+ * removed. */
+void pg_boxcap_close(pg_boxcap *c);
+
+#endif
