@@ -2,6 +2,7 @@
  * boxcap.c - how many processes a box may run at once (boxcap.h).
  */
 #include "boxcap.h"
+#include "clock.h"
 #include "env.h"
 #include "str.h"
 #include "trace.h"
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -206,14 +208,61 @@ const char *pg_boxcap_how(const char **why)
     return cap == CAP_RLIMIT ? "rlimit" : cap == CAP_CGROUP ? "cgroup" : NULL;
 }
 
-void pg_boxcap_open(pg_boxcap *c)
+/* The free space the disk under `path` must keep while a run writes to
+ * it (boxcap.h); 0 when it cannot be looked at. */
+static unsigned long long disk_floor(const char *path)
+{
+    struct statvfs v;
+    unsigned long long size, free, floor = 1ULL << 30;
+
+    if (statvfs(path, &v) < 0 || !v.f_frsize)
+        return 0;
+    size = (unsigned long long)v.f_blocks * v.f_frsize;
+    free = (unsigned long long)v.f_bavail * v.f_frsize;
+    if (size / 20 < floor)
+        floor = size / 20;
+    return free / 2 < floor ? free / 2 : floor;
+}
+
+int pg_boxcap_disk_low(pg_boxcap *c)
+{
+    long long now = (long long)pg_now_ns();
+    size_t i;
+
+    if (now < c->next_look)
+        return 0;
+    c->next_look = now + 100000000LL;
+    for (i = 0; i < PG_BOX_DISK_PATHS && c->disk[i]; i++) {
+        struct statvfs v;
+        if (statvfs(c->disk[i], &v) == 0 &&
+            (unsigned long long)v.f_bavail * v.f_frsize < c->floor[i])
+            return 1;
+    }
+    return 0;
+}
+
+/* The floors of the disks under `writes`. */
+static void open_disks(pg_boxcap *c, const char *const *writes)
+{
+    size_t i, n = 0;
+
+    for (i = 0; writes && i < PG_BOX_DISK_PATHS && writes[i]; i++) {
+        unsigned long long floor = disk_floor(writes[i]);
+        if (!floor)
+            continue;
+        c->disk[n] = pg_strdup(writes[i]);
+        c->floor[n++] = floor;
+    }
+}
+
+void pg_boxcap_open(pg_boxcap *c, const char *const *writes)
 {
     const char *why;
     char *max;
     char limit[32];
 
-    c->cgroup = NULL;
-    c->procs[0] = '\0';
+    memset(c, 0, sizeof(*c));
+    open_disks(c, writes);
     pg_boxcap_how(&why);
     if (cap != CAP_CGROUP)
         return;
@@ -253,9 +302,12 @@ void pg_boxcap_enter(const pg_boxcap *c)
 
 void pg_boxcap_close(pg_boxcap *c)
 {
+    size_t i;
+
     if (c->cgroup && remove_cgroup(c->cgroup) < 0)
         pg_trace("cannot remove %s: %s", c->cgroup, strerror(errno));
     free(c->cgroup);
-    c->cgroup = NULL;
-    c->procs[0] = '\0';
+    for (i = 0; i < PG_BOX_DISK_PATHS; i++)
+        free(c->disk[i]);
+    memset(c, 0, sizeof(*c));
 }

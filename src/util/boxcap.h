@@ -19,6 +19,12 @@
  *
  * Elsewhere (root in a container whose cgroups are read-only, a unified
  * hierarchy only) runs are not capped, and pg_boxcap_how() says why.
+ *
+ * The disk: what a box writes into the places it may write (a side's
+ * tree) is on the machine's disk, and no quota can be had without
+ * privilege.  A boxed run is ended once a disk it writes to is down to
+ * its floor: 1 GiB free, or 5% of the disk, or half of what was free when
+ * the run started, the least of them.  The machine keeps room to work.
  */
 #ifndef PG_BOXCAP_H
 #define PG_BOXCAP_H
@@ -32,10 +38,22 @@
  * PG_BOX_PROCESSES. */
 int pg_boxcap_max(void);
 
-/* One run's cap: its cgroup's directory, or none. */
+#define PG_BOX_DISK_PATHS 4
+
+/* How a run ended for the disk is said (pg_proc_result.disk_low). */
+#define PG_BOX_DISK_SAID                                                       \
+    "ended as it filled the disk it writes to (a boxed run must leave 1 "      \
+    "GiB, 5% of the disk or half of what was free when it started, the "       \
+    "least of them)"
+
+/* One run's caps: its cgroup's directory, or none; the disks it writes
+ * to, and the free space each must keep. */
 typedef struct pg_boxcap {
     char *cgroup;
     char procs[4200]; /* its cgroup.procs, for the child to write */
+    char *disk[PG_BOX_DISK_PATHS];
+    unsigned long long floor[PG_BOX_DISK_PATHS];
+    long long next_look; /* when the disks are looked at again (ns) */
 } pg_boxcap;
 
 /*
@@ -44,9 +62,15 @@ typedef struct pg_boxcap {
  */
 const char *pg_boxcap_how(const char **why);
 
-/* Before a boxed run starts: its cgroup made, where that is the way.
- * Never fails: a run whose cgroup cannot be made runs uncapped (traced). */
-void pg_boxcap_open(pg_boxcap *c);
+/* Before a boxed run starts: its cgroup made, where that is the way, and
+ * the floors of the disks under `writes` (NULL ends the list early; at
+ * most PG_BOX_DISK_PATHS).  Never fails: a run whose cgroup cannot be made
+ * runs uncapped (traced). */
+void pg_boxcap_open(pg_boxcap *c, const char *const *writes);
+
+/* While the run runs: 1 when a disk it writes to is down to its floor
+ * (looked at every 100 ms at most), else 0. */
+int pg_boxcap_disk_low(pg_boxcap *c);
 
 /* In the run's process, after fork() and before exec(): into its
  * cgroup, or under its RLIMIT_NPROC.  Async-signal-safe. */

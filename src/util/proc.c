@@ -146,6 +146,7 @@ typedef struct child {
     pg_str pending; /* the message pipe's unfinished line */
     pg_proc_result *out;
     const pg_proc_opts *opts;
+    pg_boxcap *cap; /* a boxed run's caps, or NULL */
 } child;
 
 /* The child's open descriptors, for poll(); how many. */
@@ -205,10 +206,12 @@ static int child_step(child *c, int *err)
         *err = pg_error_set(PG_ERR_INTERRUPTED, "interrupted");
     } else if (opts->timeout > 0 && elapsed > opts->timeout) {
         c->out->timed_out = 1;
+    } else if (c->cap && pg_boxcap_disk_low(c->cap)) {
+        c->out->disk_low = 1;
     } else if (opts->watchdog) {
         c->out->watchdog = opts->watchdog(opts->payload);
     }
-    if (*err || c->out->timed_out || c->out->watchdog) {
+    if (*err || c->out->timed_out || c->out->disk_low || c->out->watchdog) {
         kill(-c->pid, SIGKILL);
         c->killed = 1;
     }
@@ -503,7 +506,7 @@ child_side(const int outp[2], const int msgp[2], const int execp[2],
  */
 static int child_start(child *c, pg_proc_result *out, char *const argv[],
                        int (*fn)(void *, int), void *arg,
-                       const pg_proc_opts *opts, const pg_boxcap *cap)
+                       const pg_proc_opts *opts, pg_boxcap *cap)
 {
     int outp[2], msgp[2] = {-1, -1}, execp[2] = {-1, -1}, reqp[2] = {-1, -1};
     int err;
@@ -555,6 +558,7 @@ static int child_start(child *c, pg_proc_result *out, char *const argv[],
     c->exec_fd = execp[0];
     c->out = out;
     c->opts = opts;
+    c->cap = cap;
     fcntl(c->out_fd, F_SETFL, O_NONBLOCK);
     if (c->msg_fd >= 0)
         fcntl(c->msg_fd, F_SETFL, O_NONBLOCK);
@@ -642,7 +646,7 @@ static int live_open(pg_proc_live *p, pg_proc_result *out, char *const argv[],
     if (pg_tracing())
         trace_command(argv, opts->cwd, p->tmp != NULL);
     if (p->tmp)
-        pg_boxcap_open(&p->cap);
+        pg_boxcap_open(&p->cap, opts->box->write);
     err = child_start(&p->c, out, p->boxed.n ? p->boxed.v : argv, NULL, NULL,
                       opts, p->tmp ? &p->cap : NULL);
     if (err < 0) {

@@ -54,6 +54,8 @@ typedef struct pg_proc_result {
     int signal;     /* the signal that ended it, or 0 */
     int timed_out;  /* killed at opts.timeout */
     int watchdog;   /* the watchdog's non-zero verdict, or 0 */
+    int disk_low;   /* killed: a disk its box writes to was down to the
+                       floor it must keep (boxcap.h) */
     double seconds; /* wall time */
     int not_run;    /* the program could not be started: why (an errno;
                        it also exited 127, saying so) */

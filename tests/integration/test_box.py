@@ -524,6 +524,37 @@ void solution(const float *in, float *out, size_t n)
         return processes(lambda cmdline: cmdline == b"sleep\x00%s\x00"
                          % self.mark.encode())
 
+    def filler(self, *args):
+        """A build that writes 199 MB into its tree on a disk of 200 MB
+        (a tmpfs of the test's own), then waits and fails: the build's
+        message."""
+        mnt = os.path.join(self.tmp, "small")
+        os.makedirs(mnt)
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=200m",
+                           "tmpfs", mnt], capture_output=True).returncode:
+            self.skipTest("no disk of 200 MB can be mounted here (root "
+                          "mounts a tmpfs)")
+        self.addCleanup(subprocess.run, ["umount", "-l", mnt])
+        self.commit({"perfgate.yml": PROJECT_CONFIG % (
+            "'head -c 199M /dev/zero > fill; sleep 5; exit 1'",
+            "build/libsum.a")}, "base")
+        r = self.perfgate("HEAD", "HEAD", *args, env={"TMPDIR": mnt})
+        b = r.bench()
+        self.assertEqual(b["status"], "build_failed", b)
+        return b["message"]
+
+    def test_a_build_that_fills_the_disk_is_ended(self):
+        # Finding 9, the rest: a build writes into its own tree, on the
+        # machine's disk.  A boxed run is ended once the disk it writes to
+        # is down to its floor (here 5% of 200 MB), within 100 ms.
+        self.need_box()
+        self.assertIn("the build command was ended as it filled the disk "
+                      "it writes to", self.filler())
+
+    def test_without_the_box_the_disk_fills(self):
+        self.assertIn("the build command failed (exit status 1)",
+                      self.filler("--sandbox", "off"))
+
     def test_a_setsid_chain_of_2000_ends_with_the_run(self):
         self.need_box()
         self.chain()

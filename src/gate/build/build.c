@@ -2,6 +2,7 @@
  * build.c - running the compiler.
  */
 #include "build.h"
+#include "boxcap.h"
 #include "affected.h"
 #include "error.h"
 #include "function.h"
@@ -163,6 +164,9 @@ static int compile(pg_build *out, pg_strvec *a, const char *cwd,
             out->message = pg_strdupf("the compiler did not finish %s within "
                                       "%.0f s",
                                       what, timeout);
+        else if (res.disk_low)
+            out->message =
+                pg_strdupf("the compiler of %s was %s", what, PG_BOX_DISK_SAID);
         else
             out->message = pg_strdupf("%s does not compile", what);
     }
@@ -215,6 +219,9 @@ int pg_build_project(pg_build *out, const char *command, const char *side_dir,
         out->message = pg_strdupf("the build command did not finish within "
                                   "%.0f s: %s",
                                   timeout, command);
+    else if (!out->ok && res.disk_low)
+        out->message = pg_strdupf("the build command was %s: %s",
+                                  PG_BOX_DISK_SAID, command);
     else if (!out->ok && res.signal)
         out->message = pg_strdupf("the build command was killed by %s: %s",
                                   pg_signal_describe(res.signal), command);

@@ -7,6 +7,7 @@
  * (fd 4 there), so that a hang or a crash is charged to the right side.
  */
 #include "run.h"
+#include "boxcap.h"
 #include "env.h"
 #include "counter.h"
 #include "error.h"
@@ -529,7 +530,7 @@ static void set_end(pg_bench_result *out, const pg_proc_result *res,
                     const parent_ctx *pctx, double timeout)
 {
     int side = res->watchdog ? pctx->timeout_side : pctx->watch->side;
-    int ended = res->watchdog || res->timed_out || res->signal;
+    int ended = res->watchdog || res->timed_out || res->signal || res->disk_low;
     pg_str msg = PG_STR_INIT;
 
     /* A reported failure keeps its own message, with the log. */
@@ -547,7 +548,9 @@ static void set_end(pg_bench_result *out, const pg_proc_result *res,
                       res->watchdog ? pctx->spec->settings->timeout : timeout);
     } else {
         out->status = PG_STATUS_CRASHED;
-        if (res->signal)
+        if (res->disk_low)
+            pg_str_puts(&msg, PG_BOX_DISK_SAID);
+        else if (res->signal)
             pg_str_printf(&msg, "killed by %s",
                           pg_signal_describe(res->signal));
         else

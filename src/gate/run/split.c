@@ -3,6 +3,7 @@
  * (split.h).
  */
 #include "split.h"
+#include "boxcap.h"
 #include "env.h"
 #include "clock.h"
 #include "counter.h"
@@ -378,7 +379,9 @@ static void set_failure(pg_bench_result *out, const split *sp, const worker *w)
                       spec->settings->timeout);
     } else {
         out->status = PG_STATUS_CRASHED;
-        if (w->res.signal)
+        if (w->res.disk_low)
+            pg_str_puts(&msg, PG_BOX_DISK_SAID);
+        else if (w->res.signal)
             pg_str_printf(&msg, "killed by %s",
                           pg_signal_describe(w->res.signal));
         else
