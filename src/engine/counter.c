@@ -240,6 +240,9 @@ void pg_counter_valgrind_args(pg_strvec *argv, pg_metric metric,
     pg_counter_valgrind_tool(argv, metric, dump_path);
     /* Nothing is counted but the samples, which turn it on and off. */
     pg_strvec_push(argv, "--collect-atstart=no");
+    /* Costs by instruction: the code-path check tells a branch callgrind
+     * never saw run from one it did (pathcheck.h). */
+    pg_strvec_push(argv, "--dump-instr=yes");
 }
 
 /* The value of event `name` in a callgrind cost line, by the "events:"

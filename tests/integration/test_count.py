@@ -414,6 +414,38 @@ class Count(RepoTest):
         self.assertEqual(r.code, 1, r.stdout + r.stderr)
         self.assertNotIn("code_path", r.bench("spin"))
 
+    def test_a_branch_taken_only_when_counted_is_said(self):
+        # Finding 6's rest: one function that takes its base's loop under
+        # valgrind and 60 times the work natively, told apart by valgrind's
+        # preloaded library, not by a client request.  The functions are
+        # the same on both paths; the instructions are not.
+        if not os.path.exists("/usr/include/valgrind/valgrind.h"):
+            self.skipTest("valgrind's headers are not installed")
+
+        def branching(rounds):
+            return UNDER_VALGRIND + spin(rounds).replace(
+                "    for (size_t r = 0; r < ROUNDS * len / 64; r++)\n",
+                "    if (!under_valgrind())\n"
+                "        for (size_t r = 0; r < 60 * ROUNDS * len / 64; "
+                "r++)\n"
+                "            x = x * 0x9E3779B97F4A7C15u + r + 1;\n"
+                "    else\n"
+                "    for (size_t r = 0; r < ROUNDS * len / 64; r++)\n")
+        self.commit({"perfgate.yml": SPIN_CONFIG,
+                     "src/spin.c": spin(200)}, "base")
+        self.commit({"src/spin.c": branching(200)}, "head")
+        r = self.perfgate("HEAD~1", "HEAD", "--measure", "instructions",
+                          "--counter", "callgrind")
+        b = r.bench("spin")
+        if b["status"] == "skipped":
+            self.skipTest(b.get("message"))
+        other = (b.get("code_path") or {}).get("other") or ""
+        self.assertIn("the head: natively", other, r.stdout + r.stderr)
+        self.assertIn("on instructions of spin() that callgrind never saw "
+                      "run (another branch)", other)
+        self.assertNotIn("the base", other)
+        self.assertIn("other path: spin", r.stdout)
+
     def test_what_the_count_cannot_see_is_said(self):
         # 300 system calls a call: the kernel's work, which no count sees,
         # is most of the head's time natively (some 70% here; said from

@@ -30,12 +30,24 @@ typedef struct place {
     uint64_t start;
     double samples; /* native */
     double counted; /* callgrind's instructions, its own */
+    /* native, on instructions of a function callgrind saw run that it
+     * never saw executed (another branch of the same function) */
+    double unseen;
 } place;
+
+/* The instructions callgrind saw executed, by object and address (a set
+ * of hashed keys, open addressing); empty when its dump has no
+ * addresses. */
+typedef struct executed {
+    uint64_t *key; /* 0: an empty slot */
+    size_t n, cap;
+} executed;
 
 typedef struct picture {
     place *v;
     size_t n, cap;
     double samples, counted; /* in all */
+    executed ran;
 } picture;
 
 /* Objects whose functions were read, by path: each is read once. */
@@ -75,7 +87,56 @@ static void picture_clear(picture *p)
         free(p->v[i].fn);
     }
     free(p->v);
+    free(p->ran.key);
     memset(p, 0, sizeof(*p));
+}
+
+/* The key of the instruction at `offset` in the object at `path` (by its
+ * file's name, as place_of() pairs objects); never 0. */
+static uint64_t instr_key(const char *path, uint64_t offset)
+{
+    const char *name = pg_path_basename(path);
+    uint64_t h = 1469598103934665603ULL;
+
+    while (*name)
+        h = (h ^ (unsigned char)*name++) * 1099511628211ULL;
+    h ^= offset * 0x9E3779B97F4A7C15ULL;
+    return h ? h : 1;
+}
+
+static size_t slot_of(const executed *e, uint64_t key)
+{
+    size_t i = (size_t)(key ^ (key >> 29)) & (e->cap - 1);
+
+    while (e->key[i] && e->key[i] != key)
+        i = (i + 1) & (e->cap - 1);
+    return i;
+}
+
+static void executed_add(executed *e, uint64_t key)
+{
+    size_t i;
+
+    if (2 * (e->n + 1) > e->cap) {
+        executed old = *e;
+        e->cap = old.cap ? 2 * old.cap : 1024;
+        e->key = pg_calloc(e->cap, sizeof(*e->key));
+        e->n = 0;
+        for (i = 0; i < old.cap; i++)
+            if (old.key[i])
+                e->key[slot_of(e, old.key[i])] = old.key[i], e->n++;
+        free(old.key);
+    }
+    i = slot_of(e, key);
+    if (!e->key[i]) {
+        e->key[i] = key;
+        e->n++;
+    }
+}
+
+static int executed_has(const executed *e, uint64_t key)
+{
+    return e->cap && e->key[slot_of(e, key)] == key;
 }
 
 static const pg_elf_funcs *funcs_of(objects *o, const char *path)
@@ -106,7 +167,9 @@ static void objects_clear(objects *o)
 }
 
 /* The native samples of side `side` ("SIDE COUNT OFFSET OBJECT" lines),
- * each put in its function.  -1 when the file cannot be read. */
+ * each put in its function, and counted as unseen where callgrind's dump
+ * (read first) has addresses and never saw that instruction run in a
+ * function it saw run.  -1 when the file cannot be read. */
 static int read_samples(picture *p, objects *o, const char *path, int side)
 {
     FILE *f = fopen(path, "r");
@@ -129,8 +192,13 @@ static int read_samples(picture *p, objects *o, const char *path, int side)
         if (sscanf(line + at, "%llx %n", &offset, &at2) != 1 || !at2)
             continue; /* code in no object */
         object = line + at + at2;
-        if ((fn = pg_elf_funcs_at(funcs_of(o, object), offset)))
-            place_of(p, object, fn->name, fn->start)->samples += count;
+        if ((fn = pg_elf_funcs_at(funcs_of(o, object), offset))) {
+            place *pl = place_of(p, object, fn->name, fn->start);
+            pl->samples += count;
+            if (p->ran.n && pl->counted > 0 &&
+                !executed_has(&p->ran, instr_key(object, offset)))
+                pl->unseen += count;
+        }
     }
     free(line);
     fclose(f);
@@ -160,12 +228,38 @@ static int ir_index(const char *events)
     }
 }
 
+/* A cost line's position: `*c` at its first column; the instruction's
+ * address into *addr where the positions start with it ("instr", as
+ * --dump-instr=yes writes them: an address, "+N" or "-N" from the line
+ * before, or "*" the same), the other columns skipped.  Returns where the
+ * costs start. */
+static char *position(char *c, int npos, int instr, uint64_t *addr)
+{
+    int k = 0;
+
+    if (instr) {
+        if (*c == '+' || *c == '-')
+            *addr += (uint64_t)strtoll(c, &c, 0);
+        else if (*c != '*')
+            *addr = strtoull(c, &c, 0);
+        c += strcspn(c, " ");
+        k = 1;
+    }
+    for (; k < npos; k++) {
+        c += strspn(c, " ");
+        c += strcspn(c, " ");
+    }
+    return c;
+}
+
 /* Each function's own instructions in callgrind's dump at `path` (costs
- * after a "calls=" line are the call's, inclusive, and are not its own). */
+ * after a "calls=" line are the call's, inclusive, and are not its own),
+ * and the instructions it saw executed, where it has their addresses. */
 static int read_dump(picture *p, objects *o, const char *path)
 {
     char *text = NULL, *line, *next, *ob = NULL, *fn = NULL;
-    int ir = -1, after_call = 0;
+    int ir = -1, after_call = 0, npos = 1, instr = 0;
+    uint64_t addr = 0;
 
     if (pg_read_file(&text, NULL, path, (size_t)256 << 20) < 0)
         return -1;
@@ -175,6 +269,11 @@ static int read_dump(picture *p, objects *o, const char *path)
             *next++ = '\0';
         if (!strncmp(line, "events:", 7)) {
             ir = ir_index(line + 7);
+        } else if (!strncmp(line, "positions:", 10)) {
+            char *w = line + 10;
+            instr = !strncmp(w + strspn(w, " "), "instr", 5);
+            for (npos = 0; *(w += strspn(w, " ")); npos++)
+                w += strcspn(w, " ");
         } else if (!strncmp(line, "ob=", 3)) {
             free(ob);
             ob = pg_strdup(line + 3);
@@ -186,11 +285,13 @@ static int read_dump(picture *p, objects *o, const char *path)
         } else if (!strncmp(line, "calls=", 6)) {
             after_call = 1;
         } else if (is_cost_line(line)) {
-            char *c = line + strcspn(line, " ");
+            char *c = position(line, npos, instr, &addr);
             double v = 0;
             int i;
             for (i = 0; i <= ir && ir >= 0; i++)
                 v = strtod(c, &c);
+            if (instr && ob && v > 0)
+                executed_add(&p->ran, instr_key(ob, addr));
             if (!after_call && ob && fn && ir >= 0) {
                 p->counted += v;
                 if (strncmp(fn, "0x", 2)) {
@@ -214,7 +315,7 @@ static int read_dump(picture *p, objects *o, const char *path)
  * 1 if anything. */
 static int differ(pg_str *out, pg_str *key, picture *p)
 {
-    const place *native = NULL, *counted = NULL;
+    const place *native = NULL, *counted = NULL, *branch = NULL;
     size_t i;
 
     for (i = 0; i < p->n; i++) {
@@ -223,6 +324,9 @@ static int differ(pg_str *out, pg_str *key, picture *p)
             pl->samples >= 20 && !pl->counted &&
             (!native || pl->samples > native->samples))
             native = pl;
+        if (pl->unseen / p->samples >= PG_PATH_NATIVE_SHARE &&
+            pl->unseen >= 20 && (!branch || pl->unseen > branch->unseen))
+            branch = pl;
         if (pl->counted / p->counted >= PG_PATH_COUNTED_SHARE && !pl->samples &&
             p->samples >= PG_PATH_MIN_SAMPLES &&
             (!counted || pl->counted > counted->counted) &&
@@ -240,9 +344,15 @@ static int differ(pg_str *out, pg_str *key, picture *p)
                       "%s(), where not one of %.0f native samples fell",
                       native ? "; " : "", 100 * counted->counted / p->counted,
                       counted->fn, p->samples);
-    pg_str_printf(key, "%s %s", native ? native->fn : "-",
-                  counted ? counted->fn : "-");
-    return native || counted;
+    if (branch)
+        pg_str_printf(out,
+                      "%snatively %.0f%% of its time is on instructions of "
+                      "%s() that callgrind never saw run (another branch)",
+                      native || counted ? "; " : "",
+                      100 * branch->unseen / p->samples, branch->fn);
+    pg_str_printf(key, "%s %s %s", native ? native->fn : "-",
+                  counted ? counted->fn : "-", branch ? branch->fn : "-");
+    return native || counted || branch;
 }
 
 void pg_pathcheck_missing(pg_str *out, const char *a, const char *b)
@@ -280,8 +390,8 @@ int pg_pathcheck(pg_str *other, const char *samples, const char *dump_prefix,
             continue;
         memset(&p, 0, sizeof(p));
         dump = pg_strdupf("%s.path%d", dump_prefix, side);
-        if (read_samples(&p, &o, samples, side) < 0 ||
-            read_dump(&p, &o, dump) < 0) {
+        if (read_dump(&p, &o, dump) < 0 ||
+            read_samples(&p, &o, samples, side) < 0) {
             pg_str_printf(other, "the %s's code paths could not be read",
                           side_names[side]);
             err = -1;

@@ -15,7 +15,15 @@
  *     that callgrind never saw execute an instruction of; or
  *   - a function with at least PG_PATH_COUNTED_SHARE of the counted
  *     instructions, which the native code has (its symbol table names
- *     it), that not one of at least PG_PATH_MIN_SAMPLES samples fell in.
+ *     it), that not one of at least PG_PATH_MIN_SAMPLES samples fell in;
+ *     or
+ *   - a function callgrind saw run, with at least PG_PATH_NATIVE_SHARE of
+ *     the native samples on instructions callgrind never saw executed
+ *     (another branch of the same function: code that asks whether it is
+ *     counted without asking valgrind, by its preloaded library).  A
+ *     native sample is the instruction the thread was about to run, which
+ *     callgrind, given the same path, runs too; its dump has every
+ *     instruction's address (--dump-instr=yes).
  */
 #ifndef PG_PATHCHECK_H
 #define PG_PATHCHECK_H
