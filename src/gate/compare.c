@@ -351,6 +351,7 @@ static int check_box(pg_result *out)
             out->uncapped = pg_strdup(why);
         pg_trace("the box's processes: %s%s",
                  how ? "capped by " : "not capped: ", how ? how : why);
+        out->groups_kept = pg_boxcap_groups();
         return 0;
     }
     if (pg_box_mode_get() == PG_BOX_REQUIRE)

@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,27 @@ static char why_not[256];
 static char *pids_dir;     /* perfgate's own pids cgroup (CAP_CGROUP) */
 static rlim_t nproc_limit; /* CAP_RLIMIT */
 static unsigned serial;
+
+char *pg_boxcap_groups(void)
+{
+    gid_t g[256];
+    int n = getgroups(256, g), i;
+    pg_str out = PG_STR_INIT;
+
+    for (i = 0; i < n; i++) {
+        struct group *gr;
+        if (g[i] == getgid())
+            continue;
+        gr = getgrgid(g[i]);
+        pg_str_printf(&out, "%s%s (%ld)", out.size ? ", " : "",
+                      gr && gr->gr_name ? gr->gr_name : "?", (long)g[i]);
+    }
+    if (!out.size) {
+        pg_str_clear(&out);
+        return NULL;
+    }
+    return pg_str_detach(&out);
+}
 
 int pg_boxcap_max(void)
 {

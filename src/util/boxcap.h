@@ -62,6 +62,15 @@ typedef struct pg_boxcap {
  */
 const char *pg_boxcap_how(const char **why);
 
+/*
+ * The supplementary groups the box keeps, which an unprivileged user
+ * namespace cannot drop (setgroups() is refused there): "docker (999),
+ * adm (4)", a new string; NULL when there are none beyond the user's own
+ * group.  What they may read outside the hidden places, the box's code
+ * may read.
+ */
+char *pg_boxcap_groups(void);
+
 /* Before a boxed run starts: its cgroup made, where that is the way, and
  * the floors of the disks under `writes` (NULL ends the list early; at
  * most PG_BOX_DISK_PATHS).  Never fails: a run whose cgroup cannot be made

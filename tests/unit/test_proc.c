@@ -15,9 +15,11 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <grp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "boxcap.h"
 #include "proc.h"
 #include "str.h"
 #include "strvec.h"
@@ -453,7 +455,48 @@ static void a_program_ends_when_its_reader_is_gone(void)
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == PG_PROC_READER_GONE);
 }
 
+/* The groups a box keeps are said, but the user's own; in a child, whose
+ * groups root may set (elsewhere there is nothing to set). */
+static void the_groups_a_box_keeps_are_said(void)
+{
+    int p[2], status = 0;
+    char said[256] = "";
+    ssize_t n;
+    pid_t pid;
+
+    if (geteuid() != 0)
+        return;
+    REQUIRE(pipe(p) == 0);
+    pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        gid_t groups[3] = {getgid(), 4, 27};
+        char *g;
+        close(p[0]);
+        if (setgroups(3, groups) < 0)
+            _exit(2);
+        g = pg_boxcap_groups();
+        if (write(p[1], g ? g : "-", g ? strlen(g) : 1) < 0)
+            _exit(3);
+        setgroups(1, groups);
+        free(g);
+        g = pg_boxcap_groups();
+        _exit(g ? 4 : 0);
+    }
+    close(p[1]);
+    n = read(p[0], said, sizeof(said) - 1);
+    close(p[0]);
+    waitpid(pid, &status, 0);
+    REQUIRE(n > 0);
+    said[n] = '\0';
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK_CONTAINS(said, "(4)");
+    CHECK_CONTAINS(said, ", ");
+    CHECK_CONTAINS(said, "(27)");
+}
+
 const pg_test pg_tests_proc[] = {
+    {"the_groups_a_box_keeps_are_said", the_groups_a_box_keeps_are_said},
     {"a_program_ends_when_its_reader_is_gone",
      a_program_ends_when_its_reader_is_gone},
     {"exit_status_and_output", exit_status_and_output},

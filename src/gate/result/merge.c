@@ -140,6 +140,10 @@ int pg_merge(pg_result *out, pg_result *parts, size_t n,
             out->unboxed = p->unboxed;
             p->unboxed = NULL;
         }
+        if (!out->groups_kept && p->groups_kept) {
+            out->groups_kept = p->groups_kept;
+            p->groups_kept = NULL;
+        }
         /* Likewise one whose box's processes were not capped. */
         if (!out->uncapped && p->uncapped) {
             free(out->capped_by);

@@ -162,6 +162,7 @@ void pg_result_clean_text(pg_result *r)
     pg_text_clean_in_place(&r->held_env);
     pg_text_clean_in_place(&r->capped_by);
     pg_text_clean_in_place(&r->uncapped);
+    pg_text_clean_in_place(&r->groups_kept);
     pg_text_clean_in_place(&r->main_machine);
     for (i = 0; i < r->nshards; i++) {
         pg_text_clean_in_place(&r->shards[i].host);
@@ -307,6 +308,7 @@ void pg_result_clear(pg_result *r)
     free(r->held_env);
     free(r->capped_by);
     free(r->uncapped);
+    free(r->groups_kept);
     free(r->main_machine);
     for (i = 0; i < r->nshards; i++) {
         free(r->shards[i].host);

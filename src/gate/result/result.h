@@ -353,6 +353,8 @@ typedef struct pg_result {
      * not said. */
     char *capped_by, *uncapped;
     int max_processes;
+    /* The supplementary groups the box kept (boxcap.h), or NULL. */
+    char *groups_kept;
     pg_shard_info *shards; /* one for a shard's own result, all of them for
                               a merged one; none when not sharded */
     size_t nshards;

@@ -259,6 +259,8 @@ static void add_sandbox(cJSON *root, const pg_result *r)
         cJSON_AddNullToObject(box, "max_processes");
         cJSON_AddStringToObject(box, "processes_why_not", r->uncapped);
     }
+    if (r->groups_kept)
+        cJSON_AddStringToObject(box, "groups_kept", r->groups_kept);
 }
 
 /* What the device's clocks did while the benchmark ran. */

@@ -411,6 +411,7 @@ static void read_sandbox(pg_result *out, const cJSON *src)
     }
     out->capped_by = get_string(src, "processes_capped_by");
     out->uncapped = get_string(src, "processes_why_not");
+    out->groups_kept = get_string(src, "groups_kept");
     if (out->capped_by) {
         const cJSON *n = cJSON_GetObjectItemCaseSensitive(src, "max_processes");
         out->max_processes =
