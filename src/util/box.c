@@ -3,6 +3,7 @@
  * namespace per run, an environment of a few names.
  */
 #include "box.h"
+#include "boxcap.h"
 #include "env.h"
 #include "fs.h"
 #include "str.h"
@@ -731,6 +732,11 @@ int pg_box_ready(const char **why)
         probed = bwrap_path && access(bwrap_path, X_OK) == 0 && probe() == 0
                      ? 1
                      : -1;
+        /* How boxes are capped, found here, once, before any run. */
+        if (probed > 0) {
+            const char *uncapped;
+            pg_boxcap_how(&uncapped);
+        }
     }
     *why = why_not;
     return probed > 0;

@@ -30,7 +30,6 @@ static enum { CAP_UNKNOWN, CAP_NONE, CAP_RLIMIT, CAP_CGROUP } cap;
 static char why_not[256];
 static char *pids_dir;     /* perfgate's own pids cgroup (CAP_CGROUP) */
 static rlim_t nproc_limit; /* CAP_RLIMIT */
-static unsigned serial;
 
 char *pg_boxcap_groups(void)
 {
@@ -173,17 +172,40 @@ static void sweep(const char *dir)
     closedir(d);
 }
 
-/* Whether a pids cgroup can be made under `dir` and capped. */
-static int cgroup_works(const char *dir)
-{
-    char *probe = pg_strdupf("%s/perfgate-%ld-probe", dir, (long)getpid());
-    char *max = pg_strdupf("%s/pids.max", probe);
-    int ok = mkdir(probe, 0755) == 0 && write_file(max, "1") == 0;
+/* The cgroup perfgate's boxes share, removed when perfgate exits (by
+ * the process that made it: a forked child's exit() leaves it). */
+static char *cgroup_dir;
+static pid_t cgroup_owner;
 
-    rmdir(probe);
+static void remove_own_cgroup(void)
+{
+    if (cgroup_dir && getpid() == cgroup_owner)
+        remove_cgroup(cgroup_dir);
+}
+
+/* The pids cgroup of this perfgate's boxes, under `dir`, capped; 0, or -1
+ * when it cannot be made. */
+static int make_cgroup(const char *dir)
+{
+    char *max, limit[32];
+    int ok;
+
+    cgroup_dir = pg_strdupf("%s/perfgate-%ld-0", dir, (long)getpid());
+    max = pg_strdupf("%s/pids.max", cgroup_dir);
+    snprintf(limit, sizeof(limit), "%d", pg_boxcap_max());
+    ok = mkdir(cgroup_dir, 0755) == 0 && write_file(max, limit) == 0 &&
+         strlen(cgroup_dir) + sizeof("/cgroup.procs") <=
+             sizeof(((pg_boxcap *)0)->procs);
     free(max);
-    free(probe);
-    return ok;
+    if (!ok) {
+        rmdir(cgroup_dir);
+        free(cgroup_dir);
+        cgroup_dir = NULL;
+        return -1;
+    }
+    cgroup_owner = getpid();
+    atexit(remove_own_cgroup);
+    return 0;
 }
 
 static void find_cap(void)
@@ -207,7 +229,7 @@ static void find_cap(void)
     pids_dir = own_pids_cgroup();
     if (pids_dir) {
         sweep(pids_dir);
-        if (cgroup_works(pids_dir)) {
+        if (make_cgroup(pids_dir) == 0) {
             cap = CAP_CGROUP;
             return;
         }
@@ -280,29 +302,12 @@ static void open_disks(pg_boxcap *c, const char *const *writes)
 void pg_boxcap_open(pg_boxcap *c, const char *const *writes)
 {
     const char *why;
-    char *max;
-    char limit[32];
 
     memset(c, 0, sizeof(*c));
     open_disks(c, writes);
     pg_boxcap_how(&why);
-    if (cap != CAP_CGROUP)
-        return;
-    c->cgroup = pg_strdupf("%s/perfgate-%ld-%u", pids_dir, (long)getpid(),
-                           __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED));
-    max = pg_strdupf("%s/pids.max", c->cgroup);
-    snprintf(limit, sizeof(limit), "%d", pg_boxcap_max());
-    if (mkdir(c->cgroup, 0755) < 0 || write_file(max, limit) < 0 ||
-        (size_t)snprintf(c->procs, sizeof(c->procs), "%s/cgroup.procs",
-                         c->cgroup) >= sizeof(c->procs)) {
-        pg_trace("the box's processes are not capped: cannot make %s: %s",
-                 c->cgroup, strerror(errno));
-        rmdir(c->cgroup);
-        free(c->cgroup);
-        c->cgroup = NULL;
-        c->procs[0] = '\0';
-    }
-    free(max);
+    if (cap == CAP_CGROUP)
+        snprintf(c->procs, sizeof(c->procs), "%s/cgroup.procs", cgroup_dir);
 }
 
 void pg_boxcap_enter(const pg_boxcap *c)
@@ -326,9 +331,6 @@ void pg_boxcap_close(pg_boxcap *c)
 {
     size_t i;
 
-    if (c->cgroup && remove_cgroup(c->cgroup) < 0)
-        pg_trace("cannot remove %s: %s", c->cgroup, strerror(errno));
-    free(c->cgroup);
     for (i = 0; i < PG_BOX_DISK_PATHS; i++)
         free(c->disk[i]);
     memset(c, 0, sizeof(*c));

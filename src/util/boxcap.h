@@ -13,9 +13,9 @@
  *   it had when perfgate looked, plus the cap.
  * - "cgroup": perfgate runs as root, whom RLIMIT_NPROC does not bind, on
  *   a machine where it can make a pids cgroup (cgroup v1's pids
- *   hierarchy, writable): each run gets one of its own, pids.max the cap,
- *   removed when the run ends (one left by a perfgate killed outright is
- *   removed by the next run).
+ *   hierarchy, writable): its boxes share one, pids.max the cap, made
+ *   once and removed when perfgate exits (one left by a perfgate killed
+ *   outright is removed by the next run).
  *
  * Elsewhere (root in a container whose cgroups are read-only, a unified
  * hierarchy only) runs are not capped, and pg_boxcap_how() says why.
@@ -46,11 +46,10 @@ int pg_boxcap_max(void);
     "GiB, 5% of the disk or half of what was free when it started, the "       \
     "least of them)"
 
-/* One run's caps: its cgroup's directory, or none; the disks it writes
+/* One run's caps: the cgroup.procs it joins, or ""; the disks it writes
  * to, and the free space each must keep. */
 typedef struct pg_boxcap {
-    char *cgroup;
-    char procs[4200]; /* its cgroup.procs, for the child to write */
+    char procs[4200];
     char *disk[PG_BOX_DISK_PATHS];
     unsigned long long floor[PG_BOX_DISK_PATHS];
     long long next_look; /* when the disks are looked at again (ns) */
@@ -71,10 +70,9 @@ const char *pg_boxcap_how(const char **why);
  */
 char *pg_boxcap_groups(void);
 
-/* Before a boxed run starts: its cgroup made, where that is the way, and
- * the floors of the disks under `writes` (NULL ends the list early; at
- * most PG_BOX_DISK_PATHS).  Never fails: a run whose cgroup cannot be made
- * runs uncapped (traced). */
+/* Before a boxed run starts: the cgroup it joins, where that is the way,
+ * and the floors of the disks under `writes` (NULL ends the list early;
+ * at most PG_BOX_DISK_PATHS).  Never fails. */
 void pg_boxcap_open(pg_boxcap *c, const char *const *writes);
 
 /* While the run runs: 1 when a disk it writes to is down to its floor
@@ -85,8 +83,7 @@ int pg_boxcap_disk_low(pg_boxcap *c);
  * cgroup, or under its RLIMIT_NPROC.  Async-signal-safe. */
 void pg_boxcap_enter(const pg_boxcap *c);
 
-/* After the run ended, every process of its box with it: its cgroup
- * removed. */
+/* After the run ended: what open() kept, freed. */
 void pg_boxcap_close(pg_boxcap *c);
 
 #endif
