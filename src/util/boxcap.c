@@ -1,11 +1,12 @@
 /*
- * boxcap.c - how many processes a box may run at once (boxcap.h).
+ * boxcap.c - the box's caps: how many processes it runs at once, the
+ * room it leaves on the disk it writes to, and the groups it keeps
+ * (boxcap.h).
  */
 #include "boxcap.h"
 #include "clock.h"
 #include "env.h"
 #include "str.h"
-#include "trace.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -257,15 +258,15 @@ const char *pg_boxcap_how(const char **why)
 static unsigned long long disk_floor(const char *path)
 {
     struct statvfs v;
-    unsigned long long size, free, floor = 1ULL << 30;
+    unsigned long long size, avail, floor = 1ULL << 30;
 
     if (statvfs(path, &v) < 0 || !v.f_frsize)
         return 0;
     size = (unsigned long long)v.f_blocks * v.f_frsize;
-    free = (unsigned long long)v.f_bavail * v.f_frsize;
+    avail = (unsigned long long)v.f_bavail * v.f_frsize;
     if (size / 20 < floor)
         floor = size / 20;
-    return free / 2 < floor ? free / 2 : floor;
+    return avail / 2 < floor ? avail / 2 : floor;
 }
 
 int pg_boxcap_disk_low(pg_boxcap *c)

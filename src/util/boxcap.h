@@ -1,5 +1,6 @@
 /*
- * boxcap.h - how many processes a box may run at once.
+ * boxcap.h - the box's caps: how many processes it runs at once, the room
+ * it leaves on the disk it writes to, and the groups it keeps.
  *
  * A pull request's build can fork until the machine has no process left
  * to give (a fork bomb holds it until the build's timeout).  Each boxed
