@@ -175,7 +175,7 @@ static void sweep(const char *dir)
 
 /* The cgroup perfgate's boxes share, removed when perfgate exits (by
  * the process that made it: a forked child's exit() leaves it). */
-static char *cgroup_dir;
+static char *cgroup_dir, *cgroup_procs;
 static pid_t cgroup_owner;
 
 static void remove_own_cgroup(void)
@@ -194,9 +194,7 @@ static int make_cgroup(const char *dir)
     cgroup_dir = pg_strdupf("%s/perfgate-%ld-0", dir, (long)getpid());
     max = pg_strdupf("%s/pids.max", cgroup_dir);
     snprintf(limit, sizeof(limit), "%d", pg_boxcap_max());
-    ok = mkdir(cgroup_dir, 0755) == 0 && write_file(max, limit) == 0 &&
-         strlen(cgroup_dir) + sizeof("/cgroup.procs") <=
-             sizeof(((pg_boxcap *)0)->procs);
+    ok = mkdir(cgroup_dir, 0755) == 0 && write_file(max, limit) == 0;
     free(max);
     if (!ok) {
         rmdir(cgroup_dir);
@@ -204,6 +202,7 @@ static int make_cgroup(const char *dir)
         cgroup_dir = NULL;
         return -1;
     }
+    cgroup_procs = pg_strdupf("%s/cgroup.procs", cgroup_dir);
     cgroup_owner = getpid();
     atexit(remove_own_cgroup);
     return 0;
@@ -307,8 +306,7 @@ void pg_boxcap_open(pg_boxcap *c, const char *const *writes)
     memset(c, 0, sizeof(*c));
     open_disks(c, writes);
     pg_boxcap_how(&why);
-    if (cap == CAP_CGROUP)
-        snprintf(c->procs, sizeof(c->procs), "%s/cgroup.procs", cgroup_dir);
+    c->procs = cap == CAP_CGROUP ? cgroup_procs : NULL;
 }
 
 void pg_boxcap_enter(const pg_boxcap *c)
@@ -316,7 +314,7 @@ void pg_boxcap_enter(const pg_boxcap *c)
     if (cap == CAP_RLIMIT) {
         struct rlimit rl = {nproc_limit, nproc_limit};
         setrlimit(RLIMIT_NPROC, &rl);
-    } else if (c && c->procs[0]) {
+    } else if (c && c->procs) {
         /* "0": the writer itself, in both hierarchies' cgroup.procs. */
         int fd = open(c->procs, O_WRONLY | O_CLOEXEC);
         if (fd >= 0) {

@@ -47,10 +47,10 @@ int pg_boxcap_max(void);
     "GiB, 5% of the disk or half of what was free when it started, the "       \
     "least of them)"
 
-/* One run's caps: the cgroup.procs it joins, or ""; the disks it writes
- * to, and the free space each must keep. */
+/* One run's caps: the cgroup.procs it joins (perfgate's own), or NULL;
+ * the disks it writes to, and the free space each must keep. */
 typedef struct pg_boxcap {
-    char procs[4200];
+    const char *procs;
     char *disk[PG_BOX_DISK_PATHS];
     unsigned long long floor[PG_BOX_DISK_PATHS];
     long long next_look; /* when the disks are looked at again (ns) */
